@@ -1,0 +1,55 @@
+"""The `groupspec` command: one subcommand a module under groupspec.commands.
+
+Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``; they are imported
+only when chosen, so `groupspec assign` does not pay for Spark or Z3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from groupspec.types import GroupspecError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "conformance": ("groupspec.commands.conformance",
+                    "run the conformance vectors against a target (the main job)"),
+    "assign": ("groupspec.commands.assign", "assign a share group's partitions (JSON in, JSON out)"),
+    "check-assignor": ("groupspec.commands.check_assignor",
+                       "prove the assignor's arithmetic with Z3 and sweep its properties"),
+    "sweep": ("groupspec.commands.sweep", "the assignor property sweep as a PySpark job"),
+    "adapter": ("groupspec.commands.adapter",
+                "serve the conformance JSON-lines protocol on stdin/stdout"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="groupspec",
+        description="Executable specification and reference implementation of Kafka's group "
+        "protocols.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        importlib.import_module(module).add_arguments(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        code: int = module.run(args)
+    except GroupspecError as exc:
+        print(f"groupspec {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

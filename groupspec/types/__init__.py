@@ -1,0 +1,18 @@
+"""The shared vocabulary of groupspec: requests, responses, error codes, records, configs.
+
+Frozen data only. The spec, the implementation and the models import from here and from nowhere
+else in common, so they share words but never logic.
+"""
+
+from groupspec.types.assignor import AssignorInput, GroupAssignment, MemberSpec
+from groupspec.types.errors import Errors, GroupspecError, InputError, PartitionAssignorError
+
+__all__ = [
+    "AssignorInput",
+    "Errors",
+    "GroupAssignment",
+    "GroupspecError",
+    "InputError",
+    "MemberSpec",
+    "PartitionAssignorError",
+]
