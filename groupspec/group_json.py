@@ -29,26 +29,27 @@ _TOP_KEYS = {"members", "topics", "topic_ids", "assignable"}
 _MEMBER_KEYS = {"topics", "assignment"}
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
+class JsonObject(dict[str, Any]):
+    """A parsed JSON object that remembers keys it saw twice, so the reader can name the field."""
+
+    duplicates: tuple[str, ...] = ()
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
+def _keep_duplicates(pairs: list[tuple[str, Any]]) -> JsonObject:
+    obj = JsonObject()
+    dups = []
     for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
+        if key in obj:
+            dups.append(key)
+        obj[key] = value
+    obj.duplicates = tuple(dups)
+    return obj
 
 
 def loads(text: str, source: str = "input") -> Any:
-    """Parse JSON text, refusing duplicate object keys; errors name ``source``."""
+    """Parse JSON text; duplicate keys are kept aside and refused when the object is read."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates)
-    except _DuplicateKey as exc:
-        raise InputError(source, f"duplicate key {exc.key!r}") from None
+        return json.loads(text, object_pairs_hook=_keep_duplicates)
     except json.JSONDecodeError as exc:
         raise InputError(source, f"malformed JSON: {exc.msg} at line {exc.lineno} column "
                          f"{exc.colno}") from None
@@ -57,6 +58,8 @@ def loads(text: str, source: str = "input") -> Any:
 def _obj(value: Any, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(path, f"expected an object, got {_kind(value)}")
+    if isinstance(value, JsonObject) and value.duplicates:
+        raise InputError(f"{path}.{value.duplicates[0]}", "duplicate key")
     return value
 
 
