@@ -59,7 +59,8 @@ TopicPartition = tuple[str, int]
 
 @icontract.require(lambda n_members: n_members >= 0)
 @icontract.require(lambda n_partitions: n_partitions >= 0)
-@icontract.ensure(lambda n_partitions, result: (result == 0) == (n_partitions == 0))
+@icontract.ensure(lambda n_members, n_partitions, result:
+                  (result == 0) == (n_partitions == 0 or n_members == 0))
 @icontract.ensure(lambda n_members, n_partitions, result: n_partitions == 0 or n_members == 0 or (
     result * n_partitions >= n_members > (result - 1) * n_partitions))
 def desired_sharing(n_members: int, n_partitions: int) -> int:
