@@ -1,0 +1,65 @@
+"""Checks on the repository itself: the things a reviewer would otherwise have to remember."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The least exploration each profile may do; lowering a profile below this fails here, so the
+#: search cannot shrink silently to make a failure go away.
+FLOORS = {"ci": (200, 30), "deep": (5000, 100)}
+
+
+def test_profiles_do_not_shrink():
+    for name, (examples, steps) in FLOORS.items():
+        profile = settings.get_profile(name)
+        assert profile.max_examples >= examples, name
+        assert profile.stateful_step_count >= steps, name
+
+
+def test_tests_take_budgets_from_profiles():
+    offenders = []
+    for path in (ROOT / "tests").rglob("*.py"):
+        if path.name == "conftest.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"max_examples\s*=|stateful_step_count\s*=", text):
+            offenders.append(path.name)
+    assert offenders == [], "set Hypothesis budgets in tests/conftest.py profiles only"
+
+
+def test_readme_starts_with_setup_and_test_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
+    assert "groupspec conformance" in blocks[0]
+    assert "pytest" in blocks[1]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python -m pytest" in ci and "ruff check" in ci and "mypy" in ci
+
+
+def test_layers_are_subpackages_of_groupspec():
+    for layer in ("spec", "impl", "models"):
+        link = ROOT / "groupspec" / layer
+        assert link.is_symlink() and link.resolve() == (ROOT / layer).resolve(), layer
+
+
+def test_every_machine_has_a_docs_page_with_a_diagram():
+    for page in ("assignor.md",):
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        assert "```mermaid" in text, page
+
+
+def _imports(path: Path, layer: str) -> bool:
+    pattern = rf"^\s*(from|import)\s+groupspec\.{layer}\b"
+    return re.search(pattern, path.read_text(encoding="utf-8"), re.M) is not None
+
+
+def test_spec_and_impl_share_vocabulary_only():
+    for path in (ROOT / "spec").rglob("*.py"):
+        assert not _imports(path, "impl") and not _imports(path, "models"), path.name
+    for path in (ROOT / "impl").rglob("*.py"):
+        assert not _imports(path, "spec"), path.name
