@@ -175,15 +175,16 @@ def _assign_pool(pool: Pool, previous: Sequence[Mapping[str, frozenset[int]]]) -
     # a partition stays under-shared only when every such member already holds it.
     last = -1
     for tp in pool.partitions:
-        holders = sum(1 for i in pool.subscribers if tp in held[i])
-        while holders < s:
-            takers = [i for i in pool.subscribers if len(held[i]) < desired[i] and tp not in held[i]]
+        count = sum(1 for i in pool.subscribers if tp in held[i])
+        while count < s:
+            takers = [i for i in pool.subscribers
+                      if len(held[i]) < desired[i] and tp not in held[i]]
             if not takers:
                 break
             later = [i for i in takers if i > last]
             last = later[0] if later else takers[0]
             held[last].append(tp)
-            holders += 1
+            count += 1
     return held
 
 

@@ -40,7 +40,7 @@ def test_assign_prints_every_member_in_input_order(capsys, tmp_path, target):
     assert code == 0, err
     result = json.loads(out)["assignment"]
     assert list(result) == ["m2", "m1", "m0"]
-    assert result["m2"] == {"t": [1, 3]}  # m2 is member 0: desired 2, keeps its partition 1
+    assert result["m2"] == {"t": [0, 1]}  # m2 is member 0: desired 2, keeps partition 1, fills 0
     assert sorted(p for a in result.values() for p in a["t"]) == [0, 1, 2, 3]
 
 

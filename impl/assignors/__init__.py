@@ -16,7 +16,7 @@ COMPAT_MODES: tuple[Compat, ...] = ("groupspec", "kafka")
 
 
 def assign(group: AssignorInput, *, compat: Compat = "groupspec") -> GroupAssignment:
-    """The target assignment of every member of ``group``; see the module docstring for ``compat``."""
+    """Every member's target assignment; the module docstring explains ``compat``."""
     if compat == "groupspec":
         from groupspec.impl.assignors import simple
 

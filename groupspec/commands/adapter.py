@@ -1,0 +1,72 @@
+"""`groupspec adapter --target T`: serve the conformance JSON-lines protocol on stdin/stdout.
+
+One request per line in, one answer per line out, in order (docs/conformance.md)::
+
+    {"id": "...", "machine": "simple_assignor", "handler": "assign", "input": {...}}
+    {"id": "...", "output": {"assignment": {...}}}
+    {"id": "...", "error": {"kind": "...", "message": "..."}}
+
+Requests go through the same table the in-process targets use
+(``groupspec.conformance.targets.HANDLERS``), so ``groupspec conformance --target
+'cmd:groupspec adapter --target spec'`` must agree with ``--target spec``. A bad line gets an
+error answer naming what is wrong (kind ``bad_request``), never a crash; blank lines are
+skipped. The adapter ends at the end of its input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from typing import Any
+
+TARGETS = ("impl", "impl-kafka", "spec")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--target", choices=TARGETS, default="impl",
+                        help="impl (default), impl-kafka (Kafka 4.2 exactly) or spec")
+
+
+def answer(target: str, line: str) -> dict[str, Any]:
+    """The answer to one request line."""
+    from groupspec.conformance.targets import dispatch, error_kind
+
+    def bad(request_id: Any, message: str, kind: str = "bad_request") -> dict[str, Any]:
+        return {"id": request_id, "error": {"kind": kind, "message": message}}
+
+    try:
+        request = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return bad(None, f"not JSON: {exc.msg} at column {exc.colno}")
+    except (RecursionError, ValueError) as exc:
+        return bad(None, f"not JSON: {exc}")
+    if not isinstance(request, dict):
+        return bad(None, "a request must be a JSON object")
+    request_id = request.get("id")
+    if "id" not in request:
+        return bad(None, "missing field 'id'")
+    for key in ("machine", "handler"):
+        if not isinstance(request.get(key), str):
+            return bad(request_id, f"field {key!r} must be a string")
+    if "input" not in request:
+        return bad(request_id, "missing field 'input'")
+    try:
+        output = dispatch(target, request["machine"], request["handler"], request["input"])
+    except LookupError as exc:
+        return bad(request_id, str(exc), "unknown_handler")
+    except Exception as exc:
+        return bad(request_id, f"{type(exc).__name__}: {exc}", error_kind(exc))
+    return {"id": request_id, "output": output}
+
+
+def run(args: argparse.Namespace) -> int:
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(encoding="utf-8", errors="replace")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        sys.stdout.write(json.dumps(answer(args.target, line)) + "\n")
+        sys.stdout.flush()
+    return 0

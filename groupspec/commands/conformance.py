@@ -1,0 +1,74 @@
+"""`groupspec conformance`: run the conformance vectors against a target (the main job).
+
+Prints ``machine | vectors | passed | failed`` and then every failing vector with its reason,
+a short diff and the target's stderr. Exit 0 when every vector passed, 1 when one failed, 2 on
+bad usage (unknown target, unreadable or tampered vectors). docs/conformance.md has the format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--target", default="impl", metavar="TARGET",
+                        help="impl (default), impl-kafka, spec, or cmd:'<program>' for an "
+                        "outside program speaking JSON lines")
+    parser.add_argument("--flavour", choices=("groupspec", "kafka"), default=None,
+                        help="which expectation to hold the target to: groupspec's rules or "
+                        "Kafka 4.2's exact answers (default: kafka for impl-kafka, else "
+                        "groupspec)")
+    parser.add_argument("--vectors", type=Path, default=None, metavar="DIR",
+                        help="the version folder holding manifest.json (default: the vectors "
+                        "shipped with groupspec)")
+    parser.add_argument("--regenerate", action="store_true",
+                        help="regenerate the vectors from the spec first")
+    parser.add_argument("--filter", default="", metavar="S",
+                        help="only vectors whose id (machine/handler/case) contains S")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help="seconds an outside program may take per vector (default 10)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--junit", type=Path, default=None, metavar="FILE",
+                        help="also write the results as JUnit XML")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print one line per vector as it is judged")
+
+
+def run(args: argparse.Namespace) -> int:
+    from groupspec.conformance import runner, targets
+    from groupspec.conformance import vector_format as vf
+    from groupspec.types import InputError
+
+    root = args.vectors if args.vectors is not None else vf.default_root()
+    if args.timeout <= 0:
+        raise InputError("--timeout", "must be positive")
+    if args.regenerate:
+        from groupspec.conformance.generate import write
+
+        count = write(root)
+        print(f"regenerated {count} vectors in {root}", file=sys.stderr)
+    vectors = [v for v in vf.load(root) if args.filter in v.id]
+    target = targets.make_target(args.target, args.timeout)
+    flavour = args.flavour or targets.DEFAULT_FLAVOUR.get(args.target, "groupspec")
+
+    def progress(o: runner.Outcome) -> None:
+        print(f"{'ok  ' if o.passed else 'FAIL'} {o.id}", file=sys.stderr)
+
+    report = runner.run(vectors, target, flavour, progress if args.verbose else None)
+    if args.junit is not None:
+        args.junit.write_bytes(runner.to_junit(report))
+    if args.json:
+        print(json.dumps(runner.to_json(report), indent=2, ensure_ascii=False))
+    else:
+        print(f"target {report.target} (flavour {flavour}), vectors {root}")
+        print(runner.table(report))
+        if report.failed:
+            print()
+            print(runner.failures_text(report))
+    if not vectors:
+        print(f"no vector matches --filter {args.filter!r}", file=sys.stderr)
+        return 1
+    return 1 if report.failed else 0

@@ -1,0 +1,1 @@
+"""Conformance: language-neutral vectors and the runner that checks a target against them."""

@@ -1,0 +1,1 @@
+"""Hand-made cases the conformance vectors are generated from."""

@@ -1,0 +1,386 @@
+"""The SimpleAssignor cases the conformance vectors are generated from.
+
+Each :class:`Case` is a group and where it comes from; the expectations are NOT written here.
+groupspec/conformance/generate.py computes them from the spec (and from the Kafka-compatible
+mode of the implementation), so a case can never state an answer the spec does not give.
+
+Sources, in the order the vectors list them:
+
+* ``seed``: the worked examples of seed 000 (section 5-2-1-2 and its summary near line 2077):
+  3 members on 7 partitions, 6 on 4, 7 on 3.
+* ``upstream``: Kafka's SimpleAssignorTest (apache/kafka trunk, 4.2.0-SNAPSHOT). The upstream
+  test uses random topic ids; here they are fixed, so Kafka's answer is known exactly. Tests
+  that assert a whole assignment are exact vectors; tests that only count assigned partitions
+  are property-only. The incremental tests are sampled at a few group sizes, with previous
+  targets produced the way the test produces them (Kafka's own answers, here the Kafka mode).
+* ``divergence``: every case of cases/assignor_divergences.py (when that module is present).
+* ``hand-made``: edge cases.
+* ``generated``: ``groupspec.generate.cases`` with small sizes (exact) and larger ones
+  (property-only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from groupspec.types import AssignorInput, GroupAssignment, MemberSpec
+
+MACHINE = "simple_assignor"
+HANDLER = "assign"
+
+UPSTREAM_TEST = ("group-coordinator/src/test/java/org/apache/kafka/coordinator/group/assignor/"
+                 "SimpleAssignorTest.java")
+SEED = "seeds/000_f58efeefa0b8fa89.txt"
+
+#: (seed, count, max members, max partitions, mode) of the generated cases.
+GENERATED = ((42, 90, 12, 24, "exact"), (4242, 12, 250, 500, "properties"))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One group to put in a vector, with its provenance."""
+
+    name: str
+    description: str
+    source: Mapping[str, Any]
+    group: AssignorInput
+    mode: str = "exact"  # or "properties"
+    notes: Mapping[str, Any] = field(default_factory=dict)
+
+
+Members = Sequence[tuple[str, Sequence[str], Mapping[str, Sequence[int]]]]
+
+
+def group(members: Members, topics: Mapping[str, int],
+          topic_ids: Mapping[str, str] | None = None,
+          assignable: Mapping[str, Sequence[int]] | None = None) -> AssignorInput:
+    """A group from plain lists: (member id, subscribed names, previous target)."""
+    return AssignorInput(
+        members=tuple(MemberSpec(m, tuple(subs), {t: frozenset(ps) for t, ps in prev.items()})
+                      for m, subs, prev in members),
+        topics=dict(topics),
+        topic_ids=dict(topic_ids or {}),
+        assignable=None if assignable is None else {t: frozenset(p) for t, p in
+                                                    assignable.items()},
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Seed 000
+# ---------------------------------------------------------------------------------------------
+
+
+def _seed(name: str, n_members: int, n_partitions: int, text: str, where: str) -> Case:
+    members: Members = [(f"M{i}", ["topic1"], {}) for i in range(1, n_members + 1)]
+    return Case(name, text, {"kind": "seed", "file": SEED, "where": where},
+                group(members, {"topic1": n_partitions}))
+
+
+def seed_cases() -> list[Case]:
+    return [
+        _seed("seed_3_members_7_partitions", 3, 7,
+              "3 members, 7 partitions: fewer members than partitions, so nobody shares "
+              "(sharing 1) and the counts are 3, 2, 2.", "section 5-2-1-2, example 1"),
+        _seed("seed_6_members_4_partitions", 6, 4,
+              "6 members, 4 partitions: sharing ceil(6/4) = 2; members 1 and 4 hold 2 "
+              "partitions, members 2, 3, 5 and 6 hold 1.", "section 5-2-1-2, example 2"),
+        _seed("seed_7_members_3_partitions", 7, 3,
+              "7 members, 3 partitions: every partition shared by 3 members; 2 members hold 2 "
+              "partitions and 5 hold 1.", "summary of the share-group assignment, near line 2077"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Kafka's SimpleAssignorTest
+# ---------------------------------------------------------------------------------------------
+
+#: Fixed stand-ins for the test's Uuid.randomUuid() topic ids.
+UPSTREAM_IDS = {f"topic{k}": f"5a3e0c1e-0000-4000-8000-00000000000{k}" for k in range(1, 5)}
+
+
+def _up(test: str, description: str, members: Members, topics: Mapping[str, int],
+        mode: str = "exact", assignable: Mapping[str, Sequence[int]] | None = None,
+        name: str | None = None, **notes: Any) -> Case:
+    ids = {t: UPSTREAM_IDS[t] for t in topics}
+    return Case(name or f"upstream_{_snake(test)}", description,
+                {"kind": "upstream", "file": UPSTREAM_TEST, "test": test, **notes},
+                group(members, topics, ids, assignable), mode)
+
+
+def _snake(test: str) -> str:
+    name = test.removeprefix("test")
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+def upstream_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> list[Case]:
+    """SimpleAssignorTest's cases; ``kafka_assign`` builds the incremental tests' previous
+    targets, as the test does with the assignor under test."""
+    t13 = {"topic1": 3, "topic3": 2}
+    hetero = {"topic1": 3, "topic2": 3, "topic3": 2}
+    a_b_c: Members = [("A", ["topic1", "topic2"], {}), ("B", ["topic3"], {}),
+             ("C", ["topic2", "topic3"], {})]
+    cases = [
+        _up("testAssignWithEmptyMembers", "No members: the assignment is empty.", [], {}),
+        _up("testAssignWithNoSubscribedTopic",
+            "One member subscribed to nothing gets nothing.", [("A", [], {})], {"topic1": 3}),
+        _up("testAssignWithSubscribedToNonExistentTopic",
+            "A member subscribed to a topic the metadata does not have. Upstream passes a raw "
+            "topic id and expects PartitionAssignorException; through the coordinator (and in "
+            "this vector) the subscription is a topic NAME, which TopicIds silently drops, so "
+            "the member gets nothing.", [("A", ["topic2"], {})], {"topic1": 3},
+            adapted="subscription by unknown name instead of unknown raw topic id"),
+        _up("testAssignWithTwoMembersAndTwoTopicsHomogeneous",
+            "Two members share two topics (3 + 2 partitions); upstream checks all 5 are "
+            "assigned.", [("A", ["topic1", "topic3"], {}), ("B", ["topic1", "topic3"], {})],
+            t13, "properties"),
+        _up("testAssignWithTwoMembersAndTwoTopicsHomogeneousWithAllowedMap",
+            "As above with topic3 partition 2 not assignable; upstream checks 5 are assigned.",
+            [("A", ["topic1", "topic3"], {}), ("B", ["topic1", "topic3"], {})],
+            {"topic1": 3, "topic3": 3}, "properties", {"topic1": [0, 1, 2], "topic3": [0, 1]}),
+        _up("testAssignWithTwoMembersAndTwoTopicsHomogeneousWithNonAssignableTopic",
+            "topic3 has no assignable partition; upstream checks topic1's 3 are assigned.",
+            [("A", ["topic1", "topic3"], {}), ("B", ["topic1", "topic3"], {})],
+            t13, "properties", {"topic1": [0, 1, 2]}),
+        _up("testAssignWithThreeMembersThreeTopicsHeterogeneous",
+            "A {topic1, topic2}, B {topic3}, C {topic2, topic3}; upstream checks all 8 "
+            "partitions are assigned.", a_b_c, hetero, "properties"),
+        _up("testAssignWithThreeMembersThreeTopicsHeterogeneousWithAllowedMap",
+            "As above with some partitions of each topic not assignable; upstream checks the 5 "
+            "assignable ones are assigned.", a_b_c, hetero, "properties",
+            {"topic1": [0, 1], "topic2": [0, 2], "topic3": [1]}),
+        _up("testAssignWithThreeMembersThreeTopicsHeterogeneousWithNonAssignableTopic",
+            "topic3 is not assignable: B gets nothing, A takes topic1 and shares topic2 with C "
+            "(A 0 and 2, C 1).", a_b_c, hetero, "exact",
+            {"topic1": [0, 1, 2], "topic2": [0, 1, 2]}),
+        _up("testAssignWithOneMemberNoAssignedTopicHeterogeneous",
+            "A subscribes to both topics and gets every partition; B subscribes to nothing.",
+            [("A", ["topic1", "topic2"], {}), ("B", [], {})], {"topic1": 3, "topic2": 2}),
+        _up("testAssignWithCurrentAssignmentHeterogeneous",
+            "First round: A {topic1, topic2}, B {topic3}, C {topic2, topic3}, all new; upstream "
+            "checks all 8 partitions are assigned.", a_b_c, hetero, "properties",
+            name="upstream_assign_with_current_assignment_heterogeneous_round_1"),
+        _up("testAssignWithCurrentAssignmentHeterogeneous",
+            "Second round: A now {topic1, topic2, topic3} holding topic1 0-2 and topic2 0 and 2, "
+            "B {topic3, topic4} holding topic3 0-1, topic4 new; upstream checks all 9 "
+            "partitions are assigned.",
+            [("A", ["topic1", "topic2", "topic3"], {"topic1": [0, 1, 2], "topic2": [0, 2]}),
+             ("B", ["topic3", "topic4"], {"topic3": [0, 1]})],
+            {**hetero, "topic4": 1}, "properties",
+            name="upstream_assign_with_current_assignment_heterogeneous_round_2"),
+    ]
+    cases += _incremental(kafka_assign)
+    return cases
+
+
+_INCREASING_SIZES = (1, 2, 24, 25, 49, 101)
+_DECREASING_SIZES = (100, 49, 25, 24, 2, 1)
+_HETERO_SUBSCRIPTIONS = (("topic1", "topic2", "topic3"), ("topic2",), ("topic3",),
+                         ("topic1", "topic2"))
+
+
+def _incremental(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> list[Case]:
+    """The four incremental tests (24 partitions, up to 101 members), at a few sizes each."""
+    homo_topics = {"topic1": 24}
+    het_topics = {"topic1": 12, "topic2": 8, "topic3": 4}
+    ids = {t: UPSTREAM_IDS[t] for t in ("topic1", "topic2", "topic3")}
+
+    def subs(heterogeneous: bool, m: int) -> tuple[str, ...]:
+        return _HETERO_SUBSCRIPTIONS[m % 4] if heterogeneous else ("topic1",)
+
+    out: list[Case] = []
+    for heterogeneous in (False, True):
+        topics = het_topics if heterogeneous else homo_topics
+        kind = "Heterogeneous" if heterogeneous else "Homogeneous"
+        topic_ids = {t: ids[t] for t in topics}
+
+        def make(members: dict[str, MemberSpec], _topics: Mapping[str, int] = topics,
+                 _ids: Mapping[str, str] = topic_ids) -> AssignorInput:
+            return AssignorInput(tuple(members.values()), dict(_topics), dict(_ids))
+
+        # Increasing: add M0..M100 one at a time, feeding back the previous answer.
+        test = f"testIncrementalAssignmentIncreasingMembers{kind}"
+        members: dict[str, MemberSpec] = {}
+        for k in range(101):
+            members[f"M{k}"] = MemberSpec(f"M{k}", subs(heterogeneous, k))
+            g = make(members)
+            if k + 1 in _INCREASING_SIZES:
+                out.append(_incremental_case(test, g, k + 1, "increasing"))
+            result = kafka_assign(g)
+            # The homogeneous test feeds back every member; the heterogeneous one all but the
+            # newest (its loop stops at m < member), which keeps an empty target.
+            for m in (range(k + 1) if not heterogeneous else range(k)):
+                mid = f"M{m}"
+                members[mid] = replace(members[mid], assignment=dict(result[mid]))
+
+        # Decreasing: 101 members, then remove M100..M1 one at a time.
+        test = f"testIncrementalAssignmentDecreasingMembers{kind}"
+        members = {f"M{k}": MemberSpec(f"M{k}", subs(heterogeneous, k)) for k in range(101)}
+        result = kafka_assign(make(members))
+        for mid in members:
+            members[mid] = replace(members[mid], assignment=dict(result[mid]))
+        for k in range(100, 0, -1):
+            del members[f"M{k}"]
+            g = make(members)
+            if len(members) in _DECREASING_SIZES:
+                out.append(_incremental_case(test, g, len(members), "decreasing"))
+            result = kafka_assign(g)
+            for mid in members:
+                members[mid] = replace(members[mid], assignment=dict(result[mid]))
+    return out
+
+
+def _incremental_case(test: str, g: AssignorInput, size: int, direction: str) -> Case:
+    return Case(
+        f"upstream_{_snake(test)}_{size:03d}",
+        f"{test} at {size} members: previous targets are Kafka's answers to the previous "
+        f"step ({direction} membership); upstream checks every partition is assigned.",
+        {"kind": "upstream", "file": UPSTREAM_TEST, "test": test, "members": size},
+        g, "properties")
+
+
+# ---------------------------------------------------------------------------------------------
+# Divergences from Kafka (another engineer's catalogue; included when present)
+# ---------------------------------------------------------------------------------------------
+
+
+def divergence_cases() -> list[Case]:
+    try:
+        from groupspec.conformance.cases.assignor_divergences import DIVERGENCES
+    except ImportError:
+        return []
+    out = []
+    for d in DIVERGENCES:
+        source = {"kind": "divergence", "name": d.name, "upstream": d.upstream,
+                  "docs": f"docs/divergences.md#{d.name}"}
+        out.append(Case(d.name, f"{d.title}. {d.explanation}", source, d.group))
+        variant = getattr(d, "kafka_variant", None)
+        if variant is not None:
+            out.append(Case(f"{d.name}_kafka_variant",
+                            f"{d.title} (the same group under other topic ids: groupspec's "
+                            "answer is the same, Kafka's differs).", source, variant))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-made edge cases
+# ---------------------------------------------------------------------------------------------
+
+
+def _edge(name: str, description: str, g: AssignorInput) -> Case:
+    return Case(f"edge_{name}", description, {"kind": "hand-made"}, g)
+
+
+def edge_cases() -> list[Case]:
+    e = _edge
+    return [
+        e("no_members", "A group without members gets an empty assignment.",
+          group([], {"t": 3})),
+        e("no_topics", "Members subscribed to nothing, in a cluster without topics.",
+          group([("A", [], {}), ("B", [], {})], {})),
+        e("empty_subscription_with_previous",
+          "Every member unsubscribed from everything: previous targets are all revoked.",
+          group([("A", [], {"t": [0, 1]}), ("B", [], {"t": [2]})], {"t": 3})),
+        e("empty_subscription_among_subscribers",
+          "One member subscribed to nothing makes the group heterogeneous; it loses its "
+          "previous partition, which goes to a subscriber.",
+          group([("A", ["t"], {"t": [0]}), ("B", [], {"t": [1]}), ("C", ["t"], {})], {"t": 2})),
+        e("unknown_subscribed_name",
+          "A subscription naming a topic that does not exist (library input; the JSON is read "
+          "with unknown subscription names allowed): the unknown name contributes nothing.",
+          group([("A", ["t", "typo"], {}), ("B", ["t", "typo"], {})], {"t": 3})),
+        e("unknown_name_makes_heterogeneous",
+          "Subscriptions that differ only in an unknown name make the group heterogeneous.",
+          group([("A", ["t", "typo"], {}), ("B", ["t"], {}), ("C", ["t"], {})], {"t": 4})),
+        e("stale_partition_heterogeneous",
+          "A previous partition beyond the topic's count (the topic shrank in the metadata view) "
+          "in a heterogeneous group.",
+          group([("A", ["t1"], {"t1": [0, 5]}), ("B", ["t1", "t2"], {"t1": [1]})],
+                {"t1": 2, "t2": 2})),
+        e("deleted_topic_homogeneous",
+          "A previous target naming a deleted topic, in a homogeneous group.",
+          group([("A", ["t1"], {"gone": [0, 1], "t1": [0]}), ("B", ["t1"], {})], {"t1": 2})),
+        e("assignable_restriction",
+          "Only partitions 0 and 2 of t are assignable (share state initialized); A previously "
+          "held the non-assignable partition 1.",
+          group([("A", ["t"], {"t": [1]}), ("B", ["t"], {})], {"t": 4}, assignable={"t": [0, 2]})),
+        e("assignable_empty_map",
+          "The assignable map is present but names no topic: nothing may be assigned.",
+          group([("A", ["t"], {"t": [0]}), ("B", ["t"], {})], {"t": 2}, assignable={})),
+        e("zero_partition_topic", "A subscribed topic with no partitions.",
+          group([("A", ["t"], {}), ("B", ["t"], {})], {"t": 0})),
+        e("members_more_than_partitions",
+          "5 members on 2 partitions: sharing 3, counts 2, 1, 1, 1, 1.",
+          group([(f"M{i}", ["t"], {}) for i in range(5)], {"t": 2})),
+        e("members_equal_partitions", "4 members on 4 partitions: one each.",
+          group([(f"M{i}", ["t"], {}) for i in range(4)], {"t": 4})),
+        e("sticky_join",
+          "A third member joins a balanced pair: each of the two gives up one partition and "
+          "keeps the rest.",
+          group([("M0", ["t"], {"t": [0, 1, 2]}), ("M1", ["t"], {"t": [3, 4, 5]}),
+                 ("M2", ["t"], {})], {"t": 6})),
+        e("overfilled_previous",
+          "One member held every partition: it keeps its first ones up to its count.",
+          group([("A", ["t"], {"t": [0, 1, 2, 3, 4, 5]}), ("B", ["t"], {}), ("C", ["t"], {})],
+                {"t": 6})),
+        e("overshared_previous",
+          "Three members all held partition 0 of 2 (sharing 2): the third loses it and the "
+          "under-shared partition 1 is filled.",
+          group([("M0", ["t"], {"t": [0]}), ("M1", ["t"], {"t": [0]}), ("M2", ["t"], {"t": [0]})],
+                {"t": 2})),
+        e("unsubscribed_topic_heterogeneous",
+          "A dropped t2 from its subscription; its previous t2 partition goes to B.",
+          group([("A", ["t1"], {"t1": [0], "t2": [0]}), ("B", ["t2"], {})], {"t1": 1, "t2": 1})),
+        e("heterogeneous_mix",
+          "Four members with overlapping subscriptions and previous targets; balance holds per "
+          "topic only.",
+          group([("A", ["t1"], {"t1": [0, 1]}), ("B", ["t1", "t2"], {"t2": [0]}),
+                 ("C", ["t2", "t3"], {"t3": [0, 1, 2]}), ("D", [], {"t1": [2]})],
+                {"t1": 3, "t2": 2, "t3": 3})),
+        e("many_topics_one_member", "One member subscribed to four topics takes them all.",
+          group([("solo", ["d", "a", "c", "b"], {})], {"a": 1, "b": 2, "c": 3, "d": 1})),
+        e("kafka_style_member_ids",
+          "Member ids shaped like Kafka's (base64 UUIDs); member order is input order.",
+          group([("6DXJNAQLQ9SSx_d-1nxsNw", ["orders"], {}),
+                 ("Ux3cTmZ8RcuYHsRMwdYh2A", ["orders"], {}),
+                 ("0x9kWBqfTmChx2rJJbH1Zg", ["orders"], {})], {"orders": 8})),
+        e("non_ascii_names", "Topic and member names outside ASCII.",
+          group([("消费者-1", ["主题"], {}), ("consumer-ü", ["主题"], {})], {"主题": 3})),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Generated cases
+# ---------------------------------------------------------------------------------------------
+
+
+def generated_cases() -> list[Case]:
+    from groupspec.generate import cases as generate
+
+    out = []
+    for seed, n, max_members, max_partitions, mode in GENERATED:
+        for index, shape, g in generate(seed, n, max_members, max_partitions):
+            shape_doc = {"members": shape.members, "topics": shape.topics,
+                         "partitions_per_topic": shape.partitions_per_topic,
+                         "heterogeneous": shape.heterogeneous, "prior": shape.prior,
+                         "churn": shape.churn}
+            out.append(Case(
+                f"generated_s{seed}_i{index:03d}",
+                f"groupspec.generate.case({seed}, {index}, {max_members}, {max_partitions}): "
+                f"{shape.members} members, {shape.topics} topics of {shape.partitions_per_topic}"
+                f" partitions, {'heterogeneous' if shape.heterogeneous else 'homogeneous'}, "
+                f"prior {shape.prior}{' (' + shape.churn + ')' if shape.churn else ''}.",
+                {"kind": "generated", "seed": seed, "index": index, "max_members": max_members,
+                 "max_partitions": max_partitions, "shape": shape_doc},
+                g, mode))
+    return out
+
+
+def all_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> Iterator[Case]:
+    """Every case, grouped by source; names are unique."""
+    yield from seed_cases()
+    yield from upstream_cases(kafka_assign)
+    yield from divergence_cases()
+    yield from edge_cases()
+    yield from generated_cases()

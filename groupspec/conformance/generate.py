@@ -1,0 +1,146 @@
+"""Write the conformance vectors from the spec: ``python -m groupspec.conformance.generate``.
+
+Theory of operation
+-------------------
+Every expectation in a vector is computed here, never typed in: ``expected`` is the spec's
+answer (``groupspec.spec``), ``expected_kafka`` is the Kafka-compatible mode's answer or the
+Java exception it throws (``groupspec.impl.assignors.assign(group, compat="kafka")``). Inputs
+come from the case catalogues under ``groupspec/conformance/cases/``.
+
+The output is deterministic to the byte: the same code gives the same files, so
+tests/test_vectors_repo.py can regenerate in memory and compare with what is committed. To get
+there, each input is first written in a canonical form (topics, ids and previous targets sorted
+by name; members and each member's subscription kept in their meaningful order; every existing
+topic given an explicit topic id, so an outside Kafka-flavoured target needs no id rule of its
+own), then read back, and the expectations are computed on the group as read back, so they hold
+for exactly the bytes a target is sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from groupspec.conformance import vector_format as vf
+from groupspec.conformance.cases.simple_assignor import HANDLER, MACHINE, Case
+from groupspec.types import AssignorInput, GroupAssignment, PartitionAssignorError
+
+
+def _kafka_assign(group: AssignorInput) -> GroupAssignment:
+    from groupspec.impl.assignors import assign
+
+    return assign(group, compat="kafka")
+
+
+def canonical_input(group: AssignorInput) -> dict[str, Any]:
+    """The group's JSON (group_json's shape) in canonical order, with explicit topic ids."""
+    from groupspec.impl.assignors.kafka_compat import derived_topic_id
+
+    ids = {t: group.topic_ids.get(t) or derived_topic_id(t) for t in group.topics}
+    doc: dict[str, Any] = {
+        "members": {
+            m.member_id: {"topics": list(m.topics),
+                          "assignment": {t: sorted(m.assignment[t]) for t in sorted(m.assignment)}}
+            for m in group.members
+        },
+        "topics": {t: group.topics[t] for t in sorted(group.topics)},
+        "topic_ids": {t: ids[t] for t in sorted(ids)},
+    }
+    if group.assignable is not None:
+        doc["assignable"] = {t: sorted(group.assignable[t]) for t in sorted(group.assignable)}
+    return doc
+
+
+def vector_doc(case: Case) -> dict[str, Any]:
+    """The vector of one SimpleAssignor case, expectations computed from the spec."""
+    from groupspec.group_json import assignment_to_json, group_from_json
+    from groupspec.spec.simple_assignor import PROPERTIES, assign, check_properties
+
+    doc_input = canonical_input(case.group)
+    group = group_from_json(doc_input, strict_topics=False)
+    expected = assignment_to_json(assign(group))
+    kafka: dict[str, Any]
+    kafka_properties: list[str] | None = None
+    try:
+        answer = _kafka_assign(group)
+    except PartitionAssignorError as exc:
+        kafka = {"error": exc.kafka_exception}
+    else:
+        kafka = assignment_to_json(answer)
+        held = check_properties(group, answer)
+        kafka_properties = [p for p in PROPERTIES if held[p]]
+    doc: dict[str, Any] = {
+        "format": vf.FORMAT_VERSION,
+        "machine": MACHINE,
+        "handler": HANDLER,
+        "case": case.name,
+        "description": case.description,
+        "source": dict(case.source),
+        "mode": case.mode,
+        "properties": list(PROPERTIES),
+    }
+    if kafka_properties is not None:
+        doc["properties_kafka"] = kafka_properties
+    doc["input"] = doc_input
+    doc["expected"] = expected
+    doc["expected_kafka"] = kafka
+    return doc
+
+
+def generate() -> dict[str, str]:
+    """Every file of the version folder (vectors and manifest): relative path -> text."""
+    from groupspec.conformance.cases.simple_assignor import all_cases
+
+    files: dict[str, str] = {}
+    entries = []
+    for case in all_cases(_kafka_assign):
+        doc = vector_doc(case)
+        vf.vector_from_json(doc, case.name)  # never write what the runner would refuse
+        path = vf.vector_path(doc["machine"], doc["handler"], doc["case"])
+        if path in files:
+            raise ValueError(f"two cases are named {case.name!r}")
+        text = vf.dumps(doc)
+        files[path] = text
+        entries.append({"path": path, "machine": doc["machine"], "handler": doc["handler"],
+                        "case": doc["case"], "mode": doc["mode"],
+                        "source": doc["source"]["kind"],
+                        "sha256": vf.sha256(text.encode("utf-8"))})
+    entries.sort(key=lambda e: e["path"])
+    manifest = {"format": vf.FORMAT_VERSION, "kafka": vf.KAFKA_VERSION,
+                "generator": "python -m groupspec.conformance.generate",
+                "count": len(entries), "vectors": entries}
+    files[vf.MANIFEST_FILE] = vf.dumps(manifest)
+    return files
+
+
+def write(root: Path) -> int:
+    """Regenerate ``root``: machine folders are replaced whole, so removed cases disappear."""
+    files = generate()
+    root.mkdir(parents=True, exist_ok=True)
+    machines = {p.split("/", 1)[0] for p in files if "/" in p}
+    for machine in machines:
+        shutil.rmtree(root / machine, ignore_errors=True)
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    return len(files) - 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m groupspec.conformance.generate",
+                                     description="regenerate the conformance vectors")
+    parser.add_argument("--out", type=Path, default=vf.default_root(),
+                        help="version folder to write (default: the package's)")
+    args = parser.parse_args(argv)
+    count = write(args.out)
+    print(f"wrote {count} vectors and {vf.MANIFEST_FILE} to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

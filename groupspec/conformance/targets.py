@@ -1,0 +1,305 @@
+"""What the conformance runner runs vectors against: in-process layers or an outside program.
+
+Theory of operation
+-------------------
+A target answers one request at a time: ``(machine, handler, input JSON)`` in, a
+:class:`Response` out. A response is the handler's output, an error the target reports on
+purpose (``kind`` and ``message``), or a *broken* answer: the target crashed, hung, or printed
+something that is not the protocol. Only the runner decides pass or fail; targets just answer.
+
+* In-process targets (``impl``, ``impl-kafka``, ``spec``) call Python functions found in
+  :data:`HANDLERS`, a table ``(machine, handler) -> {target name: function}``. A later machine
+  adds a row. ``groupspec adapter`` serves the same table over the JSON-lines protocol, so the
+  in-process and out-of-process paths cannot drift apart.
+* ``cmd:<program>`` starts the program (split like a shell would, but run without one) and
+  speaks JSON lines on its stdin/stdout (docs/conformance.md). Every way the program can
+  misbehave becomes a broken response with a reason and the stderr it wrote meanwhile; the
+  program is restarted after it dies or hangs, and given up on after
+  :data:`MAX_CONSECUTIVE_BROKEN` broken answers in a row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from groupspec.types import InputError, PartitionAssignorError
+
+IN_PROCESS = ("impl", "impl-kafka", "spec")
+#: The expectation each in-process target is held to by default.
+DEFAULT_FLAVOUR = {"impl": "groupspec", "impl-kafka": "kafka", "spec": "groupspec"}
+FLAVOURS = ("groupspec", "kafka")
+MAX_CONSECUTIVE_BROKEN = 3
+_STDERR_KEEP = 40  # lines of stderr kept per answer
+
+
+@dataclass(frozen=True)
+class Response:
+    """One answer: exactly one of ``output``, ``error`` (kind, message) or ``broken`` is set."""
+
+    output: Any = None
+    error: tuple[str, str] | None = None
+    broken: str | None = None
+    stderr: str = ""
+
+
+class Target(Protocol):
+    name: str
+
+    def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response: ...
+
+    def close(self) -> None: ...
+
+
+# ---------------------------------------------------------------------------------------------
+# The dispatch table, shared with `groupspec adapter`
+# ---------------------------------------------------------------------------------------------
+
+Handler = Callable[[Any], dict[str, Any]]
+
+
+def _assignor(target: str) -> Handler:
+    def run(doc: Any) -> dict[str, Any]:
+        from groupspec.group_json import assignment_to_json, group_from_json
+
+        group = group_from_json(doc, strict_topics=False)
+        if target == "spec":
+            from groupspec.spec.simple_assignor import assign as spec_assign
+
+            return assignment_to_json(spec_assign(group))
+        from groupspec.impl.assignors import assign
+
+        return assignment_to_json(assign(group, compat="kafka" if target == "impl-kafka"
+                                         else "groupspec"))
+    return run
+
+
+HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
+    ("simple_assignor", "assign"): {name: _assignor(name) for name in IN_PROCESS},
+}
+
+
+def error_kind(exc: BaseException) -> str:
+    """The ``kind`` an error answer carries: Kafka's exception name where there is one."""
+    if isinstance(exc, PartitionAssignorError):
+        return exc.kafka_exception
+    if isinstance(exc, InputError):
+        return "invalid_input"
+    if isinstance(exc, ImportError):
+        return "unavailable"
+    return "internal"
+
+
+def dispatch(target: str, machine: str, handler: str, doc: Any) -> dict[str, Any]:
+    """Run one request in process; raises LookupError for an unknown (machine, handler)."""
+    row = HANDLERS.get((machine, handler))
+    if row is None:
+        known = ", ".join(f"{m}/{h}" for m, h in HANDLERS)
+        raise LookupError(f"no handler {machine}/{handler} (known: {known})")
+    if target not in row:
+        raise LookupError(f"target {target!r} has no handler {machine}/{handler}")
+    return row[target](doc)
+
+
+class InProcessTarget:
+    """``impl``, ``impl-kafka`` or ``spec``, called directly."""
+
+    def __init__(self, name: str) -> None:
+        if name not in IN_PROCESS:
+            raise InputError("--target", f"unknown target {name!r}")
+        self.name = name
+
+    def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
+        try:
+            return Response(output=dispatch(self.name, machine, handler, doc))
+        except LookupError as exc:
+            return Response(error=("unknown_handler", str(exc)))
+        except ImportError as exc:
+            return Response(broken=f"target {self.name} is not available: {exc}")
+        except Exception as exc:
+            return Response(error=(error_kind(exc), f"{type(exc).__name__}: {exc}"))
+
+    def close(self) -> None:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# An outside program over JSON lines
+# ---------------------------------------------------------------------------------------------
+
+
+class CommandTarget:
+    """A program answering JSON lines; restarted when it dies or hangs."""
+
+    def __init__(self, program: str, timeout: float) -> None:
+        try:
+            self.argv = shlex.split(program)
+        except ValueError as exc:
+            raise InputError("--target", f"cannot split the command: {exc}") from None
+        if not self.argv:
+            raise InputError("--target", "cmd: needs a program, e.g. cmd:'./my-adapter --flag'")
+        self.name = f"cmd:{program}"
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: list[str] = []
+        self._stderr_lock = threading.Lock()
+        self._broken_in_a_row = 0
+
+    # -- process handling --------------------------------------------------------------------
+
+    def _start(self) -> str | None:
+        """Start the program; returns why it could not start, or None."""
+        self._lines = queue.Queue()
+        try:
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, env=os.environ.copy(),
+                                    start_new_session=True)
+        except OSError as exc:
+            return f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
+        self._proc = proc
+        lines = self._lines
+
+        def pump_out(stream: Any = proc.stdout) -> None:
+            for line in iter(stream.readline, b""):
+                lines.put(line)
+            lines.put(None)  # end of output: the program exited or closed stdout
+
+        def pump_err(stream: Any = proc.stderr) -> None:
+            for line in iter(stream.readline, b""):
+                with self._stderr_lock:
+                    self._stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+                    del self._stderr[:-_STDERR_KEEP]
+
+        threading.Thread(target=pump_out, daemon=True).start()
+        threading.Thread(target=pump_err, daemon=True).start()
+        return None
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            if proc.stdin:
+                proc.stdin.close()
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            proc.wait()
+
+    def _exit_reason(self) -> str:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                return "closed its stdout before answering"
+        return f"exited with code {code} before answering"
+
+    def _take_stderr(self, settle: bool = True) -> str:
+        if settle:
+            time.sleep(0.05)  # let the stderr pump catch a dying program's last words
+        with self._stderr_lock:
+            text = "\n".join(self._stderr)
+            self._stderr.clear()
+        return text
+
+    # -- one request -------------------------------------------------------------------------
+
+    def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
+        if self._broken_in_a_row >= MAX_CONSECUTIVE_BROKEN:
+            return Response(broken=f"not run: the target was broken on the previous "
+                            f"{MAX_CONSECUTIVE_BROKEN} vectors in a row")
+        response = self._call(request_id, machine, handler, doc)
+        if response.broken is not None:
+            self._broken_in_a_row += 1
+            self._stop()
+        else:
+            self._broken_in_a_row = 0
+        return response
+
+    def _call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
+        if self._proc is None or self._proc.poll() is not None:
+            self._stop()
+            why = self._start()
+            if why is not None:
+                return Response(broken=why)
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        while not self._lines.empty():  # anything printed since the last answer is stale
+            if self._lines.get_nowait() is None:
+                return Response(broken=self._exit_reason(), stderr=self._take_stderr())
+        request = {"id": request_id, "machine": machine, "handler": handler, "input": doc}
+        try:
+            proc.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            return Response(broken=self._exit_reason(), stderr=self._take_stderr())
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            _kill(proc)
+            return Response(broken=f"no answer within {self.timeout:g} s (--timeout)",
+                            stderr=self._take_stderr())
+        if line is None:
+            return Response(broken=self._exit_reason(), stderr=self._take_stderr())
+        return _parse_answer(line, request_id, self._take_stderr(settle=False))
+
+    def close(self) -> None:
+        self._stop()
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the program and anything it started (it runs in its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        with contextlib.suppress(OSError):
+            proc.kill()
+
+
+def _parse_answer(line: bytes, request_id: str, stderr: str) -> Response:
+    text = line.decode("utf-8", "replace").strip()
+    shown = text if len(text) <= 200 else text[:200] + "..."
+    try:
+        answer = json.loads(text)
+    except json.JSONDecodeError:
+        return Response(broken=f"answered a line that is not JSON: {shown!r}", stderr=stderr)
+    if not isinstance(answer, dict):
+        return Response(broken=f"answered JSON that is not an object: {shown!r}", stderr=stderr)
+    if answer.get("id") != request_id:
+        return Response(broken=f"answered id {answer.get('id')!r}, expected {request_id!r}",
+                        stderr=stderr)
+    if "error" in answer:
+        err = answer["error"]
+        if (not isinstance(err, dict) or not isinstance(err.get("kind"), str)
+                or not isinstance(err.get("message", ""), str)):
+            return Response(broken=f"'error' must be {{\"kind\": str, \"message\": str}}: "
+                            f"{shown!r}", stderr=stderr)
+        return Response(error=(err["kind"], err.get("message", "")), stderr=stderr)
+    if "output" not in answer:
+        return Response(broken=f"answer has neither 'output' nor 'error': {shown!r}",
+                        stderr=stderr)
+    return Response(output=answer["output"], stderr=stderr)
+
+
+def make_target(spec: str, timeout: float) -> Target:
+    """``impl``, ``impl-kafka``, ``spec`` or ``cmd:<program>``."""
+    if spec.startswith("cmd:"):
+        return CommandTarget(spec[4:], timeout)
+    if spec in IN_PROCESS:
+        return InProcessTarget(spec)
+    raise InputError("--target", f"unknown target {spec!r}; expected one of "
+                     f"{', '.join(IN_PROCESS)} or cmd:<program>")

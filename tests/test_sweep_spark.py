@@ -1,0 +1,204 @@
+"""The assignor sweep: its per-case function without Spark, and the whole job on local Spark.
+
+The Spark tests share one session (tests/conftest.py) and two tiny sweeps: a correct target,
+whose outputs are checked for shape, and a planted bug (a target that forgets a member), which
+must surface as counterexamples that point back to a rebuildable case.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+
+import pytest
+
+from groupspec.generate import case
+from groupspec.group_json import group_from_json
+from groupspec.pipeline import sweep
+from groupspec.pipeline.sweep import COLUMN_NAMES, SweepConfig, run_case
+from groupspec.spec.simple_assignor import PROPERTIES
+from groupspec.spec.simple_assignor import assign as spec_assign
+
+SMALL = {"max_members": 30, "max_partitions": 60}
+
+
+def planted_target():
+    """A target that forgets the first member. Built in a function so that cloudpickle ships it
+    to the executors by value (a module-level function would be imported there by name)."""
+
+    def forget_first_member(group):
+        result = dict(spec_assign(group))
+        result.pop(group.members[0].member_id, None)
+        return result
+
+    return forget_first_member
+
+
+#: Stand-ins for groupspec.models.min_moves: every case "could" move 1 partition but moved 3.
+FAKE_MOVES = (lambda group: 1, lambda group, result: 3, "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Without Spark
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["spec", "impl"])
+def test_run_case_fills_every_column_and_holds(target):
+    for index in range(15):
+        row = run_case(5, index, target=target, **SMALL)
+        assert set(row) == set(COLUMN_NAMES)
+        assert row["error"] is None, row["error"]
+        assert all(row[f"prop_{p}"] is True for p in PROPERTIES), row
+        assert row["counterexample"] is False and row["failed"] == []
+        shape, group = case(5, index, **SMALL)
+        assert row["members"] == len(group.members) and row["shape_members"] == shape.members
+        assert row["balance_pool"] in (0, 1)
+        assert row["seconds"] >= 0
+
+
+def test_run_case_reports_a_planted_bug():
+    row = run_case(5, 0, target="planted", assign_fn=planted_target(), **SMALL)
+    assert row["prop_complete"] is False
+    assert row["counterexample"] is True and "complete" in row["failed"]
+
+
+def test_run_case_records_an_exception_instead_of_raising():
+    def explode(group):
+        raise RuntimeError("boom")
+
+    row = run_case(5, 1, target="planted", assign_fn=explode, **SMALL)
+    assert row["error"] == "RuntimeError: boom"
+    assert row["failed"] == ["error"] and row["counterexample"] is True
+    assert all(row[f"prop_{p}"] is None for p in PROPERTIES)
+
+
+def test_run_case_moves_columns_and_size_cap():
+    row = run_case(5, 2, target="spec", moves_fns=FAKE_MOVES, **SMALL)
+    assert (row["moves"], row["min_moves"], row["min_moves_status"]) == (3, 1, "ok")
+    capped = run_case(5, 2, target="spec", moves_fns=FAKE_MOVES, min_moves_cap=0, **SMALL)
+    if capped["partitions"] and capped["members"]:
+        assert capped["min_moves"] is None and capped["min_moves_status"] == "over-cap"
+    missing = run_case(5, 2, target="spec", moves_fns=(None, None, "absent"), **SMALL)
+    assert missing["moves"] is None and missing["min_moves_status"] == "unavailable"
+
+
+def test_replay_prints_the_case_as_group_json(capsys):
+    from groupspec.cli import main
+
+    assert main(["sweep", "--replay", "9", "4", "--max-members", "30",
+                 "--max-partitions", "60"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert group_from_json(doc) == case(9, 4, **SMALL)[1]
+
+
+def test_progress_line_counts_cases():
+    out = io.StringIO()
+    done = [0]
+    with sweep.Progress(10, lambda: done[0], out, interval=0.01):
+        done[0] = 4
+        time.sleep(0.2)
+        done[0] = 10
+    lines = out.getvalue().splitlines()
+    assert "cases 4/10 (40%)" in lines[1]
+    assert "cases 10/10 (100%)" in lines[-1]
+    assert sweep.default_partitions(40, 2) == 4 and sweep.default_partitions(3, 8) == 3
+
+
+def test_package_zip_carries_the_layers_behind_their_symlinks(tmp_path):
+    import zipfile
+
+    from groupspec.pipeline.session import package_zip
+
+    names = set(zipfile.ZipFile(package_zip(tmp_path)).namelist())
+    for needed in ("groupspec/__init__.py", "groupspec/pipeline/sweep.py",
+                   "groupspec/spec/simple_assignor.py", "groupspec/impl/assignors/__init__.py"):
+        assert needed in names
+    assert not any("__pycache__" in n for n in names)
+
+
+# ---------------------------------------------------------------------------------------------
+# On Spark (one shared session)
+# ---------------------------------------------------------------------------------------------
+
+CONFIG = SweepConfig(cases=40, seed=11, target="impl", partitions=4, **SMALL)
+
+
+@pytest.fixture(scope="module")
+def good_run(spark, tmp_path_factory):
+    progress = io.StringIO()
+    outcome = sweep.run_sweep(spark, CONFIG, tmp_path_factory.mktemp("sweep"), progress=progress)
+    return outcome, progress.getvalue()
+
+
+@pytest.fixture(scope="module")
+def planted_run(spark, tmp_path_factory):
+    config = SweepConfig(cases=40, seed=11, target="planted", partitions=4, **SMALL)
+    return sweep.run_sweep(spark, config, tmp_path_factory.mktemp("planted"),
+                           assign_fn=planted_target(), moves_fns=FAKE_MOVES)
+
+
+@pytest.mark.spark
+def test_results_table_has_the_schema_and_one_row_per_case(spark, good_run):
+    outcome, _ = good_run
+    table = spark.read.parquet(outcome.parquet)
+    assert [f.name for f in table.schema.fields] == list(COLUMN_NAMES)
+    # Parquet reads every column back as nullable; names and types must survive unchanged.
+    assert [f.dataType.simpleString() for f in table.schema.fields] == [
+        f.dataType.simpleString() for f in sweep.spark_schema().fields]
+    assert table.count() == 40
+    assert sorted(r["index"] for r in table.select("index").collect()) == list(range(40))
+
+
+@pytest.mark.spark
+def test_summary_json_tallies_every_property(good_run):
+    outcome, _ = good_run
+    summary = json.loads((outcome.out_dir / "summary.json").read_text())
+    assert summary["cases"] == 40 and summary["counterexamples"] == 0
+    assert summary["inputs"]["seed"] == 11 and summary["inputs"]["target"] == "impl"
+    assert summary["inputs"]["partitions"] == 4
+    assert set(summary["properties"]) == set(PROPERTIES)
+    for tally in summary["properties"].values():
+        assert tally["held"] == 40 and tally["first_counterexample"] is None
+    assert summary["errors"]["count"] == 0
+    assert summary["timing"]["cases_per_second"] > 0
+    assert {"groupspec", "python", "pyspark"} <= set(summary["versions"])
+    if sweep.moves_functions()[0] is not None:  # groupspec.models.min_moves is present
+        assert summary["moves"]["measured"] == 40
+        assert summary["moves"]["min_moves_status"].get("ok", 0) > 0
+        assert summary["notes"] == []
+
+
+@pytest.mark.spark
+def test_full_results_never_beat_the_proved_minimum(spark, good_run):
+    outcome, _ = good_run
+    table = spark.read.parquet(outcome.parquet)
+    assert table.where("full AND moves < min_moves").count() == 0
+
+
+@pytest.mark.spark
+def test_report_is_self_contained_with_plots(good_run):
+    outcome, progress = good_run
+    html = outcome.report.read_text()
+    assert html.count("data:image/png;base64,") == 4
+    assert not re.search(r"""(src|href)=["']?https?:""", html)
+    assert "<script" not in html
+    assert "cases 40/40 (100%)" in progress
+
+
+@pytest.mark.spark
+def test_planted_bug_yields_rebuildable_counterexamples(spark, planted_run):
+    summary = planted_run.summary
+    assert summary["counterexamples"] == 40
+    complete = summary["properties"]["complete"]
+    assert complete["failed"] == 40
+    first = complete["first_counterexample"]
+    assert (first["seed"], first["index"]) == (11, 0)
+    assert "groupspec sweep --replay 11 0 --max-members 30 --max-partitions 60" in first["replay"]
+    table = spark.read.parquet(planted_run.parquet)
+    assert table.where("array_contains(failed, 'complete')").count() == 40
+    assert summary["moves"]["compared_with_minimum"] > 0
+    html = planted_run.report.read_text()
+    assert "seed 11, index 0" in html and "40 of 40 cases are counterexamples" in html
