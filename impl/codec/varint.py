@@ -1,0 +1,75 @@
+"""Kafka's variable-length integers.
+
+Two flavours meet in a coordinator record: record batches use zig-zag signed varints
+(``varint``/``varlong``) for record lengths, deltas and header counts, and flexible message
+versions use unsigned varints for compact lengths and tagged-field headers. Both are base-128,
+least significant group first. Readers return ``(value, next_position)`` and raise
+:class:`TruncatedError` or :class:`MalformedError`, never IndexError.
+"""
+
+from __future__ import annotations
+
+from groupspec.impl.codec.errors import MalformedError, TruncatedError
+
+Buffer = bytes | bytearray | memoryview
+
+
+def read_uvarint(buf: Buffer, pos: int, max_bytes: int = 5) -> tuple[int, int]:
+    """An unsigned varint of at most ``max_bytes`` bytes (5 for 32 bits, 10 for 64)."""
+    result = 0
+    shift = 0
+    end = len(buf)
+    for i in range(max_bytes):
+        if pos >= end:
+            raise TruncatedError("varint runs past the end of the data")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            if max_bytes == 5 and result > 0xFFFFFFFF:
+                raise MalformedError("varint does not fit in 32 bits")
+            return result, pos
+        shift += 7
+        del i
+    raise MalformedError(f"varint longer than {max_bytes} bytes")
+
+
+def read_varint(buf: Buffer, pos: int) -> tuple[int, int]:
+    """A zig-zag signed 32-bit varint."""
+    raw, pos = read_uvarint(buf, pos, 5)
+    return (raw >> 1) ^ -(raw & 1), pos
+
+
+def read_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
+    """A zig-zag signed 64-bit varint."""
+    raw, pos = read_uvarint(buf, pos, 10)
+    if raw > 0xFFFFFFFFFFFFFFFF:
+        raise MalformedError("varlong does not fit in 64 bits")
+    return (raw >> 1) ^ -(raw & 1), pos
+
+
+def uvarint(value: int) -> bytes:
+    if value < 0:
+        raise ValueError("an unsigned varint cannot be negative")
+    if value < 0x80:
+        return bytes((value,))
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def varint(value: int) -> bytes:
+    """Zig-zag encode a signed 32-bit value."""
+    if not -(1 << 31) <= value < (1 << 31):
+        raise ValueError(f"{value} does not fit in a 32-bit varint")
+    return uvarint(((value << 1) ^ (value >> 31)) & 0xFFFFFFFF)
+
+
+def varlong(value: int) -> bytes:
+    """Zig-zag encode a signed 64-bit value."""
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(f"{value} does not fit in a 64-bit varint")
+    return uvarint(((value << 1) ^ (value >> 63)) & 0xFFFFFFFFFFFFFFFF)
