@@ -108,7 +108,9 @@ def test_min_moves_flow_agrees_with_z3(group):
     flow, exact = solve(group, "flow"), solve(group, "z3")
     assert flow.moves == exact.moves
     assert flow.full and exact.full
-    assert all(check_properties(group, flow.assignment).values())
+    # The optimum minimises total moves but may spread them over other members than the
+    # assignor's trims would, so only `sticky` (a per-member retention bound) may fail.
+    assert {p for p, ok in check_properties(group, flow.assignment).items() if not ok} <= {"sticky"}
     assert is_full(group, flow.assignment)
     assert moves(group, flow.assignment) == flow.moves
 
