@@ -190,11 +190,22 @@ def test_remove_does_not_reorder():
     assert s.order() == [2, 5, 37]
 
 
-def test_tree_bins_are_refused_not_guessed():
+def test_tree_bin_moves_its_root_to_the_front():
+    """Order printed by OpenJDK 17 (more in tests/test_java_tree_bins.py)."""
     m: JavaHashMap[int, int] = JavaHashMap(integer_hash, 64)
+    for k in range(10):
+        m.put(k * 64, 0)
+    assert m.tree_bins() == 1
+    assert m.keys() == [192, 0, 64, 128, 256, 320, 384, 448, 512, 576]
+
+
+def test_tree_bin_ties_of_non_comparable_keys_are_refused_not_guessed():
+    m: JavaHashMap[tuple[int, int], int] = JavaHashMap(lambda k: k[0] * 64, 64)
+    for k in range(8):
+        m.put((k, 0), 0)
     with pytest.raises(TreeBinError):
-        for k in range(10):
-            m.put(k * 64, 0)
+        m.put((0, 1), 0)  # same hash as (0, 0): Java would use System.identityHashCode
+    assert m.keys() == [(k, 0) for k in range(8)] and m.tree_bins() == 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ ShareGroupMember, Assignment.fromRecord, TopicIds) unless said otherwise:
 * **Members.** ``GroupSpec.memberIds()`` is the key set of a ``java.util.HashMap<String, ...>``
   created with the default capacity and filled with ``put`` in input order (TargetAssignmentBuilder
   fills ``new HashMap<>()`` from the group's member map). So member positions follow Java String
-  hash order of the member ids, with input order deciding only within a hash bucket. ASSUMPTION:
+  hash order of the member ids, with input order deciding only within a hash bucket (and only
+  partly once a bucket is a tree bin, which orders by hash and String.compareTo). ASSUMPTION:
   the coordinator fills that map from a TimelineHashMap whose own order groupspec does not model;
   input order stands in for it (it only matters for ids whose hashes share a bucket).
 * **Subscriptions.** A member's topic names go into ``new HashSet<>(names)`` in input order (as
@@ -41,6 +42,12 @@ ShareGroupMember, Assignment.fromRecord, TopicIds) unless said otherwise:
   assignable); otherwise a partition is assignable when its topic is in the map and the
   partition in its set.
 
+Key classes matter beyond their hash codes: where Java turns a crowded bucket into a tree bin
+(java_collections), keys with equal hashes are ordered by ``compareTo``. String, Integer and
+Uuid keys are Comparable and are given their comparators here; TopicIdPartition (a record) is
+not, so a tree bin holding two of them with equal hash codes would be ordered by identity hash
+in Java, and this mode raises TreeBinError rather than guess (only crafted topic ids get there).
+
 Output: every input member, ``{topic name: frozenset}``, topics with empty sets omitted (a
 member absent from Kafka's result, as when the subscription is empty, maps to ``{}``). Kafka's
 exceptions become :class:`PartitionAssignorError` with ``kafka_exception`` naming the Java class:
@@ -54,14 +61,18 @@ import math
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from groupspec.impl.assignors.java_collections import (
     JavaHashMap,
     JavaHashSet,
     helper_capacity,
+    integer_compare,
     integer_hash,
+    string_compare,
     string_hash,
     topic_id_partition_hash,
+    uuid_compare,
     uuid_hash,
 )
 from groupspec.types import AssignorInput, GroupAssignment, InputError, PartitionAssignorError
@@ -78,6 +89,7 @@ PARTITION_ASSIGNOR_EXCEPTION = "PartitionAssignorException"
 TopicId = str  # a canonical UUID string
 TopicIdPartition = tuple[TopicId, int]
 OldMap = JavaHashMap[TopicId, JavaHashSet[int]]
+_V = TypeVar("_V")
 
 
 def derived_topic_id(name: str) -> str:
@@ -117,6 +129,14 @@ class _Metadata:
             self.id_of[name] = tid
             self.name_of[tid] = name
         self._uuid_hash = {tid: uuid_hash(tid) for tid in self.name_of}
+
+    def uuid_map(self, capacity: int | None = None) -> JavaHashMap[TopicId, _V]:
+        """A HashMap keyed by Uuid: Kafka's hash code, Uuid.compareTo for tree bins."""
+        return JavaHashMap(self.uuid_hasher, capacity, compare=uuid_compare)
+
+    def tip_set(self) -> JavaHashSet[TopicIdPartition]:
+        """``new HashSet<TopicIdPartition>()``: a record, so not Comparable."""
+        return JavaHashSet(self.tip_hasher)
 
     def resolvable(self, name: str) -> bool:
         return name in self.group.topics or name in self.group.topic_ids
@@ -165,15 +185,39 @@ def _final(old: JavaHashMap[int, OldMap], new: JavaHashMap[int, OldMap], n: int)
 
 
 def _new_int_set(capacity: int | None = None) -> JavaHashSet[int]:
-    return JavaHashSet(integer_hash, capacity)
+    return JavaHashSet(integer_hash, capacity, compare=integer_compare)
+
+
+def _int_map(capacity: int | None = None) -> JavaHashMap[int, _V]:
+    return JavaHashMap(integer_hash, capacity, compare=integer_compare)
+
+
+def _int_set_copy(parts: list[int]) -> JavaHashSet[int]:
+    return JavaHashSet.copy_of(integer_hash, parts, compare=integer_compare)
 
 
 def _deep_copy(meta: _Metadata, old: OldMap) -> OldMap:
     """AssignorHelpers.deepCopyAssignment: ``HashMap(size)`` of ``HashSet(collection)``."""
-    copy: OldMap = JavaHashMap(meta.uuid_hasher, len(old))
+    copy: OldMap = meta.uuid_map(len(old))
     for tid, parts in old.items():
-        copy.put(tid, JavaHashSet.copy_of(integer_hash, parts.order()))
+        copy.put(tid, _int_set_copy(parts.order()))
     return copy
+
+
+def _new_map_getter(meta: _Metadata, old: JavaHashMap[int, OldMap],
+                    new: JavaHashMap[int, OldMap]) -> Callable[[int], OldMap]:
+    """``newGroupAssignment.get(i)``, deep-copying the member's previous map on first use.
+
+    Both builders repeat this null-check-then-copy before every change to a member's target.
+    """
+    def new_map(i: int) -> OldMap:
+        found = new.get(i)
+        if found is None:
+            found = _deep_copy(meta, old[i])
+            new.put(i, found)
+        return found
+
+    return new_map
 
 
 def desired_counts_java(n_members: int, sharing: int, n_partitions: int) -> list[int]:
@@ -207,7 +251,7 @@ class _MemberIterator:
         return self._order[self._pos - 1]
 
     def remove(self) -> None:
-        self._members.remove(self._order[self._pos - 1])
+        self._members.remove(self._order[self._pos - 1], from_iterator=True)
 
 
 def _fill(
@@ -257,28 +301,19 @@ def _homogeneous(meta: _Metadata, members: list[_Member]) -> dict[int, OldMap] |
     p_count = len(targets)
     sharing = 0 if p_count == 0 else (n + p_count - 1) // p_count
     desired = desired_counts_java(n, sharing, p_count)
-    old: JavaHashMap[int, OldMap] = JavaHashMap(integer_hash, helper_capacity(n))
-    new: JavaHashMap[int, OldMap] = JavaHashMap(integer_hash, helper_capacity(n))
+    old: JavaHashMap[int, OldMap] = _int_map(helper_capacity(n))
+    new: JavaHashMap[int, OldMap] = _int_map(helper_capacity(n))
     by_partition: JavaHashMap[TopicIdPartition, JavaHashSet[int]] = JavaHashMap(
-        meta.tip_hasher, helper_capacity(p_count))
-    by_member: JavaHashMap[int, JavaHashSet[TopicIdPartition]] = JavaHashMap(
-        integer_hash, helper_capacity(n))
+        meta.tip_hasher, helper_capacity(p_count))  # TopicIdPartition: not Comparable
+    by_member: JavaHashMap[int, JavaHashSet[TopicIdPartition]] = _int_map(helper_capacity(n))
     unfilled = _new_int_set(helper_capacity(n))
     overfilled = _new_int_set(helper_capacity(n))
     for i, m in enumerate(members):
         old.put(i, m.old)
     if not first.topic_names.order():
         return None
-
-    def new_map(i: int) -> OldMap:
-        found = new.get(i)
-        if found is None:
-            found = _deep_copy(meta, old[i])
-            new.put(i, found)
-        return found
-
-    def tip_set() -> JavaHashSet[TopicIdPartition]:
-        return JavaHashSet(meta.tip_hasher)
+    new_map = _new_map_getter(meta, old, new)
+    tip_set = meta.tip_set
 
     # revokeUnassignablePartitions: keep subscribed topics (stale partitions included).
     for i, old_map in old.items():
@@ -310,7 +345,7 @@ def _homogeneous(meta: _Metadata, members: list[_Member]) -> dict[int, OldMap] |
             for tid, p in held.order():
                 new[i][tid].remove(p)
                 by_partition[(tid, p)].remove(i)
-                held.remove((tid, p))
+                held.remove((tid, p), from_iterator=True)
                 if len(held) == desired[i]:
                     break
 
@@ -322,7 +357,7 @@ def _homogeneous(meta: _Metadata, members: list[_Member]) -> dict[int, OldMap] |
                 kept = new_map(i).get(tid)
                 if kept is not None and kept.remove(p):
                     count -= 1
-                    holders.remove(i)
+                    holders.remove(i, from_iterator=True)
                     by_member[i].remove((tid, p))
                     unfilled.add(i)
                 if count <= sharing:
@@ -349,32 +384,26 @@ def _homogeneous(meta: _Metadata, members: list[_Member]) -> dict[int, OldMap] |
 
 def _heterogeneous(meta: _Metadata, members: list[_Member]) -> dict[int, OldMap] | None:
     n = len(members)
-    subscribed: JavaHashSet[TopicId] = JavaHashSet(meta.uuid_hasher)
+    subscribed: JavaHashSet[TopicId] = JavaHashSet(meta.uuid_hasher, compare=uuid_compare)
     for m in members:
         for tid in meta.subscribed_ids(m):
             subscribed.add(tid)
-    targets_by_topic: JavaHashMap[TopicId, list[TopicIdPartition]] = JavaHashMap(
-        meta.uuid_hasher, helper_capacity(len(subscribed)))
+    targets_by_topic: JavaHashMap[TopicId, list[TopicIdPartition]] = meta.uuid_map(
+        helper_capacity(len(subscribed)))
     for tid in subscribed.order():
         targets_by_topic.put(tid, meta.target_partitions(tid))
-    subscribers_by_topic: JavaHashMap[TopicId, list[int]] = JavaHashMap(
-        meta.uuid_hasher, helper_capacity(len(subscribed)))
+    subscribers_by_topic: JavaHashMap[TopicId, list[int]] = meta.uuid_map(
+        helper_capacity(len(subscribed)))
     for i, m in enumerate(members):
         for tid in meta.subscribed_ids(m):
             subscribers_by_topic.compute_if_absent(tid, list).append(i)
-    old: JavaHashMap[int, OldMap] = JavaHashMap(integer_hash, helper_capacity(n))
-    new: JavaHashMap[int, OldMap] = JavaHashMap(integer_hash, helper_capacity(n))
+    old: JavaHashMap[int, OldMap] = _int_map(helper_capacity(n))
+    new: JavaHashMap[int, OldMap] = _int_map(helper_capacity(n))
     for i, m in enumerate(members):
         old.put(i, m.old)
     if len(subscribed) == 0:
         return None
-
-    def new_map(i: int) -> OldMap:
-        found = new.get(i)
-        if found is None:
-            found = _deep_copy(meta, old[i])
-            new.put(i, found)
-        return found
+    new_map = _new_map_getter(meta, old, new)
 
     for tid in subscribed.order():
         _heterogeneous_topic(meta, tid, n, targets_by_topic[tid], subscribers_by_topic[tid],
@@ -393,10 +422,8 @@ def _heterogeneous_topic(
 ) -> None:
     """TopicAssignmentPartialBuilder: one topic, keys are plain partition numbers."""
     p_count, n_subscribed = len(targets), len(subscribers)
-    by_partition: JavaHashMap[int, JavaHashSet[int]] = JavaHashMap(
-        integer_hash, helper_capacity(p_count))
-    by_member: JavaHashMap[int, JavaHashSet[int]] = JavaHashMap(
-        integer_hash, helper_capacity(n_subscribed))
+    by_partition: JavaHashMap[int, JavaHashSet[int]] = _int_map(helper_capacity(p_count))
+    by_member: JavaHashMap[int, JavaHashSet[int]] = _int_map(helper_capacity(n_subscribed))
     sharing = 0 if p_count == 0 else (n_subscribed + p_count - 1) // p_count
     desired = [0] * n
     for k, i in enumerate(desired_counts_java(n_subscribed, sharing, p_count)):
@@ -419,7 +446,7 @@ def _heterogeneous_topic(
                 if len(held) <= desired[i]:
                     break
                 by_partition[p].remove(i)
-                held.remove(p)
+                held.remove(p, from_iterator=True)
                 new_map(i)[tid].remove(p)
 
     # revokeOversharedPartitions.
@@ -430,7 +457,7 @@ def _heterogeneous_topic(
                 kept = new_map(i).get(tid)
                 if kept is not None and kept.remove(p):
                     count -= 1
-                    holders.remove(i)
+                    holders.remove(i, from_iterator=True)
                     by_member[i].remove(p)
                 if count <= sharing:
                     break
@@ -470,7 +497,7 @@ def subscription_type(group: AssignorInput) -> str:
 
 def member_order(group: AssignorInput) -> tuple[str, ...]:
     """Kafka's member positions: the key order of a default HashMap filled in input order."""
-    members: JavaHashMap[str, None] = JavaHashMap(string_hash)
+    members: JavaHashMap[str, None] = JavaHashMap(string_hash, compare=string_compare)
     for m in group.members:
         members.put(m.member_id, None)
     return tuple(members.keys())
@@ -492,10 +519,11 @@ def assign(group: AssignorInput) -> GroupAssignment:
     members: list[_Member] = []
     for member_id in order:
         spec = by_id[member_id]
-        old: OldMap = JavaHashMap(meta.uuid_hasher)
+        old: OldMap = meta.uuid_map()
         for name, parts in spec.assignment.items():
-            old.put(meta.id_of[name], JavaHashSet.copy_of(integer_hash, sorted(parts)))
-        members.append(_Member(JavaHashSet.copy_of(string_hash, spec.topics), old))
+            old.put(meta.id_of[name], _int_set_copy(sorted(parts)))
+        members.append(_Member(JavaHashSet.copy_of(string_hash, spec.topics, compare=string_compare),
+                               old))
     if subscription_type(group) == HOMOGENEOUS:
         final = _homogeneous(meta, members)
     else:
