@@ -171,10 +171,58 @@ def message(
     spec = MessageSpec(name, kind, api_key, Versions.parse(versions), Versions.parse(flexible))
 
     def mark(cls: type[T]) -> type[T]:
+        _check_struct(cls, spec)
         setattr(cls, "__kafka_message__", spec)  # noqa: B010 - a class attribute set after the fact
         return cls
 
     return mark
+
+
+_NULLABLE_WIRES = ("string", "bytes", "uuid", "struct")
+
+
+def _check_struct(cls: type, spec: MessageSpec) -> None:
+    """Refuse, at import time, a schema Kafka's generator would refuse too.
+
+    A wrong table would otherwise surface only as bytes that disagree with Kafka's.
+    """
+    tags: set[int] = set()
+    for name, f in field_specs(cls):
+        where = f"{cls.__qualname__}.{name}"
+        if (f.tag is None) != (f.tagged.lo > f.tagged.hi):
+            raise TypeError(f"{where}: tag and tagged versions go together")
+        if f.tag is not None:
+            if f.tag in tags:
+                raise TypeError(f"{where}: tag {f.tag} used twice")
+            tags.add(f.tag)
+            if f.tagged.lo < spec.flexible.lo or f.tagged.hi > spec.flexible.hi:
+                raise TypeError(f"{where}: tagged versions {f.tagged} outside the flexible versions")
+        if f.nullable.lo <= f.nullable.hi and not (f.wire.startswith("[]") or f.wire in _NULLABLE_WIRES):
+            raise TypeError(f"{where}: a {f.wire} cannot be nullable")
+        default = next(x.default for x in dataclasses.fields(cls) if x.name == name)
+        if default is None and not (f.nullable.lo <= f.versions.lo and f.versions.hi <= f.nullable.hi):
+            raise TypeError(f"{where}: a null default needs every version nullable")
+        element = f.wire.removeprefix("[]")
+        if element == "struct":
+            if f.struct is None:
+                raise TypeError(f"{where}: a struct field needs struct=")
+            _check_struct(f.struct, spec)
+        elif element not in PRIMITIVES:
+            raise TypeError(f"{where}: unknown wire type {f.wire!r}")
+
+
+def struct_classes(cls: type) -> list[type]:
+    """Every struct class nested in a message or struct class, depth first, each once."""
+    found: list[type] = []
+
+    def walk(c: type) -> None:
+        for _, f in field_specs(c):
+            if f.struct is not None and f.struct not in found:
+                found.append(f.struct)
+                walk(f.struct)
+
+    walk(cls)
+    return found
 
 
 def message_spec(cls: type) -> MessageSpec:
