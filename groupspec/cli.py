@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check-assignor": ("groupspec.commands.check_assignor",
                        "prove the assignor's arithmetic with Z3 and sweep its properties"),
     "sweep": ("groupspec.commands.sweep", "the assignor property sweep as a PySpark job"),
+    "decode": ("groupspec.commands.decode",
+               "decode __consumer_offsets / __share_group_state log segments as JSON lines"),
     "adapter": ("groupspec.commands.adapter",
                 "serve the conformance JSON-lines protocol on stdin/stdout"),
 }

@@ -1,0 +1,725 @@
+"""Record batches in message format v2 ("magic 2"): how every Kafka log stores its records.
+
+Theory of operation
+-------------------
+A log (a segment file, a fetch response) is a run of batches with no gaps. Every batch starts
+with the same 17 bytes in every message format: ``baseOffset int64``, ``batchLength int32`` (bytes
+after this field), 4 format-specific bytes, then ``magic int8``. In v2 those 4 bytes are the
+``partitionLeaderEpoch``; in the old formats (magic 0 and 1: a "message set" whose entries are
+``offset int64, size int32, crc int32, magic int8, attributes int8 [, timestamp int64], key, value``)
+they are the message's CRC-32. So a reader can frame any format by its length and must look at
+the magic before reading anything else (Kafka's ``FileLogInputStream`` does the same). The v2
+header is 61 bytes; docs/records.md draws it, and ``_HEADER`` below spells it.
+
+The CRC32C covers the attributes through the end of the batch. It does **not** cover the base
+offset, the batch length, the partition leader epoch, the magic byte or the CRC itself (brokers
+rewrite the offset and the leader epoch without recomputing it). What the reader does about each:
+
+- batch length: must be at least 14 (Kafka's smallest legacy message) and, for magic 2, at least
+  49 (a bare header); a smaller one is garbage and ends the read with :class:`MalformedError`.
+  A length reaching past the end of the data is a :class:`PartialBatch` (below). A length that is
+  wrong but plausible moves the CRC window, so the CRC check fails.
+- magic: anything but 2 is :class:`UnsupportedMagicError` naming the offset and the magic.
+- CRC field: compared with the CRC computed over the covered bytes.
+- base offset: must be >= 0 and greater than the last offset of the batch before it (offsets in a
+  partition only grow; :class:`BatchReader` remembers the last offset across buffers and files).
+  Only a change that keeps the order (typically in the last batch of a log) goes unnoticed, and
+  then it shifts that batch's offsets only.
+- partition leader epoch: not checked (any int32 is possible); it changes no record.
+
+Inside the covered bytes the reader also checks what Kafka's reader checks (record lengths,
+header counts, that exactly ``recordCount`` records fill the records section) and a little more
+(record offset deltas strictly increase and stay within ``lastOffsetDelta``; a key or value
+length below -1 is malformed, where Kafka's reader takes any negative length as null).
+
+Strict and lenient reading
+--------------------------
+:class:`BatchReader` walks a buffer and yields ``(position, entry)`` pairs. An entry is a
+:class:`RecordBatch`, or, in lenient mode, a :class:`BadBatch` for a batch whose framing (its
+length) is sound but whose content is not (CRC, magic, compression, records, offset order):
+the reader reports it and goes on with the next batch. In strict mode the same problems raise
+their :class:`CodecError`. Either way a garbage length raises (there is no next batch to go on
+with), and a batch cut off by the end of the data yields a :class:`PartialBatch` and ends the
+walk: a broker killed in the middle of a write leaves exactly that at the end of its active
+segment, and Kafka's own reader stops there quietly.
+
+Writing
+-------
+:func:`encode_batch` builds any batch (compression, transactional and control flags, producer
+fields, timestamp types, delete horizon, headers); :func:`encode_control_batch` builds the
+COMMIT/ABORT marker batch a transaction coordinator writes, and :func:`decode_control_marker`
+reads one back. Record offsets and timestamps are absolute in :class:`Record`; the batch stores
+them as deltas from ``base_offset`` and the base timestamp.
+
+Speed: the uncompressed record loop decodes one- and two-byte varints inline and builds records
+without the dataclass ``__init__`` (a frozen dataclass's ``__init__`` goes through
+``object.__setattr__`` once per field, which is most of the cost of a small record).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+import google_crc32c
+
+from groupspec.impl.codec.compression import Compression, compress, decompress
+from groupspec.impl.codec.errors import (
+    CodecError,
+    CorruptBatchError,
+    MalformedError,
+    TruncatedError,
+    UnsupportedMagicError,
+)
+from groupspec.impl.codec.varint import Buffer, read_varint, read_varlong, uvarint
+from groupspec.types import InputError
+
+#: ``baseOffset`` + ``batchLength``: the bytes in front of what ``batchLength`` counts.
+LOG_OVERHEAD = 12
+#: Bytes a reader needs before it can tell the format of a batch.
+HEADER_SIZE_UP_TO_MAGIC = 17
+#: The v2 batch header, up to and including ``recordCount``.
+RECORD_BATCH_OVERHEAD = 61
+#: Kafka's smallest legal ``batchLength`` of any format (a magic-0 message with null key and value).
+MIN_LEGACY_LENGTH = 14
+#: The smallest record: length, attributes, timestamp delta, offset delta, key and value lengths
+#: and header count, one byte each.
+MIN_RECORD_SIZE = 7
+CURRENT_MAGIC = 2
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+NO_SEQUENCE = -1
+NO_PARTITION_LEADER_EPOCH = -1
+NO_TIMESTAMP = -1
+
+_CRC_START = 21  # first byte the CRC covers: the attributes
+_MIN_V2_LENGTH = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD
+_HEADER = struct.Struct(">qiibIhiqqqhii")
+_PREFIX = struct.Struct(">qiib")  # the 17 bytes every message format starts with
+_COMPRESSION_MASK = 0x07
+_TIMESTAMP_TYPE_MASK = 0x08
+_TRANSACTIONAL_MASK = 0x10
+_CONTROL_MASK = 0x20
+_DELETE_HORIZON_MASK = 0x40
+_INT32_MAX = (1 << 31) - 1
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+
+
+class TimestampType(IntEnum):
+    """Attribute bit 3: whose clock the timestamps are."""
+
+    CREATE_TIME = 0
+    LOG_APPEND_TIME = 1
+
+
+class ControlType(IntEnum):
+    """The control record types that end a transaction (``ControlRecordType``)."""
+
+    ABORT = 0
+    COMMIT = 1
+
+
+# Other control record types Kafka knows; they belong to KRaft's metadata log, never to the
+# coordinator topics, so they are only named in error messages.
+_OTHER_CONTROL_TYPES = {2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
+                        5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One record of a batch, with its absolute offset and timestamp (Kafka's ``Record``).
+
+    ``timestamp`` is the batch's max timestamp for every record of a LogAppendTime batch, as
+    Kafka's reader reports it. Header keys are strings (Kafka's are), values bytes or null.
+    """
+
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class RecordBatch:
+    """One decoded v2 batch; field names follow Kafka's ``DefaultRecordBatch`` header."""
+
+    base_offset: int
+    partition_leader_epoch: int
+    magic: int
+    crc: int
+    compression: Compression
+    timestamp_type: TimestampType
+    is_transactional: bool
+    is_control: bool
+    has_delete_horizon: bool
+    last_offset_delta: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    records: tuple[Record, ...]
+
+    @property
+    def last_offset(self) -> int:
+        """The batch's last offset, kept even when compaction removed that record."""
+        return self.base_offset + self.last_offset_delta
+
+    @property
+    def next_offset(self) -> int:
+        return self.last_offset + 1
+
+    @property
+    def delete_horizon_ms(self) -> int | None:
+        """When the cleaner may drop this batch's tombstones; it is stored in the base timestamp."""
+        return self.base_timestamp if self.has_delete_horizon else None
+
+
+@dataclass(frozen=True)
+class ControlMarker:
+    """The end of a transaction: which end, and the epoch of the coordinator that wrote it."""
+
+    type: ControlType
+    coordinator_epoch: int
+    key_version: int = 0
+    value_version: int = 0
+
+    @property
+    def kind(self) -> str:
+        """``"COMMIT"`` or ``"ABORT"``."""
+        return self.type.name
+
+
+@dataclass(frozen=True)
+class BadBatch:
+    """A batch whose framing is sound but whose content is not (lenient reading only).
+
+    ``offset`` is the base offset its header claims, ``position`` where it starts in the data,
+    ``raw`` its bytes, ``error`` what is wrong with them.
+    """
+
+    offset: int
+    position: int
+    raw: bytes
+    error: CodecError
+
+
+@dataclass(frozen=True)
+class PartialBatch:
+    """The data ends inside a batch: ``present`` of the ``needed`` bytes are there.
+
+    ``needed`` is what the batch length says (or the 17 bytes of a header, when even the length
+    is not all there); ``offset`` is the base offset when its 8 bytes are present.
+    """
+
+    position: int
+    present: int
+    needed: int
+    offset: int | None
+
+    def describe(self) -> str:
+        where = f"batch at byte {self.position}" + ("" if self.offset is None else f" (offset {self.offset})")
+        return (f"{where} is cut short: {self.present} of {self.needed} bytes present; "
+                "reading of this data ends here, as Kafka's does")
+
+
+Entry = RecordBatch | BadBatch | PartialBatch
+
+_CODECS = tuple(Compression)
+_TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+
+# Slot setters of Record: building a record through them skips the frozen dataclass's __init__.
+_new_record: Callable[[type[Record]], Record] = object.__new__
+_set_offset: Callable[[Record, int], None] = Record.__dict__["offset"].__set__
+_set_timestamp: Callable[[Record, int], None] = Record.__dict__["timestamp"].__set__
+_set_key: Callable[[Record, bytes | None], None] = Record.__dict__["key"].__set__
+_set_value: Callable[[Record, bytes | None], None] = Record.__dict__["value"].__set__
+_set_headers: Callable[[Record, tuple[Any, ...]], None] = Record.__dict__["headers"].__set__
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+class BatchReader:
+    """Walks buffers of batches, remembering the last offset so that offsets must keep growing.
+
+    One reader can walk several buffers in log order (the segments of a partition): pass each
+    to :meth:`read`. ``after_offset`` is an offset every batch must come after (for a segment,
+    one less than the base offset in its file name).
+    """
+
+    def __init__(self, *, lenient: bool = False, after_offset: int | None = None) -> None:
+        self.lenient = lenient
+        self.last_offset = after_offset
+
+    def read(self, data: Buffer, start: int = 0) -> Iterator[tuple[int, Entry]]:
+        """``(position, entry)`` for every batch from ``start`` to the end of ``data``."""
+        buf = data if isinstance(data, bytes) else bytes(data)
+        end = len(buf)
+        pos = start
+        while pos < end:
+            left = end - pos
+            if left < HEADER_SIZE_UP_TO_MAGIC:
+                yield pos, _partial(buf, pos, left)
+                return
+            base_offset, length, _epoch, magic = _PREFIX.unpack_from(buf, pos)
+            minimum = _MIN_V2_LENGTH if magic == CURRENT_MAGIC else MIN_LEGACY_LENGTH
+            if length < minimum:
+                raise MalformedError(f"batch at byte {pos}: batch length {length} is below the minimum "
+                                     f"{minimum}; the data cannot be framed past this point", base_offset)
+            total = LOG_OVERHEAD + length
+            if total > left:
+                yield pos, PartialBatch(pos, left, total, base_offset)
+                return
+            try:
+                if magic != CURRENT_MAGIC:
+                    raise UnsupportedMagicError(magic, base_offset)
+                batch = _decode_v2(buf, pos, total)
+                self._check_order(batch)
+            except CodecError as exc:
+                _place(exc, base_offset, f"batch at byte {pos}")
+                if not self.lenient:
+                    raise
+                yield pos, BadBatch(base_offset, pos, buf[pos:pos + total], exc)
+            else:
+                yield pos, batch
+            pos += total
+
+    def _check_order(self, batch: RecordBatch) -> None:
+        previous = self.last_offset
+        if batch.base_offset < 0:
+            raise MalformedError(f"base offset {batch.base_offset} is negative")
+        self.last_offset = batch.last_offset
+        if previous is not None and batch.base_offset <= previous:
+            raise MalformedError(f"base offset {batch.base_offset} does not come after the last offset "
+                                 f"{previous} before it (offsets in a log only grow)")
+
+
+def read_batches(data: Buffer, *, lenient: bool = False) -> Iterator[tuple[int, Entry]]:
+    """``(position, entry)`` for every batch in ``data``; see :class:`BatchReader`."""
+    return BatchReader(lenient=lenient).read(data)
+
+
+def decode_batch(data: Buffer) -> RecordBatch:
+    """Exactly one v2 batch, which must fill ``data``."""
+    buf = data if isinstance(data, bytes) else bytes(data)
+    if len(buf) < HEADER_SIZE_UP_TO_MAGIC:
+        raise TruncatedError(f"{len(buf)} bytes are too few for a batch header")
+    base_offset, length = struct.unpack_from(">qi", buf, 0)
+    magic = struct.unpack_from(">b", buf, 16)[0]
+    if magic != CURRENT_MAGIC:
+        raise UnsupportedMagicError(magic, base_offset)
+    total = LOG_OVERHEAD + length
+    if length < _MIN_V2_LENGTH:
+        raise MalformedError(f"batch length {length} is below the minimum {_MIN_V2_LENGTH}", base_offset)
+    if total > len(buf):
+        raise TruncatedError(f"batch length {length} needs {total} bytes, {len(buf)} present", base_offset)
+    if total < len(buf):
+        raise MalformedError(f"{len(buf) - total} bytes follow the batch", base_offset)
+    try:
+        return _decode_v2(buf, 0, total)
+    except CodecError as exc:
+        raise exc.at(base_offset) from None
+
+
+def decode_control_marker(record: Record) -> ControlMarker:
+    """The transaction marker a control batch's record holds (``EndTransactionMarker``).
+
+    Like Kafka, a key or value version above the known 0 is read as version 0 (newer versions
+    may only add fields at the end); a negative version is corruption.
+    """
+    key = record.key
+    if key is None or len(key) < 4:
+        raise TruncatedError("a control record key needs 4 bytes (version int16, type int16)", record.offset)
+    key_version, type_id = struct.unpack_from(">hh", key, 0)
+    if key_version < 0:
+        raise MalformedError(f"control record key version {key_version} is negative", record.offset)
+    if type_id not in (ControlType.ABORT, ControlType.COMMIT):
+        name = _OTHER_CONTROL_TYPES.get(type_id, "unknown")
+        raise MalformedError(f"control record type {type_id} ({name}) is not a transaction marker",
+                             record.offset)
+    value = record.value
+    if value is None or len(value) < 6:
+        raise TruncatedError("a transaction marker value needs 6 bytes (version int16, coordinator epoch "
+                             "int32)", record.offset)
+    value_version, epoch = struct.unpack_from(">hi", value, 0)
+    if value_version < 0:
+        raise MalformedError(f"transaction marker value version {value_version} is negative", record.offset)
+    return ControlMarker(ControlType(type_id), epoch, key_version, value_version)
+
+
+def _partial(buf: bytes, pos: int, left: int) -> PartialBatch:
+    offset = struct.unpack_from(">q", buf, pos)[0] if left >= 8 else None
+    needed = HEADER_SIZE_UP_TO_MAGIC
+    if left >= LOG_OVERHEAD:
+        needed = max(needed, LOG_OVERHEAD + struct.unpack_from(">i", buf, pos + 8)[0])
+    return PartialBatch(pos, left, needed, offset)
+
+
+def _place(exc: CodecError, offset: int, where: str) -> None:
+    """Put the batch's position in front of the reason, and its offset where none is known yet."""
+    CodecError.__init__(exc, f"{where}: {exc.reason}", exc.offset if exc.offset is not None else offset)
+
+
+def _decode_v2(buf: bytes, pos: int, total: int) -> RecordBatch:
+    (base_offset, _length, leader_epoch, magic, crc, attributes, last_offset_delta, base_timestamp,
+     max_timestamp, producer_id, producer_epoch, base_sequence, count) = _HEADER.unpack_from(buf, pos)
+    computed = google_crc32c.value(buf[pos + _CRC_START:pos + total])
+    if computed != crc:
+        raise CorruptBatchError(f"CRC32C mismatch: the batch says {crc:#010x}, "
+                                f"its bytes give {computed:#010x}")
+    codec_id = attributes & _COMPRESSION_MASK
+    compression = _CODECS[codec_id] if codec_id < len(_CODECS) else Compression.of(codec_id)
+    timestamp_type = _TIMESTAMP_TYPES[1 if attributes & _TIMESTAMP_TYPE_MASK else 0]
+    if count < 0:
+        raise MalformedError(f"record count {count} is negative")
+    if last_offset_delta < 0:
+        raise MalformedError(f"last offset delta {last_offset_delta} is negative")
+    if compression is Compression.NONE:
+        body, start, end = buf, pos + RECORD_BATCH_OVERHEAD, pos + total
+    else:
+        body = decompress(compression, buf[pos + RECORD_BATCH_OVERHEAD:pos + total]) if count else b""
+        start, end = 0, len(body)
+    if count > (end - start) // MIN_RECORD_SIZE:
+        raise MalformedError(f"record count {count} cannot fit in {end - start} bytes of records")
+    log_append_time = max_timestamp if timestamp_type is TimestampType.LOG_APPEND_TIME else None
+    records = _decode_records(body, start, end, count, base_offset, base_timestamp, log_append_time,
+                              last_offset_delta)
+    # Positional, in field order: measurably cheaper than keywords for one-record batches.
+    return RecordBatch(base_offset, leader_epoch, magic, crc, compression, timestamp_type,
+                       attributes & _TRANSACTIONAL_MASK != 0, attributes & _CONTROL_MASK != 0,
+                       attributes & _DELETE_HORIZON_MASK != 0, last_offset_delta, base_timestamp,
+                       max_timestamp, producer_id, producer_epoch, base_sequence, records)
+
+
+def _decode_records(
+    buf: bytes,
+    pos: int,
+    end: int,
+    count: int,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+    last_offset_delta: int,
+) -> tuple[Record, ...]:
+    """``count`` records filling ``buf[pos:end]`` exactly.
+
+    The varint reads are written out inline (one and two bytes cover almost every length and
+    delta of a coordinator record); longer varints go through :mod:`varint`. Reading past
+    ``end`` is caught by the length checks, reading past the buffer by the IndexError handler.
+    """
+    out: list[Record] = []
+    append = out.append
+    new, set_offset, set_timestamp = _new_record, _set_offset, _set_timestamp
+    set_key, set_value, set_headers = _set_key, _set_value, _set_headers
+    record_class = Record
+    no_headers: tuple[tuple[str, bytes | None], ...] = ()
+    previous_delta = -1
+    index = 0
+    try:
+        for index in range(count):  # index names the record in errors
+            if pos >= end:
+                raise MalformedError(f"the batch counts {count} records, its records section holds {index}")
+            b = buf[pos]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    length = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    length, pos = read_varint(buf, pos)
+            body_end = pos + length
+            if length < 6 or body_end > end:
+                raise MalformedError(f"record {index}: length {length} does not fit the "
+                                     f"{end - pos} bytes left")
+            pos += 1  # the record attributes: unused
+            b = buf[pos]
+            if b < 0x80:
+                timestamp_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    timestamp_delta = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    timestamp_delta, pos = read_varlong(buf, pos)
+            b = buf[pos]
+            if b < 0x80:
+                offset_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    offset_delta = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    offset_delta, pos = read_varint(buf, pos)
+            if offset_delta <= previous_delta:
+                raise MalformedError(f"record {index}: offset delta {offset_delta} does not grow "
+                                     f"(previous {previous_delta})")
+            previous_delta = offset_delta
+            b = buf[pos]
+            if b < 0x80:
+                size = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    size = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    size, pos = read_varint(buf, pos)
+            if size >= 0:
+                if pos + size > body_end:
+                    raise MalformedError(f"record {index}: key length {size} runs past the record")
+                key: bytes | None = buf[pos:pos + size]
+                pos += size
+            elif size == -1:
+                key = None
+            else:
+                raise MalformedError(f"record {index}: key length {size}")
+            b = buf[pos]
+            if b < 0x80:
+                size = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    size = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    size, pos = read_varint(buf, pos)
+            if size >= 0:
+                if pos + size > body_end:
+                    raise MalformedError(f"record {index}: value length {size} runs past the record")
+                value: bytes | None = buf[pos:pos + size]
+                pos += size
+            elif size == -1:
+                value = None
+            else:
+                raise MalformedError(f"record {index}: value length {size}")
+            if buf[pos] == 0:
+                headers = no_headers
+                pos += 1
+            else:
+                headers, pos = _read_headers(buf, pos, body_end, index)
+            if pos != body_end:
+                raise MalformedError(f"record {index}: its fields take {pos - body_end + length} bytes, "
+                                     f"its length says {length}")
+            record = new(record_class)
+            set_offset(record, base_offset + offset_delta)
+            set_timestamp(record, base_timestamp + timestamp_delta if log_append_time is None
+                          else log_append_time)
+            set_key(record, key)
+            set_value(record, value)
+            set_headers(record, headers)
+            append(record)
+    except IndexError:
+        raise TruncatedError(f"record {index} runs past the end of the records") from None
+    if pos != end:
+        raise MalformedError(f"{end - pos} bytes are left after the {count} records the batch counts")
+    if previous_delta > last_offset_delta:
+        raise MalformedError(f"record offset delta {previous_delta} is beyond the batch's last offset delta "
+                             f"{last_offset_delta}")
+    return tuple(out)
+
+
+Headers = tuple[tuple[str, bytes | None], ...]
+
+
+def _read_headers(buf: bytes, pos: int, body_end: int, index: int) -> tuple[Headers, int]:
+    count, pos = read_varint(buf, pos)
+    if count < 0 or count > body_end - pos:
+        raise MalformedError(f"record {index}: header count {count} does not fit the record")
+    headers = []
+    for _ in range(count):
+        size, pos = read_varint(buf, pos)
+        if size < 0 or pos + size > body_end:
+            raise MalformedError(f"record {index}: header key length {size} does not fit the record")
+        try:
+            name = buf[pos:pos + size].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedError(f"record {index}: header key is not UTF-8 ({exc.reason})") from None
+        pos += size
+        size, pos = read_varint(buf, pos)
+        if size >= 0:
+            if pos + size > body_end:
+                raise MalformedError(f"record {index}: header value length {size} runs past the record")
+            header_value: bytes | None = buf[pos:pos + size]
+            pos += size
+        elif size == -1:
+            header_value = None
+        else:
+            raise MalformedError(f"record {index}: header value length {size}")
+        headers.append((name, header_value))
+    return tuple(headers), pos
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------------------
+
+
+def encode_batch(
+    records: Iterable[Record],
+    *,
+    base_offset: int = 0,
+    compression: Compression = Compression.NONE,
+    timestamp_type: TimestampType = TimestampType.CREATE_TIME,
+    is_transactional: bool = False,
+    is_control: bool = False,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+    producer_id: int = NO_PRODUCER_ID,
+    producer_epoch: int = NO_PRODUCER_EPOCH,
+    base_sequence: int = NO_SEQUENCE,
+    last_offset_delta: int | None = None,
+    base_timestamp: int | None = None,
+    max_timestamp: int | None = None,
+    delete_horizon_ms: int | None = None,
+) -> bytes:
+    """The bytes of one v2 batch holding ``records`` (absolute offsets, strictly increasing).
+
+    Defaults follow Kafka's ``MemoryRecordsBuilder``: the base timestamp is the first record's
+    (``-1`` for an empty batch), the max timestamp the largest record timestamp (for a
+    LogAppendTime batch pass the append time), the last offset delta the last record's. A
+    delete horizon, when given, becomes the base timestamp and sets attribute bit 6. Compression
+    is applied even when it does not shrink the data, as Kafka's producer does.
+    """
+    records = tuple(records)
+    for i, record in enumerate(records):
+        if not isinstance(record, Record):
+            raise InputError(f"records[{i}]", f"not a Record: {type(record).__name__}")
+    _check_int("base_offset", base_offset, 0, _INT64_MAX)
+    _check_int("partition_leader_epoch", partition_leader_epoch, -(1 << 31), _INT32_MAX)
+    _check_int("producer_id", producer_id, _INT64_MIN, _INT64_MAX)
+    _check_int("producer_epoch", producer_epoch, -(1 << 15), (1 << 15) - 1)
+    _check_int("base_sequence", base_sequence, -(1 << 31), _INT32_MAX)
+    if is_transactional and producer_id < 0:
+        raise InputError("producer_id", "a transactional batch needs a producer id (>= 0)")
+    if delete_horizon_ms is not None:
+        if base_timestamp is not None and base_timestamp != delete_horizon_ms:
+            raise InputError("base_timestamp",
+                             "a batch with a delete horizon stores it as its base timestamp")
+        base_timestamp = delete_horizon_ms
+    if base_timestamp is None:
+        base_timestamp = records[0].timestamp if records else NO_TIMESTAMP
+    _check_int("base_timestamp", base_timestamp, _INT64_MIN, _INT64_MAX)
+    if max_timestamp is None:
+        max_timestamp = max((r.timestamp for r in records), default=NO_TIMESTAMP)
+    _check_int("max_timestamp", max_timestamp, _INT64_MIN, _INT64_MAX)
+
+    body = bytearray()
+    previous = base_offset - 1
+    for i, record in enumerate(records):
+        _check_int(f"records[{i}].offset", record.offset, 0, _INT64_MAX)
+        if record.offset <= previous:
+            raise InputError(f"records[{i}].offset", f"{record.offset} does not come after {previous} "
+                             "(offsets start at base_offset and strictly increase)")
+        previous = record.offset
+        body += _encode_record(i, record, record.offset - base_offset, record.timestamp - base_timestamp)
+    last_delta = previous - base_offset if records else 0
+    if last_offset_delta is None:
+        last_offset_delta = last_delta
+    elif last_offset_delta < last_delta:
+        raise InputError("last_offset_delta",
+                         f"{last_offset_delta} is before the last record's delta {last_delta}")
+    _check_int("last_offset_delta", last_offset_delta, 0, _INT32_MAX)
+
+    payload = compress(compression, bytes(body)) if compression is not Compression.NONE else bytes(body)
+    attributes = int(compression)
+    if timestamp_type is TimestampType.LOG_APPEND_TIME:
+        attributes |= _TIMESTAMP_TYPE_MASK
+    if is_transactional:
+        attributes |= _TRANSACTIONAL_MASK
+    if is_control:
+        attributes |= _CONTROL_MASK
+    if delete_horizon_ms is not None:
+        attributes |= _DELETE_HORIZON_MASK
+    length = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(payload)
+    if length > _INT32_MAX:
+        raise InputError("records", f"a batch of {length} bytes does not fit an int32 length")
+    out = bytearray(RECORD_BATCH_OVERHEAD)
+    _HEADER.pack_into(out, 0, base_offset, length, partition_leader_epoch, CURRENT_MAGIC, 0, attributes,
+                      last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch,
+                      base_sequence, len(records))
+    out += payload
+    struct.pack_into(">I", out, 17, google_crc32c.value(bytes(out[_CRC_START:])))
+    return bytes(out)
+
+
+def encode_control_batch(
+    marker: ControlType,
+    *,
+    offset: int,
+    timestamp: int,
+    producer_id: int,
+    producer_epoch: int,
+    coordinator_epoch: int,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+) -> bytes:
+    """The control batch that ends a transaction, as ``MemoryRecords.withEndTransactionMarker`` builds it:
+    transactional, no sequence, one record (key version 0 + type, value version 0 + coordinator epoch).
+    """
+    _check_int("coordinator_epoch", coordinator_epoch, -(1 << 31), _INT32_MAX)
+    record = Record(offset, timestamp, struct.pack(">hh", 0, ControlType(marker)),
+                    struct.pack(">hi", 0, coordinator_epoch))
+    return encode_batch([record], base_offset=offset, is_transactional=True, is_control=True,
+                        partition_leader_epoch=partition_leader_epoch, producer_id=producer_id,
+                        producer_epoch=producer_epoch, base_sequence=NO_SEQUENCE)
+
+
+def _check_int(name: str, value: int, low: int, high: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise InputError(name, f"{value!r} is not an integer in [{low}, {high}]")
+
+
+def _zigzag(name: str, value: int, bits: int) -> bytes:
+    low = -(1 << (bits - 1))
+    if not isinstance(value, int) or not low <= value < -low:
+        raise InputError(name, f"{value!r} does not fit a {bits}-bit varint")
+    return uvarint((value << 1) ^ (value >> (bits - 1)))
+
+
+def _encode_bytes(name: str, data: bytes | None) -> bytes:
+    if data is None:
+        return b"\x01"  # zig-zag -1
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise InputError(name, f"expected bytes or None, got {type(data).__name__}")
+    return _zigzag(name, len(data), 32) + bytes(data)
+
+
+def _encode_record(index: int, record: Record, offset_delta: int, timestamp_delta: int) -> bytes:
+    where = f"records[{index}]"
+    if not isinstance(record.timestamp, int) or record.timestamp < NO_TIMESTAMP:
+        raise InputError(f"{where}.timestamp", f"{record.timestamp!r} is not a timestamp (>= -1)")
+    parts = [
+        b"\x00",  # record attributes: unused
+        _zigzag(f"{where}.timestamp", timestamp_delta, 64),
+        _zigzag(f"{where}.offset", offset_delta, 32),
+        _encode_bytes(f"{where}.key", record.key),
+        _encode_bytes(f"{where}.value", record.value),
+        _zigzag(f"{where}.headers", len(record.headers), 32),
+    ]
+    for j, header in enumerate(record.headers):
+        if not (isinstance(header, tuple) and len(header) == 2 and isinstance(header[0], str)):
+            raise InputError(f"{where}.headers[{j}]", "expected a (str, bytes | None) pair")
+        parts.append(_encode_bytes(f"{where}.headers[{j}].key", header[0].encode("utf-8")))
+        parts.append(_encode_bytes(f"{where}.headers[{j}].value", header[1]))
+    body = b"".join(parts)
+    return _zigzag(f"{where}", len(body), 32) + body
