@@ -58,7 +58,8 @@ def offsets_dir(tmp_path):
         log.append(encode_batch(txn, base_offset=5, is_transactional=True, producer_id=9, producer_epoch=0))
         log.append(encode_control_batch(ControlType.COMMIT, offset=6, timestamp=7, producer_id=9,
                                         producer_epoch=0, coordinator_epoch=3))
-        bad = Record(7, 8, encode_key(OffsetCommitKey(group="testgroup", topic="t", partition=0)), b"\x00\x63junk")
+        bad_key = encode_key(OffsetCommitKey(group="testgroup", topic="t", partition=0))
+        bad = Record(7, 8, bad_key, b"\x00\x63junk")
         log.append(encode_batch([bad], base_offset=7))
     return directory
 
@@ -92,17 +93,17 @@ def test_decodes_every_record_and_quarantines_the_bad_one(offsets_dir, capsys):
 
 def test_filters_and_control_records(offsets_dir, capsys):
     # A quarantined record cannot be filtered (its group and type are unknown): always shown.
-    code, docs, _ = _run(capsys, offsets_dir, "--group", "other")
+    _, docs, _ = _run(capsys, offsets_dir, "--group", "other")
     assert [(d["offset"], d.get("quarantined", False)) for d in docs] == [(1, False), (7, True)]
-    code, docs, _ = _run(capsys, offsets_dir, "--type", "GroupMetadata")
+    _, docs, _ = _run(capsys, offsets_dir, "--type", "GroupMetadata")
     assert [d["offset"] for d in docs] == [2, 7]
-    code, docs, _ = _run(capsys, offsets_dir, "--type", "2", "--control")
+    _, docs, _ = _run(capsys, offsets_dir, "--type", "2", "--control")
     assert [d.get("marker") for d in docs] == [None, "COMMIT", None]
     assert docs[1]["coordinatorEpoch"] == 3
 
 
 def test_strict_stops_at_the_first_bad_record(offsets_dir, capsys):
-    code, docs, err = _run(capsys, offsets_dir, "--strict")
+    code, _, err = _run(capsys, offsets_dir, "--strict")
     assert code == 2
     assert "offset 7" in err and "99" in err
 

@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
 
         count = write(root)
         print(f"regenerated {count} vectors in {root}", file=sys.stderr)
-    vectors = [v for v in vf.load(root) if args.filter in v.id]
+    vectors = [v for v in vf.load(root) if args.filter in v.id
+               and targets.has_handler(args.target, v.machine, v.handler)]
     target = targets.make_target(args.target, args.timeout)
     flavour = args.flavour or targets.DEFAULT_FLAVOUR.get(args.target, "groupspec")
 

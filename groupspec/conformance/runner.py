@@ -116,8 +116,21 @@ def _violated_assignor(doc: Any, output: Any, properties: Sequence[str]) -> list
     return [p for p in properties if not held[p]]
 
 
+def _compare_json(expected: Any, actual: Any) -> list[str]:
+    if not isinstance(actual, dict):
+        return [f"expected an object, got {json.dumps(actual)[:200]}"]
+    keys = list(expected) + [k for k in actual if k not in expected]
+    return [f"{k}: expected {json.dumps(expected.get(k))[:200]}, got {json.dumps(actual.get(k))[:200]}"
+            for k in keys if expected.get(k) != actual.get(k)]
+
+
+def _no_properties(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+    return list(properties)
+
+
 JUDGES: dict[str, Judge] = {
     "simple_assignor": Judge(_compare_assignments, _violated_assignor),
+    "records": Judge(_compare_json, _no_properties),
 }
 
 

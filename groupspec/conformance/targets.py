@@ -84,15 +84,33 @@ def _assignor(target: str) -> Handler:
     return run
 
 
+def _decode_record(doc: Any) -> dict[str, Any]:
+    from groupspec.conformance.cases.records import decode_answer
+
+    return decode_answer(doc)
+
+
 HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
     ("simple_assignor", "assign"): {name: _assignor(name) for name in IN_PROCESS},
+    # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
+    ("records", "decode_record"): {"impl": _decode_record, "impl-kafka": _decode_record},
 }
+
+
+def has_handler(target: str, machine: str, handler: str) -> bool:
+    """Whether an in-process target implements a machine's handler (outside programs: assume so)."""
+    row = HANDLERS.get((machine, handler))
+    return target not in IN_PROCESS or (row is not None and target in row)
 
 
 def error_kind(exc: BaseException) -> str:
     """The ``kind`` an error answer carries: Kafka's exception name where there is one."""
     if isinstance(exc, PartitionAssignorError):
         return exc.kafka_exception
+    from groupspec.impl.codec.errors import CodecError
+
+    if isinstance(exc, CodecError):
+        return type(exc).__name__.removesuffix("Error")
     if isinstance(exc, InputError):
         return "invalid_input"
     if isinstance(exc, ImportError):

@@ -56,6 +56,8 @@ class MachineFormat:
     properties: tuple[str, ...]
     check_input: Callable[[Any], None]
     check_output: Callable[[Any], None]
+    #: Whether ``expected`` may be an error (a codec refusing bad bytes); an assignor never errs.
+    errors_expected: bool = False
 
 
 def _check_group(doc: Any) -> None:
@@ -80,7 +82,38 @@ def _simple_assignor_properties() -> tuple[str, ...]:
     return PROPERTIES
 
 
+def _check_record_input(doc: Any) -> None:
+    body = _object(doc, "input")
+    _only(body, {"topic", "key", "value"}, "input")
+    _string(body, "topic", "input")
+    for name in ("key", "value"):
+        value = body.get(name)
+        if name == "value" and value is None:
+            continue
+        if not isinstance(value, str):
+            raise InputError(f"input.{name}", "expected hex bytes")
+        try:
+            bytes.fromhex(value)
+        except ValueError:
+            raise InputError(f"input.{name}", "not hex") from None
+
+
+def _check_record_output(doc: Any) -> None:
+    body = _object(doc, "output")
+    _only(body, {"type", "typeId", "key", "valueVersion", "value"}, "output")
+    for name in ("type", "typeId", "key", "valueVersion", "value"):
+        if name not in body:
+            raise InputError(f"output.{name}", "missing")
+
+
 MACHINES: dict[str, Callable[[], MachineFormat]] = {
+    "records": lambda: MachineFormat(
+        handlers=("decode_record",),
+        properties=(),
+        check_input=_check_record_input,
+        check_output=_check_record_output,
+        errors_expected=True,
+    ),
     "simple_assignor": lambda: MachineFormat(
         handlers=("assign",),
         properties=_simple_assignor_properties(),
@@ -195,7 +228,7 @@ def _vector(doc: Any, where: str) -> Vector:
     if mode == "properties" and not properties:
         raise InputError("vector.properties", "a property-only vector must list properties")
     fmt.check_input(top["input"])
-    _expectation(top["expected"], fmt, "vector.expected", error_allowed=False)
+    _expectation(top["expected"], fmt, "vector.expected", error_allowed=fmt.errors_expected)
     expected_kafka = top.get("expected_kafka")
     if expected_kafka is not None:
         _expectation(expected_kafka, fmt, "vector.expected_kafka", error_allowed=True)
