@@ -6,9 +6,8 @@ OffsetCommitValue v4. This one is the project's codec, so whatever groupspec can
 print, and a bad record is kept (quarantined with its bytes and the reason) instead of ending the
 run. See docs/records.md for the output fields.
 
-Exit status: 0 everything decoded; 1 some records were quarantined (or a segment ended in a
-partial batch that is not the last segment's tail); 2 bad usage or, with --strict, the first bad
-record.
+Exit status: 0 everything decoded (a partial batch at a segment's end is a warning, as in Kafka);
+1 some records were quarantined; 2 bad usage or, with --strict, the first bad record.
 """
 
 from __future__ import annotations
