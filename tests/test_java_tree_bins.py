@@ -40,7 +40,9 @@ from groupspec.impl.assignors.java_collections import (
     uuid_compare,
     uuid_hash,
 )
-from groupspec.types import AssignorInput, GroupspecError, MemberSpec, PartitionAssignorError
+from groupspec.types import AssignorInput, GroupspecError, MemberSpec
+from tests.test_assignor_kafka_compat import _from_doc as _group  # the data files share one shape
+from tests.test_assignor_kafka_compat import _outcome
 
 DATA = Path(__file__).parent / "data"
 MAP_CASES = DATA / "java_tree_bins_observed.json"
@@ -269,24 +271,6 @@ def test_string_tree_bins_keep_their_invariants():
 # ---------------------------------------------------------------------------------------------
 # The assignor on groups that make tree bins
 # ---------------------------------------------------------------------------------------------
-
-
-def _group(doc: dict[str, Any]) -> AssignorInput:
-    return AssignorInput(
-        tuple(MemberSpec(m, tuple(b["topics"]), {t: frozenset(ps) for t, ps in b["assignment"].items()})
-              for m, b in doc["members"].items()),
-        doc["topics"], doc.get("topic_ids") or {},
-        None if doc.get("assignable") is None
-        else {t: frozenset(ps) for t, ps in doc["assignable"].items()})
-
-
-def _outcome(group: AssignorInput) -> dict[str, Any]:
-    try:
-        result = kafka_compat.assign(group)
-    except PartitionAssignorError as exc:
-        return {"error": exc.kafka_exception}
-    return {"assignment": {m: {t: sorted(ps) for t, ps in sorted(a.items())}
-                           for m, a in result.items()}}
 
 
 def _assignor_rows() -> list[dict[str, Any]]:

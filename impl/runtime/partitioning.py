@@ -8,19 +8,13 @@ stay negative (GroupCoordinatorService#partitionFor; classic_group.md §5.5). Se
 
 from __future__ import annotations
 
+from groupspec.impl.assignors.java_collections import string_hash as java_string_hash
 from groupspec.types import InputError
+
+__all__ = ["DEFAULT_PARTITIONS", "java_string_hash", "kafka_abs", "partition_for"]
 
 #: offsets.topic.num.partitions and share.coordinator.state.topic.num.partitions defaults.
 DEFAULT_PARTITIONS = 50
-
-
-def java_string_hash(text: str) -> int:
-    """Java's String.hashCode as a signed 32-bit int."""
-    h = 0
-    data = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= (1 << 31) else h
 
 
 def kafka_abs(n: int) -> int:
