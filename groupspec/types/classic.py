@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from groupspec.types.errors import Errors
+from groupspec.types.records import CoordinatorRecord
 
 #: JoinGroup/SyncGroup/OffsetCommit's "no generation" and the anonymous member's id.
 NO_GENERATION = -1
@@ -204,11 +205,22 @@ class AdvanceClock:
     to_ms: int
 
 
+@dataclass(frozen=True)
+class Restart:
+    """A coordinator failover, at the current clock time.
+
+    Every ``__consumer_offsets`` partition unloads (parked JoinGroups and SyncGroups are
+    answered NOT_COORDINATOR, as ``onUnloaded`` does) and loads again by replaying what was
+    written (``onLoaded``: session timers re-armed for every loaded member, the offset
+    expiration job re-armed). Nothing that was not written survives.
+    """
+
+
 ClassicRequest = (
     JoinGroup | SyncGroup | Heartbeat | LeaveGroup | OffsetCommit | TxnOffsetCommit | TxnMarker
     | OffsetFetch | OffsetDelete | DeleteGroups | DescribeGroups | ListGroups
 )
-ClassicEvent = ClassicRequest | AdvanceClock
+ClassicEvent = ClassicRequest | AdvanceClock | Restart
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,6 +288,18 @@ class TopicResult:
 @dataclass(frozen=True)
 class OffsetCommitResponse:
     topics: tuple[TopicResult, ...]
+
+
+@dataclass(frozen=True)
+class TxnOffsetCommitResponse:
+    topics: tuple[TopicResult, ...]
+
+
+@dataclass(frozen=True)
+class TxnMarkerResponse:
+    """The outcome of writing one producer's transaction marker (WriteTxnMarkers, simplified)."""
+
+    error: Errors
 
 
 @dataclass(frozen=True)
@@ -365,3 +389,117 @@ class Answer:
 
     request: int
     response: object
+
+
+# ---------------------------------------------------------------------------------------------
+# What a step writes
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TxnRecord:
+    """A record written inside a transaction (a TxnOffsetCommit's offset): pending until its marker."""
+
+    record: CoordinatorRecord
+    producer_id: int
+    producer_epoch: int
+
+
+@dataclass(frozen=True)
+class TxnEnd:
+    """A COMMIT (``commit``) or ABORT control marker for one producer's pending records."""
+
+    producer_id: int
+    producer_epoch: int
+    commit: bool
+    coordinator_epoch: int = 0
+
+
+#: One entry of the log a step appends to: a plain record, a transactional one, or a marker.
+LogEntry = CoordinatorRecord | TxnRecord | TxnEnd
+
+
+@dataclass(frozen=True)
+class Output:
+    """What one event produced: the answers it released and the log entries it wrote, in order.
+
+    ``answers`` may answer earlier requests (a parked JoinGroup completed by this event).
+    """
+
+    answers: tuple[Answer, ...] = ()
+    records: tuple[LogEntry, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Observable state: what the spec and the implementation must agree on after every step
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemberView:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    #: The member's protocols in its preference order (after a load: only the selected one).
+    protocols: tuple[Protocol, ...]
+    assignment: bytes
+    #: A JoinGroup of this member is parked, waiting for the join phase to complete.
+    awaiting_join: bool
+    #: A SyncGroup of this member is parked, waiting for the leader's assignment.
+    awaiting_sync: bool
+    #: Not yet through a completed join (``isNew``): its heartbeat is never "satisfied".
+    is_new: bool
+
+
+@dataclass(frozen=True)
+class OffsetView:
+    topic: str
+    partition: int
+    committed_offset: int
+    committed_leader_epoch: int
+    metadata: str
+    commit_timestamp_ms: int
+    #: -1 unless an OffsetCommit v2-v4 carried a retention time.
+    expire_timestamp_ms: int = -1
+
+
+@dataclass(frozen=True)
+class PendingOffsetView:
+    """A transactional offset waiting for its producer's marker."""
+
+    producer_id: int
+    offset: OffsetView
+
+
+@dataclass(frozen=True)
+class GroupView:
+    group_id: str
+    state: str
+    protocol_type: str | None
+    protocol_name: str | None
+    generation_id: int
+    leader_id: str | None
+    #: When the group last changed state (None after a load from a record without it).
+    state_timestamp_ms: int | None
+    #: In the group's member order: the order members were added (see docs/classic-group.md).
+    members: tuple[MemberView, ...]
+    #: Ids issued with MEMBER_ID_REQUIRED that have not joined yet, sorted.
+    pending_members: tuple[str, ...]
+    #: Members that have not sent SyncGroup in this generation, sorted.
+    pending_sync: tuple[str, ...]
+    #: Committed offsets, sorted by (topic, partition).
+    offsets: tuple[OffsetView, ...]
+    #: Pending transactional offsets, sorted by (producer id, topic, partition).
+    pending_offsets: tuple[PendingOffsetView, ...]
+    #: This group's armed timers (heartbeat-, join-, sync- keys) and deadlines, sorted by key.
+    timers: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class CoordinatorView:
+    now_ms: int
+    #: Every group the coordinator holds (including offset-only "simple" groups), by group id.
+    groups: tuple[GroupView, ...]
