@@ -229,6 +229,11 @@ class SegmentWriter:
         self.files.append(path)
         return path
 
+    def flush(self) -> None:
+        """Push what was appended to the file, so a reader sees it while the segment stays open."""
+        if self._out is not None:
+            self._out.flush()
+
     def close(self) -> None:
         if self._out is not None:
             self._out.close()
