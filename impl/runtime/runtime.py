@@ -147,7 +147,7 @@ class CoordinatorRuntime(Generic[S]):
         compression: Compression = Compression.NONE,
     ) -> None:
         if not isinstance(partitions, int) or partitions < 1:
-            raise InputError("partitions", f"a coordinator topic needs a partition or more, not {partitions!r}")
+            raise InputError("partitions", f"a coordinator topic needs partitions, not {partitions!r}")
         self.topic = topic
         self.partitions = partitions
         self.clock = clock
