@@ -207,3 +207,14 @@ def test_an_in_memory_log_is_a_sequence_of_kafka_batches() -> None:
     assert [o for o, _ in log.entries()] == [0, 1, 2]
     with pytest.raises(InputError, match="not a log entry"):
         log.append(["junk"], 0)  # type: ignore[list-item]
+
+
+def test_append_raw_imports_another_logs_batches_renumbered() -> None:
+    source = PartitionLog(OFFSETS_TOPIC, 0)
+    source.append([commit("g", 0, 1), commit("g", 1, 2)], 1000)
+    source.append([TxnRecord(commit("g", 2, 3), 5, 0), TxnEnd(5, 0, True)], 1001)
+    target = PartitionLog(OFFSETS_TOPIC, 3)
+    target.append([commit("h", 0, 9)], 999)
+    assert target.append_raw(source.raw()) == 3
+    assert [o for o, _ in target.entries()] == [0, 1, 2, 3, 4]
+    assert [e for _, e in target.entries()][1:] == [e for _, e in source.entries()]

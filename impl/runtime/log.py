@@ -15,6 +15,7 @@ warning, as Kafka's loader does; any other decoding problem fails the load (a ty
 
 from __future__ import annotations
 
+import struct
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -135,6 +136,24 @@ class PartitionLog:
                                     coordinator_epoch=end.coordinator_epoch)
         self._write(data, 1)
         return offset
+
+    def append_raw(self, data: bytes) -> int:
+        """Append batches that are already encoded (another log's bytes, a segment file's).
+
+        Each batch is checked whole and renumbered to follow this log, as a leader assigns
+        offsets on append. Returns how many batches were appended.
+        """
+        buf = bytes(data)
+        appended = 0
+        for position, entry in BatchReader().read(buf):
+            batch = self._whole(entry)
+            size = 12 + struct.unpack_from(">i", buf, position + 8)[0]
+            raw = bytearray(buf[position:position + size])
+            # The base offset is outside the CRC's cover, so renumbering keeps the batch valid.
+            struct.pack_into(">q", raw, 0, self.next_offset)
+            self._write(bytes(raw), batch.last_offset_delta + 1)
+            appended += 1
+        return appended
 
     def _write(self, data: bytes, count: int) -> None:
         if self._writer is not None:
