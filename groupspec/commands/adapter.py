@@ -11,6 +11,13 @@ Requests go through the same table the in-process targets use
 'cmd:groupspec adapter --target spec'`` must agree with ``--target spec``. A bad line gets an
 error answer naming what is wrong (kind ``bad_request``), never a crash; blank lines are
 skipped. The adapter ends at the end of its input.
+
+Every machine is served: ``simple_assignor/assign``, ``records/decode_record`` (impl only) and
+``classic_group/run``, whose input is a whole scenario (config, start time, events in the
+JSON form of ``groupspec.conformance.classic_json``) and whose output is every event's answers
+and records plus the final view. A classic run starts a fresh coordinator per request, so one
+adapter process can serve any number of vectors; a malformed event is answered
+``invalid_input`` with its JSON path (``input.events[3].group_id``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Theory of operation
 Every expectation in a vector is computed here, never typed in: ``expected`` is the spec's
 answer (``groupspec.spec``), ``expected_kafka`` is the Kafka-compatible mode's answer or the
 Java exception it throws (``groupspec.impl.assignors.assign(group, compat="kafka")``). Inputs
-come from the case catalogues under ``groupspec/conformance/cases/``.
+come from the case catalogues under ``groupspec/conformance/cases/``; the classic group's
+vectors (``cases/classic_group.py``) run the spec over each case's events.
 
 The output is deterministic to the byte: the same code gives the same files, so
 tests/test_vectors_repo.py can regenerate in memory and compare with what is committed. To get
@@ -100,6 +101,9 @@ def _all_vector_docs() -> Iterator[dict[str, Any]]:
     from groupspec.conformance.cases.records import record_vector_docs
 
     yield from record_vector_docs()
+    from groupspec.conformance.cases.classic_group import classic_vector_docs
+
+    yield from classic_vector_docs()
 
 
 def generate() -> dict[str, str]:

@@ -78,6 +78,8 @@ class Judge:
 
     compare: Callable[[Any, Any], list[str]]
     violated: Callable[[Any, Any, Sequence[str]], list[str]]
+    #: What one diff line counts, for the failure reason ("output differs for 3 member(s)").
+    unit: str = "member(s)"
 
 
 Assignment = dict[str, dict[str, frozenset[int]]]
@@ -128,9 +130,159 @@ def _no_properties(doc: Any, output: Any, properties: Sequence[str]) -> list[str
     return list(properties)
 
 
+# --- classic_group: answers by request, records per group, the final view ----------------------
+
+#: Checked on a Kafka-flavoured answer, for which groupspec records no exact expectation.
+CLASSIC_PROPERTIES = ("one_answer_each", "answer_types")
+
+
+def _response_classes() -> dict[type, type]:
+    from groupspec.types import classic as c
+
+    return {c.JoinGroup: c.JoinGroupResponse, c.SyncGroup: c.SyncGroupResponse,
+            c.Heartbeat: c.HeartbeatResponse, c.LeaveGroup: c.LeaveGroupResponse,
+            c.OffsetCommit: c.OffsetCommitResponse, c.TxnOffsetCommit: c.TxnOffsetCommitResponse,
+            c.TxnMarker: c.TxnMarkerResponse, c.OffsetFetch: c.OffsetFetchResponse,
+            c.OffsetDelete: c.OffsetDeleteResponse, c.DeleteGroups: c.DeleteGroupsResponse,
+            c.DescribeGroups: c.DescribeGroupsResponse, c.ListGroups: c.ListGroupsResponse}
+
+
+def _short(value: Any) -> str:
+    from enum import Enum
+
+    if isinstance(value, bytes):
+        text = value.hex() or '""'
+    elif isinstance(value, Enum):
+        text = value.name
+    else:
+        text = repr(value)
+    return text if len(text) <= 160 else text[:160] + "..."
+
+
+def _diff(path: str, want: Any, got: Any, out: list[str]) -> None:
+    """Field-by-field differences of two values of the classic vocabulary, as ``path: ...`` lines."""
+    import dataclasses
+
+    if want == got:
+        return
+    if type(want) is not type(got):
+        out.append(f"{path}: expected {_short(want)}, got {_short(got)}")
+    elif dataclasses.is_dataclass(want):
+        for f in dataclasses.fields(want):
+            _diff(f"{path}.{f.name}", getattr(want, f.name), getattr(got, f.name), out)
+    elif isinstance(want, tuple):
+        if len(want) != len(got):
+            out.append(f"{path}: expected {len(want)} item(s), got {len(got)}")
+        for i, (a, b) in enumerate(zip(want, got, strict=False)):
+            _diff(f"{path}[{i}]", a, b, out)
+    else:
+        out.append(f"{path}: expected {_short(want)}, got {_short(got)}")
+
+
+def _group_of(entry: Any) -> str | None:
+    from groupspec.types.classic import TxnRecord
+
+    record = entry.record if isinstance(entry, TxnRecord) else entry
+    key = getattr(record, "key", None)
+    group = getattr(key, "group", getattr(key, "group_id", None))
+    return group if isinstance(group, str) else None
+
+
+def _compare_output(k: int, want: Any, got: Any, out: list[str]) -> None:
+    """One event's Output, by the contract: answers by request index, records per group in
+    order, transaction markers as a multiset."""
+    from collections import Counter
+
+    from groupspec.types.classic import TxnEnd
+
+    def answers(o: Any) -> dict[int, list[Any]]:
+        table: dict[int, list[Any]] = {}
+        for a in o.answers:
+            table.setdefault(a.request, []).append(a.response)
+        return table
+
+    want_a, got_a = answers(want), answers(got)
+    for request in sorted(set(want_a) | set(got_a)):
+        w, g = want_a.get(request, []), got_a.get(request, [])
+        where = f"event {k}: answer to request {request}"
+        if len(w) != len(g):
+            out.append(f"{where}: expected {len(w)} answer(s), got {len(g)}"
+                       + (f" ({_short(g[0])})" if g and not w else ""))
+        else:
+            for a, b in zip(w, g, strict=True):
+                _diff(where, a, b, out)
+
+    def records(o: Any) -> tuple[dict[str | None, list[Any]], Counter[Any]]:
+        per_group: dict[str | None, list[Any]] = {}
+        markers: Counter[Any] = Counter()
+        for entry in o.records:
+            if isinstance(entry, TxnEnd):
+                markers[entry] += 1
+            else:
+                per_group.setdefault(_group_of(entry), []).append(entry)
+        return per_group, markers
+
+    (want_r, want_m), (got_r, got_m) = records(want), records(got)
+    for group in sorted(set(want_r) | set(got_r), key=str):
+        _diff(f"event {k}: records of group {group!r}", tuple(want_r.get(group, ())),
+              tuple(got_r.get(group, ())), out)
+    if want_m != got_m:
+        out.append(f"event {k}: transaction markers: expected {sorted(map(_short, want_m.elements()))}, "
+                   f"got {sorted(map(_short, got_m.elements()))}")
+
+
+def _compare_classic(expected: Any, actual: Any) -> list[str]:
+    from groupspec.conformance.classic_json import run_output_from_json
+
+    want, got = run_output_from_json(expected), run_output_from_json(actual)
+    lines: list[str] = []
+    if len(want.outputs) != len(got.outputs):
+        lines.append(f"outputs: expected {len(want.outputs)} (one per event), got {len(got.outputs)}")
+    for k, (w, g) in enumerate(zip(want.outputs, got.outputs, strict=False)):
+        _compare_output(k, w, g, lines)
+    if want.view.now_ms != got.view.now_ms:
+        lines.append(f"view.now_ms: expected {want.view.now_ms}, got {got.view.now_ms}")
+    want_g = {g.group_id: g for g in want.view.groups}
+    got_g = {g.group_id: g for g in got.view.groups}
+    for gid in sorted(set(want_g) | set(got_g)):
+        if gid not in got_g:
+            lines.append(f"view: group {gid!r} missing")
+        elif gid not in want_g:
+            lines.append(f"view: group {gid!r} not expected")
+        else:
+            _diff(f"view: group {gid!r}", want_g[gid], got_g[gid], lines)
+    if not lines and [g.group_id for g in want.view.groups] != [g.group_id for g in got.view.groups]:
+        lines.append("view.groups: not in group-id order")
+    return lines
+
+
+def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+    from groupspec.conformance.classic_json import run_input_from_json, run_output_from_json
+
+    run, result = run_input_from_json(doc), run_output_from_json(output)
+    responses = _response_classes()
+    requests = {i: e for i, e in enumerate(run.events) if type(e) in responses}
+    seen: dict[int, int] = {}
+    answered_early = False
+    wrong_type = False
+    for k, out in enumerate(result.outputs):
+        for answer in out.answers:
+            seen[answer.request] = seen.get(answer.request, 0) + 1
+            answered_early |= answer.request > k
+            request = requests.get(answer.request)
+            wrong_type |= request is not None and type(answer.response) is not responses[type(request)]
+    held = {
+        "one_answer_each": (len(result.outputs) == len(run.events) and not answered_early
+                            and seen == dict.fromkeys(requests, 1)),
+        "answer_types": not wrong_type and set(seen) <= set(requests),
+    }
+    return [p for p in properties if not held[p]]
+
+
 JUDGES: dict[str, Judge] = {
     "simple_assignor": Judge(_compare_assignments, _violated_assignor),
     "records": Judge(_compare_json, _no_properties),
+    "classic_group": Judge(_compare_classic, _violated_classic, unit="difference(s)"),
 }
 
 
@@ -175,7 +327,7 @@ def judge(vector: Vector, response: Response, flavour: str) -> tuple[bool, str, 
         if exact and reference is not None:
             lines = jd.compare(reference, response.output)
             if lines:
-                return False, f"output differs for {len(lines)} member(s)", _clip(lines)
+                return False, f"output differs for {len(lines)} {jd.unit}", _clip(lines)
             return True, "", ()
         bad = jd.violated(vector.input, response.output, properties)
     except InputError as exc:

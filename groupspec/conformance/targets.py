@@ -90,10 +90,45 @@ def _decode_record(doc: Any) -> dict[str, Any]:
     return decode_answer(doc)
 
 
+def drive_classic(target: str, run: Any) -> Any:
+    """Feed a classic_group run (``classic_json.RunInput``) to the spec or the implementation,
+    event by event with its index, and collect every Output and the final view (a RunOutput).
+
+    The implementation has no Kafka-exact mode for the classic group, so ``impl-kafka`` runs
+    the implementation as it is.
+    """
+    from groupspec.conformance.classic_json import RunOutput
+
+    outputs = []
+    if target == "spec":
+        from groupspec.spec import classic_group as spec
+
+        state = spec.initial_state(run.config, run.start_ms)
+        for index, event in enumerate(run.events):
+            state, output = spec.step(state, event, index)
+            outputs.append(output)
+        return RunOutput(tuple(outputs), spec.view(state))
+    from groupspec.impl.classic import ClassicCoordinator
+
+    coordinator = ClassicCoordinator(run.config, start_ms=run.start_ms)
+    for index, event in enumerate(run.events):
+        outputs.append(coordinator.handle(event, index))
+    return RunOutput(tuple(outputs), coordinator.view())
+
+
+def _classic_run(target: str) -> Handler:
+    def run(doc: Any) -> dict[str, Any]:
+        from groupspec.conformance.classic_json import run_input_from_json, run_output_to_json
+
+        return run_output_to_json(drive_classic(target, run_input_from_json(doc)))
+    return run
+
+
 HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
     ("simple_assignor", "assign"): {name: _assignor(name) for name in IN_PROCESS},
     # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
     ("records", "decode_record"): {"impl": _decode_record, "impl-kafka": _decode_record},
+    ("classic_group", "run"): {name: _classic_run(name) for name in IN_PROCESS},
 }
 
 

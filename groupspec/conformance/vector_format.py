@@ -33,7 +33,7 @@ KAFKA_VERSION = "kafka-4.2"
 VECTOR_FILE = "vector.json"
 MANIFEST_FILE = "manifest.json"
 MODES = ("exact", "properties")
-SOURCE_KINDS = ("seed", "upstream", "divergence", "hand-made", "generated")
+SOURCE_KINDS = ("seed", "upstream", "divergence", "hand-made", "generated", "fact-sheet")
 
 _REQUIRED = ("format", "machine", "handler", "case", "description", "source", "mode",
              "properties", "input", "expected")
@@ -106,7 +106,31 @@ def _check_record_output(doc: Any) -> None:
             raise InputError(f"output.{name}", "missing")
 
 
+def _check_classic_input(doc: Any) -> None:
+    from groupspec.conformance.classic_json import run_input_from_json
+
+    run_input_from_json(doc, "input")
+
+
+def _check_classic_output(doc: Any) -> None:
+    from groupspec.conformance.classic_json import run_output_from_json
+
+    run_output_from_json(doc, "output")
+
+
+def _classic_properties() -> tuple[str, ...]:
+    from groupspec.conformance.runner import CLASSIC_PROPERTIES
+
+    return CLASSIC_PROPERTIES
+
+
 MACHINES: dict[str, Callable[[], MachineFormat]] = {
+    "classic_group": lambda: MachineFormat(
+        handlers=("run",),
+        properties=_classic_properties(),
+        check_input=_check_classic_input,
+        check_output=_check_classic_output,
+    ),
     "records": lambda: MachineFormat(
         handlers=("decode_record",),
         properties=(),
