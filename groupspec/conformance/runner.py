@@ -190,7 +190,8 @@ def _group_of(entry: Any) -> str | None:
 
 def _compare_output(k: int, want: Any, got: Any, out: list[str]) -> None:
     """One event's Output, by the contract: answers by request index, records per group in
-    order, transaction markers as a multiset."""
+    order, transaction markers as a set (one per coordinator partition the producer touched,
+    so a single-log model writes one where a sharded coordinator writes several)."""
     from collections import Counter
 
     from groupspec.types.classic import TxnEnd
@@ -226,9 +227,9 @@ def _compare_output(k: int, want: Any, got: Any, out: list[str]) -> None:
     for group in sorted(set(want_r) | set(got_r), key=str):
         _diff(f"event {k}: records of group {group!r}", tuple(want_r.get(group, ())),
               tuple(got_r.get(group, ())), out)
-    if want_m != got_m:
-        out.append(f"event {k}: transaction markers: expected {sorted(map(_short, want_m.elements()))}, "
-                   f"got {sorted(map(_short, got_m.elements()))}")
+    if set(want_m) != set(got_m):
+        out.append(f"event {k}: transaction markers: expected {sorted(map(_short, want_m))}, "
+                   f"got {sorted(map(_short, got_m))}")
 
 
 def _compare_classic(expected: Any, actual: Any) -> list[str]:
@@ -258,6 +259,7 @@ def _compare_classic(expected: Any, actual: Any) -> list[str]:
 
 def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
     from groupspec.conformance.classic_json import run_input_from_json, run_output_from_json
+    from groupspec.types.classic import JoinGroup, SyncGroup
 
     run, result = run_input_from_json(doc), run_output_from_json(output)
     responses = _response_classes()
@@ -272,8 +274,12 @@ def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> list[
             request = requests.get(answer.request)
             wrong_type |= request is not None and type(answer.response) is not responses[type(request)]
     held = {
+        # A JoinGroup or SyncGroup may stay parked past the run's end, or be superseded by the
+        # same member's next one (never answered, as in Kafka); every other request is answered.
         "one_answer_each": (len(result.outputs) == len(run.events) and not answered_early
-                            and seen == dict.fromkeys(requests, 1)),
+                            and all(n == 1 for n in seen.values())
+                            and all(i in seen or isinstance(e, JoinGroup | SyncGroup)
+                                    for i, e in requests.items())),
         "answer_types": not wrong_type and set(seen) <= set(requests),
     }
     return [p for p in properties if not held[p]]

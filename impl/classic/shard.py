@@ -1,0 +1,96 @@
+"""One ``__consumer_offsets`` partition's coordinator: Kafka's ``GroupCoordinatorShard``.
+
+It owns the groups and offsets whose ids hash to its partition, routes each request to the
+group or offset manager as a write operation, replays its log's entries into both managers, and
+runs the periodic offset expiration job (``expire-group-metadata``) on its own timer.
+"""
+
+from __future__ import annotations
+
+from groupspec.impl.classic.group import EMPTY
+from groupspec.impl.classic.group_metadata import GroupMetadataManager
+from groupspec.impl.classic.offsets import OffsetMetadataManager
+from groupspec.impl.runtime.runtime import ShardContext, WriteResult
+from groupspec.types.classic import (
+    Answer,
+    ClassicConfig,
+    GroupResult,
+    LogEntry,
+    TxnEnd,
+    TxnRecord,
+)
+from groupspec.types.errors import Errors
+from groupspec.types.records import GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue
+from groupspec.types.records.registry import CoordinatorRecord
+
+EXPIRE_GROUP_METADATA = "expire-group-metadata"
+
+
+class GroupCoordinatorShard:
+    def __init__(self, config: ClassicConfig, context: ShardContext) -> None:
+        self.config = config
+        self.context = context
+        self.group_manager = GroupMetadataManager(config, context)
+        self.offset_manager = OffsetMetadataManager(config, self.group_manager)
+
+    # -- CoordinatorShard -------------------------------------------------------------------------
+
+    def replay(self, offset: int, entry: LogEntry) -> None:
+        if isinstance(entry, TxnEnd):
+            self.offset_manager.replay_end_transaction(entry)
+            return
+        producer_id = None
+        if isinstance(entry, TxnRecord):
+            producer_id, entry = entry.producer_id, entry.record
+        assert isinstance(entry, CoordinatorRecord)
+        key, value = entry.key, entry.value
+        if isinstance(key, OffsetCommitKey):
+            assert value is None or isinstance(value, OffsetCommitValue)
+            self.offset_manager.replay(offset, key, value, producer_id)
+        elif isinstance(key, GroupMetadataKey):
+            assert value is None or isinstance(value, GroupMetadataValue)
+            self.group_manager.replay(key, value)
+            if value is None:
+                self.offset_manager.delete_group(key.group)
+        # Other record types on __consumer_offsets belong to consumer and share groups.
+
+    def on_loaded(self) -> None:
+        self.group_manager.on_loaded()
+        self.schedule_expiration()
+
+    def on_unloaded(self) -> list[Answer]:
+        return self.group_manager.on_unloaded()
+
+    # -- the offset expiration job ----------------------------------------------------------------
+
+    def schedule_expiration(self) -> None:
+        self.context.schedule(EXPIRE_GROUP_METADATA, self.config.offsets_retention_check_interval_ms,
+                              self._expire)
+
+    def _expire(self) -> WriteResult:
+        out = WriteResult(replay=True)
+        self.offset_manager.expire(out, self.context.now())
+        self.schedule_expiration()
+        return out
+
+    # -- admin writes -------------------------------------------------------------------------------
+
+    def delete_group(self, group_id: str) -> tuple[GroupResult, WriteResult]:
+        """One group of a DeleteGroups: only an Empty group goes, with all its offsets."""
+        out = WriteResult(replay=True)
+        group = self.group_manager.group(group_id)
+        if group is None:
+            return GroupResult(group_id, Errors.GROUP_ID_NOT_FOUND), out
+        if group.state != EMPTY:
+            return GroupResult(group_id, Errors.NON_EMPTY_GROUP), out
+        self.offset_manager.delete_all_offsets(out, group_id)
+        out.records.append(CoordinatorRecord(GroupMetadataKey(group_id), None))
+        return GroupResult(group_id, Errors.NONE), out
+
+    def end_transaction(self, end: TxnEnd) -> WriteResult:
+        """A transaction marker for this partition, if the producer has offsets pending here."""
+        out = WriteResult(replay=True)
+        if self.offset_manager.has_open_transaction(end.producer_id):
+            out.records.append(end)
+        return out
+

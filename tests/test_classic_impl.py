@@ -1,0 +1,131 @@
+"""What only the implementation has: shards, hosting, logs on disk, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from groupspec.cli import main
+from groupspec.impl.classic import ClassicCoordinator
+from groupspec.impl.runtime.partitioning import partition_for
+from groupspec.types import InputError
+from groupspec.types.classic import (
+    AdvanceClock,
+    ClassicConfig,
+    CommitPartition,
+    CommitTopic,
+    DeleteGroups,
+    DescribeGroups,
+    Heartbeat,
+    JoinGroup,
+    JoinGroupResponse,
+    OffsetCommit,
+    OffsetFetch,
+    Restart,
+    SyncGroup,
+)
+from groupspec.types.errors import Errors
+from tests.classic_targets import PROTOCOLS
+
+TOPICS = (CommitTopic("orders", (CommitPartition(0, 42),)),)
+
+
+def stable_group(coordinator: ClassicCoordinator, group_id: str = "testgroup") -> str:
+    """One member, Stable at generation 1; returns its member id."""
+    first = coordinator.handle(JoinGroup(group_id, protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    member = first.answers[0].response.member_id  # type: ignore[attr-defined]
+    coordinator.handle(JoinGroup(group_id, member_id=member, protocols=PROTOCOLS), 1)
+    coordinator.handle(AdvanceClock(3_000), 2)
+    coordinator.handle(SyncGroup(group_id, 1, member, protocol_type="consumer", protocol_name="range"), 3)
+    return str(member)
+
+
+def test_a_group_lives_on_its_partition() -> None:
+    coordinator = ClassicCoordinator()
+    stable_group(coordinator)
+    assert coordinator.partition_for("testgroup") == 27  # seed 002
+    assert coordinator.runtime.log(27).next_offset > 0
+    assert all(coordinator.runtime.log(p).next_offset == 0 for p in range(50) if p != 27)
+
+
+def test_an_unhosted_shard_answers_not_coordinator() -> None:
+    coordinator = ClassicCoordinator()
+    member = stable_group(coordinator)
+    coordinator.runtime.unload(27)
+    out = coordinator.handle(Heartbeat("testgroup", 1, member), 4)
+    assert out.answers[0].response.error is Errors.NOT_COORDINATOR  # type: ignore[attr-defined]
+    commit = coordinator.handle(OffsetCommit("testgroup", 1, member, topics=TOPICS), 5)
+    assert commit.answers[0].response.topics[0].partitions[0].error is Errors.NOT_COORDINATOR  # type: ignore[attr-defined]
+    fetch = coordinator.handle(OffsetFetch("testgroup"), 6).answers[0].response
+    assert fetch.error is Errors.NOT_COORDINATOR  # type: ignore[attr-defined]
+    described = coordinator.handle(DescribeGroups(("testgroup",)), 7).answers[0].response
+    assert described.groups[0].error is Errors.NOT_COORDINATOR  # type: ignore[attr-defined]
+    deleted = coordinator.handle(DeleteGroups(("testgroup",)), 8).answers[0].response
+    assert deleted.results[0].error is Errors.NOT_COORDINATOR  # type: ignore[attr-defined]
+    assert "testgroup" not in [g.group_id for g in coordinator.view().groups]
+    # Loading again brings the group back from its log, its member's session timer re-armed.
+    coordinator.runtime.begin_load(27)
+    loading = coordinator.handle(Heartbeat("testgroup", 1, member), 9).answers[0].response
+    assert loading.error is Errors.COORDINATOR_LOAD_IN_PROGRESS  # type: ignore[attr-defined]
+    coordinator.runtime.load(27)
+    group = coordinator.view().groups[0]
+    assert (group.group_id, group.state, group.generation_id) == ("testgroup", "Stable", 1)
+    assert group.timers == ((f"heartbeat-testgroup-{member}", 3_000 + 45_000),)
+    ok = coordinator.handle(Heartbeat("testgroup", 1, member), 10).answers[0].response
+    assert ok.error is Errors.NONE  # type: ignore[attr-defined]
+
+
+def test_unloading_answers_parked_requests() -> None:
+    coordinator = ClassicCoordinator()
+    first = coordinator.handle(JoinGroup("testgroup", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    member = first.answers[0].response.member_id  # type: ignore[attr-defined]
+    parked = coordinator.handle(JoinGroup("testgroup", member_id=member, protocols=PROTOCOLS), 1)
+    assert parked.answers == ()
+    out = coordinator.handle(Restart(), 2)
+    assert [(a.request, a.response) for a in out.answers] == [
+        (1, JoinGroupResponse(Errors.NOT_COORDINATOR, member_id=member))]
+    # Only the empty group record was written, so the group comes back Empty and memberless.
+    assert [(g.state, g.members) for g in coordinator.view().groups] == [("Empty", ())]
+
+
+def test_logs_on_disk_reload_and_decode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    coordinator = ClassicCoordinator(log_dir=tmp_path)
+    member = stable_group(coordinator)
+    coordinator.handle(OffsetCommit("testgroup", 1, member, topics=TOPICS), 4)
+    before = coordinator.view()
+    coordinator.runtime.close()
+    again = ClassicCoordinator(log_dir=tmp_path, start_ms=before.now_ms)
+    after = again.view()
+    # What a record carries survives; parked state and timers are rebuilt by the load.
+    assert [(g.group_id, g.state, g.generation_id, g.leader_id, g.offsets) for g in after.groups] == [
+        (g.group_id, g.state, g.generation_id, g.leader_id, g.offsets) for g in before.groups]
+    again.runtime.close()
+    assert main(["decode", str(tmp_path / "__consumer_offsets-27")]) == 0
+    docs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # The new group's empty record, the leader's SyncGroup (generation 1), the commit.
+    assert [d["type"] for d in docs] == ["GroupMetadata", "GroupMetadata", "OffsetCommit"]
+    assert docs[1]["value"]["generation"] == 1
+    assert docs[1]["consumerProtocol"][0]["subscription"]["topics"] == ["orders"]
+    assert docs[2]["value"]["offset"] == 42
+
+
+def test_bad_input_is_a_typed_error() -> None:
+    with pytest.raises(InputError, match="config"):
+        ClassicCoordinator({"max_size": 3})  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="partitions"):
+        ClassicCoordinator(ClassicConfig(offsets_topic_partitions=0))
+    coordinator = ClassicCoordinator()
+    with pytest.raises(InputError, match="event"):
+        coordinator.handle("JoinGroup", 0)  # type: ignore[arg-type]
+    assert coordinator.view().groups == ()  # nothing was lost or half-done
+
+
+def test_thousands_of_groups_spread_over_shards() -> None:
+    coordinator = ClassicCoordinator(ClassicConfig(initial_rebalance_delay_ms=0))
+    for n in range(2_000):
+        coordinator.handle(OffsetCommit(f"simple-{n}", topics=TOPICS), n)
+    used = {partition_for(f"simple-{n}") for n in range(2_000)}
+    assert len(used) == 50
+    assert len(coordinator.view().groups) == 2_000
