@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable
 
 from groupspec.impl.classic import ClassicCoordinator
-
 from groupspec.impl.runtime.partitioning import partition_for
 from groupspec.types.classic import (
     AdvanceClock,

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from groupspec.impl.classic import ClassicCoordinator
 from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from groupspec.impl.classic import ClassicCoordinator
 from groupspec.spec import classic_group as spec
 from groupspec.types.classic import (
     AdvanceClock,

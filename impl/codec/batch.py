@@ -689,7 +689,13 @@ def _check_int(name: str, value: int, low: int, high: int) -> None:
         raise InputError(name, f"{value!r} is not an integer in [{low}, {high}]")
 
 
+#: Zig-zag varints of 0..63 (one byte each): most lengths and deltas in coordinator batches.
+_SMALL_ZIGZAG = tuple(bytes((v << 1,)) for v in range(64))
+
+
 def _zigzag(name: str, value: int, bits: int) -> bytes:
+    if type(value) is int and 0 <= value < 64:
+        return _SMALL_ZIGZAG[value]
     low = -(1 << (bits - 1))
     if not isinstance(value, int) or not low <= value < -low:
         raise InputError(name, f"{value!r} does not fit a {bits}-bit varint")
