@@ -1,0 +1,300 @@
+"""The share partition's words: record states, acknowledge types, events, responses, persister writes.
+
+A share partition (KIP-932, Kafka's ``SharePartition``) tracks the in-flight records of one
+(share group, topic partition): which member holds which offset, how often each was delivered,
+where the share-partition start offset (SPSO) is. The spec (``groupspec.spec.share_partition``)
+and the implementation (``groupspec.impl.share``) take the same events and answer the same
+values, so a test can drive both and compare.
+
+The log is an input: a :class:`Fetch` carries the log batches the broker read (first and last
+offset of each), exactly what Kafka hands to ``SharePartition#acquire``. The persister (Kafka's
+share coordinator behind ``Persister``) is part of the machine: writes go to it synchronously and
+its answer (success, or an injected error) is known within the step.
+
+Names and numbers follow Kafka 4.x trunk (docs/reference/share-partition-kafka.md, "L3").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from groupspec.types.errors import Errors
+
+
+class RecordState(IntEnum):
+    """``RecordState``: the wire ids used in persisted state batches."""
+
+    AVAILABLE = 0
+    ACQUIRED = 1
+    ACKNOWLEDGED = 2
+    ARCHIVED = 4
+
+    @property
+    def terminal(self) -> bool:
+        return self in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED)
+
+
+class AcknowledgeType(IntEnum):
+    """The acknowledgement byte of ShareFetch/ShareAcknowledge; 0 marks an offset with no record."""
+
+    GAP = 0
+    ACCEPT = 1
+    RELEASE = 2
+    REJECT = 3
+    RENEW = 4
+
+
+#: The member id of a record nobody holds (``SharePartition.EMPTY_MEMBER_ID`` in trunk).
+EMPTY_MEMBER_ID = ""
+
+
+@dataclass(frozen=True)
+class SharePartitionConfig:
+    """The broker settings a share partition is created with (``ShareGroupConfig`` defaults).
+
+    ``max_in_flight_records`` is group.share.partition.max.record.locks (range 100..10000 on a
+    broker; any positive value is accepted here, as Kafka's own tests do).
+    """
+
+    delivery_count_limit: int = 5
+    max_in_flight_records: int = 2_000
+    record_lock_duration_ms: int = 30_000
+
+    @property
+    def throttle_limit(self) -> int:
+        """T = max(2, ceil(limit / 2)): from this delivery count on, a batch is handed out in halves."""
+        return max(2, -(-self.delivery_count_limit // 2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Persisted state
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PersisterBatch:
+    """One state batch as the share coordinator stores and returns it (``PersisterStateBatch``)."""
+
+    first_offset: int
+    last_offset: int
+    delivery_state: RecordState
+    delivery_count: int
+
+
+@dataclass(frozen=True)
+class PersistedState:
+    """What a ReadShareGroupState returns: the SPSO, the state epoch and the state batches.
+
+    ``start_offset`` -1 means "never initialized": the share partition then starts at
+    ``share.auto.offset.reset`` (given to it as the log's latest offset).
+    """
+
+    state_epoch: int = 0
+    start_offset: int = 0
+    batches: tuple[PersisterBatch, ...] = ()
+
+
+@dataclass(frozen=True)
+class StateWrite:
+    """One WriteShareGroupState the share partition sent, and the persister's answer."""
+
+    start_offset: int
+    state_epoch: int
+    leader_epoch: int
+    batches: tuple[PersisterBatch, ...]
+    error: Errors = Errors.NONE
+
+
+# ---------------------------------------------------------------------------------------------
+# Events
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogBatch:
+    """A record batch read from the partition's log: its base offset and last offset.
+
+    Offsets inside it may have no record (compaction, control records); a share partition
+    acquires them too and the client acknowledges them as gaps.
+    """
+
+    base_offset: int
+    last_offset: int
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """``SharePartition#acquire`` for one ShareFetch: the member, the fetch offset the broker
+    read from, the log batches read, and the request's MaxRecords and BatchSize."""
+
+    member_id: str
+    fetch_offset: int
+    log: tuple[LogBatch, ...]
+    max_fetch_records: int = 500
+    batch_size: int = 500
+
+
+@dataclass(frozen=True)
+class AckBatch:
+    """One acknowledgement batch: one type for the whole range, or one type per offset."""
+
+    first_offset: int
+    last_offset: int
+    types: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Acknowledge:
+    """A member's acknowledgements for this partition (ShareAcknowledge or a ShareFetch's)."""
+
+    member_id: str
+    batches: tuple[AckBatch, ...]
+
+
+@dataclass(frozen=True)
+class ReleaseMember:
+    """The member left or closed its share session: its ACQUIRED records are released."""
+
+    member_id: str
+
+
+@dataclass(frozen=True)
+class MoveLogStart:
+    """The log's start offset moved (retention, DeleteRecords): a fetch got OFFSET_OUT_OF_RANGE."""
+
+    log_start_offset: int
+
+
+@dataclass(frozen=True)
+class AdvanceClock:
+    """Move the injected clock to ``to_ms``; expired acquisition locks fire in order."""
+
+    to_ms: int
+
+
+@dataclass(frozen=True)
+class SetPersisterError:
+    """From now on the persister answers every write (and read) with ``error`` (NONE: healthy)."""
+
+    error: Errors = Errors.NONE
+
+
+@dataclass(frozen=True)
+class FenceLeader:
+    """Another broker became the partition's leader and read the state with a higher leader
+    epoch: this share partition's writes are fenced (FENCED_LEADER_EPOCH) from now on."""
+
+
+@dataclass(frozen=True)
+class ResetShareState:
+    """InitializeShareGroupState (an offsets reset of the group): a new state epoch and start
+    offset, no batches; writes with the old state epoch are fenced (FENCED_STATE_EPOCH)."""
+
+    start_offset: int
+
+
+@dataclass(frozen=True)
+class Reload:
+    """This broker loads the share partition again (leader failover back, or after it was
+    dropped): a new object with the next leader epoch reads the persisted state; locks and
+    anything not persisted are gone."""
+
+    #: The log's latest offset, used when the persisted start offset is -1.
+    latest_offset: int = 0
+
+
+ShareRequest = Fetch | Acknowledge | ReleaseMember | Reload
+SharePartitionEvent = (ShareRequest | MoveLogStart | AdvanceClock | SetPersisterError | FenceLeader
+                       | ResetShareState)
+
+
+# ---------------------------------------------------------------------------------------------
+# Responses
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AcquiredRecords:
+    first_offset: int
+    last_offset: int
+    delivery_count: int
+
+
+@dataclass(frozen=True)
+class FetchResponse:
+    acquired: tuple[AcquiredRecords, ...] = ()
+    #: Offsets acquired, holes included (Kafka's ShareAcquiredRecords count).
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class AcknowledgeResponse:
+    error: Errors = Errors.NONE
+
+
+@dataclass(frozen=True)
+class ReleaseResponse:
+    error: Errors = Errors.NONE
+
+
+@dataclass(frozen=True)
+class ReloadResponse:
+    error: Errors = Errors.NONE
+
+
+@dataclass(frozen=True)
+class Answer:
+    request: int
+    response: object
+
+
+@dataclass(frozen=True)
+class Output:
+    answers: tuple[Answer, ...] = ()
+    writes: tuple[StateWrite, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The observable state
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordView:
+    offset: int
+    state: RecordState
+    delivery_count: int
+    member_id: str
+    #: When the acquisition lock expires; None when no lock is running.
+    lock_deadline_ms: int | None
+
+
+@dataclass(frozen=True)
+class BatchView:
+    """A cached in-flight batch: its range and whether it keeps per-offset state."""
+
+    first_offset: int
+    last_offset: int
+    split: bool
+
+
+@dataclass(frozen=True)
+class SharePartitionView:
+    now_ms: int
+    #: "ACTIVE", or "FAILED" after a reload whose read failed.
+    status: str
+    leader_epoch: int
+    state_epoch: int
+    start_offset: int
+    end_offset: int
+    next_fetch_offset: int
+    batches: tuple[BatchView, ...]
+    records: tuple[RecordView, ...]
+    #: (gap start, end offset) of the persisted state's first gap while it is still being filled.
+    gap_window: tuple[int, int] | None
+    #: What the persister holds: state epoch, leader epoch, start offset, canonical batches.
+    persisted_state_epoch: int
+    persisted_leader_epoch: int
+    persisted_start_offset: int
+    persisted: tuple[PersisterBatch, ...]
