@@ -1,7 +1,8 @@
-"""One driver for the share partition's layers, for scenario tests (the spec; the impl joins it)."""
+"""One driver for both layers of the share partition, for scenario tests."""
 
 from __future__ import annotations
 
+from groupspec.impl.share import SharePartitionMachine
 from groupspec.spec import share_partition as spec
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
@@ -21,10 +22,11 @@ from groupspec.types.share_partition import (
     SharePartitionConfig,
     SharePartitionEvent,
     SharePartitionView,
+    StateWrite,
 )
 from groupspec.types.share_partition import Fetch as FetchEvent
 
-LAYERS = ("spec",)
+LAYERS = ("spec", "impl")
 M1 = "member-1"
 #: SharePartitionTest's defaults (docs/reference/share-partition-kafka.md §16).
 TEST_CONFIG = SharePartitionConfig(delivery_count_limit=5, max_in_flight_records=200,
@@ -40,12 +42,18 @@ class Partition:
         self.layer = layer
         self.index = 0
         self.outputs: list[Output] = []
-        self._state = spec.initial_state(config, persisted, 0, latest_offset)
+        if layer == "spec":
+            self._state = spec.initial_state(config, persisted, 0, latest_offset)
+        else:
+            self._impl = SharePartitionMachine(config, persisted, latest_offset=latest_offset)
 
     def send(self, event: SharePartitionEvent) -> object | None:
         index = self.index
         self.index += 1
-        self._state, out = spec.step(self._state, event, index)
+        if self.layer == "spec":
+            self._state, out = spec.step(self._state, event, index)
+        else:
+            out = self._impl.handle(event, index)
         self.outputs.append(out)
         return out.answers[0].response if out.answers else None
 
@@ -79,7 +87,7 @@ class Partition:
         self.send(SetPersisterError(error))
 
     def view(self) -> SharePartitionView:
-        return spec.view(self._state)
+        return spec.view(self._state) if self.layer == "spec" else self._impl.view()
 
     @property
     def nfo(self) -> int:
@@ -113,5 +121,5 @@ class Partition:
             locks.add(r.offset if batch.split else batch.first_offset)
         return len(locks)
 
-    def writes(self) -> list[object]:
+    def writes(self) -> list[StateWrite]:
         return [w for out in self.outputs for w in out.writes]

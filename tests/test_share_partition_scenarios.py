@@ -12,7 +12,14 @@ from __future__ import annotations
 import pytest
 
 from groupspec.types.errors import Errors
-from groupspec.types.share_partition import PersistedState, PersisterBatch, RecordState, SharePartitionConfig
+from groupspec.types.share_partition import (
+    PersistedState,
+    PersisterBatch,
+    RecordState,
+    Reload,
+    ReloadResponse,
+    SharePartitionConfig,
+)
 from tests.share_targets import ACK, ACQ, ARCH, AV, LAYERS, M1, TEST_CONFIG, Partition
 
 ACCEPT, RELEASE, REJECT, RENEW, GAP = 1, 2, 3, 4, 0
@@ -446,6 +453,44 @@ def test_e34_compacted_offsets_are_archived(layer: str) -> None:
     assert p.rec(0) == (ARCH, 1, "") and p.nfo == 10 and p.spso == 0
     p.release()
     assert (p.spso, p.nfo, p.batches()) == (5, 5, [(5, 9, False), (10, 24, False)])
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_the_start_moves_back_when_the_cache_empties(layer: str) -> None:
+    """docs/divergences.md, share_spso_backwards: Kafka puts SPSO after the last cached offset.
+
+    The log start passed the whole cache while the gap 3-4 was held; once the release archives
+    it, maybeUpdateCachedStateAndOffsets empties the cache and sets SPSO to 12 + 1, below the 14
+    it had and below the 14 it has just persisted.
+    """
+    p = Partition(layer, persisted=persisted(1, 3, (5, 7, AV, 2), (10, 12, ACK, 1)))
+    assert p.fetch(3, (3, 9), max_records=1) == ([(3, 4, 1)], 2)
+    p.move_log_start(14)
+    assert (p.spso, p.end, p.nfo, len(p.batches())) == (14, 14, 14, 3)
+    assert p.release() is Errors.NONE
+    assert p.writes()[-1].start_offset == 14
+    assert (p.spso, p.end, p.nfo, p.batches()) == (13, 13, 13, [])
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_t18_acknowledging_across_an_uncached_start(layer: str) -> None:
+    """docs/divergences.md, share_ack_missing_floor: Kafka's NullPointerException, as an error."""
+    p = Partition(layer, persisted=persisted(1, 10, (15, 20, ACK, 1)))
+    assert (p.spso, p.batches()) == (10, [(15, 20, False)])
+    assert p.ack((5, 12, ACCEPT)) is Errors.UNKNOWN_SERVER_ERROR
+    assert (p.spso, p.batches(), p.writes()) == (10, [(15, 20, False)], [])
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_t17_a_reload_leaves_no_old_locks(layer: str) -> None:
+    """docs/divergences.md, share_fenced_timers: the replaced partition's locks do not fire."""
+    p = Partition(layer)
+    assert p.fetch(0, (0, 9)) == ([(0, 9, 1)], 10)
+    assert p.send(Reload(latest_offset=10)) == ReloadResponse(Errors.NONE)
+    assert (p.view().leader_epoch, p.batches(), p.locks()) == (1, [], 0)
+    p.advance(40_000)
+    assert p.writes() == [] and p.view().records == ()
+    assert p.fetch(0, (0, 9)) == ([(0, 9, 1)], 10)
 
 
 def test_test_defaults_are_the_kafka_test_class_ones() -> None:

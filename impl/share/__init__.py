@@ -1,0 +1,18 @@
+"""KIP-932 share partitions, structured as Kafka's: in-flight batches, a persister, lock timers.
+
+``SharePartition`` is the state machine; ``SharePartitionMachine`` runs one with its persister
+and clock from events (the spec's vocabulary). docs/reference/share-partition-kafka.md is the
+fact sheet both follow.
+"""
+
+from groupspec.impl.share.machine import SharePartitionMachine
+from groupspec.impl.share.partition import SharePartition
+from groupspec.impl.share.persister import FaultInjectingPersister, InMemoryPersister, Persister
+
+__all__ = [
+    "FaultInjectingPersister",
+    "InMemoryPersister",
+    "Persister",
+    "SharePartition",
+    "SharePartitionMachine",
+]

@@ -1,0 +1,131 @@
+"""A share partition with its persister and clock, driven by events: what tests and vectors use.
+
+``SharePartitionMachine`` takes the same events as the spec's ``step`` and returns the same
+``Output`` (answers and the state writes the persister saw), so the two can be compared step by
+step. It plays the broker around the share partition: the clock, the persister (an in-memory
+share coordinator state behind a fault injector), and the reload of the partition as a new
+leader.
+"""
+
+from __future__ import annotations
+
+from groupspec.impl.runtime.clock import ManualClock
+from groupspec.impl.runtime.timer import TimerQueue
+from groupspec.impl.share.in_flight import LockTimer
+from groupspec.impl.share.partition import SharePartition, SharePartitionState
+from groupspec.impl.share.persister import FaultInjectingPersister, InMemoryPersister
+from groupspec.types import InputError
+from groupspec.types.share_partition import (
+    Acknowledge,
+    AcknowledgeResponse,
+    AdvanceClock,
+    Answer,
+    BatchView,
+    FenceLeader,
+    Fetch,
+    MoveLogStart,
+    Output,
+    PersistedState,
+    RecordState,
+    RecordView,
+    ReleaseMember,
+    ReleaseResponse,
+    Reload,
+    ReloadResponse,
+    ResetShareState,
+    SetPersisterError,
+    SharePartitionConfig,
+    SharePartitionEvent,
+    SharePartitionView,
+)
+
+
+def check_persisted(config: SharePartitionConfig, persisted: PersistedState) -> None:
+    """Refuse a persisted state no healthy share coordinator with this config could hold."""
+    if persisted.start_offset < -1 or (persisted.start_offset == -1 and persisted.batches):
+        raise InputError("persisted.start_offset", "must be >= 0, or -1 with no state batches")
+    previous = persisted.start_offset - 1
+    for i, b in enumerate(persisted.batches):
+        where = f"persisted.batches[{i}]"
+        if b.first_offset > b.last_offset or b.first_offset <= previous:
+            raise InputError(where, "state batches must be sorted, non-empty and not overlap")
+        if b.first_offset < persisted.start_offset:
+            raise InputError(where, f"starts below the start offset {persisted.start_offset}")
+        if b.delivery_state == RecordState.ACQUIRED:
+            raise InputError(where, "ACQUIRED is never persisted (a lock does not survive a load)")
+        if b.delivery_count < 0 or (b.delivery_state == RecordState.AVAILABLE
+                                    and b.delivery_count >= config.delivery_count_limit):
+            raise InputError(where, f"delivery count {b.delivery_count} is not possible for "
+                             f"{b.delivery_state.name} with limit {config.delivery_count_limit}")
+        previous = b.last_offset
+
+
+class SharePartitionMachine:
+    def __init__(self, config: SharePartitionConfig = SharePartitionConfig(),  # noqa: B008
+                 persisted: PersistedState = PersistedState(), *, start_ms: int = 0,  # noqa: B008
+                 latest_offset: int = 0) -> None:
+        if not isinstance(config, SharePartitionConfig):
+            raise InputError("config", f"expected a SharePartitionConfig, got {type(config).__name__}")
+        check_persisted(config, persisted)
+        self.config = config
+        self.clock = ManualClock(start_ms)
+        self.store = InMemoryPersister(persisted)
+        self.persister = FaultInjectingPersister(self.store)
+        self.partition = self._new_partition(0)
+        self.partition.maybe_initialize(latest_offset)
+
+    def _new_partition(self, leader_epoch: int) -> SharePartition:
+        self.timers: TimerQueue[LockTimer] = TimerQueue(self.clock)
+        return SharePartition(self.config, self.persister, self.clock, self.timers, leader_epoch)
+
+    def handle(self, event: SharePartitionEvent, index: int) -> Output:
+        written = len(self.store.writes)
+        answers: list[Answer] = []
+        p = self.partition
+        match event:
+            case Fetch():
+                answers.append(Answer(index, p.acquire(event.member_id, event.fetch_offset, event.log,
+                                                       event.max_fetch_records, event.batch_size)))
+            case Acknowledge():
+                error = p.acknowledge(event.member_id, event.batches)
+                answers.append(Answer(index, AcknowledgeResponse(error)))
+            case ReleaseMember():
+                answers.append(Answer(index, ReleaseResponse(p.release_acquired_records(event.member_id))))
+            case MoveLogStart():
+                if p.partition_state == SharePartitionState.ACTIVE:
+                    p.update_cache_and_offsets(event.log_start_offset)
+            case AdvanceClock():
+                self.timers.advance(max(self.clock.now(), event.to_ms), p.on_lock_expired)
+            case SetPersisterError():
+                self.persister.error = event.error
+            case FenceLeader():
+                self.store.fence_leader(p.leader_epoch)
+            case ResetShareState():
+                self.store.initialize(event.start_offset)
+            case Reload():
+                self.partition = self._new_partition(max(p.leader_epoch, self.store.leader_epoch) + 1)
+                error = self.partition.maybe_initialize(event.latest_offset)
+                answers.append(Answer(index, ReloadResponse(error)))
+            case _:
+                raise InputError("event", f"{type(event).__name__} is not a share partition event")
+        return Output(tuple(answers), tuple(self.store.writes[written:]))
+
+    def view(self) -> SharePartitionView:
+        p = self.partition
+        batches = []
+        records = []
+        for first in p._keys:
+            batch = p.cached[first]
+            batches.append(BatchView(batch.first_offset, batch.last_offset, batch.split))
+            for offset, state in batch.states():
+                records.append(RecordView(offset, state.state, state.delivery_count, state.member_id,
+                                          p.deadline(state.timer)))
+        window = p.gap_window if p.gap_window is not None and p.gap_window[1] == p.end_offset else None
+        status = "ACTIVE" if p.partition_state == SharePartitionState.ACTIVE else "FAILED"
+        return SharePartitionView(
+            now_ms=self.clock.now(), status=status, leader_epoch=p.leader_epoch, state_epoch=p.state_epoch,
+            start_offset=p.start_offset, end_offset=p.end_offset, next_fetch_offset=p.next_fetch_offset(),
+            batches=tuple(batches), records=tuple(records),
+            gap_window=(window[0], window[1]) if window is not None else None,
+            persisted_state_epoch=self.store.state_epoch, persisted_leader_epoch=self.store.leader_epoch,
+            persisted_start_offset=self.store.start_offset, persisted=tuple(self.store.batches))

@@ -1,0 +1,674 @@
+"""Kafka's ``SharePartition``: the in-flight records of one (share group, topic partition).
+
+The cache maps a batch's first offset to its :class:`InFlightBatch`; a sorted key list gives
+floor and range lookups by bisection. Acquisition locks live on the injected clock's timer queue,
+one per unsplit batch or per offset of a split one. Writes go through a :class:`Persister` and
+answer within the call, so a pending transition never outlives the operation that started it.
+
+Section numbers (§n) refer to docs/reference/share-partition-kafka.md, which cites the upstream
+method for each rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Iterator
+
+from groupspec.impl.runtime.clock import ManualClock
+from groupspec.impl.runtime.timer import Fired, TimerQueue
+from groupspec.impl.share.in_flight import (
+    ACKNOWLEDGED,
+    ACQUIRED,
+    ARCHIVED,
+    AVAILABLE,
+    DeliveryCountOps,
+    InFlightBatch,
+    InFlightState,
+    LockTimer,
+)
+from groupspec.impl.share.persister import Persister
+from groupspec.types.errors import Errors
+from groupspec.types.share_partition import (
+    EMPTY_MEMBER_ID,
+    AckBatch,
+    AcknowledgeType,
+    AcquiredRecords,
+    FetchResponse,
+    LogBatch,
+    PersisterBatch,
+    RecordState,
+    SharePartitionConfig,
+    StateWrite,
+)
+
+ACK_TYPE_TO_STATE = {AcknowledgeType.GAP: ARCHIVED, AcknowledgeType.ACCEPT: ACKNOWLEDGED,
+                     AcknowledgeType.RELEASE: AVAILABLE, AcknowledgeType.REJECT: ARCHIVED}
+_KNOWN_TYPES = frozenset(int(t) for t in AcknowledgeType)
+
+
+class SharePartitionState:
+    EMPTY = "EMPTY"
+    ACTIVE = "ACTIVE"
+    FAILED = "FAILED"
+
+
+def persister_error(error: Errors) -> Errors:
+    """fetchPersisterError: the error a client sees for a persister's answer (§15.4)."""
+    if error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
+                 Errors.COORDINATOR_LOAD_IN_PROGRESS):
+        return Errors.COORDINATOR_NOT_AVAILABLE
+    if error in (Errors.GROUP_ID_NOT_FOUND, Errors.UNKNOWN_TOPIC_OR_PARTITION):
+        return error
+    if error in (Errors.FENCED_LEADER_EPOCH, Errors.FENCED_STATE_EPOCH):
+        return Errors.NOT_LEADER_OR_FOLLOWER
+    return Errors.UNKNOWN_SERVER_ERROR
+
+
+def valid_acknowledgement_batches(batches: tuple[AckBatch, ...]) -> bool:
+    """KafkaApis#validateAcknowledgementBatches (§10.1); an overlap by one offset passes (T10)."""
+    previous_last: int | None = None
+    for b in batches:
+        if b.first_offset > b.last_offset or not b.types:
+            return False
+        if previous_last is not None and b.first_offset < previous_last:
+            return False
+        if len(b.types) > 1 and b.last_offset - b.first_offset + 1 != len(b.types):
+            return False
+        if not _KNOWN_TYPES.issuperset(b.types):
+            return False
+        previous_last = b.last_offset
+    return True
+
+
+class _Transitions:
+    """The states one acknowledge or release call moved, pending their write, and what to write."""
+
+    def __init__(self) -> None:
+        self.states: list[InFlightState] = []
+        self.batches: list[PersisterBatch] = []
+
+    def start(self, state: InFlightState, first: int, last: int, target: RecordState,
+              max_delivery: int) -> bool:
+        if state.start_state_transition(target, max_delivery) is None:
+            return False
+        self.states.append(state)
+        self.batches.append(PersisterBatch(first, last, state.state, state.delivery_count))
+        return True
+
+
+class SharePartition:
+    def __init__(self, config: SharePartitionConfig, persister: Persister, clock: ManualClock,
+                 timers: TimerQueue[LockTimer], leader_epoch: int = 0) -> None:
+        self.config = config
+        self.persister = persister
+        self.clock = clock
+        self.timers = timers
+        self.leader_epoch = leader_epoch
+        self.state_epoch = 0
+        self.partition_state = SharePartitionState.EMPTY
+        self.start_offset = 0
+        self.end_offset = 0
+        self.cached: dict[int, InFlightBatch] = {}
+        self._keys: list[int] = []
+        self.find_next_fetch_offset = False
+        #: GapWindow: [gap start, end offset] of the persisted state's first uncovered offset.
+        self.gap_window: list[int] | None = None
+        self._timer_ids = itertools.count()
+
+    # -- the cache ----------------------------------------------------------------------------------
+
+    def _put(self, batch: InFlightBatch) -> None:
+        if batch.first_offset not in self.cached:
+            insort(self._keys, batch.first_offset)
+        self.cached[batch.first_offset] = batch
+
+    def _floor(self, offset: int) -> InFlightBatch | None:
+        i = bisect_right(self._keys, offset)
+        return self.cached[self._keys[i - 1]] if i else None
+
+    def _range(self, low: int, high: int) -> list[InFlightBatch]:
+        """Cached batches whose first offset is in [low, high], ascending."""
+        keys = self._keys[bisect_left(self._keys, low):bisect_right(self._keys, high)]
+        return [self.cached[k] for k in keys]
+
+    def _batches(self) -> Iterator[InFlightBatch]:
+        for k in list(self._keys):
+            yield self.cached[k]
+
+    def _drop_through(self, index: int) -> None:
+        """Remove the first ``index`` batches."""
+        for k in self._keys[:index]:
+            del self.cached[k]
+        del self._keys[:index]
+
+    def _last_batch(self) -> InFlightBatch:
+        return self.cached[self._keys[-1]]
+
+    def _window_active(self) -> bool:
+        return self.gap_window is not None and self.gap_window[1] == self.end_offset
+
+    def _update_gap_window(self, offset: int) -> None:
+        window = self.gap_window
+        if window is None:
+            return
+        if window[1] == self.end_offset and offset <= window[1]:
+            window[0] = offset
+        else:
+            self.gap_window = None
+
+    # -- locks --------------------------------------------------------------------------------------
+
+    def _lock(self, first: int, last: int, deadline: int | None = None) -> LockTimer:
+        timer = LockTimer(f"lock-{next(self._timer_ids)}", first, last)
+        delay = self.config.record_lock_duration_ms if deadline is None else deadline - self.clock.now()
+        self.timers.schedule(timer.key, delay, timer)
+        return timer
+
+    def _cancel(self, timer: LockTimer) -> None:
+        self.timers.cancel(timer.key)
+
+    def deadline(self, timer: LockTimer | None) -> int | None:
+        return None if timer is None else self.timers.deadline(timer.key)
+
+    def _split(self, batch: InFlightBatch) -> None:
+        if batch.split:
+            return
+        whole = batch.whole()
+        deadline = self.deadline(whole.timer)
+        if deadline is None:
+            whole.timer = None  # its lock just fired: the offsets are expired by the caller
+        batch.split_offsets(lambda f, last: self._lock(f, last, deadline), self._cancel)
+
+    # -- initialization (§5) --------------------------------------------------------------------------
+
+    def maybe_initialize(self, latest_offset: int = 0) -> Errors:
+        read = self.persister.read_state(self.leader_epoch)
+        if read.error is not Errors.NONE:
+            self.partition_state = SharePartitionState.FAILED
+            return persister_error(read.error)
+        state = read.state
+        self.state_epoch = state.state_epoch
+        self.start_offset = latest_offset if state.start_offset == -1 else state.start_offset
+        previous_last = self.start_offset - 1
+        gap_start: int | None = None
+        for b in state.batches:
+            if b.first_offset < self.start_offset or b.last_offset < b.first_offset:
+                self.partition_state = SharePartitionState.FAILED
+                return Errors.UNKNOWN_SERVER_ERROR
+            if gap_start is None and b.first_offset > previous_last + 1:
+                gap_start = previous_last + 1
+            previous_last = b.last_offset
+            self._put(InFlightBatch(b.first_offset, b.last_offset,
+                                    InFlightState(RecordState(b.delivery_state), b.delivery_count)))
+        self.partition_state = SharePartitionState.ACTIVE
+        if not self.cached:
+            self.end_offset = self.start_offset
+            return Errors.NONE
+        self.find_next_fetch_offset = True
+        self.end_offset = self._last_batch().last_offset
+        if gap_start is not None:
+            self.gap_window = [gap_start, self.end_offset]
+        self._maybe_update_cached_state_and_offsets()
+        return Errors.NONE
+
+    # -- nextFetchOffset (§7) -------------------------------------------------------------------------
+
+    def next_fetch_offset(self) -> int:
+        if not self.cached or self.start_offset > self._last_batch().last_offset:
+            self.find_next_fetch_offset = False
+            return self.end_offset
+        if not self.find_next_fetch_offset:
+            return self.end_offset + 1
+        active = self._window_active()
+        gap = self.gap_window[0] if active and self.gap_window is not None else -1
+        for batch in self._batches():
+            if active:
+                if batch.first_offset > gap:
+                    return gap
+                gap = max(batch.last_offset + 1, gap)
+            if batch.offset_state is None:
+                whole = batch.whole()
+                if whole.state == AVAILABLE and not whole.pending():
+                    return batch.first_offset
+                continue
+            for offset, state in batch.offset_state.items():
+                if state.state == AVAILABLE and not state.pending():
+                    return offset
+        self.find_next_fetch_offset = False
+        return self.end_offset + 1
+
+    def can_acquire_records(self) -> bool:
+        if self.next_fetch_offset() != self.end_offset + 1:
+            return True
+        in_flight = self.end_offset - self.start_offset + 1 if self.cached else 0
+        return in_flight < self.config.max_in_flight_records
+
+    # -- acquire (§8) ---------------------------------------------------------------------------------
+
+    def acquire(self, member_id: str, fetch_offset: int, log: tuple[LogBatch, ...], max_fetch_records: int,
+                batch_size: int) -> FetchResponse:
+        if self.partition_state != SharePartitionState.ACTIVE or max_fetch_records <= 0 or not log:
+            return FetchResponse()
+        first_batch, last_fetched = log[0], log[-1].last_offset
+        if last_fetched < self.start_offset:
+            return FetchResponse()
+        in_flight = self.end_offset - self.start_offset + 1 if self.cached else 0
+        max_records = min(max_fetch_records, self.config.max_in_flight_records - in_flight)
+        last_to_acquire = last_fetched
+        if max_records <= 0 and fetch_offset <= self.end_offset:
+            max_records = min(max_fetch_records, self.end_offset - fetch_offset + 1)
+            last_to_acquire = min(last_fetched, self.end_offset)
+        if max_records <= 0:
+            return FetchResponse()
+        base = first_batch.base_offset
+        self._maybe_archive_stale_batches(fetch_offset, base)
+        floor = self._floor(base)
+        if floor is None:
+            if base < self.start_offset:
+                base = self.start_offset
+        elif floor.last_offset >= base:
+            base = floor.first_offset
+        sub_map = self._range(min(first_batch.base_offset, base), last_to_acquire)
+        if not sub_map:
+            acquired, count = self._acquire_new_batch_records(member_id, log, base, last_to_acquire,
+                                                              batch_size, max_records)
+            return FetchResponse(tuple(acquired), count)
+        result: list[AcquiredRecords] = []
+        count = 0
+        gap_start = base
+        request_first = first_batch.base_offset
+        for batch in sub_map:
+            if count >= max_records:
+                break
+            if self._window_active():
+                if gap_start < batch.first_offset:
+                    more, n = self._acquire_new_batch_records(member_id, log, gap_start,
+                                                              batch.first_offset - 1, batch_size,
+                                                              max_records - count)
+                    result += more
+                    count += n
+                gap_start = batch.last_offset + 1
+                if count >= max_records:
+                    break
+            full_match = batch.first_offset >= request_first and batch.last_offset <= last_to_acquire
+            throttle = self._should_throttle(batch, request_first, last_to_acquire)
+            if throttle and count > 0:
+                max_records = 0
+                break
+            if not full_match or batch.split or throttle:
+                if not batch.split:
+                    whole = batch.whole()
+                    if whole.state != AVAILABLE or whole.pending():
+                        continue
+                    self._split(batch)
+                more, n = self._acquire_subset(member_id, batch, request_first, last_to_acquire)
+                result += more
+                count += n
+                if throttle and n > 0:
+                    max_records = 0
+                    break
+                continue
+            whole = batch.whole()
+            if whole.state != AVAILABLE or whole.pending():
+                continue
+            if whole.try_update_state(ACQUIRED, DeliveryCountOps.INCREASE, self.config.delivery_count_limit,
+                                      member_id) is None:
+                continue
+            whole.timer = self._lock(batch.first_offset, batch.last_offset)
+            result.append(AcquiredRecords(batch.first_offset, batch.last_offset, whole.delivery_count))
+            count += batch.size()
+        tail = sub_map[-1].last_offset
+        if count < max_records and tail < last_to_acquire:
+            more, n = self._acquire_new_batch_records(member_id, log, tail + 1, last_to_acquire, batch_size,
+                                                      max_records - count)
+            result += more
+            count += n
+        if result:
+            self._update_gap_window(result[-1].last_offset + 1)
+        return FetchResponse(tuple(result), count)
+
+    def _acquire_new_batch_records(self, member_id: str, log: tuple[LogBatch, ...], first: int, last: int,
+                                   batch_size: int, limit: int) -> tuple[list[AcquiredRecords], int]:
+        first_acquired = self.end_offset if not self.cached and self.end_offset > first else first
+        last_acquired = last
+        if limit < last_acquired - first_acquired + 1:
+            wanted = first_acquired + limit - 1
+            last_acquired = next((b.last_offset for b in log if b.base_offset <= wanted <= b.last_offset),
+                                 wanted)
+            if self._window_active() and last_acquired > last:
+                last_acquired = last
+        if last_acquired < first_acquired:
+            return [], 0
+        acquired = []
+        for f, last_offset in self._cut(log, first_acquired, last_acquired, batch_size):
+            state = InFlightState(ACQUIRED, 1, member_id)
+            state.timer = self._lock(f, last_offset)
+            self._put(InFlightBatch(f, last_offset, state))
+            acquired.append(AcquiredRecords(f, last_offset, 1))
+        if self._keys[0] == first_acquired:
+            self.start_offset = first_acquired
+        if last_acquired > self.end_offset:
+            self.end_offset = last_acquired
+        self._update_gap_window(last_acquired + 1)
+        return acquired, last_acquired - first_acquired + 1
+
+    @staticmethod
+    def _cut(log: tuple[LogBatch, ...], first: int, last: int, batch_size: int) -> list[tuple[int, int]]:
+        """BatchOptimizedStrategy#createBatches: at most ``batch_size``-ish, only at log-batch bases."""
+        ranges = []
+        current = first
+        if last - first + 1 > batch_size:
+            for b in log:
+                if b.base_offset > last:
+                    break
+                if b.base_offset - current >= batch_size:
+                    ranges.append((current, b.base_offset - 1))
+                    current = b.base_offset
+        ranges.append((current, last))
+        return ranges
+
+    def _should_throttle(self, batch: InFlightBatch, first: int, last: int) -> bool:
+        limit = self.config.throttle_limit
+        if batch.offset_state is None:
+            whole = batch.whole()
+            return whole.state == AVAILABLE and not whole.pending() and whole.delivery_count >= limit
+        highest = max((s.delivery_count for o, s in batch.offset_state.items()
+                       if first <= o <= last and s.state == AVAILABLE and not s.pending()), default=0)
+        return highest >= limit
+
+    def _acquire_subset(self, member_id: str, batch: InFlightBatch, first: int,
+                        last: int) -> tuple[list[AcquiredRecords], int]:
+        max_delivery, throttle_from = self.config.delivery_count_limit, self.config.throttle_limit
+        taken: list[tuple[int, int]] = []
+        cap = -1
+        for offset, state in batch.offsets().items():
+            if offset < first:
+                continue
+            if offset > last:
+                break
+            if state.state != AVAILABLE or state.pending():
+                continue
+            if max_delivery > 2 and state.delivery_count == max_delivery - 1 and taken:
+                break  # the last delivery of a record goes alone, in a later fetch
+            if state.delivery_count >= throttle_from and cap < 0:
+                cap = max(1, batch.size() >> (state.delivery_count - throttle_from + 1))
+            if state.try_update_state(ACQUIRED, DeliveryCountOps.INCREASE, max_delivery, member_id) is None:
+                continue
+            state.timer = self._lock(offset, offset)
+            taken.append((offset, state.delivery_count))
+            if state.delivery_count == max_delivery and max_delivery > 2:
+                break
+            if len(taken) == cap:
+                break
+        acquired: list[AcquiredRecords] = []
+        for offset, count in taken:
+            previous = acquired[-1] if acquired else None
+            if (previous is not None and previous.last_offset == offset - 1
+                    and previous.delivery_count == count):
+                acquired[-1] = AcquiredRecords(previous.first_offset, offset, count)
+            else:
+                acquired.append(AcquiredRecords(offset, offset, count))
+        return acquired, len(taken)
+
+    # -- archiving without a write (§14) ------------------------------------------------------------------
+
+    def _archive_available(self, start: int, end_exclusive: int, from_key: int) -> bool:
+        """archiveRecords: AVAILABLE records in [start, end) to ARCHIVED, batches from ``from_key`` on."""
+        archived = False
+        for batch in self._range(from_key, end_exclusive - 1):
+            whole_in_range = batch.first_offset >= start and batch.last_offset < end_exclusive
+            if batch.offset_state is None and whole_in_range:
+                whole = batch.whole()
+                if whole.state == AVAILABLE:
+                    whole.archive(self._cancel)
+                    archived = True
+                continue
+            if batch.offset_state is None:
+                if batch.whole().state != AVAILABLE:
+                    continue
+                self._split(batch)
+            for offset, state in batch.offsets().items():
+                if start <= offset < end_exclusive and state.state == AVAILABLE:
+                    state.archive(self._cancel)
+                    archived = True
+        return archived
+
+    def _maybe_archive_stale_batches(self, fetch_offset: int, base_offset: int) -> None:
+        if not self.cached or fetch_offset >= base_offset:
+            return
+        floor = self._floor(fetch_offset)
+        holds = floor is not None and floor.last_offset >= fetch_offset
+        from_key = floor.first_offset if floor is not None and holds else fetch_offset
+        if self._archive_available(fetch_offset, base_offset, from_key):
+            self.find_next_fetch_offset = True
+
+    def update_cache_and_offsets(self, log_start_offset: int) -> None:
+        if log_start_offset <= self.start_offset:
+            return
+        if not self.cached:
+            self.start_offset = self.end_offset = log_start_offset
+            return
+        if self._archive_available(self.start_offset, log_start_offset, self._keys[0]):
+            self.find_next_fetch_offset = True
+        self.start_offset = log_start_offset
+        if self.end_offset < self.start_offset:
+            self.end_offset = self.start_offset
+
+    # -- acknowledge (§10) and release (§11) --------------------------------------------------------------
+
+    def acknowledge(self, member_id: str, batches: tuple[AckBatch, ...]) -> Errors:
+        if self.partition_state != SharePartitionState.ACTIVE:
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION
+        if not valid_acknowledgement_batches(batches):
+            return Errors.INVALID_REQUEST
+        transitions = _Transitions()
+        for batch in batches:
+            error = self._acknowledge_batch(member_id, batch, transitions)
+            if error is not Errors.NONE:
+                self._complete(transitions, False)
+                return error
+        return self._write_then_complete(transitions)
+
+    def _acknowledge_batch(self, member_id: str, batch: AckBatch, transitions: _Transitions) -> Errors:
+        if batch.last_offset < self.start_offset:
+            return Errors.NONE
+        floor = self._floor(batch.first_offset)
+        if floor is None:
+            if not batch.first_offset < self.start_offset <= batch.last_offset:
+                return Errors.INVALID_RECORD_STATE
+            floor = self._floor(self.start_offset)
+            if floor is None:
+                return Errors.UNKNOWN_SERVER_ERROR  # Kafka: a NullPointerException escapes (trap T18)
+        sub_map = self._range(floor.first_offset, batch.last_offset)
+        if batch.last_offset > sub_map[-1].last_offset:
+            return Errors.INVALID_REQUEST
+        per_offset_types = len(batch.types) > 1
+        max_delivery = self.config.delivery_count_limit
+        for cached in sub_map:
+            if cached.last_offset < self.start_offset:
+                continue
+            if cached.offset_state is None:
+                whole = cached.whole()
+                if whole.member_id == EMPTY_MEMBER_ID or whole.member_id != member_id or whole.pending():
+                    return Errors.INVALID_RECORD_STATE
+                inside = cached.first_offset >= batch.first_offset and cached.last_offset <= batch.last_offset
+                start_inside = cached.first_offset < self.start_offset <= cached.last_offset
+                if inside and not per_offset_types and not start_inside:
+                    if whole.state != ACQUIRED:
+                        return Errors.INVALID_RECORD_STATE
+                    kind = AcknowledgeType(batch.types[0])
+                    if kind is AcknowledgeType.RENEW:
+                        self._renew(whole, cached.first_offset, cached.last_offset)
+                    elif not transitions.start(whole, cached.first_offset, cached.last_offset,
+                                               ACK_TYPE_TO_STATE[kind], max_delivery):
+                        return Errors.INVALID_RECORD_STATE
+                    continue
+                if whole.state != ACQUIRED:
+                    return Errors.INVALID_RECORD_STATE
+                self._split(cached)
+            for offset, state in cached.offsets().items():
+                if offset < batch.first_offset or offset < self.start_offset:
+                    continue
+                if offset > batch.last_offset:
+                    break
+                if state.state != ACQUIRED or state.pending() or state.member_id != member_id:
+                    return Errors.INVALID_RECORD_STATE
+                kind = AcknowledgeType(batch.types[offset - batch.first_offset] if per_offset_types
+                                       else batch.types[0])
+                if kind is AcknowledgeType.RENEW:
+                    self._renew(state, offset, offset)
+                elif not transitions.start(state, offset, offset, ACK_TYPE_TO_STATE[kind], max_delivery):
+                    return Errors.INVALID_RECORD_STATE
+        return Errors.NONE
+
+    def _renew(self, state: InFlightState, first: int, last: int) -> None:
+        """KIP-1222: a new full lock, nothing else."""
+        if state.timer is not None:
+            self._cancel(state.timer)
+        state.timer = self._lock(first, last)
+
+    def release_acquired_records(self, member_id: str) -> Errors:
+        if self.partition_state != SharePartitionState.ACTIVE:
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION
+        transitions = _Transitions()
+        max_delivery = self.config.delivery_count_limit
+        for batch in self._batches():
+            if batch.offset_state is None:
+                whole = batch.whole()
+                if (whole.state == ACQUIRED and whole.member_id == member_id
+                        and batch.first_offset < self.start_offset <= batch.last_offset):
+                    self._split(batch)
+            if batch.offset_state is not None:
+                for offset, state in batch.offset_state.items():
+                    if state.member_id in (member_id, EMPTY_MEMBER_ID) and state.state == ACQUIRED:
+                        target = ARCHIVED if offset < self.start_offset else AVAILABLE
+                        if not transitions.start(state, offset, offset, target, max_delivery):
+                            self._complete(transitions, False)
+                            return Errors.INVALID_RECORD_STATE
+                continue
+            whole = batch.whole()
+            if whole.member_id not in (member_id, EMPTY_MEMBER_ID) or whole.state != ACQUIRED:
+                continue
+            target = ARCHIVED if batch.last_offset < self.start_offset else AVAILABLE
+            if not transitions.start(whole, batch.first_offset, batch.last_offset, target, max_delivery):
+                self._complete(transitions, False)
+                return Errors.INVALID_RECORD_STATE
+        return self._write_then_complete(transitions)
+
+    def _complete(self, transitions: _Transitions, commit: bool) -> None:
+        for state in transitions.states:
+            state.complete_state_transition(commit, self._cancel)
+            if state.state == AVAILABLE:
+                self.find_next_fetch_offset = True
+
+    def _write_then_complete(self, transitions: _Transitions) -> Errors:
+        if not transitions.batches:
+            return Errors.NONE
+        error = self._write(transitions.batches)
+        if error is not Errors.NONE:
+            self._complete(transitions, False)
+            return persister_error(error)
+        self._complete(transitions, True)
+        self._maybe_update_cached_state_and_offsets()
+        return Errors.NONE
+
+    def _write(self, batches: list[PersisterBatch]) -> Errors:
+        return self.persister.write_state(StateWrite(self.start_offset, self.state_epoch, self.leader_epoch,
+                                                     tuple(batches)))
+
+    # -- lock expiry (§12) ----------------------------------------------------------------------------
+
+    def on_lock_expired(self, fired: Fired[LockTimer]) -> None:
+        timer = fired.payload
+        floor = self._floor(timer.first_offset)
+        if floor is None:
+            return
+        written: list[PersisterBatch] = []
+        max_delivery = self.config.delivery_count_limit
+        for batch in self._range(floor.first_offset, timer.last_offset):
+            if batch.offset_state is None:
+                whole = batch.whole()
+                if whole.state == ACQUIRED and batch.first_offset < self.start_offset <= batch.last_offset:
+                    self._split(batch)
+            if batch.offset_state is None:
+                whole = batch.whole()
+                if whole.state != ACQUIRED:
+                    continue
+                below = batch.last_offset < self.start_offset
+                self._expire(whole, below, max_delivery)
+                written.append(PersisterBatch(batch.first_offset, batch.last_offset, whole.state,
+                                              whole.delivery_count))
+                continue
+            for offset, state in batch.offset_state.items():
+                if offset < timer.first_offset:
+                    continue
+                if offset > timer.last_offset:
+                    break
+                if state.state == ACQUIRED:
+                    self._expire(state, offset < self.start_offset, max_delivery)
+                    written.append(PersisterBatch(offset, offset, state.state, state.delivery_count))
+        if written:
+            self._write(written)  # only logged when it fails: the expiry stands
+            self._maybe_update_cached_state_and_offsets()
+
+    def _expire(self, state: InFlightState, below_start: bool, max_delivery: int) -> None:
+        target = ARCHIVED if below_start else AVAILABLE
+        state.try_update_state(target, DeliveryCountOps.NO_OP, max_delivery, EMPTY_MEMBER_ID)
+        if state.timer is not None:
+            self._cancel(state.timer)
+            state.timer = None
+        if state.state == AVAILABLE:
+            self.find_next_fetch_offset = True
+
+    # -- moving the start offset (§13) --------------------------------------------------------------
+
+    def _can_move_start_offset(self) -> bool:
+        floor = self._floor(self.start_offset)
+        if floor is None:
+            return False
+        if floor.offset_state is None:
+            state: InFlightState | None = floor.whole()
+        else:
+            state = floor.offset_state.get(self.start_offset)
+        return state is not None and not state.pending() and state.state in (ACKNOWLEDGED, ARCHIVED)
+
+    def _last_offset_acknowledged(self) -> int:
+        last_done = -1
+        window = self.gap_window if self._window_active() else None
+        for batch in self._batches():
+            if window is not None and batch.last_offset >= window[0]:
+                break
+            if batch.offset_state is None:
+                whole = batch.whole()
+                if whole.pending() or whole.state not in (ACKNOWLEDGED, ARCHIVED):
+                    break
+                last_done = batch.last_offset
+                continue
+            for offset, state in batch.offset_state.items():
+                if state.pending() or state.state not in (ACKNOWLEDGED, ARCHIVED):
+                    return last_done
+                last_done = offset
+        return last_done
+
+    def _maybe_update_cached_state_and_offsets(self) -> None:
+        if not self.cached or not self._can_move_start_offset():
+            return
+        last_done = self._last_offset_acknowledged()
+        if last_done == -1:
+            return
+        if last_done == self._last_batch().last_offset:
+            self.start_offset = self.end_offset = last_done + 1
+            self.cached.clear()
+            self._keys.clear()
+            return
+        index = bisect_right(self._keys, last_done) - 1
+        holder = self.cached[self._keys[index]]
+        if last_done == holder.last_offset:
+            self.start_offset = max(self.start_offset, self._keys[index + 1])
+            if self._window_active() and self.gap_window is not None:
+                self.start_offset = min(self.gap_window[0], self.start_offset)
+            self._drop_through(index + 1)
+        else:
+            self.start_offset = max(self.start_offset, last_done + 1)
+            self._drop_through(index)

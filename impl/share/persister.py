@@ -1,0 +1,129 @@
+"""The share-group state persister: the interface a share partition writes through, and two makers.
+
+Kafka's ``Persister`` sends ReadShareGroupState / WriteShareGroupState to the share coordinator,
+which keeps each share partition's state: its start offset, state epoch, leader epoch and state
+batches. :class:`InMemoryPersister` is that coordinator's state for one share partition, with
+its fencing rules (``ShareCoordinatorShard``) and its batch combining
+(``PersisterStateBatchCombiner``: a newer batch overrides older ones where they overlap, nothing
+below the start offset is kept, neighbours with the same state and count merge).
+:class:`FaultInjectingPersister` wraps another and answers with a chosen error instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from groupspec.types.errors import Errors
+from groupspec.types.share_partition import PersistedState, PersisterBatch, StateWrite
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    error: Errors
+    state: PersistedState = field(default_factory=PersistedState)
+
+
+class Persister(Protocol):
+    def read_state(self, leader_epoch: int) -> ReadResult: ...
+
+    def write_state(self, write: StateWrite) -> Errors: ...
+
+
+def combine(batches: list[PersisterBatch], newer: tuple[PersisterBatch, ...],
+            start_offset: int) -> list[PersisterBatch]:
+    """The stored batches after a write: sorted, non-overlapping, trimmed, neighbours merged."""
+    out = list(batches)
+    for b in newer:
+        cut: list[PersisterBatch] = []
+        for old in out:
+            if old.last_offset < b.first_offset or old.first_offset > b.last_offset:
+                cut.append(old)
+                continue
+            if old.first_offset < b.first_offset:
+                cut.append(PersisterBatch(old.first_offset, b.first_offset - 1, old.delivery_state,
+                                          old.delivery_count))
+            if old.last_offset > b.last_offset:
+                cut.append(PersisterBatch(b.last_offset + 1, old.last_offset, old.delivery_state,
+                                          old.delivery_count))
+        cut.append(b)
+        cut.sort(key=lambda x: x.first_offset)
+        out = cut
+    kept: list[PersisterBatch] = []
+    for b in out:
+        if b.last_offset < start_offset:
+            continue
+        if b.first_offset < start_offset:
+            b = PersisterBatch(start_offset, b.last_offset, b.delivery_state, b.delivery_count)
+        last = kept[-1] if kept else None
+        if (last is not None and last.last_offset + 1 == b.first_offset
+                and (last.delivery_state, last.delivery_count) == (b.delivery_state, b.delivery_count)):
+            kept[-1] = PersisterBatch(last.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
+        else:
+            kept.append(b)
+    return kept
+
+
+class InMemoryPersister:
+    """One share partition's state as the share coordinator holds it."""
+
+    def __init__(self, state: PersistedState = PersistedState(), leader_epoch: int = -1) -> None:  # noqa: B008
+        self.state_epoch = state.state_epoch
+        self.start_offset = state.start_offset
+        self.leader_epoch = leader_epoch
+        self.batches: list[PersisterBatch] = combine([], state.batches, state.start_offset)
+        self.writes: list[StateWrite] = []
+
+    def read_state(self, leader_epoch: int) -> ReadResult:
+        if self.leader_epoch > leader_epoch:
+            return ReadResult(Errors.FENCED_LEADER_EPOCH)
+        # A read by a newer leader raises the stored epoch, fencing the older one's writes.
+        self.leader_epoch = max(self.leader_epoch, leader_epoch)
+        state = PersistedState(self.state_epoch, self.start_offset, tuple(self.batches))
+        return ReadResult(Errors.NONE, state)
+
+    def fencing_error(self, write: StateWrite) -> Errors:
+        if write.leader_epoch != -1 and self.leader_epoch > write.leader_epoch:
+            return Errors.FENCED_LEADER_EPOCH
+        if write.state_epoch != -1 and self.state_epoch > write.state_epoch:
+            return Errors.FENCED_STATE_EPOCH
+        return Errors.NONE
+
+    def write_state(self, write: StateWrite) -> Errors:
+        error = self.fencing_error(write)
+        self.writes.append(StateWrite(write.start_offset, write.state_epoch, write.leader_epoch,
+                                      write.batches, error))
+        if error is Errors.NONE:
+            self.start_offset = write.start_offset
+            self.batches = combine(self.batches, write.batches, write.start_offset)
+        return error
+
+    def fence_leader(self, leader_epoch: int) -> None:
+        """Another leader read the state."""
+        self.leader_epoch = max(self.leader_epoch, leader_epoch) + 1
+
+    def initialize(self, start_offset: int) -> None:
+        """InitializeShareGroupState: a new state epoch, start offset, no batches."""
+        self.state_epoch += 1
+        self.start_offset = start_offset
+        self.batches = []
+
+
+class FaultInjectingPersister:
+    """Answers with ``error`` (unless NONE) instead of reaching the wrapped persister."""
+
+    def __init__(self, inner: InMemoryPersister) -> None:
+        self.inner = inner
+        self.error = Errors.NONE
+
+    def read_state(self, leader_epoch: int) -> ReadResult:
+        if self.error is not Errors.NONE:
+            return ReadResult(self.error)
+        return self.inner.read_state(leader_epoch)
+
+    def write_state(self, write: StateWrite) -> Errors:
+        if self.error is not Errors.NONE:
+            self.inner.writes.append(StateWrite(write.start_offset, write.state_epoch, write.leader_epoch,
+                                                write.batches, self.error))
+            return self.error
+        return self.inner.write_state(write)
