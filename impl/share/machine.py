@@ -79,7 +79,7 @@ class SharePartitionMachine:
         return SharePartition(self.config, self.persister, self.clock, self.timers, leader_epoch)
 
     def handle(self, event: SharePartitionEvent, index: int) -> Output:
-        written = len(self.store.writes)
+        self.store.writes.clear()  # the store keeps only the current step's writes
         answers: list[Answer] = []
         p = self.partition
         match event:
@@ -108,7 +108,7 @@ class SharePartitionMachine:
                 answers.append(Answer(index, ReloadResponse(error)))
             case _:
                 raise InputError("event", f"{type(event).__name__} is not a share partition event")
-        return Output(tuple(answers), tuple(self.store.writes[written:]))
+        return Output(tuple(answers), tuple(self.store.writes))
 
     def view(self) -> SharePartitionView:
         p = self.partition

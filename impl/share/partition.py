@@ -507,11 +507,11 @@ class SharePartition:
                 if whole.state != ACQUIRED:
                     return Errors.INVALID_RECORD_STATE
                 self._split(cached)
-            for offset, state in cached.offsets().items():
-                if offset < batch.first_offset or offset < self.start_offset:
-                    continue
-                if offset > batch.last_offset:
-                    break
+            states = cached.offsets()
+            # Kafka walks the batch from its first offset, skipping; the range is the same walk.
+            low = max(cached.first_offset, batch.first_offset, self.start_offset)
+            for offset in range(low, min(cached.last_offset, batch.last_offset) + 1):
+                state = states[offset]
                 if state.state != ACQUIRED or state.pending() or state.member_id != member_id:
                     return Errors.INVALID_RECORD_STATE
                 kind = AcknowledgeType(batch.types[offset - batch.first_offset] if per_offset_types
@@ -645,10 +645,16 @@ class SharePartition:
                     break
                 last_done = batch.last_offset
                 continue
-            for offset, state in batch.offset_state.items():
+            states = batch.offset_state
+            if batch.finished_to > batch.first_offset:
+                last_done = batch.finished_to - 1
+            for offset in range(batch.finished_to, batch.last_offset + 1):
+                state = states[offset]
                 if state.pending() or state.state not in (ACKNOWLEDGED, ARCHIVED):
+                    batch.finished_to = offset
                     return last_done
                 last_done = offset
+            batch.finished_to = batch.last_offset + 1
         return last_done
 
     def _maybe_update_cached_state_and_offsets(self) -> None:

@@ -12,6 +12,7 @@ below the start offset is kept, neighbours with the same state and count merge).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Protocol
 
 from groupspec.types.errors import Errors
@@ -30,25 +31,44 @@ class Persister(Protocol):
     def write_state(self, write: StateWrite) -> Errors: ...
 
 
+def _overlay(old: list[PersisterBatch], new: list[PersisterBatch]) -> list[PersisterBatch]:
+    """Both sorted and non-overlapping; ``new`` wins where they overlap. One sweep, then a sort."""
+    result: list[PersisterBatch] = []
+    j = 0
+    for o in old:
+        first = o.first_offset
+        while j < len(new) and new[j].last_offset < first:
+            j += 1
+        k = j
+        while k < len(new) and new[k].first_offset <= o.last_offset:
+            n = new[k]
+            if n.first_offset > first:
+                result.append(PersisterBatch(first, n.first_offset - 1, o.delivery_state, o.delivery_count))
+            first = max(first, n.last_offset + 1)
+            k += 1
+        if first <= o.last_offset:
+            result.append(o if first == o.first_offset
+                          else PersisterBatch(first, o.last_offset, o.delivery_state, o.delivery_count))
+    result.extend(new)
+    result.sort(key=lambda b: b.first_offset)
+    return result
+
+
 def combine(batches: list[PersisterBatch], newer: tuple[PersisterBatch, ...],
             start_offset: int) -> list[PersisterBatch]:
-    """The stored batches after a write: sorted, non-overlapping, trimmed, neighbours merged."""
-    out = list(batches)
-    for b in newer:
-        cut: list[PersisterBatch] = []
-        for old in out:
-            if old.last_offset < b.first_offset or old.first_offset > b.last_offset:
-                cut.append(old)
-                continue
-            if old.first_offset < b.first_offset:
-                cut.append(PersisterBatch(old.first_offset, b.first_offset - 1, old.delivery_state,
-                                          old.delivery_count))
-            if old.last_offset > b.last_offset:
-                cut.append(PersisterBatch(b.last_offset + 1, old.last_offset, old.delivery_state,
-                                          old.delivery_count))
-        cut.append(b)
-        cut.sort(key=lambda x: x.first_offset)
-        out = cut
+    """The stored batches after a write: sorted, non-overlapping, trimmed, neighbours merged.
+
+    Like the share coordinator's PersisterStateBatchCombiner, a later batch overrides an earlier
+    one. A share partition's write lists disjoint ranges in offset order, which is the fast path;
+    anything else is laid down one batch at a time.
+    """
+    if all(a.last_offset < b.first_offset for a, b in pairwise(newer)):
+        resolved = list(newer)
+    else:
+        resolved = []
+        for b in newer:
+            resolved = _overlay(resolved, [b])
+    out = _overlay(batches, resolved)
     kept: list[PersisterBatch] = []
     for b in out:
         if b.last_offset < start_offset:
@@ -72,6 +92,8 @@ class InMemoryPersister:
         self.start_offset = state.start_offset
         self.leader_epoch = leader_epoch
         self.batches: list[PersisterBatch] = combine([], state.batches, state.start_offset)
+        #: Every write asked of the store, with the answer it got, until its owner clears it
+        #: (SharePartitionMachine reports and clears them each step).
         self.writes: list[StateWrite] = []
 
     def read_state(self, leader_epoch: int) -> ReadResult:
