@@ -11,10 +11,10 @@ Every acknowledgement is written to the in-memory persister before it counts, as
 the start offset moves after each. Prints records per second and microseconds per batch; the
 target is that ``whole`` costs the same per batch whatever B is.
 
-Memory: N in-flight records (default 1,000,000), acquired in batches of 100 and left ACQUIRED,
-measured with tracemalloc: once as whole batches, once after one record of every batch was
-acknowledged (which splits every batch into per-offset state with a lock per offset). Prints
-bytes per in-flight record.
+Memory: N in-flight records (default 1,000,000) acquired and left ACQUIRED, measured with
+tracemalloc: in whole batches of 100 and of 10,000, and in batches of 100 after one record of
+every batch was acknowledged (which splits every batch into per-offset state with a lock per
+offset). Prints bytes per in-flight record.
 
     .venv/bin/python bench/bench_share_partition.py
     .venv/bin/python bench/bench_share_partition.py --records 100000 --memory-records 100000  # quick
@@ -127,11 +127,11 @@ def main() -> None:
             rate, per_batch = throughput(batch, mode, records)
             done = max(1, records // batch) * batch
             print(f"{batch:>6} {mode:>12} {done:>9} {rate:>11,.0f} {per_batch:>10,.1f}")
-    print(f"\nmemory, {args.memory_records:,} in-flight records in batches of 100 (tracemalloc)")
-    for split in (False, True):
-        per_record = memory(args.memory_records, 100, split)
-        label = "split (one record of each accepted)" if split else "whole batches"
-        print(f"  {label:38} {per_record:8.1f} bytes per in-flight record")
+    print(f"\nmemory, {args.memory_records:,} in-flight records (tracemalloc)")
+    for batch, split in ((100, False), (10_000, False), (100, True)):
+        per_record = memory(args.memory_records, batch, split)
+        label = f"batches of {batch:,}, " + ("each split" if split else "whole")
+        print(f"  {label:30} {per_record:8.2f} bytes per in-flight record")
 
 
 if __name__ == "__main__":
