@@ -205,10 +205,10 @@ def _check_persisted(config: SharePartitionConfig, persisted: PersistedState) ->
     previous = persisted.start_offset - 1
     for i, b in enumerate(persisted.batches):
         where = f"persisted.batches[{i}]"
-        if b.first_offset > b.last_offset or b.first_offset <= previous:
-            raise InputError(where, "state batches must be sorted, non-empty and not overlap")
         if b.first_offset < persisted.start_offset:
             raise InputError(where, f"starts below the start offset {persisted.start_offset}")
+        if b.first_offset > b.last_offset or b.first_offset <= previous:
+            raise InputError(where, "state batches must be sorted, non-empty and not overlap")
         if b.delivery_state == ACQUIRED:
             raise InputError(where, "ACQUIRED is never persisted (a lock does not survive a load)")
         if b.delivery_count < 0 or (b.delivery_state == AVAILABLE

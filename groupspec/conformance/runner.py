@@ -285,10 +285,75 @@ def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> list[
     return [p for p in properties if not held[p]]
 
 
+# --- share_partition: answers per event (acquired offsets as a set), writes, the final view ----
+
+#: Checked on an output for which only properties are asked.
+SHARE_PROPERTIES = ("one_answer_each", "answer_types")
+
+
+def _share_response_classes() -> dict[type, type]:
+    from groupspec.types import share_partition as sp
+
+    return {sp.Fetch: sp.FetchResponse, sp.Acknowledge: sp.AcknowledgeResponse,
+            sp.ReleaseMember: sp.ReleaseResponse, sp.Reload: sp.ReloadResponse}
+
+
+def _acquired(response: Any) -> list[tuple[int, int]]:
+    """(offset, delivery count) of every acquired offset, in offset order."""
+    return sorted((o, a.delivery_count) for a in response.acquired
+                  for o in range(a.first_offset, a.last_offset + 1))
+
+
+def _compare_share(expected: Any, actual: Any) -> list[str]:
+    """Answers in order, except that a fetch's acquired ranges are compared offset by offset
+    (how consecutive offsets are grouped into ranges is not specified: docs/divergences.md,
+    share_acquired_ranges); persister writes in order; the final view whole."""
+    from groupspec.conformance.share_json import run_output_from_json
+    from groupspec.types.share_partition import FetchResponse
+
+    want, got = run_output_from_json(expected), run_output_from_json(actual)
+    lines: list[str] = []
+    if len(want.outputs) != len(got.outputs):
+        lines.append(f"outputs: expected {len(want.outputs)} (one per event), got {len(got.outputs)}")
+    for k, (w, g) in enumerate(zip(want.outputs, got.outputs, strict=False)):
+        if len(w.answers) != len(g.answers):
+            lines.append(f"event {k}: expected {len(w.answers)} answer(s), got {len(g.answers)}")
+        for a, b in zip(w.answers, g.answers, strict=False):
+            where = f"event {k}: answer"
+            if (a.request == b.request and isinstance(a.response, FetchResponse)
+                    and isinstance(b.response, FetchResponse)):
+                if _acquired(a.response) != _acquired(b.response):
+                    lines.append(f"{where}: acquired (offset, delivery count) expected "
+                                 f"{_short(_acquired(a.response))}, got {_short(_acquired(b.response))}")
+                if a.response.count != b.response.count:
+                    lines.append(f"{where}.count: expected {a.response.count}, got {b.response.count}")
+            else:
+                _diff(where, a, b, lines)
+        _diff(f"event {k}: writes", w.writes, g.writes, lines)
+    _diff("view", want.view, got.view, lines)
+    return lines
+
+
+def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+    from groupspec.conformance.share_json import run_input_from_json, run_output_from_json
+
+    run, result = run_input_from_json(doc), run_output_from_json(output)
+    responses = _share_response_classes()
+    one_each = len(result.outputs) == len(run.events)
+    right_types = True
+    for k, (event, out) in enumerate(zip(run.events, result.outputs, strict=False)):
+        wanted = responses.get(type(event))
+        one_each &= [a.request for a in out.answers] == ([k] if wanted is not None else [])
+        right_types &= all(wanted is not None and type(a.response) is wanted for a in out.answers)
+    held = {"one_answer_each": one_each, "answer_types": right_types}
+    return [p for p in properties if not held[p]]
+
+
 JUDGES: dict[str, Judge] = {
     "simple_assignor": Judge(_compare_assignments, _violated_assignor),
     "records": Judge(_compare_json, _no_properties),
     "classic_group": Judge(_compare_classic, _violated_classic, unit="difference(s)"),
+    "share_partition": Judge(_compare_share, _violated_share, unit="difference(s)"),
 }
 
 

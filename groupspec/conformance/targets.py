@@ -124,11 +124,46 @@ def _classic_run(target: str) -> Handler:
     return run
 
 
+def drive_share(target: str, run: Any) -> Any:
+    """Feed a share_partition run (``share_json.RunInput``) to the spec or the implementation,
+    event by event with its index; the Outputs and the final view (a ``share_json.RunOutput``).
+
+    The implementation follows Kafka's code, so ``impl-kafka`` runs it as it is.
+    """
+    from groupspec.conformance.share_json import RunOutput
+
+    outputs = []
+    if target == "spec":
+        from groupspec.spec import share_partition as spec
+
+        state = spec.initial_state(run.config, run.persisted, run.start_ms, run.latest_offset)
+        for index, event in enumerate(run.events):
+            state, output = spec.step(state, event, index)
+            outputs.append(output)
+        return RunOutput(tuple(outputs), spec.view(state))
+    from groupspec.impl.share import SharePartitionMachine
+
+    machine = SharePartitionMachine(run.config, run.persisted, start_ms=run.start_ms,
+                                    latest_offset=run.latest_offset)
+    for index, event in enumerate(run.events):
+        outputs.append(machine.handle(event, index))
+    return RunOutput(tuple(outputs), machine.view())
+
+
+def _share_run(target: str) -> Handler:
+    def run(doc: Any) -> dict[str, Any]:
+        from groupspec.conformance.share_json import run_input_from_json, run_output_to_json
+
+        return run_output_to_json(drive_share(target, run_input_from_json(doc)))
+    return run
+
+
 HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
     ("simple_assignor", "assign"): {name: _assignor(name) for name in IN_PROCESS},
     # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
     ("records", "decode_record"): {"impl": _decode_record, "impl-kafka": _decode_record},
     ("classic_group", "run"): {name: _classic_run(name) for name in IN_PROCESS},
+    ("share_partition", "run"): {name: _share_run(name) for name in IN_PROCESS},
 }
 
 

@@ -124,6 +124,24 @@ def _classic_properties() -> tuple[str, ...]:
     return CLASSIC_PROPERTIES
 
 
+def _check_share_input(doc: Any) -> None:
+    from groupspec.conformance.share_json import run_input_from_json
+
+    run_input_from_json(doc, "input")
+
+
+def _check_share_output(doc: Any) -> None:
+    from groupspec.conformance.share_json import run_output_from_json
+
+    run_output_from_json(doc, "output")
+
+
+def _share_properties() -> tuple[str, ...]:
+    from groupspec.conformance.runner import SHARE_PROPERTIES
+
+    return SHARE_PROPERTIES
+
+
 MACHINES: dict[str, Callable[[], MachineFormat]] = {
     "classic_group": lambda: MachineFormat(
         handlers=("run",),
@@ -137,6 +155,12 @@ MACHINES: dict[str, Callable[[], MachineFormat]] = {
         check_input=_check_record_input,
         check_output=_check_record_output,
         errors_expected=True,
+    ),
+    "share_partition": lambda: MachineFormat(
+        handlers=("run",),
+        properties=_share_properties(),
+        check_input=_check_share_input,
+        check_output=_check_share_output,
     ),
     "simple_assignor": lambda: MachineFormat(
         handlers=("assign",),
