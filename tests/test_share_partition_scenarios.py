@@ -456,6 +456,42 @@ def test_e34_compacted_offsets_are_archived(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_seed000_next_fetch_offset_examples(layer: str) -> None:
+    """Seed 000, SharePartition.nextFetchOffset: its four cases, as 4.x runs them."""
+    p = Partition(layer)  # 1: everything finished: the end
+    p.fetch(0, (0, 9))
+    assert p.ack((0, 9, ACCEPT)) is Errors.NONE
+    assert (p.nfo, p.spso, p.end) == (10, 10, 10)
+    # 2.1: 0-10 and 20-30 persisted as released, 11-19 never written (a restart): after 0-10
+    # go again, the next fetch is the hole. 4.x gets there through the persisted gap window only.
+    p = Partition(layer, persisted=persisted(1, 0, (0, 10, AV, 1), (20, 30, AV, 1)))
+    assert (p.nfo, p.view().gap_window) == (0, (11, 30))
+    assert p.fetch(0, (0, 30), max_records=5) == ([(0, 10, 2)], 11)
+    assert p.nfo == 11
+    p = Partition(layer)  # 2.2: a batch released whole: its first offset
+    p.fetch(10, (10, 20))
+    assert p.ack((10, 20, RELEASE)) is Errors.NONE
+    assert p.nfo == 10
+    p = Partition(layer)  # 2.3: [10, 12] released, accepted, released offset by offset: 10
+    p.fetch(10, (10, 12))
+    assert p.ack((10, 10, RELEASE), (11, 11, ACCEPT), (12, 12, RELEASE)) is Errors.NONE
+    assert (p.nfo, p.spso) == (10, 10)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_seed000_gaps_between_batches_are_not_refetched_while_running(layer: str) -> None:
+    """docs/divergences.md, seed 000 row "holes": without a persisted gap window a hole between
+    cached batches (the log had nothing there) is skipped, not fetched again."""
+    p = Partition(layer)
+    assert p.fetch(0, (0, 10)) == ([(0, 10, 1)], 11)
+    assert p.fetch(20, (20, 30)) == ([(20, 30, 1)], 11)
+    assert p.ack((0, 10, RELEASE)) is Errors.NONE
+    assert p.nfo == 0
+    assert p.fetch(0, (0, 10)) == ([(0, 10, 2)], 11)
+    assert p.nfo == 31  # the seed's example says 11
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_the_start_moves_back_when_the_cache_empties(layer: str) -> None:
     """docs/divergences.md, share_spso_backwards: Kafka puts SPSO after the last cached offset.
 
