@@ -492,6 +492,18 @@ def test_seed000_gaps_between_batches_are_not_refetched_while_running(layer: str
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_seed000_a_held_batch_met_part_way_is_not_split(layer: str) -> None:
+    """docs/divergences.md, seed 000 row "subset branch": the fetch starts inside a batch
+    another member holds; 4.x skips it whole (the seed's code would split it)."""
+    p = Partition(layer)
+    p.fetch(0, (0, 4))
+    p.fetch(5, (5, 9))
+    assert p.ack((5, 9, RELEASE)) is Errors.NONE
+    assert p.fetch(2, (0, 9), member=M2) == ([(5, 9, 2)], 5)
+    assert p.batches() == [(0, 4, False), (5, 9, False)]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_the_start_moves_back_when_the_cache_empties(layer: str) -> None:
     """docs/divergences.md, share_spso_backwards: Kafka puts SPSO after the last cached offset.
 
