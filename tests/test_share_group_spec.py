@@ -1,0 +1,342 @@
+"""The share group coordinator spec, scenario by scenario (share_group_coordinator.md, §n).
+
+Each test drives ``groupspec.spec.share_group`` with events and checks answers, the records
+written (by type and content) and the view; a Restart at the end of most scenarios checks that
+the records alone rebuild the same groups.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+
+import pytest
+
+from groupspec.spec import share_group as spec
+from groupspec.types.errors import Errors
+from groupspec.types.records import CoordinatorRecord
+from groupspec.types.records.metadata_hash import group_hash, topic_hash
+from groupspec.types.share_group import (
+    AdvanceClock,
+    DeleteGroups,
+    DeleteGroupsResponse,
+    GroupResult,
+    PersisterAnswer,
+    Restart,
+    SetGroupConfig,
+    SetGroupConfigResponse,
+    ShareGroupConfig,
+    ShareGroupEvent,
+    ShareGroupHeartbeat,
+    ShareGroupHeartbeatResponse,
+    TopicMetadata,
+    TopicPartitions,
+    UpdateMetadata,
+)
+
+T1 = TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 2)
+T2 = TopicMetadata("t2", "00000000-0000-4000-8000-000000000002", 2)
+
+
+class Coordinator:
+    def __init__(self, *topics: TopicMetadata, config: ShareGroupConfig = ShareGroupConfig()) -> None:  # noqa: B008
+        self.state = spec.initial_state(config, topics)
+        self.index = 0
+        self.outputs: list[spec.Output] = []
+
+    def send(self, event: ShareGroupEvent) -> object | None:
+        self.state, out = spec.step(self.state, event, self.index)
+        self.index += 1
+        self.outputs.append(out)
+        return out.answers[0].response if out.answers else None
+
+    def hb(self, member: str, epoch: int, topics: tuple[str, ...] | None = None, group: str = "g",
+           **kw: object) -> ShareGroupHeartbeatResponse:
+        r = self.send(ShareGroupHeartbeat(group, member, epoch, subscribed_topic_names=topics, **kw))  # type: ignore[arg-type]
+        assert isinstance(r, ShareGroupHeartbeatResponse)
+        return r
+
+    def answer_all(self, error: Errors = Errors.NONE) -> None:
+        for request in list(self.state.pending):
+            self.send(PersisterAnswer(request, error))
+
+    def wrote(self) -> list[str]:
+        """The last event's records as short names (a tombstone is prefixed with -)."""
+        return [("-" if r.value is None else "") + type(r.key).__name__.removesuffix("Key")
+                for r in self.outputs[-1].records]
+
+    def view(self, group: str = "g") -> spec.GroupView:
+        return next(g for g in spec.view(self.state).groups if g.group_id == group)
+
+
+def _parts(*pairs: tuple[TopicMetadata, tuple[int, ...]]) -> tuple[TopicPartitions, ...]:
+    return tuple(sorted((TopicPartitions(t.topic_id, ps) for t, ps in pairs), key=lambda x: x.topic_id))
+
+
+def _stable_view(c: Coordinator) -> object:
+    """The view without what a restart legitimately resets: session deadlines and request stamps."""
+    groups = []
+    for g in spec.view(c.state).groups:
+        members = tuple(dataclasses.replace(m, session_deadline_ms=None) for m in g.members)
+        initializing = tuple(dataclasses.replace(i, timestamp_ms=0) for i in g.initializing)
+        groups.append(dataclasses.replace(g, members=members, initializing=initializing))
+    return tuple(groups)
+
+
+def _restart_rebuilds(c: Coordinator) -> None:
+    before = _stable_view(c)
+    c.send(Restart())
+    assert _stable_view(c) == before
+    assert c.state.pending == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Joining, and the first assignment (§1.3, §3)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_first_heartbeat_gets_an_empty_assignment_and_starts_initialization() -> None:
+    c = Coordinator(T1)
+    r = c.hb("m1", 0, ("t1",))
+    assert r == ShareGroupHeartbeatResponse(Errors.NONE, "m1", 1, 5_000, ())
+    assert c.wrote() == ["ShareGroupMemberMetadata", "ShareGroupMetadata", "ShareGroupTargetAssignmentMember",
+                         "ShareGroupTargetAssignmentMetadata", "ShareGroupCurrentMemberAssignment",
+                         "ShareGroupStatePartitionMetadata"]
+    records = c.outputs[-1].records
+    assert records[1].value.epoch == 1  # type: ignore[union-attr]
+    assert records[1].value.metadata_hash == group_hash({"t1": topic_hash(T1.topic_id, "t1", 2)})  # type: ignore[union-attr]
+    assert records[4].value.member_epoch == 1 and records[4].value.previous_member_epoch == 0  # type: ignore[union-attr]
+    assert [(i.request, i.state_epoch, i.topics) for i in c.outputs[-1].initialize] == [
+        (0, 1, _parts((T1, (0, 1))))]
+    v = c.view()
+    assert (v.state, v.group_epoch, v.assignment_epoch) == ("Stable", 1, 1)
+    assert [(i.topic_name, i.partitions, i.timestamp_ms) for i in v.initializing] == [("t1", (0, 1), 0)]
+    _restart_rebuilds(c)
+
+
+def test_partitions_arrive_one_epoch_after_initialization() -> None:
+    c = Coordinator(T1, T2)
+    c.hb("m1", 0, ("t1", "t2"))
+    c.answer_all()
+    assert c.wrote() == ["ShareGroupStatePartitionMetadata"]
+    v = c.view()
+    assert [i.topic_name for i in v.initialized] == ["t1", "t2"] and v.initializing == ()
+    r = c.hb("m1", 1)  # §3.4: initialized partitions nobody holds bump the epoch
+    assert r.member_epoch == 2 and r.assignment == _parts((T1, (0, 1)), (T2, (0, 1)))
+    assert c.wrote() == ["ShareGroupMetadata", "ShareGroupTargetAssignmentMember",
+                         "ShareGroupTargetAssignmentMetadata", "ShareGroupCurrentMemberAssignment"]
+    r = c.hb("m1", 2)  # steady: nothing written, no assignment sent
+    assert (r.member_epoch, r.assignment, c.wrote()) == (2, None, [])
+    _restart_rebuilds(c)
+
+
+def test_a_second_member_shares_the_partitions() -> None:
+    c = Coordinator(T1)
+    c.hb("m1", 0, ("t1",))
+    c.answer_all()
+    c.hb("m1", 1)
+    r = c.hb("m2", 0, ("t1",))
+    assert r.member_epoch == 3 and r.assignment == _parts((T1, (1,)))
+    r = c.hb("m1", 2)
+    assert r.member_epoch == 3 and r.assignment == _parts((T1, (0,)))
+    assert c.view().members[0].target == _parts((T1, (0,)))
+    _restart_rebuilds(c)
+
+
+def test_a_failed_initialization_is_retried_after_the_retry_interval() -> None:
+    c = Coordinator(T1)
+    c.hb("m1", 0, ("t1",))
+    c.answer_all(Errors.UNKNOWN_SERVER_ERROR)
+    assert c.view().initializing == () and c.view().initialized == ()
+    c.send(AdvanceClock(10_000))
+    c.hb("m1", 1)
+    assert [i.topics for i in c.outputs[-1].initialize] == [_parts((T1, (0, 1)))]
+    c.send(AdvanceClock(20_000))
+    c.hb("m1", 1)  # requested 10 s ago: still covered
+    assert c.outputs[-1].initialize == ()
+    c.send(AdvanceClock(40_000))
+    c.hb("m1", 1)  # 30 s later the request is stale: asked again
+    assert len(c.outputs[-1].initialize) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation, in Kafka's order (§1.2)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("request_", "error"), [
+    (ShareGroupHeartbeat("g", " ", 0, subscribed_topic_names=("t1",)), Errors.INVALID_REQUEST),
+    (ShareGroupHeartbeat("", "m", 0, subscribed_topic_names=("t1",)), Errors.INVALID_REQUEST),
+    (ShareGroupHeartbeat("g", "m", 0, rack_id=" ", subscribed_topic_names=("t1",)), Errors.INVALID_REQUEST),
+    (ShareGroupHeartbeat("g", "m", 0), Errors.INVALID_REQUEST),
+    (ShareGroupHeartbeat("g", "m", 0, subscribed_topic_names=()), Errors.INVALID_REQUEST),
+    (ShareGroupHeartbeat("g", "m", -2), Errors.INVALID_REQUEST),
+    (ShareGroupHeartbeat("other", "m", 1), Errors.GROUP_ID_NOT_FOUND),
+    (ShareGroupHeartbeat("other", "m", -1), Errors.GROUP_ID_NOT_FOUND),
+    (ShareGroupHeartbeat("g", "stranger", 1), Errors.UNKNOWN_MEMBER_ID),
+    (ShareGroupHeartbeat("g", "stranger", -1), Errors.UNKNOWN_MEMBER_ID),
+    (ShareGroupHeartbeat("g", "m1", 2), Errors.FENCED_MEMBER_EPOCH),
+])
+def test_validation(request_: ShareGroupHeartbeat, error: Errors) -> None:
+    c = Coordinator(T1)
+    c.hb("m1", 0, ("t1",))
+    before = spec.view(c.state)
+    r = c.send(request_)
+    assert r == ShareGroupHeartbeatResponse(error)
+    assert c.wrote() == [] and spec.view(c.state) == before
+
+
+def test_epochs_a_lost_response_and_a_stale_member() -> None:
+    c = Coordinator(T1)
+    c.hb("m1", 0, ("t1",))
+    assert c.hb("m1", 0, ("t1",)).member_epoch == 1  # previous epoch 0: the join is repeated
+    c.answer_all()
+    assert c.hb("m1", 1).member_epoch == 2
+    assert c.hb("m1", 1).member_epoch == 2  # the response to epoch 1 was lost: accepted
+    assert c.hb("m1", 0, ("t1",)).error is Errors.FENCED_MEMBER_EPOCH
+    c.hb("m2", 0, ("t1",))
+    assert c.view().group_epoch == 3
+    assert c.hb("m1", 2).member_epoch == 3
+    assert c.hb("m1", 1).error is Errors.FENCED_MEMBER_EPOCH  # two behind
+
+
+def test_the_group_size_limit_comes_before_the_member_lookup() -> None:
+    c = Coordinator(T1, config=ShareGroupConfig(max_size=1))
+    c.hb("m1", 0, ("t1",))
+    assert c.hb("m2", 0, ("t1",)).error is Errors.GROUP_MAX_SIZE_REACHED
+    assert c.hb("m2", 5).error is Errors.GROUP_MAX_SIZE_REACHED  # not UNKNOWN_MEMBER_ID
+    assert c.hb("m1", 1).error is Errors.NONE
+
+
+# ---------------------------------------------------------------------------------------------
+# Leaving and timing out (§1.6, §1.7)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_leaving_bumps_the_epoch_without_a_new_target() -> None:
+    c = Coordinator(T1)
+    c.hb("m1", 0, ("t1",))
+    c.hb("m2", 0, ("t1",))
+    r = c.hb("m1", -1)
+    assert r == ShareGroupHeartbeatResponse(Errors.NONE, "m1", -1, 0, None)
+    assert c.wrote() == ["-ShareGroupCurrentMemberAssignment", "-ShareGroupTargetAssignmentMember",
+                         "-ShareGroupMemberMetadata", "ShareGroupMetadata"]
+    v = c.view()
+    assert (v.group_epoch, v.assignment_epoch, [m.member_id for m in v.members]) == (3, 2, ["m2"])
+    _restart_rebuilds(c)
+    c.hb("m2", -1)
+    assert (c.view().state, c.view().group_epoch) == ("Empty", 4)
+
+
+def test_the_session_expires_on_the_clock() -> None:
+    c = Coordinator(T1)
+    c.hb("m1", 0, ("t1",))
+    c.send(AdvanceClock(30_000))
+    c.hb("m2", 0, ("t1",))
+    c.send(AdvanceClock(44_999))
+    assert c.wrote() == []
+    c.send(AdvanceClock(45_000))
+    assert c.wrote() == ["-ShareGroupCurrentMemberAssignment", "-ShareGroupTargetAssignmentMember",
+                         "-ShareGroupMemberMetadata", "ShareGroupMetadata"]
+    assert [m.member_id for m in c.view().members] == ["m2"]
+    c.send(Restart())  # every member gets a fresh, full session
+    assert c.view().members[0].session_deadline_ms == 45_000 + 45_000
+
+
+def test_group_configs_set_the_interval_and_the_session() -> None:
+    c = Coordinator(T1)
+    ok = SetGroupConfig("g", session_timeout_ms=50_000, heartbeat_interval_ms=8_000)
+    assert c.send(ok) == SetGroupConfigResponse(Errors.NONE)
+    refused = SetGroupConfigResponse(Errors.INVALID_CONFIG)
+    assert c.send(SetGroupConfig("g", session_timeout_ms=40_000)) == refused  # below the minimum
+    assert c.send(SetGroupConfig("g", heartbeat_interval_ms=16_000)) == refused  # above the maximum
+    assert c.send(SetGroupConfig("g", session_timeout_ms=45_000, heartbeat_interval_ms=15_000)) == \
+        SetGroupConfigResponse(Errors.NONE)
+    c.send(ok)
+    r = c.hb("m1", 0, ("t1",))
+    assert r.heartbeat_interval_ms == 8_000 and c.view().members[0].session_deadline_ms == 50_000
+
+
+# ---------------------------------------------------------------------------------------------
+# Metadata, topics and deletion (§1.8, §1.9, §3.5)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_added_partitions_take_two_epochs() -> None:
+    c = Coordinator(T1, T2)
+    c.hb("m1", 0, ("t1", "t2"))
+    c.answer_all()
+    c.hb("m1", 1)
+    grown = dataclasses.replace(T1, partitions=4)
+    c.send(UpdateMetadata((grown, T2)))
+    r = c.hb("m1", 2)  # the hash changed: a new epoch, the new partitions start initializing
+    assert r.member_epoch == 3 and r.assignment is None
+    v = c.view()
+    assert [(i.topic_name, i.partitions) for i in v.initializing] == [("t1", (2, 3))]
+    assert [(i.topic_name, i.partitions) for i in v.initialized] == [("t1", (0, 1)), ("t2", (0, 1))]
+    c.answer_all()
+    r = c.hb("m1", 3)
+    assert r.member_epoch == 4 and r.assignment == _parts((grown, (0, 1, 2, 3)), (T2, (0, 1)))
+    _restart_rebuilds(c)
+
+
+def test_a_deleted_topic_leaves_the_state_metadata() -> None:
+    c = Coordinator(T1, T2)
+    c.hb("m1", 0, ("t1", "t2"))
+    c.answer_all()
+    c.send(UpdateMetadata((T1,)))
+    assert c.wrote() == ["ShareGroupStatePartitionMetadata"]
+    assert [i.topic_name for i in c.view().initialized] == ["t1"]
+    c.hb("m1", 1)
+    assert c.view().members[0].assigned == _parts((T1, (0, 1)))
+
+
+def test_delete_groups() -> None:
+    c = Coordinator(T1)
+    c.hb("m1", 0, ("t1",))
+    c.answer_all()
+    assert c.send(DeleteGroups(("g", "nope"))) == DeleteGroupsResponse(
+        (GroupResult("g", Errors.NON_EMPTY_GROUP), GroupResult("nope", Errors.GROUP_ID_NOT_FOUND)))
+    c.hb("m1", -1)
+    assert c.send(DeleteGroups(("g",))) == DeleteGroupsResponse((GroupResult("g", Errors.NONE),))
+    assert c.wrote() == ["ShareGroupStatePartitionMetadata", "-ShareGroupTargetAssignmentMetadata",
+                         "-ShareGroupStatePartitionMetadata", "-ShareGroupMetadata"]
+    assert c.outputs[-1].records[0].value.deleting_topics[0].topic_name == "t1"  # type: ignore[union-attr]
+    assert spec.view(c.state).groups == ()
+    c.send(Restart())
+    assert spec.view(c.state).groups == ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The metadata hash (Utils#computeTopicHash, #computeGroupHash)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_metadata_hash_reacts_to_what_it_should() -> None:
+    base = topic_hash(T1.topic_id, "t1", 2)
+    assert topic_hash(T1.topic_id, "t1", 3) != base
+    assert topic_hash(T2.topic_id, "t1", 2) != base
+    racks = topic_hash(T1.topic_id, "t1", 2, (("a", "b"), ()))
+    assert racks == topic_hash(T1.topic_id, "t1", 2, (("b", "a"), ()))
+    assert topic_hash(T1.topic_id, "t1", 2, (("a",), ())) != base
+    assert -(2**63) <= base < 2**63
+    assert group_hash({}) == 0
+    assert group_hash({"b": 1, "a": 2}) == group_hash({"a": 2, "b": 1}) != group_hash({"a": 1, "b": 2})
+    assert str(uuid.UUID(T1.topic_id)) == T1.topic_id
+
+
+def test_every_record_written_survives_kafkas_byte_format() -> None:
+    from groupspec.impl.codec.records import decode_record, encode_record
+    from groupspec.types.records import OFFSETS_TOPIC
+
+    c = Coordinator(T1, T2)
+    c.hb("m1", 0, ("t1", "t2"), rack_id="r1")
+    c.answer_all()
+    c.hb("m1", 1)
+    c.hb("m1", -1)
+    c.send(DeleteGroups(("g",)))
+    assert len(c.state.log) > 10
+    for record in c.state.log:
+        assert isinstance(record, CoordinatorRecord)
+        key, value = encode_record(record)
+        assert decode_record(OFFSETS_TOPIC, key, value) == record
