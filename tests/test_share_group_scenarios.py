@@ -1,8 +1,9 @@
-"""The share group coordinator spec, scenario by scenario (share_group_coordinator.md, §n).
+"""The share group coordinator, scenario by scenario, on both layers (share_group_coordinator.md, §n).
 
-Each test drives ``groupspec.spec.share_group`` with events and checks answers, the records
-written (by type and content) and the view; a Restart at the end of most scenarios checks that
-the records alone rebuild the same groups.
+Each test drives the spec (``groupspec.spec.share_group``) or the implementation
+(``groupspec.impl.share_group``) with events and checks answers, the records written (by type
+and content) and the view; a Restart at the end of most scenarios checks that the records alone
+rebuild the same groups.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import uuid
 
 import pytest
 
-from groupspec.spec import share_group as spec
 from groupspec.types.errors import Errors
 from groupspec.types.records import CoordinatorRecord
 from groupspec.types.records.metadata_hash import group_hash, topic_hash
@@ -33,40 +33,10 @@ from groupspec.types.share_group import (
     TopicPartitions,
     UpdateMetadata,
 )
+from tests.share_group_targets import LAYERS, Coordinator
 
 T1 = TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 2)
 T2 = TopicMetadata("t2", "00000000-0000-4000-8000-000000000002", 2)
-
-
-class Coordinator:
-    def __init__(self, *topics: TopicMetadata, config: ShareGroupConfig = ShareGroupConfig()) -> None:  # noqa: B008
-        self.state = spec.initial_state(config, topics)
-        self.index = 0
-        self.outputs: list[spec.Output] = []
-
-    def send(self, event: ShareGroupEvent) -> object | None:
-        self.state, out = spec.step(self.state, event, self.index)
-        self.index += 1
-        self.outputs.append(out)
-        return out.answers[0].response if out.answers else None
-
-    def hb(self, member: str, epoch: int, topics: tuple[str, ...] | None = None, group: str = "g",
-           **kw: object) -> ShareGroupHeartbeatResponse:
-        r = self.send(ShareGroupHeartbeat(group, member, epoch, subscribed_topic_names=topics, **kw))  # type: ignore[arg-type]
-        assert isinstance(r, ShareGroupHeartbeatResponse)
-        return r
-
-    def answer_all(self, error: Errors = Errors.NONE) -> None:
-        for request in list(self.state.pending):
-            self.send(PersisterAnswer(request, error))
-
-    def wrote(self) -> list[str]:
-        """The last event's records as short names (a tombstone is prefixed with -)."""
-        return [("-" if r.value is None else "") + type(r.key).__name__.removesuffix("Key")
-                for r in self.outputs[-1].records]
-
-    def view(self, group: str = "g") -> spec.GroupView:
-        return next(g for g in spec.view(self.state).groups if g.group_id == group)
 
 
 def _parts(*pairs: tuple[TopicMetadata, tuple[int, ...]]) -> tuple[TopicPartitions, ...]:
@@ -76,7 +46,7 @@ def _parts(*pairs: tuple[TopicMetadata, tuple[int, ...]]) -> tuple[TopicPartitio
 def _stable_view(c: Coordinator) -> object:
     """The view without what a restart legitimately resets: session deadlines and request stamps."""
     groups = []
-    for g in spec.view(c.state).groups:
+    for g in c.full_view().groups:
         members = tuple(dataclasses.replace(m, session_deadline_ms=None) for m in g.members)
         initializing = tuple(dataclasses.replace(i, timestamp_ms=0) for i in g.initializing)
         groups.append(dataclasses.replace(g, members=members, initializing=initializing))
@@ -87,7 +57,7 @@ def _restart_rebuilds(c: Coordinator) -> None:
     before = _stable_view(c)
     c.send(Restart())
     assert _stable_view(c) == before
-    assert c.state.pending == {}
+    assert c.full_view().pending_initialize == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,8 +65,9 @@ def _restart_rebuilds(c: Coordinator) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_the_first_heartbeat_gets_an_empty_assignment_and_starts_initialization() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_the_first_heartbeat_gets_an_empty_assignment_and_starts_initialization(layer: str) -> None:
+    c = Coordinator(layer, T1)
     r = c.hb("m1", 0, ("t1",))
     assert r == ShareGroupHeartbeatResponse(Errors.NONE, "m1", 1, 5_000, ())
     assert c.wrote() == ["ShareGroupMemberMetadata", "ShareGroupMetadata", "ShareGroupTargetAssignmentMember",
@@ -114,8 +85,9 @@ def test_the_first_heartbeat_gets_an_empty_assignment_and_starts_initialization(
     _restart_rebuilds(c)
 
 
-def test_partitions_arrive_one_epoch_after_initialization() -> None:
-    c = Coordinator(T1, T2)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_partitions_arrive_one_epoch_after_initialization(layer: str) -> None:
+    c = Coordinator(layer, T1, T2)
     c.hb("m1", 0, ("t1", "t2"))
     c.answer_all()
     assert c.wrote() == ["ShareGroupStatePartitionMetadata"]
@@ -130,8 +102,9 @@ def test_partitions_arrive_one_epoch_after_initialization() -> None:
     _restart_rebuilds(c)
 
 
-def test_a_second_member_shares_the_partitions() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_second_member_shares_the_partitions(layer: str) -> None:
+    c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
     c.answer_all()
     c.hb("m1", 1)
@@ -143,8 +116,9 @@ def test_a_second_member_shares_the_partitions() -> None:
     _restart_rebuilds(c)
 
 
-def test_a_failed_initialization_is_retried_after_the_retry_interval() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_failed_initialization_is_retried_after_the_retry_interval(layer: str) -> None:
+    c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
     c.answer_all(Errors.UNKNOWN_SERVER_ERROR)
     assert c.view().initializing == () and c.view().initialized == ()
@@ -177,17 +151,19 @@ def test_a_failed_initialization_is_retried_after_the_retry_interval() -> None:
     (ShareGroupHeartbeat("g", "stranger", -1), Errors.UNKNOWN_MEMBER_ID),
     (ShareGroupHeartbeat("g", "m1", 2), Errors.FENCED_MEMBER_EPOCH),
 ])
-def test_validation(request_: ShareGroupHeartbeat, error: Errors) -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_validation(layer: str, request_: ShareGroupHeartbeat, error: Errors) -> None:
+    c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
-    before = spec.view(c.state)
+    before = c.full_view()
     r = c.send(request_)
     assert r == ShareGroupHeartbeatResponse(error)
-    assert c.wrote() == [] and spec.view(c.state) == before
+    assert c.wrote() == [] and c.full_view() == before
 
 
-def test_epochs_a_lost_response_and_a_stale_member() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_epochs_a_lost_response_and_a_stale_member(layer: str) -> None:
+    c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
     assert c.hb("m1", 0, ("t1",)).member_epoch == 1  # previous epoch 0: the join is repeated
     c.answer_all()
@@ -200,8 +176,9 @@ def test_epochs_a_lost_response_and_a_stale_member() -> None:
     assert c.hb("m1", 1).error is Errors.FENCED_MEMBER_EPOCH  # two behind
 
 
-def test_the_group_size_limit_comes_before_the_member_lookup() -> None:
-    c = Coordinator(T1, config=ShareGroupConfig(max_size=1))
+@pytest.mark.parametrize("layer", LAYERS)
+def test_the_group_size_limit_comes_before_the_member_lookup(layer: str) -> None:
+    c = Coordinator(layer, T1, config=ShareGroupConfig(max_size=1))
     c.hb("m1", 0, ("t1",))
     assert c.hb("m2", 0, ("t1",)).error is Errors.GROUP_MAX_SIZE_REACHED
     assert c.hb("m2", 5).error is Errors.GROUP_MAX_SIZE_REACHED  # not UNKNOWN_MEMBER_ID
@@ -213,8 +190,9 @@ def test_the_group_size_limit_comes_before_the_member_lookup() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_leaving_bumps_the_epoch_without_a_new_target() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_leaving_bumps_the_epoch_without_a_new_target(layer: str) -> None:
+    c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
     c.hb("m2", 0, ("t1",))
     r = c.hb("m1", -1)
@@ -228,8 +206,9 @@ def test_leaving_bumps_the_epoch_without_a_new_target() -> None:
     assert (c.view().state, c.view().group_epoch) == ("Empty", 4)
 
 
-def test_the_session_expires_on_the_clock() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_the_session_expires_on_the_clock(layer: str) -> None:
+    c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
     c.send(AdvanceClock(30_000))
     c.hb("m2", 0, ("t1",))
@@ -243,8 +222,9 @@ def test_the_session_expires_on_the_clock() -> None:
     assert c.view().members[0].session_deadline_ms == 45_000 + 45_000
 
 
-def test_group_configs_set_the_interval_and_the_session() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_group_configs_set_the_interval_and_the_session(layer: str) -> None:
+    c = Coordinator(layer, T1)
     ok = SetGroupConfig("g", session_timeout_ms=50_000, heartbeat_interval_ms=8_000)
     assert c.send(ok) == SetGroupConfigResponse(Errors.NONE)
     refused = SetGroupConfigResponse(Errors.INVALID_CONFIG)
@@ -262,8 +242,9 @@ def test_group_configs_set_the_interval_and_the_session() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_added_partitions_take_two_epochs() -> None:
-    c = Coordinator(T1, T2)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_added_partitions_take_two_epochs(layer: str) -> None:
+    c = Coordinator(layer, T1, T2)
     c.hb("m1", 0, ("t1", "t2"))
     c.answer_all()
     c.hb("m1", 1)
@@ -280,8 +261,9 @@ def test_added_partitions_take_two_epochs() -> None:
     _restart_rebuilds(c)
 
 
-def test_a_deleted_topic_leaves_the_state_metadata() -> None:
-    c = Coordinator(T1, T2)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_deleted_topic_leaves_the_state_metadata(layer: str) -> None:
+    c = Coordinator(layer, T1, T2)
     c.hb("m1", 0, ("t1", "t2"))
     c.answer_all()
     c.send(UpdateMetadata((T1,)))
@@ -291,8 +273,9 @@ def test_a_deleted_topic_leaves_the_state_metadata() -> None:
     assert c.view().members[0].assigned == _parts((T1, (0, 1)))
 
 
-def test_delete_groups() -> None:
-    c = Coordinator(T1)
+@pytest.mark.parametrize("layer", LAYERS)
+def test_delete_groups(layer: str) -> None:
+    c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
     c.answer_all()
     assert c.send(DeleteGroups(("g", "nope"))) == DeleteGroupsResponse(
@@ -302,9 +285,9 @@ def test_delete_groups() -> None:
     assert c.wrote() == ["ShareGroupStatePartitionMetadata", "-ShareGroupTargetAssignmentMetadata",
                          "-ShareGroupStatePartitionMetadata", "-ShareGroupMetadata"]
     assert c.outputs[-1].records[0].value.deleting_topics[0].topic_name == "t1"  # type: ignore[union-attr]
-    assert spec.view(c.state).groups == ()
+    assert c.full_view().groups == ()
     c.send(Restart())
-    assert spec.view(c.state).groups == ()
+    assert c.full_view().groups == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,18 +308,19 @@ def test_the_metadata_hash_reacts_to_what_it_should() -> None:
     assert str(uuid.UUID(T1.topic_id)) == T1.topic_id
 
 
-def test_every_record_written_survives_kafkas_byte_format() -> None:
+@pytest.mark.parametrize("layer", LAYERS)
+def test_every_record_written_survives_kafkas_byte_format(layer: str) -> None:
     from groupspec.impl.codec.records import decode_record, encode_record
     from groupspec.types.records import OFFSETS_TOPIC
 
-    c = Coordinator(T1, T2)
+    c = Coordinator(layer, T1, T2)
     c.hb("m1", 0, ("t1", "t2"), rack_id="r1")
     c.answer_all()
     c.hb("m1", 1)
     c.hb("m1", -1)
     c.send(DeleteGroups(("g",)))
-    assert len(c.state.log) > 10
-    for record in c.state.log:
+    assert len(c.log) > 10
+    for record in c.log:
         assert isinstance(record, CoordinatorRecord)
         key, value = encode_record(record)
         assert decode_record(OFFSETS_TOPIC, key, value) == record

@@ -1,0 +1,5 @@
+"""The share group coordinator, Kafka-shaped, on the coordinator runtime (docs/share-group.md)."""
+
+from groupspec.impl.share_group.service import ShareGroupCoordinator
+
+__all__ = ["ShareGroupCoordinator"]
