@@ -46,7 +46,8 @@ class Coordinator:
 
     def hb(self, member: str, epoch: int, topics: tuple[str, ...] | None = None, group: str = "g",
            rack_id: str | None = None) -> ShareGroupHeartbeatResponse:
-        r = self.send(ShareGroupHeartbeat(group, member, epoch, rack_id=rack_id, subscribed_topic_names=topics))
+        r = self.send(ShareGroupHeartbeat(group, member, epoch, rack_id=rack_id,
+                                          subscribed_topic_names=topics))
         assert isinstance(r, ShareGroupHeartbeatResponse)
         return r
 
