@@ -310,6 +310,15 @@ def _state_record(g: Group) -> CoordinatorRecord:
 _TopicPartitionsInfo = ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo
 
 
+def _write_state(st: _Step, g: Group) -> None:
+    """Write the group's share-state bookkeeping. Kafka replays the record it writes, and replay
+    stamps every entry with the current time (§2.3), so any such write restarts the retry clock
+    of every topic still initializing, not only of the ones it changed."""
+    for entry in (g.state_metadata or StateMetadata()).initializing.values():
+        entry.timestamp = st.s.now
+    st.write(_state_record(g))
+
+
 def _tombstone(key: object) -> CoordinatorRecord:
     return CoordinatorRecord(key, None, None)
 
@@ -503,7 +512,7 @@ def _maybe_initialize(st: _Step, g: Group, index: int) -> None:
                                                 parts | (entry.partitions if entry else frozenset()), s.now)
         meta.deleting.pop(topic_id, None)
     g.state_metadata = meta
-    st.write(_state_record(g))
+    _write_state(st, g)
     s.pending[index] = (g.group_id, wanted)
     st.initialize.append(InitializeRequest(index, g.group_id, g.epoch, tuple(
         TopicPartitions(t, tuple(sorted(wanted[t]))) for t in sorted(wanted))))
@@ -563,7 +572,7 @@ def _persister_answer(st: _Step, event: PersisterAnswer) -> None:
             else:
                 del meta.initializing[topic_id]
     g.state_metadata = meta
-    st.write(_state_record(g))
+    _write_state(st, g)
 
 
 def _update_metadata(st: _Step, event: UpdateMetadata) -> None:
@@ -585,7 +594,7 @@ def _update_metadata(st: _Step, event: UpdateMetadata) -> None:
                 meta.initializing.pop(topic_id, None)
                 meta.initialized.pop(topic_id, None)
                 meta.deleting.pop(topic_id, None)
-            st.write(_state_record(g))
+            _write_state(st, g)
 
 
 def _delete_groups(st: _Step, req: DeleteGroups) -> DeleteGroupsResponse:
@@ -603,7 +612,7 @@ def _delete_groups(st: _Step, req: DeleteGroups) -> DeleteGroupsResponse:
             meta.deleting.update({t: e.name for t, e in {**meta.initializing, **meta.initialized}.items()})
             meta.initializing.clear()
             meta.initialized.clear()
-            st.write(_state_record(g))
+            _write_state(st, g)
         st.write(_tombstone(ShareGroupTargetAssignmentMetadataKey(gid)))
         st.write(_tombstone(ShareGroupStatePartitionMetadataKey(gid)))
         st.write(_tombstone(ShareGroupMetadataKey(gid)))

@@ -21,6 +21,7 @@ from groupspec.types.share_group import (
     DeleteGroups,
     DeleteGroupsResponse,
     GroupResult,
+    PersisterAnswer,
     Restart,
     SetGroupConfig,
     SetGroupConfigResponse,
@@ -129,6 +130,25 @@ def test_a_failed_initialization_is_retried_after_the_retry_interval(layer: str)
     c.send(AdvanceClock(40_000))
     c.hb("m1", 1)  # 30 s later the request is stale: asked again
     assert len(c.outputs[-1].initialize) == 1
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_any_state_write_restarts_every_retry_clock(layer: str) -> None:
+    """§2.3: replaying a ShareGroupStatePartitionMetadata record stamps every initializing entry
+    with the current time, and Kafka replays what it writes: t1's retry clock restarts when t2's
+    initialization lands."""
+    c = Coordinator(layer, T1, T2)
+    c.hb("m1", 0, ("t1",))
+    c.send(AdvanceClock(20_000))
+    c.hb("m1", 1, ("t1", "t2"))  # t2 is requested at 20 s; t1 is still initializing since 0 s
+    assert [(i.topic_name, i.timestamp_ms) for i in c.view().initializing] == [("t1", 20_000), ("t2", 20_000)]
+    c.send(PersisterAnswer(c.full_view().pending_initialize[-1], Errors.NONE))
+    c.send(AdvanceClock(35_000))
+    c.hb("m1", 2)  # 35 s after t1's request, but only 15 s after the last write: not asked again
+    assert c.outputs[-1].initialize == ()
+    c.send(AdvanceClock(50_000))
+    c.hb("m1", 2)
+    assert [i.topics for i in c.outputs[-1].initialize] == [_parts((T1, (0, 1)))]
 
 
 # ---------------------------------------------------------------------------------------------

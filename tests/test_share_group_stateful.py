@@ -1,0 +1,210 @@
+"""The share group coordinator: spec and implementation driven side by side.
+
+Six members in two groups heartbeat with every kind of epoch (join, current, previous, stale,
+leave, invalid), change subscriptions (to topics that exist, grow, disappear or never existed),
+and time out; the persister answers initialize requests, or fails them; the metadata image
+changes (partitions added, topics deleted and re-created, racks); groups are deleted; per-group
+configs change; the coordinator fails over and replays its log. After every step:
+
+- both layers answered the same, asked the persister the same, and wrote the same records for
+  each group in the same order (records of different groups may interleave differently: the
+  implementation keeps groups on their ``__consumer_offsets`` shards, so timers of different
+  groups that are due together fire shard by shard);
+- both show the same view: every group's epochs, hash, members with their epochs, assignment,
+  target and session deadline, the share-state bookkeeping, the pending initialize requests;
+- the spec's invariants held (icontract, on every step).
+"""
+
+from __future__ import annotations
+
+from hypothesis import note
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from groupspec.impl.share_group import ShareGroupCoordinator
+from groupspec.spec import share_group as spec
+from groupspec.types.errors import Errors
+from groupspec.types.records import CoordinatorRecord
+from groupspec.types.share_group import (
+    AdvanceClock,
+    DeleteGroups,
+    Output,
+    PersisterAnswer,
+    Restart,
+    SetGroupConfig,
+    ShareGroupConfig,
+    ShareGroupEvent,
+    ShareGroupHeartbeat,
+    TopicMetadata,
+    UpdateMetadata,
+)
+
+MEMBERS = ("m1", "m2", "m3", "m4", "m5", "m6")
+GROUPS = ("g1", "g2")
+NAMES = ("t1", "t2", "t3", "ghost")
+CONFIG = ShareGroupConfig(max_size=4, offsets_topic_partitions=5)
+
+
+def _topic(
+    name: str, generation: int, partitions: int, racks: tuple[tuple[str, ...], ...] = ()
+) -> TopicMetadata:
+    return TopicMetadata(
+        name, f"00000000-0000-4000-8000-{generation:06d}{int(name[1:]):06d}", partitions, racks
+    )
+
+
+START = (_topic("t1", 1, 2), _topic("t2", 1, 3), _topic("t3", 1, 1))
+
+
+def _per_group(out: Output) -> dict[str, list[CoordinatorRecord]]:
+    groups: dict[str, list[CoordinatorRecord]] = {}
+    for r in out.records:
+        groups.setdefault(r.key.group_id, []).append(r)  # type: ignore[attr-defined]
+    return groups
+
+
+class ShareGroupAgreement(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.state = spec.initial_state(CONFIG, START)
+        self.impl = ShareGroupCoordinator(CONFIG, START)
+        self.index = 0
+        self.topics = {t.name: t for t in START}
+        self.generation = 1
+
+    def send(self, event: ShareGroupEvent) -> Output:
+        index = self.index
+        self.index += 1
+        note(f"#{index}: {event!r}")
+        self.state, expected = spec.step(self.state, event, index)
+        actual = self.impl.handle(event, index)
+        assert actual.answers == expected.answers, (
+            f"#{index}\nspec: {expected.answers}\nimpl: {actual.answers}"
+        )
+        assert actual.initialize == expected.initialize, (
+            f"#{index}\nspec: {expected.initialize}\nimpl: {actual.initialize}"
+        )
+        assert _per_group(actual) == _per_group(expected), (
+            f"#{index}\nspec: {expected.records}\nimpl: {actual.records}"
+        )
+        return expected
+
+    def _member(self, group: str, member: str) -> spec.MemberView | None:
+        for g in spec.view(self.state).groups:
+            if g.group_id == group:
+                return next((m for m in g.members if m.member_id == member), None)
+        return None
+
+    # -- members ------------------------------------------------------------------------------------
+
+    @rule(
+        data=st.data(),
+        group=st.sampled_from(GROUPS),
+        member=st.sampled_from(MEMBERS),
+        kind=st.sampled_from(("current", "current", "current", "previous", "join", "leave", "stale", "bad")),
+    )
+    def heartbeat(self, data: st.DataObject, group: str, member: str, kind: str) -> None:
+        known = self._member(group, member)
+        epoch = {
+            "current": known.member_epoch if known else 0,
+            "previous": known.previous_member_epoch if known else 0,
+            "join": 0,
+            "leave": -1,
+            "stale": (known.member_epoch if known else 0) + 1,
+            "bad": -2,
+        }[kind]
+        topics = None
+        if epoch == 0 or data.draw(st.integers(0, 3), label="resubscribe") == 0:
+            topics = tuple(
+                data.draw(
+                    st.lists(
+                        st.sampled_from(NAMES), min_size=0 if epoch != 0 else 1, max_size=3, unique=True
+                    ),
+                    label="topics",
+                )
+            )
+        rack = data.draw(st.sampled_from((None, None, "r1", "r2")), label="rack")
+        self.send(
+            ShareGroupHeartbeat(
+                group,
+                member,
+                epoch,
+                rack_id=rack,
+                subscribed_topic_names=topics,
+                client_host=data.draw(st.sampled_from(("/h1", "/h2")), label="host"),
+            )
+        )
+
+    @rule(data=st.data(), error=st.sampled_from((Errors.NONE, Errors.NONE, Errors.UNKNOWN_SERVER_ERROR)))
+    def persister_answers(self, data: st.DataObject, error: Errors) -> None:
+        pending = spec.view(self.state).pending_initialize
+        request = data.draw(st.sampled_from(pending), label="request") if pending else 0
+        self.send(PersisterAnswer(request, error))
+
+    @rule(data=st.data())
+    def advance(self, data: st.DataObject) -> None:
+        view = spec.view(self.state)
+        deadlines = sorted(
+            {
+                m.session_deadline_ms
+                for g in view.groups
+                for m in g.members
+                if m.session_deadline_ms is not None
+            }
+        )
+        to = data.draw(
+            st.sampled_from([view.now_ms + 1_000, view.now_ms + 31_000, *deadlines[:2]]), label="to"
+        )
+        self.send(AdvanceClock(to))
+
+    # -- the world ------------------------------------------------------------------------------------
+
+    @rule(
+        data=st.data(),
+        name=st.sampled_from(("t1", "t2", "t3")),
+        change=st.sampled_from(("grow", "delete", "recreate", "racks")),
+    )
+    def metadata(self, data: st.DataObject, name: str, change: str) -> None:
+        topic = self.topics.get(name)
+        if change == "delete":
+            self.topics.pop(name, None)
+        elif change == "recreate" or topic is None:
+            self.generation += 1
+            self.topics[name] = _topic(
+                name, self.generation, data.draw(st.integers(1, 4), label="partitions")
+            )
+        elif change == "grow":
+            self.topics[name] = _topic(name, int(topic.topic_id[-12:-6]), min(topic.partitions + 1, 6))
+        else:
+            self.topics[name] = _topic(
+                name,
+                int(topic.topic_id[-12:-6]),
+                topic.partitions,
+                tuple(("r1", "r2") for _ in range(topic.partitions)),
+            )
+        self.send(UpdateMetadata(tuple(self.topics[n] for n in sorted(self.topics))))
+
+    @rule(group=st.sampled_from(GROUPS))
+    def delete(self, group: str) -> None:
+        self.send(DeleteGroups((group,)))
+
+    @rule(
+        group=st.sampled_from(GROUPS),
+        session=st.sampled_from((None, 45_000, 50_000, 30_000)),
+        interval=st.sampled_from((None, 5_000, 8_000)),
+    )
+    def configure(self, group: str, session: int | None, interval: int | None) -> None:
+        self.send(SetGroupConfig(group, session, interval))
+
+    @rule()
+    def restart(self) -> None:
+        self.send(Restart())
+
+    # -- after every step ------------------------------------------------------------------------------
+
+    @invariant()
+    def same_view(self) -> None:
+        assert self.impl.view() == spec.view(self.state)
+
+
+TestShareGroupAgreement = ShareGroupAgreement.TestCase
