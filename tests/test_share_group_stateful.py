@@ -17,14 +17,14 @@ configs change; the coordinator fails over and replays its log. After every step
 
 from __future__ import annotations
 
-from hypothesis import note
+from hypothesis import event, note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from groupspec.impl.share_group import ShareGroupCoordinator
 from groupspec.spec import share_group as spec
 from groupspec.types.errors import Errors
-from groupspec.types.records import CoordinatorRecord
+from groupspec.types.records import CoordinatorRecord, ShareGroupTargetAssignmentMetadataKey
 from groupspec.types.share_group import (
     AdvanceClock,
     DeleteGroups,
@@ -72,12 +72,12 @@ class ShareGroupAgreement(RuleBasedStateMachine):
         self.topics = {t.name: t for t in START}
         self.generation = 1
 
-    def send(self, event: ShareGroupEvent) -> Output:
+    def send(self, event_: ShareGroupEvent) -> Output:
         index = self.index
         self.index += 1
-        note(f"#{index}: {event!r}")
-        self.state, expected = spec.step(self.state, event, index)
-        actual = self.impl.handle(event, index)
+        note(f"#{index}: {event_!r}")
+        self.state, expected = spec.step(self.state, event_, index)
+        actual = self.impl.handle(event_, index)
         assert actual.answers == expected.answers, (
             f"#{index}\nspec: {expected.answers}\nimpl: {actual.answers}"
         )
@@ -87,6 +87,13 @@ class ShareGroupAgreement(RuleBasedStateMachine):
         assert _per_group(actual) == _per_group(expected), (
             f"#{index}\nspec: {expected.records}\nimpl: {actual.records}"
         )
+        for answer in expected.answers:
+            response = answer.response
+            results = getattr(response, "results", None)
+            error = results[0].error if results else getattr(response, "error", Errors.NONE)
+            event(f"{type(event_).__name__}: {error.name}")
+        if any(isinstance(r.key, ShareGroupTargetAssignmentMetadataKey) for r in expected.records):
+            event("a new target")
         return expected
 
     def _member(self, group: str, member: str) -> spec.MemberView | None:
@@ -134,6 +141,19 @@ class ShareGroupAgreement(RuleBasedStateMachine):
                 client_host=data.draw(st.sampled_from(("/h1", "/h2")), label="host"),
             )
         )
+
+    @rule(
+        group=st.sampled_from(GROUPS),
+        member=st.sampled_from(MEMBERS),
+        topics=st.sampled_from((("t1",), ("t1", "t2"), ("t2", "t3"))),
+    )
+    def steady(self, group: str, member: str, topics: tuple[str, ...]) -> None:
+        """The common case, weighted up: a member heartbeats at its epoch, or joins."""
+        known = self._member(group, member)
+        if known is None:
+            self.send(ShareGroupHeartbeat(group, member, 0, subscribed_topic_names=topics))
+        else:
+            self.send(ShareGroupHeartbeat(group, member, known.member_epoch))
 
     @rule(data=st.data(), error=st.sampled_from((Errors.NONE, Errors.NONE, Errors.UNKNOWN_SERVER_ERROR)))
     def persister_answers(self, data: st.DataObject, error: Errors) -> None:
