@@ -349,11 +349,61 @@ def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> list[st
     return [p for p in properties if not held[p]]
 
 
+# --- share_group: answers in order, records per group, initialize requests, the view ----------
+
+SHARE_GROUP_PROPERTIES = ("one_answer_each", "answer_types")
+
+
+def _compare_share_group(expected: Any, actual: Any) -> list[str]:
+    """Answers and initialize requests in order; records per group in order (groups on
+    different ``__consumer_offsets`` shards may interleave differently); the final view."""
+    from groupspec.conformance.share_group_json import run_output_from_json
+
+    want, got = run_output_from_json(expected), run_output_from_json(actual)
+    lines: list[str] = []
+    if len(want.outputs) != len(got.outputs):
+        lines.append(f"outputs: expected {len(want.outputs)} (one per event), got {len(got.outputs)}")
+    for k, (w, g) in enumerate(zip(want.outputs, got.outputs, strict=False)):
+        _diff(f"event {k}: answers", w.answers, g.answers, lines)
+        _diff(f"event {k}: initialize", w.initialize, g.initialize, lines)
+
+        def per_group(records: Any) -> dict[str, list[Any]]:
+            table: dict[str, list[Any]] = {}
+            for r in records:
+                table.setdefault(r.key.group_id, []).append(r)
+            return table
+
+        want_r, got_r = per_group(w.records), per_group(g.records)
+        for group in sorted(set(want_r) | set(got_r)):
+            _diff(f"event {k}: records of group {group!r}", tuple(want_r.get(group, ())),
+                  tuple(got_r.get(group, ())), lines)
+    _diff("view", want.view, got.view, lines)
+    return lines
+
+
+def _violated_share_group(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+    from groupspec.conformance.share_group_json import run_input_from_json, run_output_from_json
+    from groupspec.types import share_group as sg
+
+    run, result = run_input_from_json(doc), run_output_from_json(output)
+    responses = {sg.ShareGroupHeartbeat: sg.ShareGroupHeartbeatResponse,
+                 sg.DeleteGroups: sg.DeleteGroupsResponse, sg.SetGroupConfig: sg.SetGroupConfigResponse}
+    one_each = len(result.outputs) == len(run.events)
+    right_types = True
+    for k, (event, out) in enumerate(zip(run.events, result.outputs, strict=False)):
+        wanted = responses.get(type(event))
+        one_each &= [a.request for a in out.answers] == ([k] if wanted is not None else [])
+        right_types &= all(wanted is not None and type(a.response) is wanted for a in out.answers)
+    held = {"one_answer_each": one_each, "answer_types": right_types}
+    return [p for p in properties if not held[p]]
+
+
 JUDGES: dict[str, Judge] = {
     "simple_assignor": Judge(_compare_assignments, _violated_assignor),
     "records": Judge(_compare_json, _no_properties),
     "classic_group": Judge(_compare_classic, _violated_classic, unit="difference(s)"),
     "share_partition": Judge(_compare_share, _violated_share, unit="difference(s)"),
+    "share_group": Judge(_compare_share_group, _violated_share_group, unit="difference(s)"),
 }
 
 

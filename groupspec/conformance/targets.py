@@ -158,12 +158,45 @@ def _share_run(target: str) -> Handler:
     return run
 
 
+def drive_share_group(target: str, run: Any) -> Any:
+    """Feed a share_group run (``share_group_json.RunInput``) to the spec or the implementation.
+
+    The implementation follows Kafka's code (with groupspec's orders), so ``impl-kafka`` runs it.
+    """
+    from groupspec.conformance.share_group_json import RunOutput
+
+    outputs = []
+    if target == "spec":
+        from groupspec.spec import share_group as spec
+
+        state = spec.initial_state(run.config, run.topics, run.start_ms)
+        for index, event in enumerate(run.events):
+            state, output = spec.step(state, event, index)
+            outputs.append(output)
+        return RunOutput(tuple(outputs), spec.view(state))
+    from groupspec.impl.share_group import ShareGroupCoordinator
+
+    coordinator = ShareGroupCoordinator(run.config, run.topics, start_ms=run.start_ms)
+    for index, event in enumerate(run.events):
+        outputs.append(coordinator.handle(event, index))
+    return RunOutput(tuple(outputs), coordinator.view())
+
+
+def _share_group_run(target: str) -> Handler:
+    def run(doc: Any) -> dict[str, Any]:
+        from groupspec.conformance.share_group_json import run_input_from_json, run_output_to_json
+
+        return run_output_to_json(drive_share_group(target, run_input_from_json(doc)))
+    return run
+
+
 HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
     ("simple_assignor", "assign"): {name: _assignor(name) for name in IN_PROCESS},
     # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
     ("records", "decode_record"): {"impl": _decode_record, "impl-kafka": _decode_record},
     ("classic_group", "run"): {name: _classic_run(name) for name in IN_PROCESS},
     ("share_partition", "run"): {name: _share_run(name) for name in IN_PROCESS},
+    ("share_group", "run"): {name: _share_group_run(name) for name in IN_PROCESS},
 }
 
 

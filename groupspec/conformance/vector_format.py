@@ -142,6 +142,24 @@ def _share_properties() -> tuple[str, ...]:
     return SHARE_PROPERTIES
 
 
+def _check_share_group_input(doc: Any) -> None:
+    from groupspec.conformance.share_group_json import run_input_from_json
+
+    run_input_from_json(doc, "input")
+
+
+def _check_share_group_output(doc: Any) -> None:
+    from groupspec.conformance.share_group_json import run_output_from_json
+
+    run_output_from_json(doc, "output")
+
+
+def _share_group_properties() -> tuple[str, ...]:
+    from groupspec.conformance.runner import SHARE_GROUP_PROPERTIES
+
+    return SHARE_GROUP_PROPERTIES
+
+
 MACHINES: dict[str, Callable[[], MachineFormat]] = {
     "classic_group": lambda: MachineFormat(
         handlers=("run",),
@@ -155,6 +173,12 @@ MACHINES: dict[str, Callable[[], MachineFormat]] = {
         check_input=_check_record_input,
         check_output=_check_record_output,
         errors_expected=True,
+    ),
+    "share_group": lambda: MachineFormat(
+        handlers=("run",),
+        properties=_share_group_properties(),
+        check_input=_check_share_group_input,
+        check_output=_check_share_group_output,
     ),
     "share_partition": lambda: MachineFormat(
         handlers=("run",),

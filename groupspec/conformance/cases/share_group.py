@@ -1,0 +1,397 @@
+"""Conformance cases of the share group coordinator (machine ``share_group``, handler ``run``).
+
+Each case is a short scenario: a broker config, a metadata image, and events (heartbeats,
+persister answers, metadata changes, clock advances, admin requests, failovers). The generator
+runs the spec and writes every answer, record, initialize request and the final view; ``shows``
+holds a few claims per case that tests/test_conformance_share_group.py checks against the
+spec's output. Sources are sections of the share-group coordinator fact sheet
+(share_group_coordinator.md) and upstream tests it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+
+from groupspec.types.errors import Errors
+from groupspec.types.share_group import (
+    AdvanceClock,
+    DeleteGroups,
+    PersisterAnswer,
+    Restart,
+    SetGroupConfig,
+    ShareGroupConfig,
+    ShareGroupEvent,
+    ShareGroupHeartbeat,
+    TopicMetadata,
+    UpdateMetadata,
+)
+
+MACHINE = "share_group"
+HANDLER = "run"
+FACT_SHEET = "share_group_coordinator.md"
+T1 = TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 2)
+T2 = TopicMetadata("t2", "00000000-0000-4000-8000-000000000002", 2)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The request at ``event`` is answered with ``error`` (and, for a heartbeat, ``epoch``)."""
+
+    event: int
+    error: Errors
+    epoch: int | None = None
+
+
+@dataclass(frozen=True)
+class Ends:
+    """After the last event, ``group`` is in ``state`` at ``epoch`` (state None: gone)."""
+
+    group: str
+    state: str | None
+    epoch: int = 0
+
+
+Claim = Answered | Ends
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    description: str
+    source: Mapping[str, str]
+    events: tuple[ShareGroupEvent, ...]
+    topics: tuple[TopicMetadata, ...]
+    config: ShareGroupConfig = ShareGroupConfig()  # noqa: RUF009 (frozen, immutable)
+    shows: tuple[Claim, ...] = ()
+
+
+@dataclass
+class Script:
+    topics: tuple[TopicMetadata, ...] = (T1,)
+    config: ShareGroupConfig = field(default_factory=ShareGroupConfig)
+    events: list[ShareGroupEvent] = field(default_factory=list)
+    shows: list[Claim] = field(default_factory=list)
+    now: int = 0
+
+    def add(self, event: ShareGroupEvent) -> int:
+        self.events.append(event)
+        if isinstance(event, AdvanceClock):
+            self.now = event.to_ms
+        return len(self.events) - 1
+
+    def hb(
+        self,
+        member: str,
+        epoch: int,
+        topics: tuple[str, ...] | None = None,
+        *,
+        group: str = "g",
+        error: Errors | None = None,
+        expect_epoch: int | None = None,
+    ) -> int:
+        index = self.add(ShareGroupHeartbeat(group, member, epoch, subscribed_topic_names=topics))
+        if error is not None:
+            self.shows.append(Answered(index, error, expect_epoch))
+        return index
+
+    def answer(self, request: int, error: Errors = Errors.NONE) -> int:
+        return self.add(PersisterAnswer(request, error))
+
+    def advance(self, by_ms: int) -> int:
+        return self.add(AdvanceClock(self.now + by_ms))
+
+    def ends(self, group: str, state: str | None, epoch: int = 0) -> None:
+        self.shows.append(Ends(group, state, epoch))
+
+    def case(self, name: str, description: str, source: Mapping[str, str]) -> Case:
+        return Case(
+            name, description, source, tuple(self.events), self.topics, self.config, tuple(self.shows)
+        )
+
+
+def _sheet(section: str, **extra: str) -> dict[str, str]:
+    return {"kind": "fact-sheet", "file": FACT_SHEET, "section": section, **extra}
+
+
+def _first_heartbeat() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=1)
+    s.ends("g", "Stable", 1)
+    return s.case(
+        "first_heartbeat_gets_an_empty_assignment",
+        "A new group's first heartbeat: epoch 1, an empty assignment (nothing is initialized), "
+        "six records ending with the share-state bookkeeping, and an InitializeShareGroupState "
+        "for every subscribed partition with state epoch 1.",
+        _sheet("§1.3, §2.2, §3.2, §8 item 1"),
+    )
+
+
+def _partitions_arrive() -> Case:
+    s = Script(topics=(T1, T2))
+    join = s.hb("m1", 0, ("t1", "t2"))
+    s.answer(join)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=2)
+    s.ends("g", "Stable", 2)
+    return s.case(
+        "partitions_arrive_one_epoch_after_initialization",
+        "Once the persister answers, the next heartbeat finds initialized partitions nobody "
+        "holds, bumps the epoch and assigns them; the heartbeat after that writes nothing.",
+        _sheet("§3.3, §3.4"),
+    )
+
+
+def _second_member() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.answer(join)
+    s.hb("m1", 1)
+    s.hb("m2", 0, ("t1",), error=Errors.NONE, expect_epoch=3)
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    s.ends("g", "Stable", 3)
+    return s.case(
+        "second_member_shares_the_partitions",
+        "A second member joins: a new target for both (the first keeps partition 0, the "
+        "second gets 1); each takes it on its next heartbeat.",
+        _sheet("§1.3 steps 5-6, §1.5"),
+    )
+
+
+def _retry() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.answer(join, Errors.UNKNOWN_SERVER_ERROR)
+    s.advance(10_000)
+    s.hb("m1", 1)
+    s.advance(10_000)
+    s.hb("m1", 1)
+    s.advance(20_000)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=1)
+    return s.case(
+        "failed_initialization_is_retried",
+        "A failed initialization leaves nothing initializing; the next heartbeat asks again, "
+        "and while that request is younger than the retry interval nobody asks again.",
+        _sheet("§3.2, §3.5"),
+    )
+
+
+def _validation() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    for request, error in (
+        (ShareGroupHeartbeat("g", " ", 0, subscribed_topic_names=("t1",)), Errors.INVALID_REQUEST),
+        (ShareGroupHeartbeat("g", "m2", 0), Errors.INVALID_REQUEST),
+        (ShareGroupHeartbeat("g", "m2", -2), Errors.INVALID_REQUEST),
+        (ShareGroupHeartbeat("other", "m2", 1), Errors.GROUP_ID_NOT_FOUND),
+        (ShareGroupHeartbeat("other", "m2", -1), Errors.GROUP_ID_NOT_FOUND),
+        (ShareGroupHeartbeat("g", "m2", 1), Errors.UNKNOWN_MEMBER_ID),
+        (ShareGroupHeartbeat("g", "m2", -1), Errors.UNKNOWN_MEMBER_ID),
+        (ShareGroupHeartbeat("g", "m1", 2), Errors.FENCED_MEMBER_EPOCH),
+    ):
+        s.shows.append(Answered(s.add(request), error))
+    s.ends("g", "Stable", 1)
+    return s.case(
+        "heartbeat_validation_errors",
+        "Each invalid heartbeat gets its error and changes nothing.",
+        _sheet("§1.2"),
+    )
+
+
+def _epochs() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=1)
+    join = 0
+    s.answer(join)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.hb("m1", 0, ("t1",), error=Errors.FENCED_MEMBER_EPOCH)
+    return s.case(
+        "lost_responses_and_stale_epochs",
+        "A repeated join right after joining is accepted (previous epoch 0), so is a "
+        "heartbeat with the previous epoch after a lost response; a join from a member two "
+        "epochs on is fenced.",
+        _sheet("§1.2 rows 16-17, §1.4"),
+    )
+
+
+def _max_size() -> Case:
+    s = Script(config=ShareGroupConfig(max_size=1))
+    s.hb("m1", 0, ("t1",))
+    s.hb("m2", 0, ("t1",), error=Errors.GROUP_MAX_SIZE_REACHED)
+    s.hb("m2", 5, error=Errors.GROUP_MAX_SIZE_REACHED)
+    return s.case(
+        "group_size_limit_before_member_lookup",
+        "A full group refuses a new member, and an unknown member with an epoch gets "
+        "GROUP_MAX_SIZE_REACHED rather than UNKNOWN_MEMBER_ID.",
+        _sheet("§1.2 row 14, §8 item 11"),
+    )
+
+
+def _leave() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    s.hb("m2", 0, ("t1",))
+    s.hb("m1", -1, error=Errors.NONE, expect_epoch=-1)
+    s.hb("m2", -1, error=Errors.NONE, expect_epoch=-1)
+    s.ends("g", "Empty", 4)
+    return s.case(
+        "leaving_bumps_the_epoch",
+        "A leave writes three tombstones and a new group epoch, without a new target; the "
+        "last leave leaves an Empty group.",
+        _sheet("§1.6, §2.2", test="testShareGroupLeavingMemberBumpsGroupEpoch"),
+    )
+
+
+def _expiry() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    s.advance(30_000)
+    s.hb("m2", 0, ("t1",))
+    s.advance(15_000)
+    s.add(Restart())
+    s.advance(45_000)
+    s.ends("g", "Empty", 4)
+    return s.case(
+        "session_expiry_and_failover",
+        "m1's session expires at 45 s (the same four records as a leave); a failover gives m2 "
+        "a fresh full session, which expires 45 s later.",
+        _sheet("§1.7", test="testSessionTimeoutExpirationForShareMember"),
+    )
+
+
+def _configs() -> Case:
+    s = Script()
+    s.shows.append(Answered(s.add(SetGroupConfig("g", 50_000, 8_000)), Errors.NONE))
+    s.shows.append(Answered(s.add(SetGroupConfig("g", 40_000, None)), Errors.INVALID_CONFIG))
+    s.shows.append(Answered(s.add(SetGroupConfig("g", None, 16_000)), Errors.INVALID_CONFIG))
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=1)
+    s.advance(49_999)
+    s.ends("g", "Stable", 1)
+    return s.case(
+        "group_configs_with_bounds",
+        "Per-group session timeout and heartbeat interval, within the broker's bounds; the "
+        "interval is returned in the heartbeat and the session lasts 50 s.",
+        _sheet("§5"),
+    )
+
+
+def _grow() -> Case:
+    s = Script(topics=(T1, T2))
+    join = s.hb("m1", 0, ("t1", "t2"))
+    s.answer(join)
+    s.hb("m1", 1)
+    s.add(UpdateMetadata((replace(T1, partitions=4), T2)))
+    grown = s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    s.answer(grown)
+    s.hb("m1", 3, error=Errors.NONE, expect_epoch=4)
+    s.ends("g", "Stable", 4)
+    return s.case(
+        "added_partitions_take_two_epochs",
+        "Partitions added to a subscribed topic change the metadata hash (one epoch) and start "
+        "initializing; once initialized they are assigned (a second epoch).",
+        _sheet("§1.9, §3.5", test="testShareGroupHeartbeatInitializeOnPartitionUpdate"),
+    )
+
+
+def _deleted_topic() -> Case:
+    s = Script(topics=(T1, T2))
+    join = s.hb("m1", 0, ("t1", "t2"))
+    s.answer(join)
+    s.add(UpdateMetadata((T1,)))
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    return s.case(
+        "deleted_topic_leaves_the_bookkeeping",
+        "A deleted topic is removed from the group's share-state bookkeeping at once; the next "
+        "heartbeat assigns what is left.",
+        _sheet("§3.5"),
+    )
+
+
+def _delete_groups() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.answer(join)
+    s.shows.append(Answered(s.add(DeleteGroups(("g",))), Errors.NON_EMPTY_GROUP))
+    s.hb("m1", -1)
+    s.shows.append(Answered(s.add(DeleteGroups(("g",))), Errors.NONE))
+    s.add(Restart())
+    s.ends("g", None)
+    return s.case(
+        "delete_an_empty_group",
+        "DeleteGroups refuses a group with members; an empty one moves its topics to deleting, "
+        "then writes its tombstones, and stays gone after a failover.",
+        _sheet("§1.8", test="testShareGroupDeleteTombstones"),
+    )
+
+
+def _restamp() -> Case:
+    s = Script(topics=(T1, T2))
+    s.hb("m1", 0, ("t1",))
+    s.advance(20_000)
+    second = s.hb("m1", 1, ("t1", "t2"))
+    s.answer(second)
+    s.advance(15_000)
+    s.hb("m1", 2)
+    s.advance(15_000)
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    return s.case(
+        "state_writes_restart_retry_clocks",
+        "Replaying a ShareGroupStatePartitionMetadata record stamps every initializing topic with "
+        "the current time, and Kafka replays what it writes: t1 is asked for again 30 s after "
+        "the last such write, not 30 s after its own request.",
+        _sheet("§2.3, §3.2"),
+    )
+
+
+def all_cases() -> list[Case]:
+    builders: list[Callable[[], Case]] = [
+        _first_heartbeat,
+        _partitions_arrive,
+        _second_member,
+        _retry,
+        _validation,
+        _epochs,
+        _max_size,
+        _leave,
+        _expiry,
+        _configs,
+        _grow,
+        _deleted_topic,
+        _delete_groups,
+        _restamp,
+    ]
+    cases = [build() for build in builders]
+    names = [c.name for c in cases]
+    if len(set(names)) != len(names):
+        raise ValueError("two share_group cases share a name")
+    return cases
+
+
+def vector_input(case: Case) -> dict[str, object]:
+    from groupspec.conformance.share_group_json import RunInput, run_input_to_json
+
+    return run_input_to_json(RunInput(case.config, case.topics, 0, case.events))
+
+
+def share_group_vector_docs() -> Iterator[dict[str, object]]:
+    """One vector per case; ``expected`` is what the spec answers for the input as written."""
+    from groupspec.conformance import vector_format as vf
+    from groupspec.conformance.runner import SHARE_GROUP_PROPERTIES
+    from groupspec.conformance.targets import dispatch
+
+    for case in all_cases():
+        doc_input = vector_input(case)
+        yield {
+            "format": vf.FORMAT_VERSION,
+            "machine": MACHINE,
+            "handler": HANDLER,
+            "case": case.name,
+            "description": case.description,
+            "source": dict(case.source),
+            "mode": "exact",
+            "properties": list(SHARE_GROUP_PROPERTIES),
+            "input": doc_input,
+            "expected": dispatch("spec", MACHINE, HANDLER, doc_input),
+        }
