@@ -1,0 +1,5 @@
+"""The share consumer's group membership, Kafka-shaped (docs/share-group.md, "The client")."""
+
+from groupspec.impl.share_consumer.consumer import ShareConsumerMembership
+
+__all__ = ["ShareConsumerMembership"]

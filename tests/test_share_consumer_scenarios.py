@@ -1,0 +1,165 @@
+"""The share consumer's membership, scenario by scenario, on both layers (share_group_coordinator.md §6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from groupspec.types.errors import Errors
+from groupspec.types.share_consumer import (
+    HeartbeatFailed,
+    MemberState,
+    Poll,
+    ShareConsumerConfig,
+    Subscribe,
+    Tick,
+    Unsubscribe,
+)
+from groupspec.types.share_group import ShareGroupHeartbeat, TopicPartitions
+from tests.share_consumer_targets import LAYERS, T1, Client
+
+S = MemberState
+P0 = (TopicPartitions(T1, (0,)),)
+P01 = (TopicPartitions(T1, (0, 1)),)
+
+
+def _joined(layer: str) -> Client:
+    c = Client(layer)
+    c.send(Subscribe(("t1",)))
+    c.send(Poll())
+    c.answer(epoch=1, assignment=())
+    return c
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_join_then_steady(layer: str) -> None:
+    c = Client(layer)
+    assert c.send(Subscribe(("t1",))).sent is None  # subscribing only flags the change
+    out = c.send(Poll())
+    assert out.sent == ShareGroupHeartbeat("g", "member", 0, rack_id="r1", subscribed_topic_names=("t1",))
+    assert (c.view().state, c.view().in_flight) == (S.JOINING, True)
+    assert c.send(Poll()).sent is None  # one in flight at a time
+    c.answer(epoch=1, assignment=())
+    v = c.view()
+    assert (v.state, v.member_epoch, v.next_heartbeat_ms, v.heartbeat_interval_ms) == (
+        S.STABLE,
+        1,
+        5_000,
+        5_000,
+    )
+    assert c.send(Tick(4_999)).sent is None
+    out = c.send(Tick(5_000))
+    assert out.sent == ShareGroupHeartbeat("g", "member", 1)  # nothing but the epoch: unchanged fields
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_new_assignment_is_applied_on_poll_and_acknowledged_at_once(layer: str) -> None:
+    c = _joined(layer)
+    c.send(Tick(5_000))
+    c.answer(epoch=2, assignment=P01)
+    assert c.view().state is S.RECONCILING and c.view().assignment == ()
+    out = c.send(Poll())
+    assert out.assigned == P01 and out.sent == ShareGroupHeartbeat("g", "member", 2)
+    assert c.view().state is S.STABLE
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_subscription_change_rides_the_next_heartbeat(layer: str) -> None:
+    c = _joined(layer)
+    c.send(Subscribe(("t1", "t2")))
+    assert c.view().state is S.STABLE
+    out = c.send(Tick(5_000))
+    assert out.sent == ShareGroupHeartbeat("g", "member", 1, subscribed_topic_names=("t1", "t2"))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+@pytest.mark.parametrize("error", [Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID])
+def test_fencing_rejoins_with_the_same_id(layer: str, error: Errors) -> None:
+    c = _joined(layer)
+    c.send(Tick(5_000))
+    c.answer(epoch=2, assignment=P0)
+    c.send(Poll())
+    c.answer(epoch=2)
+    out = c.answer(error)
+    assert out.assigned == () and c.view().state is S.JOINING
+    assert out.sent == ShareGroupHeartbeat("g", "member", 0, rack_id="r1", subscribed_topic_names=("t1",))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+@pytest.mark.parametrize(
+    "error",
+    [
+        Errors.GROUP_MAX_SIZE_REACHED,
+        Errors.INVALID_REQUEST,
+        Errors.GROUP_ID_NOT_FOUND,
+        Errors.UNKNOWN_SERVER_ERROR,
+        Errors.GROUP_AUTHORIZATION_FAILED,
+    ],
+)
+def test_fatal_errors(layer: str, error: Errors) -> None:
+    c = Client(layer)
+    c.send(Subscribe(("t1",)))
+    c.send(Poll())
+    out = c.answer(error)
+    assert out.fatal == f"{error.name} from ShareGroupHeartbeat" and c.view().state is S.FATAL
+    assert c.send(Tick(60_000)).sent is None and c.send(Poll()).sent is None
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_coordinator_moves_and_the_next_request_is_full(layer: str) -> None:
+    c = _joined(layer)
+    c.send(Tick(5_000))
+    out = c.answer(Errors.NOT_COORDINATOR)
+    assert out.sent is None and not c.view().coordinator_known
+    out = c.send(Tick(5_100))  # rediscovered after the backoff
+    assert out.sent == ShareGroupHeartbeat("g", "member", 1, rack_id="r1", subscribed_topic_names=("t1",))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_load_in_progress_backs_off(layer: str) -> None:
+    c = Client(layer)
+    c.send(Subscribe(("t1",)))
+    c.send(Poll())
+    assert c.answer(Errors.COORDINATOR_LOAD_IN_PROGRESS).sent is None
+    assert c.send(Tick(99)).sent is None
+    assert c.send(Tick(100)).sent is not None
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_transport_failures(layer: str) -> None:
+    c = _joined(layer)
+    c.send(Tick(5_000))
+    assert c.send(HeartbeatFailed(retriable=True)).sent is None
+    assert c.send(Tick(5_100)).sent is not None
+    out = c.send(HeartbeatFailed(retriable=False))
+    assert out.fatal is not None and c.view().state is S.FATAL
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_unsubscribe_leaves_at_once(layer: str) -> None:
+    c = _joined(layer)
+    c.send(Tick(5_000))
+    c.answer(epoch=2, assignment=P0)
+    c.send(Poll())
+    out = c.send(Unsubscribe())
+    assert out.assigned == () and out.sent is None  # the acknowledging heartbeat is still in flight
+    assert c.view().state is S.LEAVING
+    out = c.answer(epoch=2)  # ignored while leaving; the leave goes out
+    assert out.sent == ShareGroupHeartbeat("g", "member", -1)
+    assert c.view().state is S.UNSUBSCRIBED
+    assert c.answer(epoch=-1).sent is None
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_the_poll_timer_makes_the_member_stale(layer: str) -> None:
+    c = Client(layer, ShareConsumerConfig(max_poll_interval_ms=10_000))
+    c.send(Subscribe(("t1",)))
+    c.send(Poll())
+    c.answer(epoch=1, assignment=P0)
+    c.send(Poll())
+    c.answer(epoch=1)
+    out = c.send(Tick(10_000))
+    assert out.assigned == () and out.sent == ShareGroupHeartbeat("g", "member", -1)
+    assert c.view().state is S.STALE
+    c.answer(epoch=-1)
+    out = c.send(Poll())
+    assert c.view().state is S.JOINING and out.sent is not None and out.sent.member_epoch == 0
