@@ -195,6 +195,29 @@ def test_epochs_a_lost_response_and_a_stale_member(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_a_fenced_member_rejoins_only_after_its_session_expires(layer: str) -> None:
+    """§1.2 rows 16-17 with §6.3: a member that missed two answers is fenced, and its rejoin
+    with epoch 0 under the same id is fenced too (its previous epoch is not 0) until the
+    coordinator's session for it expires."""
+    c = Coordinator(layer, T1)
+    c.hb("m1", 0, ("t1",))
+    c.hb("m2", 0, ("t1",))
+    assert c.hb("m1", 1).member_epoch == 2  # this answer is lost: the client stays at 1
+    c.hb("m3", 0, ("t1",))
+    c.send(AdvanceClock(1_000))
+    assert c.hb("m1", 1).error is Errors.NONE  # epoch 1 is m1's previous epoch: accepted
+    assert c.hb("m1", 1).error is Errors.FENCED_MEMBER_EPOCH  # now m1 is at 3, previous 2
+    for _ in range(3):
+        assert c.hb("m1", 0, ("t1",)).error is Errors.FENCED_MEMBER_EPOCH
+    c.send(AdvanceClock(30_000))
+    for member in c.view().members[1:]:
+        c.hb(member.member_id, member.member_epoch)  # m2 and m3 stay
+    c.send(AdvanceClock(46_000))  # 45 s after m1's last accepted heartbeat
+    assert [m.member_id for m in c.view().members] == ["m2", "m3"]
+    assert c.hb("m1", 0, ("t1",)).error is Errors.NONE
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_the_group_size_limit_comes_before_the_member_lookup(layer: str) -> None:
     c = Coordinator(layer, T1, config=ShareGroupConfig(max_size=1))
     c.hb("m1", 0, ("t1",))
