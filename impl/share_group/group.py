@@ -62,6 +62,8 @@ class ShareGroup:
     #: Join order (groupspec's rule where Kafka's map order is its hash order).
     members: dict[str, ShareGroupMember] = field(default_factory=dict)
     target_assignment: dict[str, Assignment] = field(default_factory=dict)
+    #: topic id -> partition -> how many members' targets hold it (the union of all targets).
+    target_partition_counts: dict[str, Counter[int]] = field(default_factory=dict)
     #: Subscribed topic name -> how many members subscribe to it (ModernGroup's counts).
     subscribed_topic_names: Counter[str] = field(default_factory=Counter)
     metadata_refresh_deadline_ms: int = 0
@@ -78,6 +80,23 @@ class ShareGroup:
         self.subscribed_topic_names.update(member.subscribed_topic_names)
         self.subscribed_topic_names = +self.subscribed_topic_names
         self.members[member.member_id] = member
+
+    def set_target(self, member_id: str, assignment: Assignment) -> None:
+        self.remove_target(member_id)
+        self.target_assignment[member_id] = assignment
+        for topic_id, parts in assignment.items():
+            self.target_partition_counts.setdefault(topic_id, Counter()).update(parts)
+
+    def remove_target(self, member_id: str) -> None:
+        old = self.target_assignment.pop(member_id, None)
+        for topic_id, parts in (old or {}).items():
+            counts = self.target_partition_counts[topic_id]
+            counts.subtract(parts)
+            for p in parts:
+                if counts[p] <= 0:
+                    del counts[p]
+            if not counts:
+                del self.target_partition_counts[topic_id]
 
     def remove_member(self, member_id: str) -> None:
         old = self.members.pop(member_id, None)

@@ -341,12 +341,11 @@ class ShareGroupManager:
         names = group.subscribed_topic_names
         if not group.members or info is None or not info.initialized or not names:
             return False
-        held: dict[str, set[int]] = {}
-        for target in group.target_assignment.values():
-            for topic_id, parts in target.items():
-                held.setdefault(topic_id, set()).update(parts)
+        # The union of all targets per topic is kept by the group as partition counts, so this
+        # check (made on every heartbeat) does not walk every member's target.
+        held = group.target_partition_counts
         return any(
-            entry.name in names and held.get(topic_id) != set(entry.partitions)
+            entry.name in names and (topic_id not in held or held[topic_id].keys() != entry.partitions)
             for topic_id, entry in info.initialized.items()
         )
 
@@ -523,9 +522,10 @@ class ShareGroupManager:
                 group.group_epoch, group.metadata_hash = value.epoch, value.metadata_hash
             case ShareGroupTargetAssignmentMemberValue():
                 assert isinstance(key, ShareGroupTargetAssignmentMemberKey)
-                group.target_assignment[key.member_id] = {
-                    str(tp.topic_id): frozenset(tp.partitions) for tp in value.topic_partitions
-                }
+                group.set_target(
+                    key.member_id,
+                    {str(tp.topic_id): frozenset(tp.partitions) for tp in value.topic_partitions},
+                )
             case ShareGroupTargetAssignmentMetadataValue():
                 group.target_assignment_epoch = value.assignment_epoch
             case ShareGroupCurrentMemberAssignmentValue():
@@ -563,7 +563,7 @@ class ShareGroupManager:
             del self.groups[group.group_id]
             self.state_metadata.pop(group.group_id, None)
         elif isinstance(key, ShareGroupTargetAssignmentMemberKey):
-            group.target_assignment.pop(key.member_id, None)
+            group.remove_target(key.member_id)
         elif isinstance(key, ShareGroupTargetAssignmentMetadataKey):
             group.target_assignment_epoch = -1
         elif isinstance(key, ShareGroupCurrentMemberAssignmentKey):
