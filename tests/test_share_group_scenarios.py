@@ -116,6 +116,24 @@ def test_a_second_member_shares_the_partitions(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_seed000_member_record_on_any_change_and_assignment_on_full_requests(layer: str) -> None:
+    """docs/divergences.md, seed 000 vs 4.2 (share groups), rows 3 and 4."""
+    c = Coordinator(layer, T1)
+    c.hb("m1", 0, ("t1",))
+    c.answer_all()
+    c.hb("m1", 1)
+    c.hb("m1", 2)
+    # Another client host: a member record, but no new epoch (the subscription did not change).
+    r = c.send(ShareGroupHeartbeat("g", "m1", 2, client_host="/10.0.0.2"))
+    assert c.wrote() == ["ShareGroupMemberMetadata"] and r == ShareGroupHeartbeatResponse(
+        Errors.NONE, "m1", 2, 5_000, None)
+    # The same subscription sent again: nothing changes, but the assignment comes back.
+    r = c.send(ShareGroupHeartbeat("g", "m1", 2, subscribed_topic_names=("t1",), client_host="/10.0.0.2"))
+    assert c.wrote() == []
+    assert r == ShareGroupHeartbeatResponse(Errors.NONE, "m1", 2, 5_000, _parts((T1, (0, 1))))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_a_failed_initialization_is_retried_after_the_retry_interval(layer: str) -> None:
     c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
