@@ -9,7 +9,8 @@ with every random choice drawn from a seeded generator, so a run repeats exactly
 The world: one coordinator (the spec or the implementation behind the same events), N consumer
 membership machines (``ShareConsumerMembership``), a network that delivers each heartbeat and
 each answer after a random delay or drops it (the sender then sees a retriable failure after
-``request_timeout_ms``), and a persister that answers each initialize request after a delay.
+``request_timeout_ms``), and a share-state persister (``InMemoryShareStatePersister``) that
+answers each initialize request after a delay.
 Every consumer polls every ``poll_interval_ms``. A plan schedules members joining, leaving
 cleanly, or crashing (falling silent until their session expires).
 """
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from groupspec.impl.share_consumer import ShareConsumerMembership
-from groupspec.types.errors import Errors
+from groupspec.impl.share_group.persister import InMemoryShareStatePersister
 from groupspec.types.share_consumer import (
     ClientOutput,
     HeartbeatAnswered,
@@ -39,6 +40,7 @@ from groupspec.types.share_consumer import (
 )
 from groupspec.types.share_group import (
     AdvanceClock,
+    InitializeRequest,
     Output,
     PersisterAnswer,
     ShareCoordinatorView,
@@ -134,6 +136,8 @@ class Simulation:
         self.config = config
         self.random = random.Random(config.seed)
         self.coordinator = make_coordinator(layer, config.coordinator, config.topics)
+        counts = {t.topic_id: t.partitions for t in config.topics}
+        self.persister = InMemoryShareStatePersister(counts.get)
         self.now = 0
         self.index = 0
         self.members: dict[str, Member] = {}
@@ -180,11 +184,11 @@ class Simulation:
         self.stats.records += len(out.records)
         for request in out.initialize:
             self._at(self.now + self.config.persister_delay_ms,
-                     functools.partial(self._persister_answers, request.request))
+                     functools.partial(self._persister_answers, request))
         return out
 
-    def _persister_answers(self, request: int) -> None:
-        self._coordinator(PersisterAnswer(request, Errors.NONE))
+    def _persister_answers(self, request: InitializeRequest) -> None:
+        self._coordinator(PersisterAnswer(request.request, self.persister.initialize(request)))
 
     def _deliver_heartbeat(self, member: Member, attempt: int, request: ShareGroupHeartbeat) -> None:
         out = self._coordinator(request)
