@@ -125,7 +125,8 @@ class SimStats:
     heartbeats: int = 0
     lost: int = 0
     records: int = 0
-    #: When every live member last became settled (see :meth:`Simulation.settled`).
+    #: The end of the first run (:meth:`Simulation.run_until`) after the plan at which the group
+    #: was settled and has stayed so at every later run's end; None while it is not.
     settled_at_ms: int | None = None
 
 
@@ -158,11 +159,12 @@ class Simulation:
             when, _, action = heapq.heappop(self._queue)
             self._advance(when)
             action()
-            if self.stats.settled_at_ms is None and when >= self._quiet_after and self.settled() == []:
-                self.stats.settled_at_ms = when
-            elif self.stats.settled_at_ms is not None and self.settled() != []:
-                self.stats.settled_at_ms = None
         self._advance(to_ms)
+        # Judged at the end of each run (the whole group is looked at: too costly per event).
+        if self.settled() != []:
+            self.stats.settled_at_ms = None
+        elif self.stats.settled_at_ms is None and to_ms >= self._quiet_after:
+            self.stats.settled_at_ms = to_ms
 
     def _advance(self, to_ms: int) -> None:
         if to_ms > self.now:
