@@ -151,12 +151,15 @@ def current_record(group_id: str, m: ShareGroupMember) -> CoordinatorRecord:
     )
 
 
+_TopicPartitionsInfo = ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo
+
+
 def state_record(group_id: str, info: StatePartitionMetadataInfo) -> CoordinatorRecord:
     value = ShareGroupStatePartitionMetadataValue
 
-    def listed(entries: dict[str, InitMapValue]) -> tuple[value.TopicPartitionsInfo, ...]:  # type: ignore[name-defined]
+    def listed(entries: dict[str, InitMapValue]) -> tuple[_TopicPartitionsInfo, ...]:
         return tuple(
-            value.TopicPartitionsInfo(uuid.UUID(t), entries[t].name, tuple(sorted(entries[t].partitions)))
+            _TopicPartitionsInfo(uuid.UUID(t), entries[t].name, tuple(sorted(entries[t].partitions)))
             for t in sorted(entries)
         )
 
