@@ -51,23 +51,27 @@ def _optional(hint: Any) -> Any | None:
 
 
 class DataclassForm:
-    """The JSON form of the dataclasses declared in ``module``; ``responses`` are the classes an
-    ``object``-typed field (an Answer's response) may hold."""
+    """The JSON form of the dataclasses declared in ``module`` (and the modules ``also``, whose
+    classes its fields use); ``responses`` are the classes an ``object``-typed field (an Answer's
+    response) may hold."""
 
-    def __init__(self, module: types.ModuleType, responses: tuple[type, ...], what: str) -> None:
-        self.module = module
+    def __init__(self, module: types.ModuleType, responses: tuple[type, ...], what: str,
+                 also: tuple[types.ModuleType, ...] = ()) -> None:
         self.what = what
-        self.classes: dict[str, type] = {
-            name: obj for name, obj in vars(module).items()
-            if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == module.__name__
-        }
+        self.classes: dict[str, type] = {}
+        for m in (module, *also):
+            for name, obj in vars(m).items():
+                ours = (isinstance(obj, type) and dataclasses.is_dataclass(obj)
+                        and obj.__module__ == m.__name__)
+                if ours and self.classes.setdefault(name, obj) is not obj:
+                    raise TypeError(f"two classes are named {name}: the type tag would be ambiguous")
         self.responses = responses
         self._hints: dict[type, dict[str, Any]] = {}
 
     def hints(self, cls: type) -> dict[str, Any]:
         found = self._hints.get(cls)
         if found is None:
-            found = typing.get_type_hints(cls, vars(self.module))
+            found = typing.get_type_hints(cls)
             self._hints[cls] = found
         return found
 

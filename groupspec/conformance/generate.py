@@ -7,7 +7,8 @@ answer (``groupspec.spec``), ``expected_kafka`` is the Kafka-compatible mode's a
 Java exception it throws (``groupspec.impl.assignors.assign(group, compat="kafka")``). Inputs
 come from the case catalogues under ``groupspec/conformance/cases/``; the classic group's
 vectors (``cases/classic_group.py``), the share partition's (``cases/share_partition.py``) and
-the share group coordinator's (``cases/share_group.py``) run the spec over each case's events.
+the share group coordinator's (``cases/share_group.py``) and the share consumer's
+(``cases/share_consumer.py``) run the spec over each case's events.
 
 The output is deterministic to the byte: the same code gives the same files, so
 tests/test_vectors_repo.py can regenerate in memory and compare with what is committed. To get
@@ -111,6 +112,9 @@ def _all_vector_docs() -> Iterator[dict[str, Any]]:
     from groupspec.conformance.cases.share_group import share_group_vector_docs
 
     yield from share_group_vector_docs()
+    from groupspec.conformance.cases.share_consumer import share_consumer_vector_docs
+
+    yield from share_consumer_vector_docs()
 
 
 def generate() -> dict[str, str]:

@@ -398,12 +398,48 @@ def _violated_share_group(doc: Any, output: Any, properties: Sequence[str]) -> l
     return [p for p in properties if not held[p]]
 
 
+# --- share_consumer: what each event sent and applied, in order; the final view ------------------
+
+SHARE_CONSUMER_PROPERTIES = ("one_in_flight",)
+
+
+def _compare_share_consumer(expected: Any, actual: Any) -> list[str]:
+    from groupspec.conformance.share_consumer_json import run_output_from_json
+
+    want, got = run_output_from_json(expected), run_output_from_json(actual)
+    lines: list[str] = []
+    if len(want.outputs) != len(got.outputs):
+        lines.append(f"outputs: expected {len(want.outputs)} (one per event), got {len(got.outputs)}")
+    for k, (w, g) in enumerate(zip(want.outputs, got.outputs, strict=False)):
+        _diff(f"event {k}", w, g, lines)
+    _diff("view", want.view, got.view, lines)
+    return lines
+
+
+def _violated_share_consumer(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+    """one_in_flight: after a heartbeat is sent, none is sent before an answer or a failure."""
+    from groupspec.conformance.share_consumer_json import run_input_from_json, run_output_from_json
+    from groupspec.types.share_consumer import HeartbeatAnswered, HeartbeatFailed
+
+    run, result = run_input_from_json(doc), run_output_from_json(output)
+    in_flight = False
+    ok = len(result.outputs) == len(run.events)
+    for event, out in zip(run.events, result.outputs, strict=False):
+        if isinstance(event, HeartbeatAnswered | HeartbeatFailed):
+            in_flight = False
+        if out.sent is not None:
+            ok &= not in_flight
+            in_flight = True
+    return [p for p in properties if not ok]
+
+
 JUDGES: dict[str, Judge] = {
     "simple_assignor": Judge(_compare_assignments, _violated_assignor),
     "records": Judge(_compare_json, _no_properties),
     "classic_group": Judge(_compare_classic, _violated_classic, unit="difference(s)"),
     "share_partition": Judge(_compare_share, _violated_share, unit="difference(s)"),
     "share_group": Judge(_compare_share_group, _violated_share_group, unit="difference(s)"),
+    "share_consumer": Judge(_compare_share_consumer, _violated_share_consumer, unit="difference(s)"),
 }
 
 

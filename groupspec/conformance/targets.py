@@ -190,6 +190,36 @@ def _share_group_run(target: str) -> Handler:
     return run
 
 
+def drive_share_consumer(target: str, run: Any) -> Any:
+    """Feed a share_consumer run to the spec or the implementation (``impl-kafka``: the
+    implementation, which follows Kafka's client)."""
+    from groupspec.conformance.share_consumer_json import RunOutput
+
+    outputs = []
+    if target == "spec":
+        from groupspec.spec import share_consumer as spec
+
+        state = spec.initial_state(run.config, run.start_ms)
+        for event in run.events:
+            state, output = spec.step(state, event)
+            outputs.append(output)
+        return RunOutput(tuple(outputs), spec.view(state))
+    from groupspec.impl.share_consumer import ShareConsumerMembership
+
+    client = ShareConsumerMembership(run.config, now_ms=run.start_ms)
+    for event in run.events:
+        outputs.append(client.handle(event))
+    return RunOutput(tuple(outputs), client.view())
+
+
+def _share_consumer_run(target: str) -> Handler:
+    def run(doc: Any) -> dict[str, Any]:
+        from groupspec.conformance.share_consumer_json import run_input_from_json, run_output_to_json
+
+        return run_output_to_json(drive_share_consumer(target, run_input_from_json(doc)))
+    return run
+
+
 HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
     ("simple_assignor", "assign"): {name: _assignor(name) for name in IN_PROCESS},
     # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
@@ -197,6 +227,7 @@ HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
     ("classic_group", "run"): {name: _classic_run(name) for name in IN_PROCESS},
     ("share_partition", "run"): {name: _share_run(name) for name in IN_PROCESS},
     ("share_group", "run"): {name: _share_group_run(name) for name in IN_PROCESS},
+    ("share_consumer", "run"): {name: _share_consumer_run(name) for name in IN_PROCESS},
 }
 
 

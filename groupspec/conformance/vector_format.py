@@ -160,6 +160,24 @@ def _share_group_properties() -> tuple[str, ...]:
     return SHARE_GROUP_PROPERTIES
 
 
+def _check_share_consumer_input(doc: Any) -> None:
+    from groupspec.conformance.share_consumer_json import run_input_from_json
+
+    run_input_from_json(doc, "input")
+
+
+def _check_share_consumer_output(doc: Any) -> None:
+    from groupspec.conformance.share_consumer_json import run_output_from_json
+
+    run_output_from_json(doc, "output")
+
+
+def _share_consumer_properties() -> tuple[str, ...]:
+    from groupspec.conformance.runner import SHARE_CONSUMER_PROPERTIES
+
+    return SHARE_CONSUMER_PROPERTIES
+
+
 MACHINES: dict[str, Callable[[], MachineFormat]] = {
     "classic_group": lambda: MachineFormat(
         handlers=("run",),
@@ -173,6 +191,12 @@ MACHINES: dict[str, Callable[[], MachineFormat]] = {
         check_input=_check_record_input,
         check_output=_check_record_output,
         errors_expected=True,
+    ),
+    "share_consumer": lambda: MachineFormat(
+        handlers=("run",),
+        properties=_share_consumer_properties(),
+        check_input=_check_share_consumer_input,
+        check_output=_check_share_consumer_output,
     ),
     "share_group": lambda: MachineFormat(
         handlers=("run",),

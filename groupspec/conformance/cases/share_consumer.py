@@ -1,0 +1,265 @@
+"""Conformance cases of the share consumer's membership (machine ``share_consumer``, handler ``run``).
+
+Each case feeds one consumer's membership the application's calls, the passing of time and the
+heartbeat answers a coordinator gave, and records what the consumer sent and applied. The spec
+writes the expectations; ``shows`` holds claims that tests/test_conformance_share_consumer.py
+checks against them. Sources: the share-group coordinator fact sheet's §6 (the client side).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from groupspec.types.errors import Errors
+from groupspec.types.share_consumer import (
+    HeartbeatAnswered,
+    HeartbeatFailed,
+    MemberState,
+    Poll,
+    ShareConsumerConfig,
+    ShareConsumerEvent,
+    Subscribe,
+    Tick,
+    Unsubscribe,
+)
+from groupspec.types.share_group import ShareGroupHeartbeatResponse, TopicPartitions
+
+MACHINE = "share_consumer"
+HANDLER = "run"
+FACT_SHEET = "share_group_coordinator.md"
+T1 = "00000000-0000-4000-8000-000000000001"
+P01 = (TopicPartitions(T1, (0, 1)),)
+CONFIG = ShareConsumerConfig(group_id="g", member_id="member", rack_id="r1")
+
+
+@dataclass(frozen=True)
+class Sent:
+    """Event ``event`` sends a heartbeat with ``epoch`` (None: sends nothing)."""
+
+    event: int
+    epoch: int | None
+
+
+@dataclass(frozen=True)
+class Ends:
+    state: MemberState
+
+
+Claim = Sent | Ends
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    description: str
+    source: Mapping[str, str]
+    events: tuple[ShareConsumerEvent, ...]
+    config: ShareConsumerConfig = CONFIG
+    shows: tuple[Claim, ...] = ()
+
+
+@dataclass
+class Script:
+    config: ShareConsumerConfig = CONFIG
+    events: list[ShareConsumerEvent] = field(default_factory=list)
+    shows: list[Claim] = field(default_factory=list)
+
+    def add(self, event: ShareConsumerEvent, sends: int | str | None = "-") -> int:
+        self.events.append(event)
+        index = len(self.events) - 1
+        if sends != "-":
+            self.shows.append(Sent(index, sends if isinstance(sends, int) else None))
+        return index
+
+    def answer(
+        self,
+        error: Errors = Errors.NONE,
+        epoch: int = 1,
+        interval: int = 5_000,
+        assignment: tuple[TopicPartitions, ...] | None = None,
+        sends: int | str | None = "-",
+    ) -> int:
+        response = ShareGroupHeartbeatResponse(error, "member", epoch, interval, assignment)
+        return self.add(HeartbeatAnswered(response), sends)
+
+    def case(self, name: str, description: str, section: str, state: MemberState) -> Case:
+        self.shows.append(Ends(state))
+        return Case(
+            name,
+            description,
+            {"kind": "fact-sheet", "file": FACT_SHEET, "section": section},
+            tuple(self.events),
+            self.config,
+            tuple(self.shows),
+        )
+
+
+def _join() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)), sends=None)
+    s.add(Poll(), sends=0)
+    s.add(Poll(), sends=None)
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(4_999), sends=None)
+    s.add(Tick(5_000), sends=1)
+    return s.case(
+        "join_and_heartbeat",
+        "Subscribing only flags the change; the next poll joins with epoch 0, "
+        "rack and topics; one heartbeat in flight; then one every interval, carrying only the epoch.",
+        "§6.1, §6.2",
+        MemberState.STABLE,
+    )
+
+
+def _reconcile() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000))
+    s.answer(epoch=2, assignment=P01, sends=None)
+    s.add(Poll(), sends=2)
+    return s.case(
+        "new_assignment_applied_on_poll",
+        "A new assignment is applied on the next poll "
+        "(RECONCILING -> ACKNOWLEDGING) and acknowledged by an immediate heartbeat (-> STABLE).",
+        "§6.3",
+        MemberState.STABLE,
+    )
+
+
+def _fenced() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=P01)
+    s.add(Poll())
+    s.answer(Errors.FENCED_MEMBER_EPOCH, sends=0)
+    return s.case(
+        "fenced_member_rejoins",
+        "FENCED_MEMBER_EPOCH releases the assignment and rejoins at once "
+        "with epoch 0 and the same member id, sending rack and topics again.",
+        "§6.3",
+        MemberState.JOINING,
+    )
+
+
+def _fatal() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(Errors.GROUP_ID_NOT_FOUND, sends=None)
+    s.add(Tick(60_000), sends=None)
+    return s.case(
+        "group_id_not_found_is_fatal",
+        "GROUP_ID_NOT_FOUND from the coordinator is fatal for the client: no more heartbeats.",
+        "§6.3, §8 item 17",
+        MemberState.FATAL,
+    )
+
+
+def _coordinator_moved() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000))
+    s.answer(Errors.NOT_COORDINATOR, sends=None)
+    s.add(Tick(5_100), sends=1)
+    return s.case(
+        "coordinator_moved",
+        "NOT_COORDINATOR drops the coordinator; once it is found again the heartbeat goes at once, full.",
+        "§6.3",
+        MemberState.STABLE,
+    )
+
+
+def _failures() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.add(HeartbeatFailed(retriable=True), sends=None)
+    s.add(Tick(100), sends=0)
+    s.add(HeartbeatFailed(retriable=False), sends=None)
+    return s.case(
+        "transport_failures",
+        "A retriable failure backs off and retries; another is fatal.",
+        "§6.3",
+        MemberState.FATAL,
+    )
+
+
+def _leave() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=P01)
+    s.add(Poll())
+    s.add(Unsubscribe(), sends=None)
+    s.answer(epoch=1, sends=-1)
+    s.answer(epoch=-1, sends=None)
+    return s.case(
+        "unsubscribe_leaves",
+        "Unsubscribing releases the assignment and leaves with epoch -1 once "
+        "the heartbeat in flight is answered; the leave's answer completes it.",
+        "§6.4",
+        MemberState.UNSUBSCRIBED,
+    )
+
+
+def _stale() -> Case:
+    s = Script(config=ShareConsumerConfig(group_id="g", member_id="member", max_poll_interval_ms=10_000))
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(10_000), sends=-1)
+    s.answer(epoch=-1)
+    s.add(Poll(), sends=0)
+    return s.case(
+        "poll_timeout_makes_the_member_stale",
+        "No poll for max.poll.interval.ms: the member leaves (STALE) and rejoins on the next poll.",
+        "§6.4",
+        MemberState.JOINING,
+    )
+
+
+def all_cases() -> list[Case]:
+    builders: list[Callable[[], Case]] = [
+        _join,
+        _reconcile,
+        _fenced,
+        _fatal,
+        _coordinator_moved,
+        _failures,
+        _leave,
+        _stale,
+    ]
+    return [build() for build in builders]
+
+
+def vector_input(case: Case) -> dict[str, object]:
+    from groupspec.conformance.share_consumer_json import RunInput, run_input_to_json
+
+    return run_input_to_json(RunInput(case.config, 0, case.events))
+
+
+def share_consumer_vector_docs() -> Iterator[dict[str, object]]:
+    from groupspec.conformance import vector_format as vf
+    from groupspec.conformance.runner import SHARE_CONSUMER_PROPERTIES
+    from groupspec.conformance.targets import dispatch
+
+    for case in all_cases():
+        doc_input = vector_input(case)
+        yield {
+            "format": vf.FORMAT_VERSION,
+            "machine": MACHINE,
+            "handler": HANDLER,
+            "case": case.name,
+            "description": case.description,
+            "source": dict(case.source),
+            "mode": "exact",
+            "properties": list(SHARE_CONSUMER_PROPERTIES),
+            "input": doc_input,
+            "expected": dispatch("spec", MACHINE, HANDLER, doc_input),
+        }
