@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from groupspec.impl.share_consumer import ShareConsumerMembership
 from groupspec.impl.share_group.persister import InMemoryShareStatePersister
+from groupspec.types import InputError
 from groupspec.types.share_consumer import (
     ClientOutput,
     HeartbeatAnswered,
@@ -130,10 +131,40 @@ class SimStats:
     settled_at_ms: int | None = None
 
 
+def _check(config: SimConfig) -> None:
+    """Refuse a plan or a network no run could follow, naming the field."""
+    if not 0.0 <= config.loss <= 1.0:
+        raise InputError("loss", f"a probability, got {config.loss}")
+    if not 0 <= config.min_delay_ms <= config.max_delay_ms:
+        raise InputError(
+            "min_delay_ms", f"need 0 <= min <= max, got {config.min_delay_ms}..{config.max_delay_ms}"
+        )
+    for name in ("request_timeout_ms", "poll_interval_ms"):
+        if getattr(config, name) < 1:
+            raise InputError(name, f"must be at least 1, got {getattr(config, name)}")
+    joined: set[str] = set()
+    for i, churn in enumerate(sorted(config.plan, key=lambda c: c.at_ms)):
+        where = f"plan[{i}]"
+        if churn.at_ms < 0:
+            raise InputError(where, f"at_ms must not be negative, got {churn.at_ms}")
+        if churn.action == "join":
+            if churn.member in joined:
+                raise InputError(where, f"{churn.member!r} joins twice (a restarted consumer has a new id)")
+            joined.add(churn.member)
+        elif churn.action in ("leave", "crash"):
+            if churn.member not in joined:
+                raise InputError(where, f"{churn.member!r} {churn.action}s before it joins")
+        else:
+            raise InputError(where, f"action must be join, leave or crash, got {churn.action!r}")
+
+
 class Simulation:
     """One seeded run; :meth:`run_until` moves time forward, :meth:`settled` judges the result."""
 
     def __init__(self, config: SimConfig, layer: str = "impl") -> None:
+        _check(config)
+        if layer not in ("spec", "impl"):
+            raise InputError("layer", f"expected 'spec' or 'impl', got {layer!r}")
         self.config = config
         self.random = random.Random(config.seed)
         self.coordinator = make_coordinator(layer, config.coordinator, config.topics)
@@ -185,8 +216,9 @@ class Simulation:
         out = self.coordinator.handle(event, index)
         self.stats.records += len(out.records)
         for request in out.initialize:
-            self._at(self.now + self.config.persister_delay_ms,
-                     functools.partial(self._persister_answers, request))
+            self._at(
+                self.now + self.config.persister_delay_ms, functools.partial(self._persister_answers, request)
+            )
         return out
 
     def _persister_answers(self, request: InitializeRequest) -> None:
@@ -206,8 +238,6 @@ class Simulation:
     def _churn(self, churn: Churn) -> None:
         member = self.members.get(churn.member)
         if churn.action == "join":
-            if member is not None:
-                raise ValueError(f"member {churn.member!r} joins twice (a restarted consumer has a new id)")
             client = ShareConsumerMembership(
                 ShareConsumerConfig(self.config.group_id, churn.member), now_ms=self.now
             )

@@ -9,10 +9,12 @@ the coordinator give the same run.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from groupspec.simulation import Churn, SimConfig, Simulation
+from groupspec.types import InputError
 from groupspec.types.share_group import TopicMetadata
 
 TOPICS = (
@@ -63,3 +65,19 @@ def test_every_run_settles_once_the_churn_stops(plan: tuple[Churn, ...], seed: i
     quiet = max(c.at_ms for c in plan)
     sim.run_until(quiet + SETTLE_MS)
     assert sim.settled() == [], (sim.settled(), sim.stats)
+
+
+@pytest.mark.parametrize(
+    ("plan", "loss", "field"),
+    [
+        ((Churn(0, "m1", "join"), Churn(5, "m1", "join")), 0.0, "plan[1]"),
+        ((Churn(0, "m1", "leave"),), 0.0, "plan[0]"),
+        ((Churn(0, "m1", "dance"),), 0.0, "plan[0]"),
+        ((Churn(-1, "m1", "join"),), 0.0, "plan[0]"),
+        ((Churn(0, "m1", "join"),), 1.5, "loss"),
+    ],
+)
+def test_a_plan_no_run_could_follow_is_refused(plan: tuple[Churn, ...], loss: float, field: str) -> None:
+    with pytest.raises(InputError) as caught:
+        Simulation(_plan_config(plan, seed=0, loss=loss))
+    assert caught.value.field == field
