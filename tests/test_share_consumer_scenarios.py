@@ -163,3 +163,18 @@ def test_the_poll_timer_makes_the_member_stale(layer: str) -> None:
     c.answer(epoch=-1)
     out = c.send(Poll())
     assert c.view().state is S.JOINING and out.sent is not None and out.sent.member_epoch == 0
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_rejoin_after_leaving_sends_everything_again(layer: str) -> None:
+    """Found by the deep stateful run: joining starts a new membership, so the first request
+    carries the rack and the topics even if the last one sent them."""
+    c = Client(layer)
+    c.send(Subscribe(("t1",)))
+    c.send(Poll())  # the join, with the rack, is in flight
+    c.send(Subscribe(()))  # leave: waits for the join's answer
+    c.send(Subscribe(("t1",)))
+    assert c.answer(epoch=1).sent == ShareGroupHeartbeat("g", "member", -1)
+    c.answer(epoch=-1)
+    out = c.send(Poll())
+    assert out.sent == ShareGroupHeartbeat("g", "member", 0, rack_id="r1", subscribed_topic_names=("t1",))

@@ -55,6 +55,7 @@ class HeartbeatRequestManager:
         self.sent = SentFields()
         self.coordinator_known = True
         self.rediscover_at = 0
+        membership.on_join.append(self.sent.reset)
 
     def poll(self, now: int) -> ShareGroupHeartbeat | None:
         m = self.membership

@@ -8,6 +8,8 @@ Kafka's ``MemberState`` table does not allow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from groupspec.types import GroupspecError
 from groupspec.types.share_consumer import PREDECESSORS, MemberState
 from groupspec.types.share_group import ShareGroupHeartbeatResponse, TopicPartitions
@@ -30,6 +32,9 @@ class MembershipManager:
         #: What changed for the application in the current step.
         self.assignment_changed: tuple[TopicPartitions, ...] | None = None
         self.fatal_reason: str | None = None
+        #: MemberStateListener callbacks run when the member (re)joins with epoch 0: the
+        #: heartbeat manager forgets what it sent, so the first request is full.
+        self.on_join: list[Callable[[], None]] = []
 
     def transition(self, to: MemberState) -> None:
         if to is self.state:
@@ -58,6 +63,8 @@ class MembershipManager:
         self.transition(S.JOINING)
         self.member_epoch = 0
         self.target_assignment = None
+        for listener in self.on_join:
+            listener()
 
     def on_poll(self) -> None:
         """maybeReconcile on the application thread's poll, and the join after a subscribe."""
