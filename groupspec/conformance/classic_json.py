@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from groupspec.conformance.dataclass_json import body
 from groupspec.types import classic
 from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_types
@@ -499,14 +500,14 @@ def run_input_to_json(run: RunInput) -> dict[str, Any]:
 
 
 def run_input_from_json(doc: Any, path: str = "input") -> RunInput:
-    body = _run_body(doc, path, ("config", "start_ms", "events"), required=("events",))
+    top = body(doc, path, ("config", "start_ms", "events"), required=("events",))
     config = classic.ClassicConfig()
-    if "config" in body:
-        config = from_json_as(classic.ClassicConfig, body["config"], _join(path, "config"))
-    start = _integer(body.get("start_ms", 0), _join(path, "start_ms"))
+    if "config" in top:
+        config = from_json_as(classic.ClassicConfig, top["config"], _join(path, "config"))
+    start = _integer(top.get("start_ms", 0), _join(path, "start_ms"))
     if start < 0:
         raise InputError(_join(path, "start_ms"), f"a clock reading is never negative, got {start}")
-    events = _array_decoder(_tagged_decoder(EVENT_CLASSES))(body["events"], _join(path, "events"))
+    events = _array_decoder(_tagged_decoder(EVENT_CLASSES))(top["events"], _join(path, "events"))
     return RunInput(config, start, events)
 
 
@@ -515,20 +516,8 @@ def run_output_to_json(run: RunOutput) -> dict[str, Any]:
 
 
 def run_output_from_json(doc: Any, path: str = "output") -> RunOutput:
-    body = _run_body(doc, path, ("outputs", "view"), required=("outputs", "view"))
+    top = body(doc, path, ("outputs", "view"), required=("outputs", "view"))
     outputs = _array_decoder(lambda v, p: from_json_as(classic.Output, v, p))(
-        body["outputs"], _join(path, "outputs"))
-    view = from_json_as(classic.CoordinatorView, body["view"], _join(path, "view"))
+        top["outputs"], _join(path, "outputs"))
+    view = from_json_as(classic.CoordinatorView, top["view"], _join(path, "view"))
     return RunOutput(outputs, view)
-
-
-def _run_body(doc: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(doc, dict):
-        raise InputError(path, f"expected an object, got {_kind(doc)}")
-    unknown = [k for k in doc if k not in allowed]
-    if unknown:
-        raise InputError(_join(path, str(unknown[0])), f"unknown field (expected one of {list(allowed)})")
-    for key in required:
-        if key not in doc:
-            raise InputError(_join(path, key), "missing")
-    return doc

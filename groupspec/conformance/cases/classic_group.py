@@ -1071,21 +1071,7 @@ def classic_vector_docs() -> Iterator[dict[str, object]]:
     Kafka-flavoured target is held to the properties (every request answered once, with its
     response type).
     """
-    from groupspec.conformance import vector_format as vf
+    from groupspec.conformance.cases import spec_run_vectors
     from groupspec.conformance.runner import CLASSIC_PROPERTIES
-    from groupspec.conformance.targets import dispatch
 
-    for case in all_cases():
-        doc_input = vector_input(case)
-        yield {
-            "format": vf.FORMAT_VERSION,
-            "machine": MACHINE,
-            "handler": HANDLER,
-            "case": case.name,
-            "description": case.description,
-            "source": dict(case.source),
-            "mode": "exact",
-            "properties": list(CLASSIC_PROPERTIES),
-            "input": doc_input,
-            "expected": dispatch("spec", MACHINE, HANDLER, doc_input),
-        }
+    return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, CLASSIC_PROPERTIES)

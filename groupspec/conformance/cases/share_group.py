@@ -377,21 +377,7 @@ def vector_input(case: Case) -> dict[str, object]:
 
 def share_group_vector_docs() -> Iterator[dict[str, object]]:
     """One vector per case; ``expected`` is what the spec answers for the input as written."""
-    from groupspec.conformance import vector_format as vf
+    from groupspec.conformance.cases import spec_run_vectors
     from groupspec.conformance.runner import SHARE_GROUP_PROPERTIES
-    from groupspec.conformance.targets import dispatch
 
-    for case in all_cases():
-        doc_input = vector_input(case)
-        yield {
-            "format": vf.FORMAT_VERSION,
-            "machine": MACHINE,
-            "handler": HANDLER,
-            "case": case.name,
-            "description": case.description,
-            "source": dict(case.source),
-            "mode": "exact",
-            "properties": list(SHARE_GROUP_PROPERTIES),
-            "input": doc_input,
-            "expected": dispatch("spec", MACHINE, HANDLER, doc_input),
-        }
+    return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, SHARE_GROUP_PROPERTIES)

@@ -544,21 +544,7 @@ def share_vector_docs() -> Iterator[dict[str, object]]:
     (docs/divergences.md), except the grouping of acquired offsets into ranges, which the judge
     does not compare.
     """
-    from groupspec.conformance import vector_format as vf
+    from groupspec.conformance.cases import spec_run_vectors
     from groupspec.conformance.runner import SHARE_PROPERTIES
-    from groupspec.conformance.targets import dispatch
 
-    for case in all_cases():
-        doc_input = vector_input(case)
-        yield {
-            "format": vf.FORMAT_VERSION,
-            "machine": MACHINE,
-            "handler": HANDLER,
-            "case": case.name,
-            "description": case.description,
-            "source": dict(case.source),
-            "mode": "exact",
-            "properties": list(SHARE_PROPERTIES),
-            "input": doc_input,
-            "expected": dispatch("spec", MACHINE, HANDLER, doc_input),
-        }
+    return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, SHARE_PROPERTIES)
