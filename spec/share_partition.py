@@ -63,6 +63,7 @@ from groupspec.types.share_partition import (
     SharePartitionEvent,
     SharePartitionView,
     StateWrite,
+    check_persisted,
 )
 from groupspec.types.share_partition import Acknowledge as AcknowledgeEvent
 
@@ -197,25 +198,6 @@ def _monotonic(before: State, after: State) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def _check_persisted(config: SharePartitionConfig, persisted: PersistedState) -> None:
-    from groupspec.types import InputError
-
-    if persisted.start_offset < -1 or (persisted.start_offset == -1 and persisted.batches):
-        raise InputError("persisted.start_offset", "must be >= 0, or -1 with no state batches")
-    previous = persisted.start_offset - 1
-    for i, b in enumerate(persisted.batches):
-        where = f"persisted.batches[{i}]"
-        if b.first_offset < persisted.start_offset:
-            raise InputError(where, f"starts below the start offset {persisted.start_offset}")
-        if b.first_offset > b.last_offset or b.first_offset <= previous:
-            raise InputError(where, "state batches must be sorted, non-empty and not overlap")
-        if b.delivery_state == ACQUIRED:
-            raise InputError(where, "ACQUIRED is never persisted (a lock does not survive a load)")
-        if b.delivery_count < 0 or (b.delivery_state == AVAILABLE
-                                    and b.delivery_count >= config.delivery_count_limit):
-            raise InputError(where, f"delivery count {b.delivery_count} is not possible for "
-                             f"{b.delivery_state.name} with limit {config.delivery_count_limit}")
-        previous = b.last_offset
 
 
 @icontract.ensure(lambda result: invariants_hold(result))
@@ -223,7 +205,7 @@ def initial_state(config: SharePartitionConfig = SharePartitionConfig(),  # noqa
                   persisted: PersistedState = PersistedState(),  # noqa: B008
                   now_ms: int = 0, latest_offset: int = 0) -> State:
     """A share partition that has just read ``persisted`` from the persister (leader epoch 0)."""
-    _check_persisted(config, persisted)
+    check_persisted(config, persisted)
     offsets = {o: (b.delivery_state, b.delivery_count)
                for b in persisted.batches for o in range(b.first_offset, b.last_offset + 1)}
     s = State(config, now_ms, Persister(persisted.state_epoch, -1, persisted.start_offset, offsets))

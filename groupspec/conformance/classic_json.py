@@ -34,6 +34,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from groupspec.conformance.dataclass_json import body
+from groupspec.conformance.dataclass_json import join as _join
+from groupspec.conformance.dataclass_json import kind as _kind
 from groupspec.types import classic
 from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_types
@@ -88,32 +90,8 @@ _ANY_TAGGED: tuple[type, ...] = tuple(CLASSES.values())
 # ---------------------------------------------------------------------------------------------
 
 
-def _join(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
 def _where(path: str) -> str:
     return path or "(root)"
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 _HINTS: dict[type, dict[str, Any]] = {}

@@ -334,19 +334,27 @@ def _compare_share(expected: Any, actual: Any) -> list[str]:
     return lines
 
 
-def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
-    from groupspec.conformance.share_json import run_input_from_json, run_output_from_json
-
-    run, result = run_input_from_json(doc), run_output_from_json(output)
-    responses = _share_response_classes()
-    one_each = len(result.outputs) == len(run.events)
+def _answered_at_once(events: Sequence[Any], outputs: Sequence[Any], responses: dict[type, type],
+                      properties: Sequence[str]) -> list[str]:
+    """The listed properties that fail, for machines that answer every request in its own step:
+    one_answer_each (one output per event; each request answered exactly once, there; nothing
+    else answered) and answer_types (each answer of its request's response class)."""
+    one_each = len(outputs) == len(events)
     right_types = True
-    for k, (event, out) in enumerate(zip(run.events, result.outputs, strict=False)):
+    for k, (event, out) in enumerate(zip(events, outputs, strict=False)):
         wanted = responses.get(type(event))
         one_each &= [a.request for a in out.answers] == ([k] if wanted is not None else [])
         right_types &= all(wanted is not None and type(a.response) is wanted for a in out.answers)
     held = {"one_answer_each": one_each, "answer_types": right_types}
     return [p for p in properties if not held[p]]
+
+
+def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+    from groupspec.conformance.share_json import run_input_from_json, run_output_from_json
+
+    run, result = run_input_from_json(doc), run_output_from_json(output)
+    responses = _share_response_classes()
+    return _answered_at_once(run.events, result.outputs, responses, properties)
 
 
 # --- share_group: answers in order, records per group, initialize requests, the view ----------
@@ -388,14 +396,7 @@ def _violated_share_group(doc: Any, output: Any, properties: Sequence[str]) -> l
     run, result = run_input_from_json(doc), run_output_from_json(output)
     responses = {sg.ShareGroupHeartbeat: sg.ShareGroupHeartbeatResponse,
                  sg.DeleteGroups: sg.DeleteGroupsResponse, sg.SetGroupConfig: sg.SetGroupConfigResponse}
-    one_each = len(result.outputs) == len(run.events)
-    right_types = True
-    for k, (event, out) in enumerate(zip(run.events, result.outputs, strict=False)):
-        wanted = responses.get(type(event))
-        one_each &= [a.request for a in out.answers] == ([k] if wanted is not None else [])
-        right_types &= all(wanted is not None and type(a.response) is wanted for a in out.answers)
-    held = {"one_answer_each": one_each, "answer_types": right_types}
-    return [p for p in properties if not held[p]]
+    return _answered_at_once(run.events, result.outputs, responses, properties)
 
 
 # --- share_consumer: what each event sent and applied, in order; the final view ------------------

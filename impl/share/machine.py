@@ -26,7 +26,6 @@ from groupspec.types.share_partition import (
     MoveLogStart,
     Output,
     PersistedState,
-    RecordState,
     RecordView,
     ReleaseMember,
     ReleaseResponse,
@@ -37,27 +36,8 @@ from groupspec.types.share_partition import (
     SharePartitionConfig,
     SharePartitionEvent,
     SharePartitionView,
+    check_persisted,
 )
-
-
-def check_persisted(config: SharePartitionConfig, persisted: PersistedState) -> None:
-    """Refuse a persisted state no healthy share coordinator with this config could hold."""
-    if persisted.start_offset < -1 or (persisted.start_offset == -1 and persisted.batches):
-        raise InputError("persisted.start_offset", "must be >= 0, or -1 with no state batches")
-    previous = persisted.start_offset - 1
-    for i, b in enumerate(persisted.batches):
-        where = f"persisted.batches[{i}]"
-        if b.first_offset < persisted.start_offset:
-            raise InputError(where, f"starts below the start offset {persisted.start_offset}")
-        if b.first_offset > b.last_offset or b.first_offset <= previous:
-            raise InputError(where, "state batches must be sorted, non-empty and not overlap")
-        if b.delivery_state == RecordState.ACQUIRED:
-            raise InputError(where, "ACQUIRED is never persisted (a lock does not survive a load)")
-        if b.delivery_count < 0 or (b.delivery_state == RecordState.AVAILABLE
-                                    and b.delivery_count >= config.delivery_count_limit):
-            raise InputError(where, f"delivery count {b.delivery_count} is not possible for "
-                             f"{b.delivery_state.name} with limit {config.delivery_count_limit}")
-        previous = b.last_offset
 
 
 class SharePartitionMachine:

@@ -99,7 +99,7 @@ class InitializeWork:
     topics: dict[str, frozenset[int]]
 
 
-def _topic_partitions(assignment: Assignment) -> tuple[TopicPartitions, ...]:
+def topic_partitions(assignment: Assignment) -> tuple[TopicPartitions, ...]:
     return tuple(
         TopicPartitions(t, tuple(sorted(assignment[t]))) for t in sorted(assignment) if assignment[t]
     )
@@ -129,7 +129,7 @@ def target_member_record(group_id: str, member_id: str, target: Assignment) -> C
     return CoordinatorRecord(
         ShareGroupTargetAssignmentMemberKey(group_id, member_id),
         ShareGroupTargetAssignmentMemberValue(
-            tuple(entry(uuid.UUID(tp.topic_id), tp.partitions) for tp in _topic_partitions(target))
+            tuple(entry(uuid.UUID(tp.topic_id), tp.partitions) for tp in topic_partitions(target))
         ),
         0,
     )
@@ -143,7 +143,7 @@ def target_epoch_record(group_id: str, epoch: int) -> CoordinatorRecord:
 
 def current_record(group_id: str, m: ShareGroupMember) -> CoordinatorRecord:
     entry = ShareGroupCurrentMemberAssignmentValue.TopicPartitions
-    parts = tuple(entry(uuid.UUID(tp.topic_id), tp.partitions) for tp in _topic_partitions(m.assigned))
+    parts = tuple(entry(uuid.UUID(tp.topic_id), tp.partitions) for tp in topic_partitions(m.assigned))
     return CoordinatorRecord(
         ShareGroupCurrentMemberAssignmentKey(group_id, m.member_id),
         ShareGroupCurrentMemberAssignmentValue(m.member_epoch, m.previous_member_epoch, MEMBER_STABLE, parts),
@@ -292,7 +292,7 @@ class ShareGroupManager:
             updated.member_id,
             reconciled.member_epoch,
             self.heartbeat_interval_ms(group.group_id),
-            _topic_partitions(reconciled.assigned) if send else None,
+            topic_partitions(reconciled.assigned) if send else None,
         )
         return response, self._maybe_initialize(group, subscribed, group_epoch, records)
 

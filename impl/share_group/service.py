@@ -23,7 +23,12 @@ from groupspec.impl.runtime.runtime import (
     ShardContext,
     WriteResult,
 )
-from groupspec.impl.share_group.manager import InitializeWork, MetadataImage, session_timeout_key
+from groupspec.impl.share_group.manager import (
+    InitializeWork,
+    MetadataImage,
+    session_timeout_key,
+    topic_partitions,
+)
 from groupspec.impl.share_group.shard import ShareGroupCoordinatorShard
 from groupspec.types import InputError
 from groupspec.types.errors import Errors
@@ -259,8 +264,8 @@ class ShareGroupCoordinator:
                         m.client_id,
                         m.client_host,
                         tuple(sorted(m.subscribed_topic_names)),
-                        _tps(m.assigned),
-                        _tps(group.target_assignment.get(m.member_id, {})),
+                        topic_partitions(m.assigned),
+                        topic_partitions(group.target_assignment.get(m.member_id, {})),
                         shard.context.deadline(session_timeout_key(group.group_id, m.member_id)),
                     )
                     for m in group.members.values()
@@ -294,9 +299,3 @@ class ShareGroupCoordinator:
                 )
         groups.sort(key=lambda g: g.group_id)
         return ShareCoordinatorView(self.runtime.clock.now(), tuple(groups), tuple(sorted(self.pending)))
-
-
-def _tps(assignment: dict[str, frozenset[int]]) -> tuple[TopicPartitions, ...]:
-    return tuple(
-        TopicPartitions(t, tuple(sorted(assignment[t]))) for t in sorted(assignment) if assignment[t]
-    )
