@@ -413,6 +413,15 @@ def test_invalid_record_count(count):
         decode_batch(reseal(encode_batch(sample_records(0, 3)), count=count))
 
 
+@pytest.mark.parametrize("compression", [c for c in Compression if c is not Compression.NONE])
+def test_a_compressed_batch_counting_zero_records_is_refused_not_emptied(compression):
+    """Issue 15 item 1: a count of 0 on a compressed batch (CRC resealed) used to skip the
+    decompression, so every record behind it vanished without a word."""
+    data = reseal(encode_batch(sample_records(0, 3), compression=compression), count=0)
+    with pytest.raises(MalformedError, match="left after the 0 records"):
+        decode_batch(data)
+
+
 def test_invalid_compressed_records_with_a_valid_crc():
     data = encode_batch(sample_records(0, 3), compression=Compression.ZSTD)
     with pytest.raises(CompressionError, match="ZSTD"):

@@ -18,7 +18,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from groupspec.impl.codec.errors import CodecError, MalformedError, TruncatedError, UnsupportedVersionError
-from groupspec.impl.codec.json_form import from_json, to_json, uuid_from_kafka, uuid_to_kafka
+from groupspec.impl.codec.json_form import (
+    from_json,
+    text_decoder,
+    to_json,
+    to_json_text,
+    uuid_from_kafka,
+    uuid_to_kafka,
+)
 from groupspec.impl.codec.messages import (
     EncodeError,
     FieldVersionError,
@@ -39,8 +46,9 @@ from groupspec.types.records import (
     ShareSnapshotKey,
     ShareSnapshotValue,
 )
-from groupspec.types.records.schema import ZERO_UUID, kfield, message
+from groupspec.types.records.schema import ZERO_UUID, Versions, kfield, message, message_spec
 from tests.record_strategies import every_version, message_values, normalized
+from tests.test_record_schemas import load_copies, needs_schemas
 
 TOPIC_ID = uuid.UUID(bytes=bytes(range(1, 17)))
 
@@ -504,6 +512,71 @@ def test_json_names_and_kafka_forms() -> None:
     assert uuid_from_kafka(str(TOPIC_ID)) == TOPIC_ID
 
 
+@given(data=st.data())
+def test_versioned_json_reads_back_as_what_the_bytes_hold(data: st.DataObject) -> None:
+    cls, version = data.draw(st.sampled_from(CASES))
+    obj = data.draw(message_values(cls, version))
+    doc = to_json(obj, version)
+    assert from_json(cls, json.loads(json.dumps(doc))) == normalized(obj, version)
+
+
+@given(data=st.data())
+def test_json_text_is_json_dumps_of_the_json_form(data: st.DataObject) -> None:
+    # The compiled text encoders `groupspec decode` prints with must agree with the dict form
+    # character for character, at every version and without one.
+    cls, version = data.draw(st.sampled_from(CASES))
+    obj = data.draw(message_values(cls, version))
+    for v in (version, None):
+        assert to_json_text(obj, v) == json.dumps(to_json(obj, v), ensure_ascii=False, separators=(",", ":"))
+
+
+@given(data=st.data(), tail=st.binary(max_size=3))
+def test_text_decoder_is_decode_then_json_text(data: st.DataObject, tail: bytes) -> None:
+    # `groupspec decode` goes from bytes to JSON text without the object; same text, same end.
+    cls, version = data.draw(st.sampled_from(CASES))
+    raw = encode(data.draw(message_values(cls, version)), version) + tail
+    obj, end = decode(cls, raw, version)
+    assert text_decoder(cls, version)(raw, 0) == (to_json_text(obj, version), end)
+
+
+@given(data=st.data(), raw=st.binary(max_size=64))
+def test_text_decoder_fails_as_the_decoder_does(data: st.DataObject, raw: bytes) -> None:
+    cls, version = data.draw(st.sampled_from(CASES))
+    try:
+        obj, end = decode(cls, raw, version)
+    except CodecError as exc:
+        with pytest.raises(type(exc)) as info:
+            text_decoder(cls, version)(raw, 0)
+        assert str(info.value) == str(exc)
+    else:
+        assert text_decoder(cls, version)(raw, 0) == (to_json_text(obj, version), end)
+
+
+def test_json_form_prints_a_field_only_in_the_versions_that_define_it() -> None:
+    # Kafka's generated converters: OffsetCommitValue's expireTimestamp is v1 only, leaderEpoch
+    # v3+, topicId tagged v4+ and printed only when not the zero uuid.
+    value = OffsetCommitValue(12345, 7, "meta-x", 1700000000123)
+    assert list(to_json(value, 3)) == ["offset", "leaderEpoch", "metadata", "commitTimestamp"]
+    assert list(to_json(value, 4)) == ["offset", "leaderEpoch", "metadata", "commitTimestamp"]
+    assert list(to_json(value, 0)) == list(to_json(value, 2)) == ["offset", "metadata", "commitTimestamp"]
+    assert to_json(OffsetCommitValue(1, expire_timestamp=99), 1)["expireTimestamp"] == 99
+    with_id = to_json(dataclasses.replace(value, topic_id=TOPIC_ID), 4)
+    assert with_id["topicId"] == "AQIDBAUGBwgJCgsMDQ4PEA"
+    # Nested structs take the message's version: v0 members have no groupInstanceId, no rebalanceTimeout.
+    group = GroupMetadataValue(protocol_type="consumer", members=(ONE_MEMBER.members[0],))
+    assert set(to_json(group, 0)["members"][0]) == {"memberId", "clientId", "clientHost", "sessionTimeout",
+                                                      "subscription", "assignment"}
+    assert "currentStateTimestamp" not in to_json(group, 1) and "currentStateTimestamp" in to_json(group, 2)
+    assert {"groupInstanceId", "rebalanceTimeout"} <= set(to_json(group, 3)["members"][0])
+    # A tagged field with its default is left out; any other value is printed.
+    assert to_json(ConsumerGroupMetadataValue(epoch=3), 0) == {"epoch": 3}
+    hashed = ConsumerGroupMetadataValue(epoch=3, metadata_hash=-5)
+    assert to_json(hashed, 0) == {"epoch": 3, "metadataHash": -5}
+    assert "classicMemberMetadata" not in to_json(ConsumerGroupMemberMetadataValue(), 0)
+    with pytest.raises(UnsupportedVersionError):
+        to_json(value, 5)
+
+
 @pytest.mark.parametrize(
     ("cls", "doc", "path"),
     [
@@ -531,3 +604,41 @@ def test_invalid_json(cls: type, doc: Any, path: str) -> None:
 def test_json_missing_fields_take_defaults() -> None:
     assert from_json(OffsetCommitValue, {"offset": 5}) == OffsetCommitValue(offset=5)
     assert from_json(GroupMetadataValue, {"protocol": None}) == GroupMetadataValue(protocol=None)
+
+
+@needs_schemas
+def test_json_form_fields_follow_kafkas_schema_files() -> None:
+    # For every record and consumer-protocol schema copy and every valid version: the top-level
+    # fields printed for an object with every field set are the file's fields of that version.
+    # (Fields Kafka added after these copies are left to test_record_schemas' drift list.)
+    from groupspec.conformance.cases.records import _sample
+
+    by_name = {message_spec(cls).name: cls for cls in ALL_MESSAGE_CLASSES}
+    for name, doc in load_copies().items():
+        cls = by_name[name]
+        valid = Versions.parse(doc["validVersions"])
+        for version in range(valid.lo, valid.hi + 1):
+            obj = normalized(_sample(cls, 1), version)
+            names = [f["name"][:1].lower() + f["name"][1:] for f in doc["fields"]]
+            printed = [key for key in to_json(obj, version) if key in names]
+            expected = [name for name, f in zip(names, doc["fields"], strict=True)
+                        if version in Versions.parse(f["versions"])]
+            assert printed == expected, (name, version)
+
+
+@message("ProbeTaggedFirst", "data", None, "0-1", "1+")
+@dataclass(frozen=True, slots=True)
+class ProbeTaggedFirst:
+    """No real record starts with a tagged field; the text encoder has a path for it anyway."""
+
+    first: int = kfield("int32", "1+", tag=0, tagged="1+")
+    plain: str | None = kfield("string", "0+", nullable="0+")
+    last: tuple[uuid.UUID, ...] = kfield("[]uuid", "1+", tag=1, tagged="1+")
+
+
+@pytest.mark.parametrize("obj", [ProbeTaggedFirst(), ProbeTaggedFirst(3, None, (TOPIC_ID,)),
+                                 ProbeTaggedFirst(0, "é\\\"", ()), ProbeTaggedFirst(-1, "x", (ZERO_UUID,))])
+@pytest.mark.parametrize("version", [0, 1, None])
+def test_json_text_with_a_tagged_first_field(obj: ProbeTaggedFirst, version: int | None) -> None:
+    expected = json.dumps(to_json(obj, version), ensure_ascii=False, separators=(",", ":"))
+    assert to_json_text(obj, version) == expected

@@ -385,7 +385,10 @@ def _decode_v2(buf: bytes, pos: int, total: int) -> RecordBatch:
     if compression is Compression.NONE:
         body, start, end = buf, pos + RECORD_BATCH_OVERHEAD, pos + total
     else:
-        body = decompress(compression, buf[pos + RECORD_BATCH_OVERHEAD:pos + total]) if count else b""
+        # Decompressed even when the count says 0: records behind a wrong count must be found
+        # (and the batch refused) rather than dropped unseen.
+        payload = buf[pos + RECORD_BATCH_OVERHEAD:pos + total]
+        body = decompress(compression, payload) if count or payload else b""
         start, end = 0, len(body)
     if count > (end - start) // MIN_RECORD_SIZE:
         raise MalformedError(f"record count {count} cannot fit in {end - start} bytes of records")

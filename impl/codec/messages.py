@@ -517,6 +517,11 @@ class _DecoderWriter:
         src.emit(inner, f"pos = {end}")
 
 
+#: The decoder writer, for subclasses that end a decoder in something other than the object
+#: (json_form's bytes-to-JSON-text decoders override ``construct``).
+DecoderWriter = _DecoderWriter
+
+
 # --- encoders -------------------------------------------------------------------------------------
 
 

@@ -73,6 +73,18 @@ def _table(topic: str) -> Mapping[int, _Entry]:
     return table
 
 
+def type_decoders(topic: str, type_id: int) -> tuple[RecordType, Decoder, Mapping[int, Decoder]] | None:
+    """The record type, key decoder and value decoders (by version) of one type id of ``topic``.
+
+    For loops that decode millions of records and want the compiled decoders without
+    :func:`decode_record`'s envelope (``groupspec decode``); None for an unknown id.
+    """
+    entry = (_TABLES.get(topic) or _table(topic)).get(type_id)
+    if entry is None:
+        return None
+    return entry.record_type, entry.key_decoder, entry.value_decoders
+
+
 def _entry_of(rtype: RecordType) -> _Entry:
     entry = (_TABLES.get(rtype.topic) or _table(rtype.topic)).get(rtype.type_id)
     if entry is not None and entry.record_type is rtype:
