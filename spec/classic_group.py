@@ -42,9 +42,11 @@ from groupspec.types.classic import (
     UNKNOWN_MEMBER_ID,
     AdvanceClock,
     Answer,
+    BeginLoad,
     ClassicConfig,
     ClassicEvent,
     CommitTopic,
+    CompleteLoad,
     CoordinatorView,
     DeleteGroups,
     DeleteGroupsResponse,
@@ -192,6 +194,8 @@ class State:
     seq: int = 0
     #: Everything written so far, in order (Restart replays it).
     log: list[LogEntry] = field(default_factory=list)
+    #: Between BeginLoad and CompleteLoad: nothing in memory, requests refused by the runtime.
+    loading: bool = False
 
 
 class _Step:
@@ -290,6 +294,15 @@ def initial_state(config: ClassicConfig = ClassicConfig(), now_ms: int = 0) -> S
 def step(state: State, event: ClassicEvent, index: int) -> tuple[State, Output]:
     """Apply one event (request ``index``, or a clock advance, or a restart)."""
     st = _Step(copy.deepcopy(state))
+    # First failure wins: the coordinator's own checks, then the runtime (a loading partition),
+    # then the group.
+    refusal = _coordinator_refusal(st.cfg, event)
+    if refusal is not None:
+        st.answer(index, refusal)
+        return st.s, Output(tuple(st.answers), ())
+    if st.s.loading and not isinstance(event, AdvanceClock | Restart | BeginLoad | CompleteLoad):
+        st.answer(index, _loading_answer(event))
+        return st.s, Output(tuple(st.answers), ())
     match event:
         case JoinGroup():
             _join(st, event, index)
@@ -319,7 +332,74 @@ def step(state: State, event: ClassicEvent, index: int) -> tuple[State, Output]:
             _advance(st, event.to_ms)
         case Restart():
             _restart(st)
+        case BeginLoad():
+            _unload(st)
+            st.s.loading = True
+        case CompleteLoad():
+            if st.s.loading:
+                _restart(st)
     return st.s, Output(tuple(st.answers), tuple(st.records))
+
+
+# ---------------------------------------------------------------------------------------------
+# Before the group: the coordinator's checks and a loading runtime
+# ---------------------------------------------------------------------------------------------
+
+
+def _coordinator_refusal(cfg: ClassicConfig, event: ClassicEvent) -> object | None:
+    """What the coordinator service (or KafkaApis) answers before a shard sees the request."""
+    match event:
+        case JoinGroup() if event.group_id == "":
+            return JoinGroupResponse(Errors.INVALID_GROUP_ID, member_id=event.member_id)
+        case JoinGroup() if not (cfg.min_session_timeout_ms <= event.session_timeout_ms
+                                 <= cfg.max_session_timeout_ms):
+            return JoinGroupResponse(Errors.INVALID_SESSION_TIMEOUT, member_id=event.member_id)
+        case SyncGroup() if event.group_id == "":
+            return SyncGroupResponse(Errors.INVALID_GROUP_ID)
+        case SyncGroup() if event.version >= 5 and (event.protocol_type is None
+                                                     or event.protocol_name is None):
+            return SyncGroupResponse(Errors.INCONSISTENT_GROUP_PROTOCOL)
+        case Heartbeat() if event.group_id == "":
+            return HeartbeatResponse(Errors.INVALID_GROUP_ID)
+        case LeaveGroup() if event.group_id == "":
+            return LeaveGroupResponse(Errors.INVALID_GROUP_ID)
+    return None
+
+
+def _loading_answer(event: ClassicEvent) -> object:
+    """A request that reaches a loading partition: COORDINATOR_LOAD_IN_PROGRESS in its shape.
+
+    Two exceptions, both GroupCoordinatorService's: a Heartbeat is answered NONE (the group is
+    loading, so the member is told to carry on rather than rejoin), and a JoinGroup's answer
+    carries no member id (the runtime's error path builds a bare response).
+    """
+    load = Errors.COORDINATOR_LOAD_IN_PROGRESS
+    match event:
+        case JoinGroup():
+            return JoinGroupResponse(load)
+        case SyncGroup():
+            return SyncGroupResponse(load)
+        case Heartbeat():
+            return HeartbeatResponse(Errors.NONE)
+        case LeaveGroup():
+            return LeaveGroupResponse(load)
+        case OffsetCommit():
+            return OffsetCommitResponse(_all_partitions(event.topics, load))
+        case TxnOffsetCommit():
+            return TxnOffsetCommitResponse(_all_partitions(event.topics, load))
+        case TxnMarker():
+            return TxnMarkerResponse(load)
+        case OffsetFetch():
+            return OffsetFetchResponse(load)
+        case OffsetDelete():
+            return OffsetDeleteResponse(load)
+        case DeleteGroups():
+            return DeleteGroupsResponse(tuple(GroupResult(gid, load) for gid in event.group_ids))
+        case DescribeGroups():
+            return DescribeGroupsResponse(tuple(DescribedGroup(gid, load, "") for gid in event.group_ids))
+        case ListGroups():
+            return ListGroupsResponse(load)
+    raise AssertionError(f"{type(event).__name__} is not a request")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -625,13 +705,6 @@ def _accepts(st: _Step, g: Group, member_id: str) -> bool:
 
 
 def _join(st: _Step, req: JoinGroup, index: int) -> None:
-    cfg = st.cfg
-    if req.group_id == "":
-        st.answer(index, JoinGroupResponse(Errors.INVALID_GROUP_ID, member_id=req.member_id))
-        return
-    if not cfg.min_session_timeout_ms <= req.session_timeout_ms <= cfg.max_session_timeout_ms:
-        st.answer(index, JoinGroupResponse(Errors.INVALID_SESSION_TIMEOUT, member_id=req.member_id))
-        return
     g = st.s.groups.get(req.group_id)
     created = False
     if g is None:
@@ -770,12 +843,6 @@ def _remove_pending_sync(st: _Step, g: Group, member_id: str) -> None:
 
 
 def _sync(st: _Step, req: SyncGroup, index: int) -> None:
-    if req.group_id == "":
-        st.answer(index, SyncGroupResponse(Errors.INVALID_GROUP_ID))
-        return
-    if req.version >= 5 and (req.protocol_type is None or req.protocol_name is None):
-        st.answer(index, SyncGroupResponse(Errors.INCONSISTENT_GROUP_PROTOCOL))
-        return
     g = st.s.groups.get(req.group_id)
     if g is None or g.state == EMPTY:
         st.answer(index, SyncGroupResponse(Errors.UNKNOWN_MEMBER_ID))
@@ -814,9 +881,6 @@ def _sync(st: _Step, req: SyncGroup, index: int) -> None:
 
 
 def _heartbeat(st: _Step, req: Heartbeat, index: int) -> None:
-    if req.group_id == "":
-        st.answer(index, HeartbeatResponse(Errors.INVALID_GROUP_ID))
-        return
     g = st.s.groups.get(req.group_id)
     if g is None:
         st.answer(index, HeartbeatResponse(Errors.UNKNOWN_MEMBER_ID))
@@ -834,9 +898,6 @@ def _heartbeat(st: _Step, req: Heartbeat, index: int) -> None:
 
 
 def _leave(st: _Step, req: LeaveGroup, index: int) -> None:
-    if req.group_id == "":
-        st.answer(index, LeaveGroupResponse(Errors.INVALID_GROUP_ID))
-        return
     g = st.s.groups.get(req.group_id)
     if g is None:
         st.answer(index, LeaveGroupResponse(Errors.NONE, tuple(
@@ -1252,7 +1313,8 @@ def _group_from_record(group_id: str, value: GroupMetadataValue, old: Group | No
     return g
 
 
-def _restart(st: _Step) -> None:
+def _unload(st: _Step) -> None:
+    """onUnloaded: parked requests are answered NOT_COORDINATOR; memory and timers go."""
     for g in st.s.groups.values():
         for m in g.members.values():
             if m.join_request is not None:
@@ -1260,6 +1322,12 @@ def _restart(st: _Step) -> None:
             if m.sync_request is not None:
                 st.answer(m.sync_request, SyncGroupResponse(Errors.NOT_COORDINATOR))
     st.s.timers.clear()
+    st.s.groups = {}
+
+
+def _restart(st: _Step) -> None:
+    _unload(st)
+    st.s.loading = False
     st.s.groups = replay(st.cfg, st.s.log)
     for gid in sorted(st.s.groups):
         g = st.s.groups[gid]

@@ -21,6 +21,7 @@ from groupspec.types.classic import (
     Heartbeat,
     JoinGroup,
     JoinGroupResponse,
+    ListGroups,
     OffsetCommit,
     OffsetFetch,
     Restart,
@@ -67,8 +68,14 @@ def test_an_unhosted_shard_answers_not_coordinator() -> None:
     assert "testgroup" not in [g.group_id for g in coordinator.view().groups]
     # Loading again brings the group back from its log, its member's session timer re-armed.
     coordinator.runtime.begin_load(27)
+    # A heartbeat to a loading shard is answered NONE (GroupCoordinatorService#heartbeat); a
+    # commit gets COORDINATOR_LOAD_IN_PROGRESS, and a listing fails while any shard loads.
     loading = coordinator.handle(Heartbeat("testgroup", 1, member), 9).answers[0].response
-    assert loading.error is Errors.COORDINATOR_LOAD_IN_PROGRESS  # type: ignore[attr-defined]
+    assert loading.error is Errors.NONE  # type: ignore[attr-defined]
+    commit = coordinator.handle(OffsetCommit("testgroup", 1, member, topics=TOPICS), 9)
+    assert commit.answers[0].response.topics[0].partitions[0].error is Errors.COORDINATOR_LOAD_IN_PROGRESS  # type: ignore[attr-defined]
+    listed = coordinator.handle(ListGroups(), 9).answers[0].response
+    assert (listed.error, listed.groups) == (Errors.COORDINATOR_LOAD_IN_PROGRESS, ())  # type: ignore[attr-defined]
     coordinator.runtime.load(27)
     group = coordinator.view().groups[0]
     assert (group.group_id, group.state, group.generation_id) == ("testgroup", "Stable", 1)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import pytest
 
 from groupspec.types.classic import (
+    BeginLoad,
     ClassicConfig,
     CommitPartition,
     CommitTopic,
+    CompleteLoad,
     FetchTopic,
     Heartbeat,
     JoinGroupResponse,
@@ -316,3 +318,26 @@ def test_protocols_constant_is_a_consumer_subscription() -> None:
 
     subscription, version = decode_subscription(PROTOCOLS[0].metadata)
     assert (subscription.topics, version) == (("orders",), 0)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_heartbeat_to_a_loading_coordinator_is_answered_none(layer: str) -> None:
+    """GroupCoordinatorService#heartbeat answers NONE while the group's partition loads, so a
+    member keeps heartbeating instead of rejoining; other requests get LOAD_IN_PROGRESS."""
+    d = Driver(layer)
+    c1, _ = d.new_member("g", "consumer-1")
+    d.advance(DELAY)
+    sync(d, c1, 1, {c1: b"all"})
+    assert d.state("g") == "Stable"
+    d.send(BeginLoad())
+    assert d.view().groups == ()
+    assert d.error(d.send(Heartbeat("g", 1, c1))) is Errors.NONE
+    assert d.error(d.send(Heartbeat("g", 99, "stranger"))) is Errors.NONE
+    assert d.error(d.send(SyncGroup("g", 1, c1, protocol_type="consumer", protocol_name="range"))) \
+        is Errors.COORDINATOR_LOAD_IN_PROGRESS
+    join = d.answers[d.rejoin("g", c1)]
+    assert isinstance(join, JoinGroupResponse)
+    assert (join.error, join.member_id) == (Errors.COORDINATOR_LOAD_IN_PROGRESS, "")
+    d.send(CompleteLoad())
+    assert d.state("g") == "Stable"
+    assert d.error(d.send(Heartbeat("g", 99, c1))) is Errors.ILLEGAL_GENERATION

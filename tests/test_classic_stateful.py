@@ -3,7 +3,8 @@
 A few members of two groups send every kind of request, valid, stale and malformed (unknown
 ids, wrong generations, other instance ids, empty protocol lists, session timeouts out of
 bounds), while the clock moves, sometimes exactly onto the next timer's deadline, and the
-coordinator sometimes fails over (Restart). After every step:
+coordinator sometimes fails over (Restart, or BeginLoad ... CompleteLoad with requests between,
+which a loading coordinator refuses). After every step:
 
 - the spec and the implementation released the same answers and wrote the same records (per
   group, in order) and show the same view of every group;
@@ -27,10 +28,12 @@ from groupspec.spec import classic_group as spec
 from groupspec.types.classic import (
     AdvanceClock,
     Answer,
+    BeginLoad,
     ClassicConfig,
     ClassicEvent,
     CommitPartition,
     CommitTopic,
+    CompleteLoad,
     CoordinatorView,
     DeleteGroups,
     DescribeGroups,
@@ -257,6 +260,14 @@ class ClassicAgreement(RuleBasedStateMachine):
     @rule()
     def restart(self) -> None:
         self.send(Restart())
+
+    @rule()
+    def begin_load(self) -> None:
+        self.send(BeginLoad())
+
+    @rule()
+    def complete_load(self) -> None:
+        self.send(CompleteLoad())
 
     # -- after every step ------------------------------------------------------------------------
 

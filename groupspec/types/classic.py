@@ -216,11 +216,31 @@ class Restart:
     """
 
 
+@dataclass(frozen=True)
+class BeginLoad:
+    """The first half of a failover: every partition unloads, then stays *loading*.
+
+    Parked JoinGroups and SyncGroups are answered NOT_COORDINATOR, as in :class:`Restart`.
+    Until :class:`CompleteLoad` (or a ``Restart``) the runtime refuses requests with
+    COORDINATOR_LOAD_IN_PROGRESS after the coordinator's own checks, except a Heartbeat, which
+    ``GroupCoordinatorService#heartbeat`` answers NONE so that members keep their sessions; a
+    ListGroups fails as a whole. Nothing is in memory and no timer runs while loading.
+    """
+
+
+@dataclass(frozen=True)
+class CompleteLoad:
+    """The second half of a failover: loading partitions replay their logs, as Restart's load does.
+
+    Without a preceding :class:`BeginLoad` it changes nothing.
+    """
+
+
 ClassicRequest = (
     JoinGroup | SyncGroup | Heartbeat | LeaveGroup | OffsetCommit | TxnOffsetCommit | TxnMarker
     | OffsetFetch | OffsetDelete | DeleteGroups | DescribeGroups | ListGroups
 )
-ClassicEvent = ClassicRequest | AdvanceClock | Restart
+ClassicEvent = ClassicRequest | AdvanceClock | Restart | BeginLoad | CompleteLoad
 
 
 # ---------------------------------------------------------------------------------------------

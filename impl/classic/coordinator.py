@@ -3,7 +3,9 @@
 It checks what Kafka checks before a request reaches a shard (an empty group id, a SyncGroup v5+
 without protocol type and name), finds the shard with ``partitionFor``, and runs the request as
 that shard's write or read. A shard this node does not host answers NOT_COORDINATOR, one still
-loading COORDINATOR_LOAD_IN_PROGRESS. Requests about several groups (DeleteGroups,
+loading COORDINATOR_LOAD_IN_PROGRESS, except that a Heartbeat to a loading shard is answered
+NONE (``GroupCoordinatorService#heartbeat``: the group is loading, so the member carries on) and
+a ListGroups fails as a whole while any shard loads. Requests about several groups (DeleteGroups,
 DescribeGroups, ListGroups) and transaction markers fan out over the shards.
 """
 
@@ -29,8 +31,10 @@ from groupspec.types import InputError
 from groupspec.types.classic import (
     AdvanceClock,
     Answer,
+    BeginLoad,
     ClassicConfig,
     ClassicEvent,
+    CompleteLoad,
     CoordinatorView,
     DeleteGroups,
     DeleteGroupsResponse,
@@ -84,13 +88,19 @@ def _error_of(exc: Exception) -> Errors:
 
 
 def _refusal(event: ClassicEvent, error: Errors) -> object:
-    """The whole-request answer of a request whose shard cannot take it."""
+    """The whole-request answer of a request whose shard cannot take it.
+
+    Built as the service's error handlers build them: a JoinGroup's carries no member id, and a
+    Heartbeat to a loading shard is answered NONE.
+    """
     match event:
         case JoinGroup():
-            return JoinGroupResponse(error, member_id=event.member_id)
+            return JoinGroupResponse(error)
         case SyncGroup():
             return SyncGroupResponse(error)
         case Heartbeat():
+            if error is Errors.COORDINATOR_LOAD_IN_PROGRESS:
+                return HeartbeatResponse(Errors.NONE)
             return HeartbeatResponse(error)
         case LeaveGroup():
             return LeaveGroupResponse(error)
@@ -161,7 +171,10 @@ class ClassicCoordinator:
                 end = TxnEnd(event.producer_id, event.producer_epoch, event.commit, event.coordinator_epoch)
                 for partition in self.runtime.active_partitions():
                     took(self.runtime.write(partition, lambda shard: shard.end_transaction(end)))
-                answers.append(Answer(index, TxnMarkerResponse(Errors.NONE)))
+                # The marker fans out over every partition: a loading one fails its part.
+                marker_error = (Errors.COORDINATOR_LOAD_IN_PROGRESS if self.runtime.loading_partitions()
+                                else Errors.NONE)
+                answers.append(Answer(index, TxnMarkerResponse(marker_error)))
             case DeleteGroups():
                 answers.append(Answer(index, DeleteGroupsResponse(tuple(
                     self._delete_group(group_id, took) for group_id in event.group_ids))))
@@ -177,6 +190,13 @@ class ClassicCoordinator:
             case Restart():
                 answers.extend(self.runtime.unload_all())
                 self.runtime.load_all()
+            case BeginLoad():
+                answers.extend(self.runtime.unload_all())
+                for partition in range(self.runtime.partitions):
+                    self.runtime.begin_load(partition)
+            case CompleteLoad():
+                for partition in self.runtime.loading_partitions():
+                    self.runtime.load(partition)
             case _:
                 raise InputError("event", f"{type(event).__name__} is not a classic group event")
         return Output(tuple(answers), tuple(records))
@@ -188,6 +208,12 @@ class ClassicCoordinator:
             error = Errors.INVALID_GROUP_ID
             answers.append(Answer(index, JoinGroupResponse(error, member_id=member_id)
                                   if isinstance(event, JoinGroup) else _refusal(event, error)))
+            return
+        if isinstance(event, JoinGroup) and not (
+                self.config.min_session_timeout_ms <= event.session_timeout_ms
+                <= self.config.max_session_timeout_ms):
+            answers.append(Answer(index, JoinGroupResponse(Errors.INVALID_SESSION_TIMEOUT,
+                                                           member_id=event.member_id)))
             return
         if isinstance(event, SyncGroup) and event.version >= 5 and (
                 event.protocol_type is None or event.protocol_name is None):
@@ -244,6 +270,9 @@ class ClassicCoordinator:
             return DescribedGroup(group_id, _error_of(exc), "")
 
     def _list_groups(self, req: ListGroups) -> ListGroupsResponse:
+        # Kafka skips partitions it does not host but fails the whole listing on a loading one.
+        if self.runtime.loading_partitions():
+            return ListGroupsResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS)
         wanted = {state.lower() for state in req.states_filter}
         listed = []
         for _, shard in self.runtime.shards():

@@ -335,11 +335,7 @@ class GroupMetadataManager:
     # -- JoinGroup --------------------------------------------------------------------------------
 
     def classic_group_join(self, out: WriteResult, req: JoinGroup, index: int) -> None:
-        config = self.config
-        if not config.min_session_timeout_ms <= req.session_timeout_ms <= config.max_session_timeout_ms:
-            out.answers.append(Answer(index, JoinGroupResponse(Errors.INVALID_SESSION_TIMEOUT,
-                                                               member_id=req.member_id)))
-            return
+        # The session timeout's bounds are checked by the coordinator service, before the runtime.
         group = self.groups.get(req.group_id)
         created = group is None
         if group is None:

@@ -214,6 +214,9 @@ class CoordinatorRuntime(Generic[S]):
     def active_partitions(self) -> list[int]:
         return sorted(self._shards)
 
+    def loading_partitions(self) -> list[int]:
+        return sorted(p for p, state in self._states.items() if state is PartitionState.LOADING)
+
     # -- operations -------------------------------------------------------------------------------
 
     def shard(self, partition: int) -> S:

@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 
 from groupspec.types.classic import (
     AdvanceClock,
+    BeginLoad,
     ClassicConfig,
     ClassicEvent,
     CommitPartition,
     CommitTopic,
+    CompleteLoad,
     DeleteGroups,
     DescribeGroups,
     FetchTopic,
@@ -1036,6 +1038,71 @@ def _restart_offsets() -> Case:
         _sheet("§5.4, §4.4", rule="docs/divergences.md: Restart replays every entry in order"))
 
 
+def _heartbeat_while_loading() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    s.add(BeginLoad())
+    beat = s.add(Heartbeat("g", 1, b))
+    stale = s.add(Heartbeat("g", 7, "nobody"))
+    blank = s.add(Heartbeat("", 1, b))
+    done = s.add(CompleteLoad())
+    after = s.add(Heartbeat("g", 1, a))
+    s.answered(beat, Errors.NONE)
+    s.answered(stale, Errors.NONE)
+    s.answered(blank, Errors.INVALID_GROUP_ID)
+    s.answered(after, Errors.NONE)
+    s.claim(Wrote(done, ()), Ends("g", "Stable", 1))
+    return s.case(
+        "heartbeat_while_loading_is_answered_none",
+        "While the group's __consumer_offsets partition is loading, a Heartbeat is answered "
+        "NONE whatever it carries (GroupCoordinatorService#heartbeat turns the runtime's "
+        "COORDINATOR_LOAD_IN_PROGRESS into NONE: the group is still loading, so the member is "
+        "told to carry on); the empty group id is still refused first. Once the load completes "
+        "the group is back Stable and heartbeats are judged again.",
+        _sheet("§5.4", rule="GroupCoordinatorService#heartbeat: LOAD_IN_PROGRESS answered as NONE"))
+
+
+def _requests_while_loading() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    s.add(_commit("g", "orders", 0, 5, generation=1, member=a))
+    parked = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    begin = s.add(BeginLoad())
+    join = s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS))
+    bad_session = s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS,
+                                  session_timeout_ms=1))
+    sync = s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range"))
+    leave = s.add(LeaveGroup("g", (MemberIdentity(b),)))
+    commit = s.add(_commit("g", "orders", 0, 9, generation=1, member=a))
+    fetch = s.add(OffsetFetch("g", (FetchTopic("orders", (0,)),)))
+    delete = s.add(OffsetDelete("g", (FetchTopic("orders", (0,)),)))
+    groups = s.add(DeleteGroups(("g",)))
+    described = s.add(DescribeGroups(("g",)))
+    listed = s.add(ListGroups())
+    s.advance(60_000)  # no timer runs while loading: nobody's session expires
+    done = s.add(CompleteLoad())
+    again = s.add(CompleteLoad())
+    fetched = s.add(OffsetFetch("g", (FetchTopic("orders", (0,)),)))
+    s.answered(parked, Errors.NOT_COORDINATOR)
+    for request in (join, sync, leave, commit, fetch, delete, groups, described, listed):
+        s.answered(request, Errors.COORDINATOR_LOAD_IN_PROGRESS)
+    s.answered(bad_session, Errors.INVALID_SESSION_TIMEOUT)
+    s.answered(fetched, Errors.NONE)
+    s.claim(Wrote(begin, ()), Wrote(done, ()), Wrote(again, ()), Ends("g", "Stable", 1))
+    return s.case(
+        "requests_while_loading_get_load_in_progress",
+        "A failover in two halves: BeginLoad unloads every partition (the parked JoinGroup is "
+        "answered NOT_COORDINATOR) and leaves them loading. Until CompleteLoad every request "
+        "that passes the coordinator's own checks (group id, session timeout bounds) gets "
+        "COORDINATOR_LOAD_IN_PROGRESS: a JoinGroup's answer carries no member id, offset "
+        "requests carry it on every partition, DeleteGroups and DescribeGroups per group, and "
+        "ListGroups fails as a whole. Nothing is written and no timer fires while loading; "
+        "CompleteLoad replays the log (the group is Stable at generation 1 with its offset) and "
+        "a second CompleteLoad changes nothing.",
+        _sheet("§5.4", rule="CoordinatorRuntime: a loading partition refuses with "
+               "COORDINATOR_LOAD_IN_PROGRESS; GroupCoordinatorService#listGroups fails on it"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -1047,7 +1114,7 @@ def all_cases() -> list[Case]:
         _testgroup_record, _retention_v2, _expire_empty_group, _expire_stable_unsubscribed,
         _txn_commit, _txn_abort, _offset_delete, _delete_groups, _describe_and_list, _max_size,
         _join_errors, _protocol_tie, _restart_mid_rebalance, _restart_first_generation_lost,
-        _restart_offsets,
+        _restart_offsets, _heartbeat_while_loading, _requests_while_loading,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
