@@ -227,12 +227,14 @@ def test_the_properties_catch_a_missing_or_misplaced_answer() -> None:
     vector = _vector("worked_example")
     output = copy.deepcopy(vector.expected)
     output["outputs"][3]["answers"] = [output["outputs"][2]["answers"][0]]  # an answer to a clock tick
-    assert runner._violated_share(vector.input, output, runner.SHARE_PROPERTIES) == ["one_answer_each",
-                                                                                      "answer_types"]
+    bad = runner._violated_share(vector.input, output, runner.SHARE_PROPERTIES)
+    assert list(bad) == ["one_answer_each", "answer_types"]
+    assert bad["answer_types"][0].startswith("answer_types: event 3 (AdvanceClock) answered with ")
     output = copy.deepcopy(vector.expected)
     output["outputs"][0]["answers"] = []
-    assert runner._violated_share(vector.input, output, runner.SHARE_PROPERTIES) == ["one_answer_each"]
-    assert runner._violated_share(vector.input, vector.expected, runner.SHARE_PROPERTIES) == []
+    assert runner._violated_share(vector.input, output, runner.SHARE_PROPERTIES) == {
+        "one_answer_each": ["one_answer_each: event 0 (Fetch) answered requests [], expected request 0"]}
+    assert runner._violated_share(vector.input, vector.expected, runner.SHARE_PROPERTIES) == {}
 
 
 def test_a_malformed_output_is_reported_with_its_path() -> None:

@@ -48,7 +48,7 @@ def test_each_vector_shows_what_its_case_says(vector: vf.Vector) -> None:
             assert isinstance(claim, Ends)
             assert output.view.state is claim.state
     assert (
-        runner._violated_share_consumer(vector.input, vector.expected, runner.SHARE_CONSUMER_PROPERTIES) == []
+        runner._violated_share_consumer(vector.input, vector.expected, runner.SHARE_CONSUMER_PROPERTIES) == {}
     )
 
 
@@ -62,9 +62,10 @@ def test_round_trip_and_a_planted_difference() -> None:
     assert not passed and diff == ("event 1.sent.rack_id: expected 'r1', got None",)
     twice = copy.deepcopy(vector.expected)
     twice["outputs"][2]["sent"] = twice["outputs"][1]["sent"]  # a second heartbeat while one is in flight
-    assert runner._violated_share_consumer(vector.input, twice, runner.SHARE_CONSUMER_PROPERTIES) == [
-        "one_in_flight"
-    ]
+    assert runner._violated_share_consumer(vector.input, twice, runner.SHARE_CONSUMER_PROPERTIES) == {
+        "one_in_flight": ["one_in_flight: event 2 sent a heartbeat while the one sent at event 1 awaited "
+                          "its answer"]
+    }
 
 
 @pytest.mark.parametrize(

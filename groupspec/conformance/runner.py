@@ -13,8 +13,13 @@ The judgement rules (docs/conformance.md, "Pass and fail"), per vector and flavo
   name; ``NoSuchElementException`` and ``java.util.NoSuchElementException`` are the same).
 * Anything else fails: a different output, an unexpected error, a malformed output, or a
   broken target (crash, hang, garbage), with a one-line reason and a short diff.
+* A target may answer that it does not implement a vector (``unsupported``, with a reason; or
+  its handshake leaves the machine out): the vector is neither passed nor failed but counted
+  and listed apart, so a partial implementation needs no ``--filter``.
 
-Each machine registers how to compare and check its outputs in :data:`JUDGES`.
+Each machine registers how to compare and check its outputs in :data:`JUDGES`. A property check
+returns, per broken property, lines naming where it breaks (which member, partition or request),
+so a failure says more than the property's name.
 """
 
 from __future__ import annotations
@@ -22,19 +27,24 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
 from groupspec.conformance.targets import Response, Target
 from groupspec.conformance.vector_format import Vector
-from groupspec.types import InputError
+from groupspec.types import AssignorInput, GroupAssignment, InputError
 
 _DIFF_LINES = 8
+_WITNESSES = 3  # places named per broken property
+_INPUT_CHARS = 300  # of a failing vector's input shown in the report
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The verdict on one vector."""
+    """The verdict on one vector. ``unsupported`` vectors are neither passed nor failed; their
+    ``reason`` is the target's. ``path`` and ``input`` (compact JSON, clipped) are filled for
+    failures only, for the report."""
 
     id: str
     machine: str
@@ -44,6 +54,13 @@ class Outcome:
     reason: str = ""
     diff: tuple[str, ...] = ()
     stderr: str = ""
+    unsupported: bool = False
+    path: str = ""
+    input: str = ""
+
+    @property
+    def status(self) -> str:
+        return "passed" if self.passed else "unsupported" if self.unsupported else "failed"
 
 
 @dataclass
@@ -51,19 +68,26 @@ class Report:
     target: str
     flavour: str
     outcomes: list[Outcome] = field(default_factory=list)
+    #: What the target said about itself as a whole (e.g. that it took no part in the handshake).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if not o.passed]
+        return [o for o in self.outcomes if o.status == "failed"]
 
-    def summary(self) -> list[tuple[str, int, int, int]]:
-        """(machine, vectors, passed, failed) per machine, in name order."""
+    @property
+    def unsupported(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.unsupported]
+
+    def summary(self) -> list[tuple[str, int, int, int, int]]:
+        """(machine, vectors, passed, failed, unsupported) per machine, in name order."""
         rows: dict[str, list[int]] = {}
+        column = {"passed": 1, "failed": 2, "unsupported": 3}
         for o in self.outcomes:
-            row = rows.setdefault(o.machine, [0, 0, 0])
+            row = rows.setdefault(o.machine, [0, 0, 0, 0])
             row[0] += 1
-            row[1 if o.passed else 2] += 1
-        return [(m, r[0], r[1], r[2]) for m, r in sorted(rows.items())]
+            row[column[o.status]] += 1
+        return [(m, r[0], r[1], r[2], r[3]) for m, r in sorted(rows.items())]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -74,10 +98,10 @@ class Report:
 @dataclass(frozen=True)
 class Judge:
     """How a machine's outputs are compared (-> diff lines, empty when equal) and checked
-    (-> names of the listed properties that do not hold)."""
+    (-> each listed property that does not hold, with lines saying where it breaks)."""
 
     compare: Callable[[Any, Any], list[str]]
-    violated: Callable[[Any, Any, Sequence[str]], list[str]]
+    violated: Callable[[Any, Any, Sequence[str]], dict[str, list[str]]]
     #: What one diff line counts, for the failure reason ("output differs for 3 member(s)").
     unit: str = "member(s)"
 
@@ -109,13 +133,94 @@ def _compare_assignments(expected: Any, actual: Any) -> list[str]:
     return lines
 
 
-def _violated_assignor(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+def _violated_assignor(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
+    """The verdict is the spec's (``check_properties``); the places come from
+    :func:`assignor_property_details`, which restates each property per member and partition
+    (tests/test_conformance_protocol.py checks that both name the same properties)."""
     from groupspec.group_json import group_from_json
     from groupspec.spec.simple_assignor import check_properties
 
     group = group_from_json(doc, strict_topics=False)
-    held = check_properties(group, _read_assignment(output))
-    return [p for p in properties if not held[p]]
+    answer = _read_assignment(output)
+    held = check_properties(group, answer)
+    details = assignor_property_details(group, answer)
+    return {p: details.get(p) or [f"{p}: (no single place found)"]
+            for p in properties if not held[p]}
+
+
+def _parts(parts: Iterable[tuple[str, int]]) -> str:
+    return ", ".join(f"{t}-{p}" for t, p in sorted(parts)) or "none"
+
+
+def assignor_property_details(group: AssignorInput, result: GroupAssignment) -> dict[str, list[str]]:
+    """Each property of ``spec.simple_assignor.PROPERTIES`` that ``result`` breaks -> up to
+    three lines naming the member or partition where it breaks, e.g.
+    ``fill: partition t-3 has 1 holder(s), fewer than s=2, yet member 'M2' holds 1 of its 2
+    and not t-3``. Same definitions as ``check_properties``, stated place by place."""
+    from groupspec.spec.simple_assignor import pools
+
+    found: dict[str, list[str]] = {}
+
+    def say(prop: str, line: str) -> None:
+        found.setdefault(prop, []).append(f"{prop}: {line}")
+
+    ids = group.member_ids()
+    for member in ids:
+        if member not in result:
+            say("complete", f"member {member!r} is missing from the answer")
+    for member in result:
+        if member not in ids:
+            say("complete", f"member {member!r} is not in the group")
+    if len(set(ids)) != len(ids):
+        say("complete", "the group repeats a member id")
+    got = [result.get(i, {}) for i in ids]
+    for m, a in zip(group.members, got, strict=True):
+        for topic, parts in sorted(a.items()):
+            if topic not in m.topics and parts:
+                say("subscribed", f"member {m.member_id!r} holds {_parts((topic, p) for p in parts)} "
+                    f"but does not subscribe to {topic!r}")
+            elif topic not in m.topics:
+                say("subscribed", f"member {m.member_id!r} names topic {topic!r}, to which it "
+                    "does not subscribe")
+            bad = [p for p in parts if not group.is_assignable(topic, p)]
+            if topic in m.topics and bad:
+                say("subscribed", f"member {m.member_id!r} holds {_parts((topic, p) for p in bad)}, "
+                    "which do(es) not exist or may not be assigned")
+    for pool in pools(group):
+        s, desired = pool.sharing, pool.desired()
+        mine = {i: {tp for tp in pool.partitions if tp[1] in got[i].get(tp[0], ())}
+                for i in pool.subscribers}
+        holders = {tp: [i for i in pool.subscribers if tp in mine[i]] for tp in pool.partitions}
+        for tp, who in holders.items():
+            name = _parts([tp])
+            if not who:
+                say("coverage", f"partition {name} has no holder")
+            if len(who) > s:
+                say("sharing", f"partition {name} has {len(who)} holders "
+                    f"({', '.join(repr(ids[i]) for i in who)}), more than s={s}")
+            short = [i for i in pool.subscribers if len(mine[i]) < desired[i] and tp not in mine[i]]
+            if len(who) < s and short:
+                i = short[0]
+                say("fill", f"partition {name} has {len(who)} holder(s), fewer than s={s}, yet "
+                    f"member {ids[i]!r} holds {len(mine[i])} of its {desired[i]} and not {name}")
+        before = {i: {tp for tp in pool.partitions
+                      if tp[1] in group.members[i].assignment.get(tp[0], ())}
+                  for i in pool.subscribers}
+        tied = {tp for tp, who in holders.items()
+                if len(who) >= s and all(tp in before[i] for i in who)}
+        for i in pool.subscribers:
+            if len(mine[i]) > desired[i]:
+                say("counts", f"member {ids[i]!r} holds {len(mine[i])} partitions "
+                    f"({_parts(mine[i])}), more than its {desired[i]}")
+            credited = len(before[i] & mine[i]) + len((before[i] - mine[i]) & tied)
+            if credited < min(len(before[i]), desired[i]):
+                need = min(len(before[i]), desired[i])
+                say("sticky", f"member {ids[i]!r} kept {credited} of its {len(before[i])} valid "
+                    f"previous partition(s) ({_parts(before[i])}), fewer than min({len(before[i])}, "
+                    f"its count {desired[i]}) = {need}; lost {_parts(before[i] - mine[i] - tied)}")
+    return {p: lines[:_WITNESSES] + ([f"{p}: ... and {len(lines) - _WITNESSES} more"]
+                                     if len(lines) > _WITNESSES else [])
+            for p, lines in found.items()}
 
 
 def _compare_json(expected: Any, actual: Any) -> list[str]:
@@ -126,8 +231,8 @@ def _compare_json(expected: Any, actual: Any) -> list[str]:
             for k in keys if expected.get(k) != actual.get(k)]
 
 
-def _no_properties(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
-    return list(properties)
+def _no_properties(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
+    return {p: [f"{p}: this machine checks no properties"] for p in properties}
 
 
 # --- classic_group: answers by request, records per group, the final view ----------------------
@@ -257,32 +362,52 @@ def _compare_classic(expected: Any, actual: Any) -> list[str]:
     return lines
 
 
-def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+def _kept(properties: Sequence[str], found: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The listed properties among those found broken, each with at most a few places."""
+    return {p: [f"{p}: {line}" for line in found[p][:_WITNESSES]]
+            + ([f"{p}: ... and {len(found[p]) - _WITNESSES} more"] if len(found[p]) > _WITNESSES else [])
+            for p in properties if found.get(p)}
+
+
+def _outputs_per_event(events: int, outputs: int, found: dict[str, list[str]]) -> None:
+    if outputs != events:
+        found.setdefault("one_answer_each", []).append(f"{outputs} output(s) for {events} event(s)")
+
+
+def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
     from groupspec.conformance.classic_json import run_input_from_json, run_output_from_json
     from groupspec.types.classic import JoinGroup, SyncGroup
 
     run, result = run_input_from_json(doc), run_output_from_json(output)
     responses = _response_classes()
     requests = {i: e for i, e in enumerate(run.events) if type(e) in responses}
+    found: dict[str, list[str]] = {}
+    _outputs_per_event(len(run.events), len(result.outputs), found)
     seen: dict[int, int] = {}
-    answered_early = False
-    wrong_type = False
     for k, out in enumerate(result.outputs):
         for answer in out.answers:
             seen[answer.request] = seen.get(answer.request, 0) + 1
-            answered_early |= answer.request > k
             request = requests.get(answer.request)
-            wrong_type |= request is not None and type(answer.response) is not responses[type(request)]
-    held = {
+            if answer.request > k:
+                found.setdefault("one_answer_each", []).append(
+                    f"request {answer.request} answered at event {k}, before it was sent")
+            if request is None:
+                found.setdefault("answer_types", []).append(
+                    f"event {k} answered request {answer.request}, which is not a request")
+            elif type(answer.response) is not responses[type(request)]:
+                found.setdefault("answer_types", []).append(
+                    f"request {answer.request} ({type(request).__name__}) answered with "
+                    f"{type(answer.response).__name__}")
+    for i, n in sorted(seen.items()):
+        if n > 1:
+            found.setdefault("one_answer_each", []).append(f"request {i} answered {n} times")
+    for i, e in requests.items():
         # A JoinGroup or SyncGroup may stay parked past the run's end, or be superseded by the
         # same member's next one (never answered, as in Kafka); every other request is answered.
-        "one_answer_each": (len(result.outputs) == len(run.events) and not answered_early
-                            and all(n == 1 for n in seen.values())
-                            and all(i in seen or isinstance(e, JoinGroup | SyncGroup)
-                                    for i, e in requests.items())),
-        "answer_types": not wrong_type and set(seen) <= set(requests),
-    }
-    return [p for p in properties if not held[p]]
+        if i not in seen and not isinstance(e, JoinGroup | SyncGroup):
+            found.setdefault("one_answer_each", []).append(
+                f"request {i} ({type(e).__name__}) never answered")
+    return _kept(properties, found)
 
 
 # --- share_partition: answers per event (acquired offsets as a set), writes, the final view ----
@@ -335,21 +460,28 @@ def _compare_share(expected: Any, actual: Any) -> list[str]:
 
 
 def _answered_at_once(events: Sequence[Any], outputs: Sequence[Any], responses: dict[type, type],
-                      properties: Sequence[str]) -> list[str]:
+                      properties: Sequence[str]) -> dict[str, list[str]]:
     """The listed properties that fail, for machines that answer every request in its own step:
     one_answer_each (one output per event; each request answered exactly once, there; nothing
     else answered) and answer_types (each answer of its request's response class)."""
-    one_each = len(outputs) == len(events)
-    right_types = True
+    found: dict[str, list[str]] = {}
+    _outputs_per_event(len(events), len(outputs), found)
     for k, (event, out) in enumerate(zip(events, outputs, strict=False)):
         wanted = responses.get(type(event))
-        one_each &= [a.request for a in out.answers] == ([k] if wanted is not None else [])
-        right_types &= all(wanted is not None and type(a.response) is wanted for a in out.answers)
-    held = {"one_answer_each": one_each, "answer_types": right_types}
-    return [p for p in properties if not held[p]]
+        answered = [a.request for a in out.answers]
+        if answered != ([k] if wanted is not None else []):
+            should = f"request {k}" if wanted is not None else "nothing"
+            found.setdefault("one_answer_each", []).append(
+                f"event {k} ({type(event).__name__}) answered requests {answered}, expected {should}")
+        for a in out.answers:
+            if wanted is None or type(a.response) is not wanted:
+                found.setdefault("answer_types", []).append(
+                    f"event {k} ({type(event).__name__}) answered with {type(a.response).__name__}"
+                    + (f", expected {wanted.__name__}" if wanted is not None else ""))
+    return _kept(properties, found)
 
 
-def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
     from groupspec.conformance.share_json import run_input_from_json, run_output_from_json
 
     run, result = run_input_from_json(doc), run_output_from_json(output)
@@ -389,7 +521,7 @@ def _compare_share_group(expected: Any, actual: Any) -> list[str]:
     return lines
 
 
-def _violated_share_group(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+def _violated_share_group(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
     from groupspec.conformance.share_group_json import run_input_from_json, run_output_from_json
     from groupspec.types import share_group as sg
 
@@ -417,21 +549,26 @@ def _compare_share_consumer(expected: Any, actual: Any) -> list[str]:
     return lines
 
 
-def _violated_share_consumer(doc: Any, output: Any, properties: Sequence[str]) -> list[str]:
+def _violated_share_consumer(doc: Any, output: Any,
+                             properties: Sequence[str]) -> dict[str, list[str]]:
     """one_in_flight: after a heartbeat is sent, none is sent before an answer or a failure."""
     from groupspec.conformance.share_consumer_json import run_input_from_json, run_output_from_json
     from groupspec.types.share_consumer import HeartbeatAnswered, HeartbeatFailed
 
     run, result = run_input_from_json(doc), run_output_from_json(output)
-    in_flight = False
-    ok = len(result.outputs) == len(run.events)
-    for event, out in zip(run.events, result.outputs, strict=False):
+    found: list[str] = []
+    if len(result.outputs) != len(run.events):
+        found.append(f"{len(result.outputs)} output(s) for {len(run.events)} event(s)")
+    in_flight: int | None = None
+    for k, (event, out) in enumerate(zip(run.events, result.outputs, strict=False)):
         if isinstance(event, HeartbeatAnswered | HeartbeatFailed):
-            in_flight = False
+            in_flight = None
         if out.sent is not None:
-            ok &= not in_flight
-            in_flight = True
-    return [p for p in properties if not ok]
+            if in_flight is not None:
+                found.append(f"event {k} sent a heartbeat while the one sent at event {in_flight} "
+                             "awaited its answer")
+            in_flight = k
+    return _kept(properties, {"one_in_flight": found})
 
 
 JUDGES: dict[str, Judge] = {
@@ -460,7 +597,8 @@ def _clip(lines: list[str]) -> tuple[str, ...]:
 
 
 def judge(vector: Vector, response: Response, flavour: str) -> tuple[bool, str, tuple[str, ...]]:
-    """(passed, reason, diff) for one answer, by the rules in the module docstring."""
+    """(passed, reason, diff) for one answer, by the rules in the module docstring. An
+    unsupported answer is neither: :func:`run` sets it apart before judging."""
     jd = JUDGES[vector.machine]
     if response.broken is not None:
         return False, response.broken, ()
@@ -491,29 +629,45 @@ def judge(vector: Vector, response: Response, flavour: str) -> tuple[bool, str, 
     except InputError as exc:
         return False, f"malformed output: {exc}", ()
     if bad:
+        places = [line for p in bad for line in bad[p]]
         diff: list[str] = []
         if reference is not None and "error" not in reference:
             diff = ["compared with the reference answer (not binding here):",
                     *jd.compare(reference, response.output)]
-        return False, f"properties violated: {', '.join(bad)}", _clip(diff)
+        return False, f"properties violated: {', '.join(bad)}", (*places, *_clip(diff))
     return True, "", ()
 
 
+def _compact(doc: Any) -> str:
+    text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    if len(text) <= _INPUT_CHARS:
+        return text
+    return f"{text[:_INPUT_CHARS]}... ({len(text)} characters in all)"
+
+
 def run(vectors: Iterable[Vector], target: Target, flavour: str,
-        progress: Callable[[Outcome], None] | None = None) -> Report:
-    """Send every vector to ``target`` and judge the answers."""
+        progress: Callable[[Outcome], None] | None = None, root: Path | None = None) -> Report:
+    """Send every vector to ``target`` and judge the answers. ``root`` (the version folder)
+    makes the file paths in failure reports whole."""
     report = Report(target.name, flavour)
     try:
         for vector in vectors:
             response = target.call(vector.id, vector.machine, vector.handler, vector.input)
-            passed, reason, diff = judge(vector, response, flavour)
-            outcome = Outcome(vector.id, vector.machine, vector.handler, vector.case, passed,
-                              reason, diff, "" if passed else response.stderr)
+            if response.unsupported is not None:
+                outcome = Outcome(vector.id, vector.machine, vector.handler, vector.case, False,
+                                  response.unsupported, unsupported=True)
+            else:
+                passed, reason, diff = judge(vector, response, flavour)
+                where = "" if passed else str(root / vector.path) if root else vector.path
+                outcome = Outcome(vector.id, vector.machine, vector.handler, vector.case, passed,
+                                  reason, diff, "" if passed else response.stderr, path=where,
+                                  input="" if passed else _compact(vector.input))
             report.outcomes.append(outcome)
             if progress is not None:
                 progress(outcome)
     finally:
         target.close()
+        report.notes = list(target.notes)
     return report
 
 
@@ -522,14 +676,18 @@ def run(vectors: Iterable[Vector], target: Target, flavour: str,
 # ---------------------------------------------------------------------------------------------
 
 
-def table(report: Report) -> str:
-    """``machine | vectors | passed | failed`` with a total row."""
+def _totals(report: Report) -> tuple[int, int, int, int]:
     summary = report.summary()
-    rows = [(m, str(n), str(p), str(f)) for m, n, p, f in summary]
-    rows.append(("total", str(sum(r[1] for r in summary)), str(sum(r[2] for r in summary)),
-                 str(sum(r[3] for r in summary))))
-    head = ("machine", "vectors", "passed", "failed")
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
+    return (sum(r[1] for r in summary), sum(r[2] for r in summary), sum(r[3] for r in summary),
+            sum(r[4] for r in summary))
+
+
+def table(report: Report) -> str:
+    """``machine | vectors | passed | failed | unsupported`` with a total row."""
+    rows = [(m, *map(str, counts)) for m, *counts in report.summary()]
+    rows.append(("total", *map(str, _totals(report))))
+    head = ("machine", "vectors", "passed", "failed", "unsupported")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(r: Sequence[str]) -> str:
         return " | ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i])
@@ -540,9 +698,15 @@ def table(report: Report) -> str:
 
 
 def failures_text(report: Report, stderr_lines: int = 10) -> str:
+    """Each failure: its reason, the vector's file and input, the differences or the broken
+    properties with their places, and the target's stderr for that vector."""
     out = []
     for o in report.failed:
         out.append(f"FAIL {o.id}: {o.reason}")
+        if o.path:
+            out.append(f"    vector: {o.path}")
+        if o.input:
+            out.append(f"    input: {o.input}")
         out += [f"    {d}" for d in o.diff]
         if o.stderr:
             tail = o.stderr.splitlines()[-stderr_lines:]
@@ -551,16 +715,30 @@ def failures_text(report: Report, stderr_lines: int = 10) -> str:
     return "\n".join(out)
 
 
+def unsupported_text(report: Report) -> str:
+    """The unsupported vectors, grouped by the target's reason."""
+    by_reason: dict[str, list[str]] = {}
+    for o in report.unsupported:
+        by_reason.setdefault(o.reason, []).append(o.id)
+    out = []
+    for reason, ids in by_reason.items():
+        out.append(f"UNSUPPORTED ({len(ids)}): {reason}")
+        out += [f"    {i}" for i in ids]
+    return "\n".join(out)
+
+
 def to_json(report: Report) -> dict[str, Any]:
-    summary = report.summary()
-    total = [sum(r[1] for r in summary), sum(r[2] for r in summary), sum(r[3] for r in summary)]
+    total = _totals(report)
     return {
         "target": report.target,
         "flavour": report.flavour,
-        "machines": [{"machine": m, "vectors": n, "passed": p, "failed": f}
-                     for m, n, p, f in report.summary()],
-        "total": {"vectors": total[0], "passed": total[1], "failed": total[2]},
-        "results": [{**asdict(o), "diff": list(o.diff)} for o in report.outcomes],
+        "notes": report.notes,
+        "machines": [{"machine": m, "vectors": n, "passed": p, "failed": f, "unsupported": u}
+                     for m, n, p, f, u in report.summary()],
+        "total": {"vectors": total[0], "passed": total[1], "failed": total[2],
+                  "unsupported": total[3]},
+        "results": [{**asdict(o), "status": o.status, "diff": list(o.diff)}
+                    for o in report.outcomes],
     }
 
 
@@ -572,13 +750,16 @@ def to_junit(report: Report) -> bytes:
         by_machine.setdefault(o.machine, []).append(o)
     for machine, outcomes in sorted(by_machine.items()):
         suite = ET.SubElement(suites, "testsuite", name=machine, tests=str(len(outcomes)),
-                              failures=str(sum(not o.passed for o in outcomes)), errors="0")
+                              failures=str(sum(o.status == "failed" for o in outcomes)), errors="0",
+                              skipped=str(sum(o.unsupported for o in outcomes)))
         for o in outcomes:
             case = ET.SubElement(suite, "testcase", classname=f"{o.machine}.{o.handler}",
                                  name=o.case)
-            if not o.passed:
+            if o.unsupported:
+                ET.SubElement(case, "skipped", message=f"unsupported: {o.reason}")
+            elif not o.passed:
                 failure = ET.SubElement(case, "failure", message=o.reason)
-                body = list(o.diff)
+                body = [f"vector: {o.path}", f"input: {o.input}", *o.diff]
                 if o.stderr:
                     body += ["stderr:", o.stderr]
                 failure.text = "\n".join(body)

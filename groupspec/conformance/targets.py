@@ -4,18 +4,28 @@ Theory of operation
 -------------------
 A target answers one request at a time: ``(machine, handler, input JSON)`` in, a
 :class:`Response` out. A response is the handler's output, an error the target reports on
-purpose (``kind`` and ``message``), or a *broken* answer: the target crashed, hung, or printed
-something that is not the protocol. Only the runner decides pass or fail; targets just answer.
+purpose (``kind`` and ``message``), an *unsupported* answer (the target does not implement that
+machine or handler, or cannot express this vector's input, with a reason), or a *broken*
+answer: the target crashed, hung, or printed something that is not the protocol. Only the
+runner decides pass or fail; targets just answer.
 
 * In-process targets (``impl``, ``impl-kafka``, ``spec``) call Python functions found in
   :data:`HANDLERS`, a table ``(machine, handler) -> {target name: function}``. A later machine
-  adds a row. ``groupspec adapter`` serves the same table over the JSON-lines protocol, so the
-  in-process and out-of-process paths cannot drift apart.
+  adds a row; a target missing from a row answers unsupported with the reason in
+  :data:`NOT_IMPLEMENTED`. ``groupspec adapter`` serves the same table over the JSON-lines
+  protocol, so the in-process and out-of-process paths cannot drift apart.
 * ``cmd:<program>`` starts the program (split like a shell would, but run without one) and
-  speaks JSON lines on its stdin/stdout (docs/conformance.md). Every way the program can
-  misbehave becomes a broken response with a reason and the stderr it wrote meanwhile; the
-  program is restarted after it dies or hangs, and given up on after
-  :data:`MAX_CONSECUTIVE_BROKEN` broken answers in a row.
+  speaks JSON lines on its stdin/stdout (docs/conformance.md). The first line the first process
+  gets is the handshake; a program that does not take part is taken to implement everything,
+  so adapters written before the handshake keep working. Every way the program can misbehave
+  becomes a broken response with a reason and the stderr it wrote meanwhile; the program is
+  restarted after it dies or hangs, and given up on after :data:`MAX_CONSECUTIVE_BROKEN` broken
+  answers in a row.
+* stdout and stderr are two pipes, read by one thread with ``selectors`` rather than by pump
+  threads: when the answer line has been read, everything the program wrote to stderr before
+  writing it is already in the stderr pipe, so reading that pipe dry at that moment gives each
+  vector its own stderr (a pump thread may not have caught up yet, which is how stderr used to
+  land under the next vector).
 """
 
 from __future__ import annotations
@@ -23,14 +33,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
+import selectors
 import shlex
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from groupspec.types import InputError, PartitionAssignorError
@@ -41,20 +50,31 @@ DEFAULT_FLAVOUR = {"impl": "groupspec", "impl-kafka": "kafka", "spec": "groupspe
 FLAVOURS = ("groupspec", "kafka")
 MAX_CONSECUTIVE_BROKEN = 3
 _STDERR_KEEP = 40  # lines of stderr kept per answer
+_STDERR_BYTES = 1 << 20  # at most this much stderr is buffered between two answers
+#: The handshake (docs/conformance.md): the first line a program gets, shaped like any request so
+#: that a program written before the handshake answers it as an unknown machine.
+PROTOCOL_VERSION = 1
+HANDSHAKE_ID = "groupspec:handshake"
+HANDSHAKE_MACHINE, HANDSHAKE_HANDLER = "groupspec", "handshake"
 
 
 @dataclass(frozen=True)
 class Response:
-    """One answer: exactly one of ``output``, ``error`` (kind, message) or ``broken`` is set."""
+    """One answer: exactly one of ``output``, ``error`` (kind, message), ``unsupported`` (the
+    target's reason) or ``broken`` is set."""
 
     output: Any = None
     error: tuple[str, str] | None = None
     broken: str | None = None
     stderr: str = ""
+    unsupported: str | None = None
 
 
 class Target(Protocol):
     name: str
+    #: What the run should tell its reader about the target as a whole (e.g. how the handshake
+    #: went); shown once, not per vector.
+    notes: list[str]
 
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response: ...
 
@@ -231,6 +251,39 @@ HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
 }
 
 
+#: Why an in-process target is missing from a row of HANDLERS (its unsupported answer).
+NOT_IMPLEMENTED: dict[tuple[str, str], Mapping[str, str]] = {
+    ("records", "decode_record"): {
+        "spec": "the spec has no codec: it speaks typed records, not bytes"},
+}
+
+
+class Unsupported(LookupError):
+    """The target knows the (machine, handler) but does not implement it; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _not_implemented(target: str, machine: str, handler: str) -> str:
+    why = NOT_IMPLEMENTED.get((machine, handler), {}).get(target, "not implemented")
+    return f"target {target!r} does not implement {machine}/{handler}: {why}"
+
+
+def handshake_answer(target: str) -> dict[str, Any]:
+    """The handshake ``output`` of an in-process target served by ``groupspec adapter``: what it
+    implements, and why it leaves the rest out."""
+    table: dict[str, list[str]] = {}
+    reasons: dict[str, str] = {}
+    for (machine, handler), row in HANDLERS.items():
+        if target in row:
+            table.setdefault(machine, []).append(handler)
+        else:
+            reasons[f"{machine}/{handler}"] = _not_implemented(target, machine, handler)
+    return {"protocol": PROTOCOL_VERSION, "implements": table, "reasons": reasons}
+
+
 def has_handler(target: str, machine: str, handler: str) -> bool:
     """Whether an in-process target implements a machine's handler (outside programs: assume so)."""
     row = HANDLERS.get((machine, handler))
@@ -253,13 +306,14 @@ def error_kind(exc: BaseException) -> str:
 
 
 def dispatch(target: str, machine: str, handler: str, doc: Any) -> dict[str, Any]:
-    """Run one request in process; raises LookupError for an unknown (machine, handler)."""
+    """Run one request in process; raises LookupError for an unknown (machine, handler) and
+    Unsupported for one the target does not implement."""
     row = HANDLERS.get((machine, handler))
     if row is None:
         known = ", ".join(f"{m}/{h}" for m, h in HANDLERS)
         raise LookupError(f"no handler {machine}/{handler} (known: {known})")
     if target not in row:
-        raise LookupError(f"target {target!r} has no handler {machine}/{handler}")
+        raise Unsupported(_not_implemented(target, machine, handler))
     return row[target](doc)
 
 
@@ -270,10 +324,13 @@ class InProcessTarget:
         if name not in IN_PROCESS:
             raise InputError("--target", f"unknown target {name!r}")
         self.name = name
+        self.notes: list[str] = []
 
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
         try:
             return Response(output=dispatch(self.name, machine, handler, doc))
+        except Unsupported as exc:
+            return Response(unsupported=exc.reason)
         except LookupError as exc:
             return Response(error=("unknown_handler", str(exc)))
         except ImportError as exc:
@@ -290,6 +347,142 @@ class InProcessTarget:
 # ---------------------------------------------------------------------------------------------
 
 
+class _Timeout(Exception):
+    """The program did not finish a line (or take its request) before the deadline."""
+
+
+class _Program:
+    """One run of the program and its three pipes, all non-blocking and served by the caller's
+    thread (the module docstring says why)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self.proc = proc
+        self._in, self._out_fd, self._err_fd = (proc.stdin.fileno(), proc.stdout.fileno(),
+                                                proc.stderr.fileno())
+        for fd in (self._in, self._out_fd, self._err_fd):
+            os.set_blocking(fd, False)
+        self._reading = selectors.DefaultSelector()
+        self._writing = selectors.DefaultSelector()
+        for fd in (self._out_fd, self._err_fd):
+            self._reading.register(fd, selectors.EVENT_READ)
+            self._writing.register(fd, selectors.EVENT_READ)
+        self._writing.register(self._in, selectors.EVENT_WRITE)
+        self._open = {self._out_fd, self._err_fd}
+        self._out = bytearray()
+        self._err = bytearray()
+
+    @property
+    def out_ended(self) -> bool:
+        return self._out_fd not in self._open
+
+    def _read(self, fd: int) -> None:
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._open.discard(fd)
+            self._reading.unregister(fd)
+            self._writing.unregister(fd)
+        elif fd == self._out_fd:
+            self._out += data
+        else:
+            self._err += data
+            del self._err[:-_STDERR_BYTES]
+
+    def _wait(self, timeout: float, writing: bool = False) -> bool:
+        """Wait up to ``timeout`` s for output (and, ``writing``, for room in stdin), reading what
+        arrived; False when nothing did."""
+        selector = self._writing if writing else self._reading
+        if not selector.get_map():  # both pipes at their end: nothing will arrive
+            time.sleep(min(max(timeout, 0.0), 0.05))
+            return False
+        events = selector.select(max(timeout, 0.0))
+        for key, _ in events:
+            if key.fd != self._in:
+                self._read(key.fd)
+        return bool(events)
+
+    def drain(self) -> None:
+        """Read what the pipes already hold, without waiting (bounded, for a program that never
+        stops writing)."""
+        for _ in range(64):
+            if not self._open or not self._wait(0.0):
+                return
+
+    def send(self, data: bytes, deadline: float) -> bool:
+        """Write one request; False when the program no longer reads its stdin."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self._in, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                return False
+            if time.monotonic() >= deadline:
+                raise _Timeout
+            self._wait(deadline - time.monotonic(), writing=True)
+        return True
+
+    def read_line(self, deadline: float) -> bytes | None:
+        """The next stdout line (None at end of output), with stderr read up to that moment."""
+        while True:
+            end = self._out.find(b"\n")
+            if end >= 0 or (self.out_ended and self._out):
+                cut = end + 1 if end >= 0 else len(self._out)
+                line = bytes(self._out[:cut])
+                del self._out[:cut]
+                self.drain()
+                return line
+            if self.out_ended:
+                self.drain()
+                return None
+            if time.monotonic() >= deadline:
+                raise _Timeout
+            self._wait(deadline - time.monotonic())
+
+    def discard_output(self) -> None:
+        """Forget stdout written since the last answer: no request was waiting for it."""
+        self.drain()
+        self._out.clear()
+
+    def take_stderr(self) -> str:
+        text = self._err.decode("utf-8", "replace")
+        self._err.clear()
+        return "\n".join(text.splitlines()[-_STDERR_KEEP:])
+
+    def finish(self, grace: float) -> None:
+        """Close stdin, give the program ``grace`` seconds to exit (killed after that), and read
+        its pipes to their end so that its last stderr is kept."""
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        deadline = time.monotonic() + grace
+        while self._open and time.monotonic() < deadline:
+            self._wait(deadline - time.monotonic())
+        try:
+            self.proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            _kill(self.proc)
+            self.proc.wait()
+        settle = time.monotonic() + 0.5  # a killed program's pipes close at once
+        while self._open and time.monotonic() < settle:
+            self._wait(settle - time.monotonic())
+        self._reading.close()
+        self._writing.close()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+    def kill(self) -> None:
+        _kill(self.proc)
+
+
 class CommandTarget:
     """A program answering JSON lines; restarted when it dies or hangs."""
 
@@ -302,71 +495,108 @@ class CommandTarget:
             raise InputError("--target", "cmd: needs a program, e.g. cmd:'./my-adapter --flag'")
         self.name = f"cmd:{program}"
         self.timeout = timeout
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr: list[str] = []
-        self._stderr_lock = threading.Lock()
+        self.notes: list[str] = []
+        self._prog: _Program | None = None
         self._broken_in_a_row = 0
+        self._handshake_done = False
+        #: machine -> handlers the program declared; None: no handshake, so everything.
+        self._implements: dict[str, frozenset[str]] | None = None
+        #: "machine/handler" -> why the program leaves it out, as its handshake says.
+        self._reasons: dict[str, str] = {}
+        self._handshake_broken: str | None = None
 
     # -- process handling --------------------------------------------------------------------
 
     def _start(self) -> str | None:
         """Start the program; returns why it could not start, or None."""
-        self._lines = queue.Queue()
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, env=os.environ.copy(),
                                     start_new_session=True)
         except OSError as exc:
             return f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
-        self._proc = proc
-        lines = self._lines
-
-        def pump_out(stream: Any = proc.stdout) -> None:
-            for line in iter(stream.readline, b""):
-                lines.put(line)
-            lines.put(None)  # end of output: the program exited or closed stdout
-
-        def pump_err(stream: Any = proc.stderr) -> None:
-            for line in iter(stream.readline, b""):
-                with self._stderr_lock:
-                    self._stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
-                    del self._stderr[:-_STDERR_KEEP]
-
-        threading.Thread(target=pump_out, daemon=True).start()
-        threading.Thread(target=pump_err, daemon=True).start()
+        self._prog = _Program(proc)
         return None
 
-    def _stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        with contextlib.suppress(OSError):
-            if proc.stdin:
-                proc.stdin.close()
-        try:
-            proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            proc.wait()
+    def _running(self) -> str | None:
+        """Make sure the program runs (the first one it starts gets the handshake); why not."""
+        prog = self._prog
+        if prog is not None:
+            prog.drain()
+            if prog.proc.poll() is None and not prog.out_ended:
+                return None
+        self._stop()
+        why = self._start()
+        if why is None and not self._handshake_done:
+            self._handshake_done = True
+            self._handshake()
+            if self._prog is None:  # it did not survive the handshake: a fresh one for the work
+                why = self._start()
+        return why
 
-    def _exit_reason(self) -> str:
-        proc = self._proc
+    def _stop(self, grace: float = 2.0) -> str:
+        """Stop the program; returns the stderr it wrote since the last answer."""
+        prog, self._prog = self._prog, None
+        if prog is None:
+            return ""
+        prog.finish(grace)
+        return prog.take_stderr()
+
+    def _exit_reason(self, when: str = "before answering") -> str:
+        prog = self._prog
         code = None
-        if proc is not None:
+        if prog is not None:
             try:
-                code = proc.wait(timeout=1)
+                code = prog.proc.wait(timeout=1)
             except subprocess.TimeoutExpired:
-                return "closed its stdout before answering"
-        return f"exited with code {code} before answering"
+                return f"closed its stdout {when}"
+        return f"exited with code {code} {when}"
 
-    def _take_stderr(self, settle: bool = True) -> str:
-        if settle:
-            time.sleep(0.05)  # let the stderr pump catch a dying program's last words
-        with self._stderr_lock:
-            text = "\n".join(self._stderr)
-            self._stderr.clear()
-        return text
+    # -- the handshake -----------------------------------------------------------------------
+
+    def _without_handshake(self, how: str) -> None:
+        self.notes.append(f"no handshake ({how}): the target is taken to implement every machine")
+
+    def _handshake(self) -> None:
+        """Ask the fresh program what it implements (docs/conformance.md, "The handshake")."""
+        prog = self._prog
+        assert prog is not None
+        request = {"id": HANDSHAKE_ID, "machine": HANDSHAKE_MACHINE, "handler": HANDSHAKE_HANDLER,
+                   "input": {"protocol": PROTOCOL_VERSION}}
+        deadline = time.monotonic() + self.timeout
+        try:
+            sent = prog.send(json.dumps(request).encode("utf-8") + b"\n", deadline)
+            line = prog.read_line(deadline) if sent else None
+        except _Timeout:
+            prog.kill()
+            self._stop()
+            self._without_handshake(f"no answer to it within {self.timeout:g} s")
+            return
+        prog.take_stderr()  # start-up chatter and handshake trouble belong to no vector
+        if line is None:
+            self._without_handshake(self._exit_reason("on it"))
+            self._stop()
+            return
+        try:
+            answer = json.loads(line)
+        except (ValueError, RecursionError):
+            answer = None
+        if not isinstance(answer, dict) or answer.get("id") != HANDSHAKE_ID:
+            self._without_handshake("answered it with something other than a protocol answer")
+            self._stop()  # the program may be out of step with the runner: start afresh
+            return
+        output = answer.get("output")
+        if not isinstance(output, dict) or "implements" not in output:
+            error = answer.get("error")
+            self._without_handshake(
+                "answered it unsupported" if "unsupported" in answer
+                else f"answered it with error {error.get('kind')}" if isinstance(error, dict)
+                else "answered it without 'implements'")
+            return
+        try:
+            self._implements, self._reasons = _read_implements(output)
+        except ValueError as exc:
+            self._handshake_broken = f"malformed handshake answer: {exc}"
 
     # -- one request -------------------------------------------------------------------------
 
@@ -374,43 +604,70 @@ class CommandTarget:
         if self._broken_in_a_row >= MAX_CONSECUTIVE_BROKEN:
             return Response(broken=f"not run: the target was broken on the previous "
                             f"{MAX_CONSECUTIVE_BROKEN} vectors in a row")
+        if not self._handshake_done:
+            self._running()
+        if self._handshake_broken is not None:
+            return Response(broken=self._handshake_broken)
+        if self._implements is not None and handler not in self._implements.get(machine, ()):
+            why = self._reasons.get(f"{machine}/{handler}")
+            if why is not None:
+                return Response(unsupported=f"{why} (handshake)")
+            declared = ", ".join(f"{m}/{h}" for m, hs in sorted(self._implements.items())
+                                 for h in sorted(hs)) or "nothing"
+            return Response(unsupported=f"not in the target's handshake (it implements {declared})")
         response = self._call(request_id, machine, handler, doc)
         if response.broken is not None:
             self._broken_in_a_row += 1
-            self._stop()
-        else:
+            rest = self._stop()  # what it wrote on its way out belongs to this vector
+            if rest:
+                both = "\n".join(s for s in (response.stderr, rest) if s)
+                response = replace(response, stderr="\n".join(both.splitlines()[-_STDERR_KEEP:]))
+        elif response.unsupported is None:
             self._broken_in_a_row = 0
         return response
 
     def _call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
-        if self._proc is None or self._proc.poll() is not None:
-            self._stop()
-            why = self._start()
-            if why is not None:
-                return Response(broken=why)
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        while not self._lines.empty():  # anything printed since the last answer is stale
-            if self._lines.get_nowait() is None:
-                return Response(broken=self._exit_reason(), stderr=self._take_stderr())
+        why = self._running()
+        if why is not None:
+            return Response(broken=why)
+        prog = self._prog
+        assert prog is not None
+        prog.discard_output()
         request = {"id": request_id, "machine": machine, "handler": handler, "input": doc}
+        deadline = time.monotonic() + self.timeout
         try:
-            proc.stdin.write(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
-            proc.stdin.flush()
-        except OSError:
-            return Response(broken=self._exit_reason(), stderr=self._take_stderr())
-        try:
-            line = self._lines.get(timeout=self.timeout)
-        except queue.Empty:
-            _kill(proc)
+            if not prog.send(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n",
+                             deadline):
+                return Response(broken=self._exit_reason(), stderr=prog.take_stderr())
+            line = prog.read_line(deadline)
+        except _Timeout:
+            prog.kill()
             return Response(broken=f"no answer within {self.timeout:g} s (--timeout)",
-                            stderr=self._take_stderr())
+                            stderr=prog.take_stderr())
         if line is None:
-            return Response(broken=self._exit_reason(), stderr=self._take_stderr())
-        return _parse_answer(line, request_id, self._take_stderr(settle=False))
+            return Response(broken=self._exit_reason(), stderr=prog.take_stderr())
+        return _parse_answer(line, request_id, prog.take_stderr())
 
     def close(self) -> None:
         self._stop()
+
+
+def _read_implements(output: Mapping[str, Any]) -> tuple[dict[str, frozenset[str]], dict[str, str]]:
+    """The handshake answer's ``implements`` and ``reasons``; ValueError says what is wrong."""
+    protocol = output.get("protocol", PROTOCOL_VERSION)
+    if protocol != PROTOCOL_VERSION:
+        raise ValueError(f"protocol {protocol!r}, but this runner speaks {PROTOCOL_VERSION}")
+    table = output["implements"]
+    if not (isinstance(table, dict) and all(
+            isinstance(handlers, list) and all(isinstance(h, str) for h in handlers)
+            for handlers in table.values())):
+        raise ValueError('implements: expected {"<machine>": ["<handler>", ...]}, got '
+                         f"{json.dumps(table)[:120]}")
+    reasons = output.get("reasons", {})
+    if not (isinstance(reasons, dict) and all(isinstance(r, str) for r in reasons.values())):
+        raise ValueError('reasons: expected {"<machine>/<handler>": "<why>"}, got '
+                         f"{json.dumps(reasons)[:120]}")
+    return {machine: frozenset(handlers) for machine, handlers in table.items()}, reasons
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -427,13 +684,22 @@ def _parse_answer(line: bytes, request_id: str, stderr: str) -> Response:
     shown = text if len(text) <= 200 else text[:200] + "..."
     try:
         answer = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return Response(broken=f"answered a line that is not JSON: {shown!r}", stderr=stderr)
     if not isinstance(answer, dict):
         return Response(broken=f"answered JSON that is not an object: {shown!r}", stderr=stderr)
     if answer.get("id") != request_id:
         return Response(broken=f"answered id {answer.get('id')!r}, expected {request_id!r}",
                         stderr=stderr)
+    if "unsupported" in answer:
+        why = answer["unsupported"]
+        if "output" in answer or "error" in answer:
+            return Response(broken=f"an answer holds one of 'output', 'error', 'unsupported': "
+                            f"{shown!r}", stderr=stderr)
+        if not isinstance(why, dict) or not isinstance(why.get("reason"), str) or not why["reason"]:
+            return Response(broken=f"'unsupported' must be {{\"reason\": str}}: {shown!r}",
+                            stderr=stderr)
+        return Response(unsupported=why["reason"], stderr=stderr)
     if "error" in answer:
         err = answer["error"]
         if (not isinstance(err, dict) or not isinstance(err.get("kind"), str)
@@ -442,7 +708,7 @@ def _parse_answer(line: bytes, request_id: str, stderr: str) -> Response:
                             f"{shown!r}", stderr=stderr)
         return Response(error=(err["kind"], err.get("message", "")), stderr=stderr)
     if "output" not in answer:
-        return Response(broken=f"answer has neither 'output' nor 'error': {shown!r}",
+        return Response(broken=f"answer has none of 'output', 'error', 'unsupported': {shown!r}",
                         stderr=stderr)
     return Response(output=answer["output"], stderr=stderr)
 
