@@ -5,7 +5,7 @@ Input::
     {"members": {"<member id>": {"topics": ["<name>", ...],
                                  "assignment": {"<name>": [0, 3]}}},
      "topics": {"<name>": <partition count>},
-     "topic_ids": {"<name>": "<uuid>"},              (optional)
+     "topic_ids": {"<name>": "<topic id>"},          (optional; Kafka's or UUID form)
      "assignable": {"<name>": [0, 1, ...]}}           (optional)
 
 Member order is the order of the ``members`` object in the document, never a hash order. Output
@@ -18,12 +18,13 @@ keys are refused rather than silently collapsed: a duplicate member id would oth
 
 from __future__ import annotations
 
+import difflib
 import json
-import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from groupspec.types import AssignorInput, GroupAssignment, InputError, MemberSpec
+from groupspec.types.topic_id import parse_topic_id
 
 _TOP_KEYS = {"members", "topics", "topic_ids", "assignable"}
 _MEMBER_KEYS = {"topics", "assignment"}
@@ -96,12 +97,17 @@ def _unknown_keys(obj: Mapping[str, Any], allowed: set[str], path: str) -> None:
                          f"unknown field (expected one of {sorted(allowed)})")
 
 
-def group_from_json(doc: Any, *, strict_topics: bool = True) -> AssignorInput:
+def group_from_json(doc: Any, *, strict_topics: bool = False,
+                    warn: Callable[[str], None] | None = None) -> AssignorInput:
     """Build and validate a group from a parsed document.
 
-    With ``strict_topics`` a subscription naming a topic missing from ``topics`` is an error
-    (almost always a typo); previous assignments may still name missing topics or partitions
-    beyond the count, because that is what a deleted topic or a shrunk view looks like.
+    A subscription may name a topic missing from ``topics``: in Kafka that is a topic not yet
+    created or already deleted, which the coordinator leaves out of what the assignor sees
+    (the name still counts for the subscription type). ``warn`` hears about each such name with
+    the closest existing one, since it is also what a typo looks like; ``strict_topics`` refuses
+    it instead. Previous assignments may name missing topics or partitions beyond the count,
+    because that is what a deleted topic or a shrunk view looks like. Topic ids are read in
+    Kafka's 22-character form or as UUIDs and kept as given.
     """
     top = _obj(doc, "input")
     _unknown_keys(top, _TOP_KEYS, "")
@@ -116,11 +122,8 @@ def group_from_json(doc: Any, *, strict_topics: bool = True) -> AssignorInput:
         if name not in topics:
             raise InputError(path, f"unknown topic {name!r} (not in topics)")
         if not isinstance(tid, str):
-            raise InputError(path, f"expected a UUID string, got {_kind(tid)}")
-        try:
-            uuid.UUID(tid)
-        except ValueError:
-            raise InputError(path, f"not a UUID: {tid!r}") from None
+            raise InputError(path, f"expected a topic id string, got {_kind(tid)}")
+        parse_topic_id(tid, path)
         topic_ids[name] = tid
     assignable: dict[str, frozenset[int]] | None = None
     if "assignable" in top and top["assignable"] is not None:
@@ -143,8 +146,14 @@ def group_from_json(doc: Any, *, strict_topics: bool = True) -> AssignorInput:
         for k, name in enumerate(raw_topics):
             if not isinstance(name, str):
                 raise InputError(f"{path}.topics[{k}]", f"expected a topic name, got {_kind(name)}")
-            if strict_topics and name not in topics:
-                raise InputError(f"{path}.topics[{k}]", f"unknown topic {name!r} (not in topics)")
+            if name not in topics and (strict_topics or warn is not None):
+                close = difflib.get_close_matches(name, list(topics), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                if strict_topics:
+                    raise InputError(f"{path}.topics[{k}]", f"unknown topic {name!r} (not in topics){hint}")
+                assert warn is not None
+                warn(f"{path}.topics[{k}]: topic {name!r} is not in topics, so nothing of it is "
+                     f"assigned{hint}")
             if name in subscribed:
                 raise InputError(f"{path}.topics[{k}]", f"topic {name!r} listed twice")
             subscribed.append(name)

@@ -5,14 +5,21 @@ One request per line in, one answer per line out, in order (docs/conformance.md)
     {"id": "...", "machine": "simple_assignor", "handler": "assign", "input": {...}}
     {"id": "...", "output": {"assignment": {...}}}
     {"id": "...", "error": {"kind": "...", "message": "..."}}
+    {"id": "...", "unsupported": {"reason": "..."}}
+
+It takes part in the handshake (machine ``groupspec``, handler ``handshake``): its answer lists
+the machines and handlers its target implements, so the runner never sends the others; a
+request for one anyway (a runner without the handshake) is answered ``unsupported``.
 
 Requests go through the same table the in-process targets use
 (``groupspec.conformance.targets.HANDLERS``), so ``groupspec conformance --target
 'cmd:groupspec adapter --target spec'`` must agree with ``--target spec``. A bad line gets an
 error answer naming what is wrong (kind ``bad_request``), never a crash; blank lines are
-skipped. The adapter ends at the end of its input.
+skipped. Topic ids are read in Kafka's 22-character form or as UUIDs, and an answer spells each
+id the way its request did. The adapter ends at the end of its input.
 
-Every machine is served: ``simple_assignor/assign``, ``records/decode_record`` (impl only) and
+Every machine is served: ``simple_assignor/assign``, ``records/decode_record`` (impl and
+impl-kafka; the spec has no codec, so ``--target spec`` answers it unsupported) and
 ``classic_group/run``, whose input is a whole scenario (config, start time, events in the
 JSON form of ``groupspec.conformance.classic_json``) and whose output is every event's answers
 and records plus the final view. A classic run starts a fresh coordinator per request, so one
@@ -28,6 +35,8 @@ import json
 import sys
 from typing import Any
 
+from groupspec.types.topic_id import TopicIdSpellings
+
 TARGETS = ("impl", "impl-kafka", "spec")
 
 
@@ -38,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def answer(target: str, line: str) -> dict[str, Any]:
     """The answer to one request line."""
-    from groupspec.conformance.targets import dispatch, error_kind
+    from groupspec.conformance import targets
 
     def bad(request_id: Any, message: str, kind: str = "bad_request") -> dict[str, Any]:
         return {"id": request_id, "error": {"kind": kind, "message": message}}
@@ -59,12 +68,19 @@ def answer(target: str, line: str) -> dict[str, Any]:
             return bad(request_id, f"field {key!r} must be a string")
     if "input" not in request:
         return bad(request_id, "missing field 'input'")
+    if (request["machine"], request["handler"]) == (targets.HANDSHAKE_MACHINE, targets.HANDSHAKE_HANDLER):
+        return {"id": request_id, "output": targets.handshake_answer(target)}
+    # Topic ids may come in Kafka's 22-character form; the answer spells them the same way.
+    spellings = TopicIdSpellings()
     try:
-        output = dispatch(target, request["machine"], request["handler"], request["input"])
+        output = spellings.restore(targets.dispatch(target, request["machine"], request["handler"],
+                                                    spellings.normalize(request["input"])))
+    except targets.Unsupported as exc:
+        return {"id": request_id, "unsupported": {"reason": exc.reason}}
     except LookupError as exc:
         return bad(request_id, str(exc), "unknown_handler")
     except Exception as exc:
-        return bad(request_id, f"{type(exc).__name__}: {exc}", error_kind(exc))
+        return bad(request_id, f"{type(exc).__name__}: {exc}", targets.error_kind(exc))
     return {"id": request_id, "output": output}
 
 

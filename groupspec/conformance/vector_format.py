@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from groupspec.types import InputError
+from groupspec.types.topic_id import TopicIdSpellings
 
 #: Bump when a field changes meaning; the runner refuses vectors of another version.
 FORMAT_VERSION = 1
@@ -323,6 +324,10 @@ def _vector(doc: Any, where: str) -> Vector:
                                   "vector.properties_kafka")
     if mode == "properties" and not properties:
         raise InputError("vector.properties", "a property-only vector must list properties")
+    # A vector may spell topic ids as Kafka prints them; the machines read the UUID spelling.
+    spellings = TopicIdSpellings()
+    top = {**top, **{key: spellings.normalize(top[key])
+                     for key in ("input", "expected", "expected_kafka") if key in top}}
     fmt.check_input(top["input"])
     _expectation(top["expected"], fmt, "vector.expected", error_allowed=fmt.errors_expected)
     expected_kafka = top.get("expected_kafka")

@@ -76,6 +76,7 @@ from groupspec.impl.assignors.java_collections import (
     uuid_hash,
 )
 from groupspec.types import AssignorInput, GroupAssignment, InputError, PartitionAssignorError
+from groupspec.types.topic_id import parse_topic_id
 
 #: Namespace of the topic ids derived for topics that have none in ``group.topic_ids``.
 TOPIC_ID_NAMESPACE = uuid.UUID("6f1c2d3e-9a4b-5c6d-8e7f-0a1b2c3d4e5f")
@@ -122,7 +123,8 @@ class _Metadata:
             if name in self.id_of:
                 continue
             explicit = group.topic_ids.get(name)
-            tid = str(uuid.UUID(explicit)) if explicit is not None else derived_topic_id(name)
+            tid = (str(parse_topic_id(explicit, f"topic_ids.{name}")) if explicit is not None
+                   else derived_topic_id(name))
             if tid in self.name_of:
                 raise InputError(f"topic_ids.{name}",
                                  f"topic id {tid} is also the id of {self.name_of[tid]!r}")
