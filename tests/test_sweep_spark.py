@@ -202,3 +202,107 @@ def test_planted_bug_yields_rebuildable_counterexamples(spark, planted_run):
     assert summary["moves"]["compared_with_minimum"] > 0
     html = planted_run.report.read_text()
     assert "seed 11, index 0" in html and "40 of 40 cases are counterexamples" in html
+
+
+# ---------------------------------------------------------------------------------------------
+# Kafka's known divergences (issue 14, item 10)
+# ---------------------------------------------------------------------------------------------
+
+#: Seed 0 at these sizes holds index 29 (15 members, a topic deleted), where Kafka's answer is
+#: full, breaks `counts`, and moves fewer partitions than any full valid assignment could.
+KAFKA_CONFIG = SweepConfig(cases=30, seed=0, target="impl-kafka", partitions=3, **SMALL)
+
+
+def test_run_case_marks_kafkas_known_divergences_as_expected():
+    row = run_case(0, 29, target="impl-kafka", **SMALL)
+    assert row["prop_counts"] is False and row["full"] is True
+    assert row["moves"] < row["min_moves"]
+    assert row["counterexample"] and row["expected"]
+    # The same answer under another label is a plain counterexample.
+    from groupspec.impl.assignors import assign
+
+    plain = run_case(0, 29, target="other", assign_fn=lambda g: assign(g, compat="kafka"),
+                     **SMALL)
+    assert plain["counterexample"] and not plain["expected"]
+
+
+def test_run_case_a_rule_kafka_keeps_is_not_expected():
+    row = run_case(5, 0, target="impl-kafka", assign_fn=planted_target(), **SMALL)
+    assert "complete" in row["failed"] and row["expected"] is False
+
+
+def test_run_case_kafkas_own_exception_is_expected_and_named():
+    from groupspec.types import PartitionAssignorError
+
+    def crash(group):
+        raise PartitionAssignorError("iterator on an empty set",
+                                     kafka_exception="java.util.NoSuchElementException")
+
+    row = run_case(5, 1, target="impl-kafka", assign_fn=crash, **SMALL)
+    assert row["expected"] is True
+    assert row["error"] == ("PartitionAssignorError (java.util.NoSuchElementException): "
+                            "iterator on an empty set")
+    assert run_case(5, 1, target="impl", assign_fn=crash, **SMALL)["expected"] is False
+
+
+def moves_summary(**below):
+    moves = {"measured": 30, "compared_with_minimum": 30, "optimal": 20, "mean_excess": 0.5,
+             "max_excess": 4, "min_moves_status": {"ok": 30}, "below_minimum": 0,
+             "below_minimum_not_full": 0, "below_minimum_invalid": 0,
+             "below_minimum_unexplained": 0}
+    moves.update(below)
+    return {"cases": 30, "counterexamples": 0, "expected_counterexamples": 0, "moves": moves}
+
+
+def test_report_wording_is_true_for_full_rows_below_the_minimum():
+    from groupspec.pipeline.report import _moves_text, _verdict
+
+    kafka = moves_summary(below_minimum=3, below_minimum_invalid=2, below_minimum_not_full=1)
+    text = _moves_text(kafka["moves"], "impl-kafka")
+    assert "possible only for results that are not full" not in text
+    assert "3 moved fewer than the minimum: 1 not full and 2 full but breaking counts" in text
+    assert "docs/divergences.md" in text
+    assert "docs/divergences.md" not in _moves_text(kafka["moves"], "impl")
+    assert "No result moved fewer" in _moves_text(moves_summary()["moves"], "impl")
+    wrong = moves_summary(below_minimum=1, below_minimum_unexplained=1)
+    assert "optimiser is wrong" in _moves_text(wrong["moves"], "impl")
+    assert sweep.unexpected(wrong) == 1 and "verdict bad" in _verdict(wrong)
+    known = {**kafka, "counterexamples": 12, "expected_counterexamples": 12}
+    assert sweep.unexpected(known) == 0
+    assert "verdict ok" in _verdict(known) and "12 of them Kafka 4.2" in _verdict(known)
+
+
+@pytest.fixture(scope="module")
+def kafka_run(spark, tmp_path_factory):
+    return sweep.run_sweep(spark, KAFKA_CONFIG, tmp_path_factory.mktemp("kafka"))
+
+
+@pytest.mark.spark
+def test_kafka_sweep_reports_expected_divergences_and_passes(kafka_run, capsys):
+    from groupspec.commands.sweep import _print_outcome
+
+    summary = kafka_run.summary
+    assert summary["counterexamples"] > 0
+    assert summary["expected_counterexamples"] == summary["counterexamples"]
+    assert summary["properties"]["counts"]["expected"] is True
+    assert summary["properties"]["complete"]["expected"] is False
+    moves = summary["moves"]
+    assert moves["below_minimum_invalid"] >= 1 and moves["below_minimum_unexplained"] == 0
+    html = kafka_run.report.read_text()
+    assert "possible only for results that are not full" not in html
+    assert "docs/divergences.md" in html and "verdict ok" in html
+    assert _print_outcome(kafka_run, KAFKA_CONFIG) == 0
+    assert "Kafka 4.2's known divergences (docs/divergences.md)" in capsys.readouterr().out
+
+
+@pytest.mark.spark
+def test_an_existing_table_is_refused_without_overwrite(spark, tmp_path):
+    from groupspec.types import InputError
+
+    table = tmp_path / "table"
+    table.mkdir()
+    (table / "part-0.parquet").write_text("someone else's data")
+    config = SweepConfig(cases=2, seed=1, target="impl", partitions=1, **SMALL)
+    with pytest.raises(InputError, match=r"--parquet: .* already exists; pass --overwrite"):
+        sweep.run_sweep(spark, config, tmp_path / "out", parquet=str(table), overwrite=False)
+    assert (table / "part-0.parquet").read_text() == "someone else's data"
