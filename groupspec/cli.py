@@ -27,6 +27,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def _version_line() -> str:
+    """The package version, the Kafka versions its vectors describe, and the Python running it."""
+    import platform
+    from pathlib import Path
+
+    from groupspec import __version__
+
+    vectors = Path(__file__).resolve().parent / "vectors"
+    kafka = sorted(p.name for p in vectors.iterdir() if p.is_dir() and p.name.startswith("kafka-"))
+    return (f"groupspec {__version__} (vectors: {', '.join(kafka) or 'none'}; "
+            f"Python {platform.python_version()})")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``only``, just that command's module is imported to fill in its options."""
     parser = argparse.ArgumentParser(
@@ -34,6 +47,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Executable specification and reference implementation of Kafka's group "
         "protocols.",
     )
+    parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)

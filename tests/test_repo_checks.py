@@ -63,3 +63,28 @@ def test_spec_and_impl_share_vocabulary_only():
         assert not _imports(path, "impl") and not _imports(path, "models"), path.name
     for path in (ROOT / "impl").rglob("*.py"):
         assert not _imports(path, "spec"), path.name
+
+
+def test_readme_python_examples_run_and_print_what_their_comments_say(capsys):
+    """Each ```python block of README.md runs as written; a `print(...)  # Errors.X` line must
+    print exactly that error's name (issue 14: the comment said a name, the code printed 79)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
+        printed = capsys.readouterr().out.splitlines()
+        promised = [m.group(1) for m in re.finditer(r"^print\(.*?\)\s+#\s+(Errors\.[A-Z_]+)", block, re.M)]
+        for name in promised:
+            assert name in printed, (name, printed)
+
+
+def test_docs_stand_on_their_own():
+    """No page points into the machine it was written on or at sheets outside the repository."""
+    offenders = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        for bad in ("/work/", "../shared", "shared/reference", "shared/seeds", "index id `"):
+            if bad in text:
+                offenders.append(f"{path.relative_to(ROOT)}: {bad}")
+    assert offenders == []

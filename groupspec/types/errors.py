@@ -53,6 +53,14 @@ class Errors(IntEnum):
     INVALID_RECORD_STATE = 121
     FENCED_STATE_EPOCH = 124
 
+    # An IntEnum prints as its number; a code is read by people far more often than it is
+    # formatted into bytes (JSON and the codecs use the value or the name explicitly).
+    def __str__(self) -> str:
+        return f"Errors.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else int.__format__(int(self), spec)
+
 
 class GroupspecError(Exception):
     """Root of every error groupspec raises on purpose; anything else is a bug."""
