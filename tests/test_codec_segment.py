@@ -291,8 +291,10 @@ def test_flipped_bytes(log, data):
             shift = new_base - old.base_offset
             shifted = tuple(dataclasses.replace(r, offset=r.offset + shift) for r in old.records)
             expected[k] = dataclasses.replace(old, base_offset=new_base, records=shifted)
-            if k + 1 < len(originals) and originals[k + 1].base_offset <= new_base + old.last_offset_delta:
-                expected[k + 1] = MalformedError
+            # Every later batch is checked against the last accepted one: the shifted batch k.
+            for j in range(k + 1, len(originals)):
+                if originals[j].base_offset <= new_base + old.last_offset_delta:
+                    expected[j] = MalformedError
     elif field < 16:  # partition leader epoch: not checked, changes no record
         epoch = struct.unpack_from(">i", mutated, starts[k] + 12)[0]
         expected[k] = dataclasses.replace(originals[k], partition_leader_epoch=epoch)
@@ -335,19 +337,26 @@ def test_inserted_bytes(log, data):
     extra = data.draw(st.binary(min_size=1, max_size=24), label="extra")
     mutated = raw[:at] + extra + raw[at:]
     # The same bytes arise from inserting a rotation of ``extra`` further left whenever the byte
-    # before ``at`` equals extra's last one (b"\x00" after a 0x00 byte). Take the leftmost such
-    # insertion, so that a batch it leaves whole, merely moved, is recognised as the original.
-    while at > 0 and raw[at - 1] == extra[-1]:
-        at -= 1
-        extra = raw[at:at + 1] + extra[:-1]
-    assert raw[:at] + extra + raw[at:] == mutated
+    # before ``at`` equals extra's last one (b"\x00" after a 0x00 byte), and further right
+    # whenever the byte at ``at`` equals extra's first one. A batch that any of these insertions
+    # leaves whole (in place, or merely moved) is the original.
+    left, left_extra = at, extra
+    while left > 0 and raw[left - 1] == left_extra[-1]:
+        left -= 1
+        left_extra = raw[left:left + 1] + left_extra[:-1]
+    right, right_extra = at, extra
+    while right < len(raw) and raw[right] == right_extra[0]:
+        right_extra = right_extra[1:] + raw[right:right + 1]
+        right += 1
+    assert raw[:left] + left_extra + raw[left:] == mutated == raw[:right] + right_extra + raw[right:]
+    at = left
     found, error = walk(mutated, lenient=True)
     check_common(mutated, found, error, *walk(mutated, lenient=False))
     allowed = {}
     for s, b, n in zip(starts, originals, sizes, strict=True):
-        if s + n <= at:
+        if s + n <= right:
             allowed[s] = b  # untouched, in place
-        elif s >= at:
+        if s >= left:
             allowed[s + len(extra)] = b  # untouched, moved
     before = [(s, b) for s, b in allowed.items() if s < at]
     assert found[:len(before)] == before

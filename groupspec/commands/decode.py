@@ -6,15 +6,16 @@ OffsetCommitValue v4. This one is the project's codec, so whatever groupspec can
 print, and a bad record is kept (quarantined with its bytes and the reason) instead of ending the
 run. See docs/records.md for the output fields, the batch view and the counting in the summary.
 
-Exit status: 0 everything decoded (a partial batch at a segment's end is a warning, as in Kafka);
-1 something was quarantined; 2 bad usage (including a file that is not a log segment) or, with
---strict, the first bad record.
+Exit status: 0 everything decoded (a torn tail at a segment's end is a warning, as in Kafka);
+1 something was quarantined (a record, a bad batch, bytes that cannot be framed); 2 bad usage
+(including a file that is not a log segment) or, with --strict, the first bad record or batch.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -67,6 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave classic members' subscription/assignment bytes undecoded")
     parser.add_argument("--control", action="store_true",
                         help="also print control records (transaction markers)")
+    parser.add_argument("--max-batch-bytes", metavar="N",
+                        help="the most bytes one compressed batch may decompress to; a bigger one is "
+                        "quarantined as a bad batch (default 67,108,864: 64 MiB)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="a progress line on stderr (default: on a terminal, for inputs of "
                         f"{PROGRESS_BYTES // (1024 * 1024)} MiB or more)")
@@ -88,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         limit=_number("--limit", args.limit, 1),
         batches=args.batches,
     )
+    max_batch_bytes = _number("--max-batch-bytes", args.max_batch_bytes, 1)
+    if max_batch_bytes is not None:
+        options = dataclasses.replace(options, max_batch_bytes=max_batch_bytes)
     err = sys.stderr
     tty = _isatty(err)
 

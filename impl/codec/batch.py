@@ -16,15 +16,16 @@ offset, the batch length, the partition leader epoch, the magic byte or the CRC 
 rewrite the offset and the leader epoch without recomputing it). What the reader does about each:
 
 - batch length: must be at least 14 (Kafka's smallest legacy message) and, for magic 2, at least
-  49 (a bare header); a smaller one is garbage and ends the read with :class:`MalformedError`.
-  A length reaching past the end of the data is a :class:`PartialBatch` (below). A length that is
-  wrong but plausible moves the CRC window, so the CRC check fails.
+  49 (a bare header); a smaller one is garbage and ends the read (below). A length reaching past
+  the end of the data is a torn tail or garbage (below). A length that is wrong but plausible
+  moves the CRC window, so the CRC check fails.
 - magic: anything but 2 is :class:`UnsupportedMagicError` naming the offset and the magic.
 - CRC field: compared with the CRC computed over the covered bytes.
-- base offset: must be >= 0 and greater than the last offset of the batch before it (offsets in a
-  partition only grow; :class:`BatchReader` remembers the last offset across buffers and files).
-  Only a change that keeps the order (typically in the last batch of a log) goes unnoticed, and
-  then it shifts that batch's offsets only.
+- base offset: must be >= 0 and greater than the last offset of the last batch accepted before
+  it (offsets in a partition only grow; :class:`BatchReader` remembers the last offset across
+  buffers and files; a refused batch does not move it, so the batch after a refused one is still
+  checked against the last good one). Only a change that keeps the order (typically in the last
+  batch of a log) goes unnoticed, and then it shifts that batch's offsets only.
 - partition leader epoch: not checked (any int32 is possible); it changes no record.
 
 Inside the covered bytes the reader also checks what Kafka's reader checks (record lengths,
@@ -36,12 +37,39 @@ Strict and lenient reading
 --------------------------
 :class:`BatchReader` walks a buffer and yields ``(position, entry)`` pairs. An entry is a
 :class:`RecordBatch`, or, in lenient mode, a :class:`BadBatch` for a batch whose framing (its
-length) is sound but whose content is not (CRC, magic, compression, records, offset order):
-the reader reports it and goes on with the next batch. In strict mode the same problems raise
-their :class:`CodecError`. Either way a garbage length raises (there is no next batch to go on
-with), and a batch cut off by the end of the data yields a :class:`PartialBatch` and ends the
-walk: a broker killed in the middle of a write leaves exactly that at the end of its active
-segment, and Kafka's own reader stops there quietly.
+length) is sound but whose content is not (CRC, magic, compression, records, offset order,
+decompressed size): the reader reports it and goes on with the next batch. In strict mode the
+same problems raise their :class:`CodecError`.
+
+When the framing itself fails there is no next batch to go on with: in either mode the walk
+raises a :class:`FramingError` (a :class:`MalformedError` that carries the byte ``position``).
+Callers that go on with other data (the next segment file) turn it into an :class:`UnframedRest`
+entry. Framing fails on a batch length below the minimum, and on data that ends inside a batch
+unless that batch is a **torn tail**.
+
+Torn tail: a broker killed in the middle of a write leaves the start of one batch at the end of
+its active segment, and Kafka's own reader stops there quietly. Corruption can look the same (a
+length field made larger mid-segment runs past the end of the file too), so the reader takes
+the end of the data as a torn tail, yields a :class:`PartialBatch` and ends the walk, only when
+all three hold:
+
+1. the header, as far as it is present, is one a broker writes: base offset >= 0, after the
+   last accepted offset and, in a segment file, at most 2^31 - 1 past the file's base offset
+   (the offsets an index can address: Kafka rolls a new segment before that); batch length
+   >= 49; magic 2; compression id 0-4 and attribute bits 7-15 clear; last offset delta >= 0;
+   record count >= 0, at most last offset delta + 1 and (no compression) at most what the
+   declared length can hold;
+2. the records present are a start of its records: those wholly present decode (lengths,
+   fields, offset deltas growing within the last offset delta) and, uncompressed, nothing
+   follows the last record the count allows; gzip data inflates without error as far as it
+   goes (the other codecs are not looked into: a damaged lz4, snappy or zstd last batch cut
+   short reads as a torn tail);
+3. nothing shows that the batch really ends before the data does: no position after its 61-byte
+   header where the batch's CRC32C matches the bytes so far (a complete batch with a wrong
+   length) and no complete batch with a matching CRC32C that starts there (a batch that follows).
+
+Every cut of a real batch at any byte passes all three (a false match needs a CRC32C collision);
+random bytes and a length corrupted mid-segment fail one of them.
 
 Writing
 -------
@@ -59,6 +87,7 @@ without the dataclass ``__init__`` (a frozen dataclass's ``__init__`` goes throu
 from __future__ import annotations
 
 import struct
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
@@ -66,10 +95,11 @@ from typing import Any
 
 import google_crc32c
 
-from groupspec.impl.codec.compression import Compression, compress, decompress
+from groupspec.impl.codec.compression import DEFAULT_MAX_BATCH_BYTES, Compression, compress, decompress
 from groupspec.impl.codec.errors import (
     CodecError,
     CorruptBatchError,
+    FramingError,
     MalformedError,
     TruncatedError,
     UnsupportedMagicError,
@@ -228,7 +258,25 @@ class PartialBatch:
                 "reading of this data ends here, as Kafka's does")
 
 
-Entry = RecordBatch | BadBatch | PartialBatch
+@dataclass(frozen=True)
+class UnframedRest:
+    """Bytes that cannot be framed, from ``position`` to the end of the data (lenient reading only).
+
+    :class:`BatchReader` raises a :class:`FramingError` there; a reader of several files (see
+    :func:`~groupspec.impl.codec.segment.read_log`) reports the rest of the file as this entry and
+    goes on with the next file.
+
+    ``size`` is how many bytes that is, ``offset`` the base offset of the batch header found there
+    (when its 8 bytes are present), ``error`` why framing failed (its reason names the position).
+    """
+
+    position: int
+    size: int
+    offset: int | None
+    error: CodecError
+
+
+Entry = RecordBatch | BadBatch | PartialBatch | UnframedRest
 
 _CODECS = tuple(Compression)
 _TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
@@ -252,36 +300,53 @@ class BatchReader:
 
     One reader can walk several buffers in log order (the segments of a partition): pass each
     to :meth:`read`. ``after_offset`` is an offset every batch must come after (for a segment,
-    one less than the base offset in its file name).
+    one less than the base offset in its file name). ``max_batch_bytes`` bounds what one batch
+    may decompress to (see :mod:`compression`).
     """
 
-    def __init__(self, *, lenient: bool = False, after_offset: int | None = None) -> None:
+    def __init__(self, *, lenient: bool = False, after_offset: int | None = None,
+                 max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> None:
+        if not isinstance(max_batch_bytes, int) or isinstance(max_batch_bytes, bool) or max_batch_bytes < 0:
+            raise InputError("max_batch_bytes", f"{max_batch_bytes!r} is not a size in bytes (>= 0)")
         self.lenient = lenient
         self.last_offset = after_offset
+        self.max_batch_bytes = max_batch_bytes
+        #: The largest base offset a torn tail may claim (set per segment file from its name).
+        self.max_tail_offset: int | None = None
 
     def read(self, data: Buffer, start: int = 0) -> Iterator[tuple[int, Entry]]:
         """``(position, entry)`` for every batch from ``start`` to the end of ``data``."""
         buf = data if isinstance(data, bytes) else bytes(data)
         end = len(buf)
         pos = start
+        limit = self.max_batch_bytes
         while pos < end:
             left = end - pos
             if left < HEADER_SIZE_UP_TO_MAGIC:
-                yield pos, _partial(buf, pos, left)
-                return
+                problem = _tail_problem(buf, pos, self.last_offset, self.max_tail_offset, limit)
+                if problem is None:
+                    yield pos, _partial(buf, pos, left)
+                    return
+                offset = struct.unpack_from(">q", buf, pos)[0] if left >= 8 else None
+                raise _framing_error(pos, left, offset, f"the data ends {left} bytes into a batch header, "
+                                     f"and this is not a torn tail: {problem}")
             base_offset, length, _epoch, magic = _PREFIX.unpack_from(buf, pos)
             minimum = _MIN_V2_LENGTH if magic == CURRENT_MAGIC else MIN_LEGACY_LENGTH
             if length < minimum:
-                raise MalformedError(f"batch at byte {pos}: batch length {length} is below the minimum "
-                                     f"{minimum}; the data cannot be framed past this point", base_offset)
+                raise _framing_error(pos, left, base_offset, f"batch length {length} is below the minimum "
+                                     f"{minimum}")
             total = LOG_OVERHEAD + length
             if total > left:
-                yield pos, PartialBatch(pos, left, total, base_offset)
-                return
+                problem = _tail_problem(buf, pos, self.last_offset, self.max_tail_offset, limit)
+                if problem is None:
+                    yield pos, PartialBatch(pos, left, total, base_offset)
+                    return
+                raise _framing_error(pos, left, base_offset, f"batch length {length} runs past the end of "
+                                     f"the data ({left} bytes left), and this is not a torn tail: {problem}")
             try:
                 if magic != CURRENT_MAGIC:
                     raise UnsupportedMagicError(magic, base_offset)
-                batch = _decode_v2(buf, pos, total)
+                batch = _decode_v2(buf, pos, total, limit)
                 self._check_order(batch)
             except CodecError as exc:
                 _place(exc, base_offset, f"batch at byte {pos}")
@@ -293,21 +358,24 @@ class BatchReader:
             pos += total
 
     def _check_order(self, batch: RecordBatch) -> None:
+        # last_offset moves only once the batch is accepted: the batch after a refused one is
+        # still checked against the last good one.
         previous = self.last_offset
         if batch.base_offset < 0:
             raise MalformedError(f"base offset {batch.base_offset} is negative")
-        self.last_offset = batch.last_offset
         if previous is not None and batch.base_offset <= previous:
             raise MalformedError(f"base offset {batch.base_offset} does not come after the last offset "
                                  f"{previous} before it (offsets in a log only grow)")
+        self.last_offset = batch.last_offset
 
 
-def read_batches(data: Buffer, *, lenient: bool = False) -> Iterator[tuple[int, Entry]]:
+def read_batches(data: Buffer, *, lenient: bool = False,
+                 max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> Iterator[tuple[int, Entry]]:
     """``(position, entry)`` for every batch in ``data``; see :class:`BatchReader`."""
-    return BatchReader(lenient=lenient).read(data)
+    return BatchReader(lenient=lenient, max_batch_bytes=max_batch_bytes).read(data)
 
 
-def decode_batch(data: Buffer) -> RecordBatch:
+def decode_batch(data: Buffer, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> RecordBatch:
     """Exactly one v2 batch, which must fill ``data``."""
     buf = data if isinstance(data, bytes) else bytes(data)
     if len(buf) < HEADER_SIZE_UP_TO_MAGIC:
@@ -324,7 +392,7 @@ def decode_batch(data: Buffer) -> RecordBatch:
     if total < len(buf):
         raise MalformedError(f"{len(buf) - total} bytes follow the batch", base_offset)
     try:
-        return _decode_v2(buf, 0, total)
+        return _decode_v2(buf, 0, total, max_batch_bytes)
     except CodecError as exc:
         raise exc.at(base_offset) from None
 
@@ -363,12 +431,161 @@ def _partial(buf: bytes, pos: int, left: int) -> PartialBatch:
     return PartialBatch(pos, left, needed, offset)
 
 
+def _framing_error(pos: int, size: int, offset: int | None, reason: str) -> FramingError:
+    return FramingError(f"batch at byte {pos}: {reason}; the data cannot be framed past this point",
+                        pos, size, offset)
+
+
+def _tail_problem(buf: bytes, pos: int, last_offset: int | None, highest: int | None,
+                  limit: int = DEFAULT_MAX_BATCH_BYTES) -> str | None:
+    """Why the data from ``pos`` on, which ends inside the batch it starts, is not a torn tail.
+
+    None when it is one: see "Torn tail" in the module doc for the two conditions checked.
+    """
+    end = len(buf)
+    left = end - pos
+    if left >= 8:
+        base = low = struct.unpack_from(">q", buf, pos)[0]
+        shown = str(base)
+    else:
+        # The base offset is cut short: the range of offsets its present bytes allow.
+        base = int.from_bytes(buf[pos:end] + b"\xff" * (8 - left), "big", signed=True)
+        low = int.from_bytes(buf[pos:end] + bytes(8 - left), "big", signed=True)
+        shown = f"(from its first bytes {buf[pos:end].hex()}, {low} to {base})"
+    if base < 0:
+        return f"its base offset {shown} is negative"
+    if last_offset is not None and base <= last_offset:
+        return f"its base offset {shown} does not come after the last offset {last_offset}"
+    if highest is not None and low > highest:
+        return f"its base offset {shown} is beyond {highest}, the last offset its segment can hold"
+    if left < LOG_OVERHEAD:
+        return None
+    length = struct.unpack_from(">i", buf, pos + 8)[0]
+    if length < _MIN_V2_LENGTH:
+        return f"its batch length {length} is below the minimum {_MIN_V2_LENGTH}"
+    if left < HEADER_SIZE_UP_TO_MAGIC:
+        return None
+    magic = buf[pos + 16]
+    if magic != CURRENT_MAGIC:
+        return f"its magic is {magic}, not {CURRENT_MAGIC}"
+    if left < _CRC_START + 2:
+        return None
+    attributes = struct.unpack_from(">h", buf, pos + _CRC_START)[0]
+    if attributes & _COMPRESSION_MASK >= len(_CODECS):
+        return f"its compression id {attributes & _COMPRESSION_MASK} names no codec"
+    if attributes & ~0x7F:
+        return f"its attributes {attributes & 0xFFFF:#06x} set bits no writer sets (7-15)"
+    if left < _CRC_START + 6:
+        return None
+    last_delta = struct.unpack_from(">i", buf, pos + 23)[0]
+    if last_delta < 0:
+        return f"its last offset delta {last_delta} is negative"
+    if left < RECORD_BATCH_OVERHEAD:
+        return None
+    count = struct.unpack_from(">i", buf, pos + 57)[0]
+    if count < 0 or count > last_delta + 1:
+        return f"its record count {count} does not fit its last offset delta {last_delta}"
+    if attributes & _COMPRESSION_MASK == 0 and count > (length - _MIN_V2_LENGTH) // MIN_RECORD_SIZE:
+        return f"its record count {count} cannot fit in its length {length}"
+    return _prefix_problem(buf, pos, attributes, count, last_delta, limit) or \
+        _hidden_end(buf, pos, base + last_delta)
+
+
+def _prefix_problem(buf: bytes, pos: int, attributes: int, count: int, last_delta: int,
+                    limit: int) -> str | None:
+    """Why the records present (uncompressed or gzip) cannot be the start of this batch's records.
+
+    The records wholly present must decode as the first records of the batch would (lengths,
+    fields, growing offset deltas within the last offset delta), and no bytes may follow the
+    last one the count allows; gzip data must inflate without error as far as it goes (at most
+    ``limit`` bytes of it). The other codecs cannot tell a cut stream from a damaged one cheaply
+    and are not looked into.
+    """
+    codec = attributes & _COMPRESSION_MASK
+    start = pos + RECORD_BATCH_OVERHEAD
+    if codec == Compression.GZIP:
+        decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            body = decoder.decompress(buf[start:], max(limit, 1))  # (0 would mean no bound)
+        except zlib.error as exc:
+            return f"its gzip data is damaged ({exc})"
+        start = 0
+    elif codec == Compression.NONE:
+        body = buf
+    else:
+        return None
+    end = len(body)
+    at = start
+    complete = 0
+    while complete < count and at < end:
+        try:
+            size, after = read_varint(body, at)
+        except CodecError:
+            if end - at < 5:
+                break  # the data ends inside the length
+            return f"record {complete} of its records has no valid length"
+        if size < 6:
+            return f"record {complete} of its records has length {size}"
+        if after + size > end:
+            break
+        at = after + size
+        complete += 1
+    if complete:
+        base_timestamp = struct.unpack_from(">q", buf, pos + 27)[0]
+        try:
+            _decode_records(body, start, at, complete, 0, base_timestamp, None, last_delta)
+        except CodecError as exc:
+            return f"its first {complete} records do not decode ({exc.reason})"
+    if complete == count and at < end and codec == Compression.NONE:
+        return f"{end - at} bytes follow the {count} records it counts"
+    return None
+
+
+def _hidden_end(buf: bytes, pos: int, last: int) -> str | None:
+    """Where the batch at ``pos`` (last offset ``last``) shows that it ends before the data does.
+
+    Candidates are the positions after the 61-byte header where a v2 batch header that could
+    follow this batch starts (magic 2 at +16, a base offset after ``last``, a length of at least
+    49), the end of the data, and the 16 positions before it (a torn tail shorter than a header
+    could follow). At each the batch's own CRC32C over the bytes so far is compared (computed
+    incrementally: one pass over the data), and a following batch that is complete has its CRC
+    checked.
+    """
+    end = len(buf)
+    crc = struct.unpack_from(">I", buf, pos + 17)[0]
+    first = pos + RECORD_BATCH_OVERHEAD
+    candidates: list[int] = []
+    magic_at = buf.find(b"\x02", first + 16, end)
+    while magic_at != -1 and magic_at - 16 <= end - HEADER_SIZE_UP_TO_MAGIC:
+        q = magic_at - 16
+        next_base, next_length = struct.unpack_from(">qi", buf, q)
+        if next_base > last and next_length >= _MIN_V2_LENGTH:
+            candidates.append(q)
+        magic_at = buf.find(b"\x02", magic_at + 1, end)
+    candidates.extend(range(max(first, end - HEADER_SIZE_UP_TO_MAGIC + 1), end + 1))
+    running = 0
+    covered = pos + _CRC_START
+    for q in candidates:
+        running = google_crc32c.extend(running, buf[covered:q])
+        covered = q
+        if running == crc:
+            return (f"its CRC32C matches its first {q - pos} bytes: it is complete and its length "
+                    f"field is wrong")
+        if end - q >= RECORD_BATCH_OVERHEAD:
+            next_length = struct.unpack_from(">i", buf, q + 8)[0]
+            next_end = q + LOG_OVERHEAD + next_length
+            if next_end <= end and google_crc32c.value(buf[q + _CRC_START:next_end]) == \
+                    struct.unpack_from(">I", buf, q + 17)[0]:
+                return f"a complete batch with a valid CRC32C starts at byte {q}, inside it"
+    return None
+
+
 def _place(exc: CodecError, offset: int, where: str) -> None:
     """Put the batch's position in front of the reason, and its offset where none is known yet."""
     CodecError.__init__(exc, f"{where}: {exc.reason}", exc.offset if exc.offset is not None else offset)
 
 
-def _decode_v2(buf: bytes, pos: int, total: int) -> RecordBatch:
+def _decode_v2(buf: bytes, pos: int, total: int, limit: int = DEFAULT_MAX_BATCH_BYTES) -> RecordBatch:
     (base_offset, _length, leader_epoch, magic, crc, attributes, last_offset_delta, base_timestamp,
      max_timestamp, producer_id, producer_epoch, base_sequence, count) = _HEADER.unpack_from(buf, pos)
     computed = google_crc32c.value(buf[pos + _CRC_START:pos + total])
@@ -388,7 +605,7 @@ def _decode_v2(buf: bytes, pos: int, total: int) -> RecordBatch:
         # Decompressed even when the count says 0: records behind a wrong count must be found
         # (and the batch refused) rather than dropped unseen.
         payload = buf[pos + RECORD_BATCH_OVERHEAD:pos + total]
-        body = decompress(compression, payload) if count or payload else b""
+        body = decompress(compression, payload, limit) if count or payload else b""
         start, end = 0, len(body)
     if count > (end - start) // MIN_RECORD_SIZE:
         raise MalformedError(f"record count {count} cannot fit in {end - start} bytes of records")

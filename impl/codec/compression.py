@@ -29,6 +29,16 @@ compressed sizes are close to Kafka's. The bytes need not be identical and nothi
 though the gzip ones were (checked once against JDK 17's ``GZIPOutputStream`` wrapped as Kafka's
 ``GzipCompression`` wraps it, same system zlib).
 
+Memory bound: :func:`decompress` never produces (nor allocates for) more than ``limit`` bytes,
+:data:`DEFAULT_MAX_BATCH_BYTES` unless the caller says otherwise. A small batch can hold a
+decompression bomb (a few KB of zstd or lz4 expand to gigabytes; a snappy block declares its own
+output size, up to 4 GiB, and the library allocates that before it looks further), so each codec
+is bounded before or while it produces output: gzip through zlib's ``max_length``, snappy by the
+length every raw block declares up front (summed over xerial chunks) checked before that block is
+decompressed, lz4 and zstd by decompressing into a buffer of bounded size (first a small one,
+grown up to ``limit + 1`` bytes while the output does not fit). Output beyond the limit is a
+:class:`~groupspec.impl.codec.errors.DecompressionLimitError`.
+
 API: :class:`Compression`, :func:`compress`, :func:`decompress`. Every failure is a
 :class:`~groupspec.impl.codec.errors.CompressionError`.
 """
@@ -38,10 +48,11 @@ from __future__ import annotations
 import struct
 import zlib
 from enum import IntEnum
+from typing import Any
 
 import cramjam
 
-from groupspec.impl.codec.errors import CompressionError
+from groupspec.impl.codec.errors import CompressionError, DecompressionLimitError
 
 Buffer = bytes | bytearray | memoryview
 
@@ -63,6 +74,16 @@ class Compression(IntEnum):
         except ValueError:
             raise CompressionError(f"unknown compression codec id {codec_id} (known: 0-4)") from None
 
+
+#: The default bound on a batch's decompressed records section: 64 MiB. Kafka bounds a batch on
+#: the wire (``message.max.bytes``, 1,048,588 bytes by default; the coordinators' own writes stay
+#: under it uncompressed too) but not what it decompresses to; 64 times the wire default leaves
+#: room for any real compression ratio of coordinator records. ``decode --max-batch-bytes`` raises it.
+DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024
+#: The first output buffer for lz4 and zstd: this many times the compressed size (at least 64 KiB).
+_FIRST_GUESS_RATIO = 16
+_FIRST_GUESS_MIN = 64 * 1024
+_BUFFER_FULL = "failed to write whole buffer"  # cramjam's message when the output does not fit
 
 GZIP_LEVEL = 6
 LZ4_LEVEL = 9
@@ -102,25 +123,58 @@ def compress(codec: Compression, data: Buffer) -> bytes:
     raise CompressionError(f"unknown compression codec {codec!r}")
 
 
-def decompress(codec: Compression, data: Buffer) -> bytes:
-    """The records section inside ``data``; :class:`CompressionError` names the codec and why."""
+def decompress(codec: Compression, data: Buffer, limit: int = DEFAULT_MAX_BATCH_BYTES) -> bytes:
+    """The records section inside ``data``, at most ``limit`` bytes of it.
+
+    :class:`CompressionError` names the codec and why; more than ``limit`` bytes of output is a
+    :class:`DecompressionLimitError`, raised before more than ``limit + 1`` bytes are produced.
+    """
     if codec is Compression.NONE:
         return bytes(data)
     raw = bytes(data)
     try:
         if codec is Compression.GZIP:
-            return _gunzip(raw)
+            return _gunzip(raw, limit)
         if codec is Compression.SNAPPY:
-            return _unsnappy(raw)
+            return _unsnappy(raw, limit)
         if codec is Compression.LZ4:
-            return bytes(cramjam.lz4.decompress(raw))
+            return _into(codec, cramjam.lz4.decompress_into, raw, limit)
         if codec is Compression.ZSTD:
-            return bytes(cramjam.zstd.decompress(raw))
+            return _into(codec, cramjam.zstd.decompress_into, raw, limit)
     except CompressionError:
         raise
     except Exception as exc:  # the codec libraries raise their own types; all mean "not valid"
         raise CompressionError(f"{codec.name} data does not decompress: {exc}") from exc
     raise CompressionError(f"unknown compression codec {codec!r}")
+
+
+def _too_big(codec: Compression, limit: int) -> DecompressionLimitError:
+    return DecompressionLimitError(f"{codec.name} data decompresses to more than {limit:,} bytes, the "
+                                   "limit on a batch's decompressed size (decode --max-batch-bytes "
+                                   "raises it)", limit)
+
+
+def _into(codec: Compression, decode_into: Any, raw: bytes, limit: int) -> bytes:
+    """Decompress into a buffer that grows (x8) up to ``limit + 1`` bytes while the output overflows it.
+
+    The library stops writing at the end of the buffer, so nothing larger than the buffer is
+    ever allocated; a full buffer of ``limit + 1`` bytes means the output is beyond the limit.
+    """
+    size = min(limit + 1, max(_FIRST_GUESS_MIN, _FIRST_GUESS_RATIO * len(raw)))
+    while True:
+        buffer = bytearray(size)
+        try:
+            written = decode_into(raw, buffer)
+        except Exception as exc:
+            if _BUFFER_FULL not in str(exc):
+                raise
+            written = size
+        if written < size:
+            del buffer[written:]
+            return bytes(buffer)
+        if size > limit:
+            raise _too_big(codec, limit)
+        size = min(limit + 1, size * 8)
 
 
 def _gzip(data: bytes) -> bytes:
@@ -130,15 +184,21 @@ def _gzip(data: bytes) -> bytes:
     return _GZIP_HEADER + body + trailer
 
 
-def _gunzip(data: bytes) -> bytes:
+def _gunzip(data: bytes, limit: int) -> bytes:
     out = []
     rest = data
+    room = limit
     while True:
         decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
-            out.append(decoder.decompress(rest))
+            # At most one byte past the room: enough to know the limit is passed, no more.
+            chunk = decoder.decompress(rest, room + 1)
         except zlib.error as exc:
             raise CompressionError(f"GZIP data does not decompress: {exc}") from exc
+        if len(chunk) > room:
+            raise _too_big(Compression.GZIP, limit)
+        room -= len(chunk)
+        out.append(chunk)
         if not decoder.eof:
             raise CompressionError("GZIP data ends inside a member")
         rest = decoder.unused_data
@@ -155,10 +215,11 @@ def _xerial_snappy(data: bytes) -> bytes:
     return b"".join(parts)
 
 
-def _unsnappy(data: bytes) -> bytes:
+def _unsnappy(data: bytes, limit: int) -> bytes:
     if len(data) < 16 or data[:8] != _XERIAL_MAGIC:
-        return bytes(cramjam.snappy.decompress_raw(data))
+        return _snappy_block(data, limit, limit)
     out = []
+    room = limit
     pos = 16
     end = len(data)
     while pos < end:
@@ -172,9 +233,28 @@ def _unsnappy(data: bytes) -> bytes:
         if size < 0 or pos + size > end:
             raise CompressionError(f"SNAPPY xerial chunk of {size} bytes does not fit in the stream "
                                    f"({end - pos} bytes left)")
-        out.append(bytes(cramjam.snappy.decompress_raw(data[pos:pos + size])))
+        block = _snappy_block(data[pos:pos + size], room, limit)
+        room -= len(block)
+        out.append(block)
         pos += size
     return b"".join(out)
+
+
+def _snappy_block(block: bytes, room: int, limit: int) -> bytes:
+    """One raw snappy block, its declared output size checked against ``room`` before anything is made.
+
+    The size is the varint the block starts with (at most 5 bytes, up to 2^32 - 1).
+    """
+    declared = 0
+    for i in range(min(5, len(block))):
+        declared |= (block[i] & 0x7F) << (7 * i)
+        if block[i] < 0x80:
+            break
+    else:
+        raise CompressionError("SNAPPY block does not start with its length (a varint of at most 5 bytes)")
+    if declared > room:
+        raise _too_big(Compression.SNAPPY, limit)
+    return bytes(cramjam.snappy.decompress_raw(block))
 
 
 def _lz4_frame(data: bytes) -> bytes:

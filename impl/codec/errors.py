@@ -34,6 +34,19 @@ class MalformedError(CodecError):
     """Bytes that are there but cannot be what the schema says (bad length, bad UTF-8, ...)."""
 
 
+class FramingError(MalformedError):
+    """Bytes of a log that cannot be cut into batches from ``position`` on (``size`` bytes to the end).
+
+    Nothing after that point can be located, so a reader ends that data there (a whole segment
+    file's rest); ``offset`` is the base offset the header there claims, when it is present.
+    """
+
+    def __init__(self, reason: str, position: int, size: int, offset: int | None = None) -> None:
+        self.position = position
+        self.size = size
+        super().__init__(reason, offset)
+
+
 class CorruptBatchError(CodecError):
     """A record batch whose CRC32C does not match its contents."""
 
@@ -48,6 +61,18 @@ class UnsupportedMagicError(CodecError):
 
 class CompressionError(CodecError):
     """An unknown compression codec, or compressed bytes that do not decompress."""
+
+
+class DecompressionLimitError(CompressionError):
+    """Compressed records that would decompress to more than the limit (a decompression bomb).
+
+    ``limit`` is the bound in bytes that was passed; the decoder stopped there without producing
+    or allocating the rest.
+    """
+
+    def __init__(self, reason: str, limit: int, offset: int | None = None) -> None:
+        self.limit = limit
+        super().__init__(reason, offset)
 
 
 class UnknownRecordTypeError(CodecError):

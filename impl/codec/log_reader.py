@@ -9,10 +9,14 @@ What goes wrong is sorted the way Kafka's loader sorts it:
 - anything else that fails to decode is a :class:`CodecError`: ``strict`` re-raises it, otherwise
   the record (or the whole batch, when the batch itself is bad) is quarantined with its offset,
   raw bytes and reason, and reading goes on;
-- a partial batch at the end of a segment ends that segment cleanly and is reported;
-- bytes that cannot be framed (a batch length that cannot be right) end the reading of that path
-  with one quarantined entry; a file that does not even start like a batch is not a segment:
-  named on the command line it is refused before anything is printed.
+- a torn tail (the start of a batch at the end of a segment, as a crash leaves it; the exact
+  rule is in :mod:`groupspec.impl.codec.batch`) ends that segment cleanly and is reported;
+- bytes that cannot be framed (a batch length that cannot be right, data ending inside a batch
+  that is not a torn tail) end the reading of that file with one quarantined entry naming the
+  byte position, and reading goes on with the next file (segment files are independent); a
+  file that does not even start like a batch is not a segment: named on the command line it is
+  refused before anything is printed;
+- a batch that would decompress to more than ``max_batch_bytes`` is a bad batch.
 
 Counting, so that a summary always adds up: every record of every valid batch that is looked at
 ends in exactly one of *printed*, *filtered out* (group, type, offset range, control records
@@ -60,8 +64,9 @@ from groupspec.impl.codec.batch import (
     RecordBatch,
     decode_control_marker,
 )
+from groupspec.impl.codec.compression import DEFAULT_MAX_BATCH_BYTES
 from groupspec.impl.codec.consumer_protocol import decode_assignment, decode_subscription, highest_version
-from groupspec.impl.codec.errors import CodecError, MalformedError, UnknownRecordTypeError
+from groupspec.impl.codec.errors import CodecError, FramingError, UnknownRecordTypeError
 from groupspec.impl.codec.json_form import text_decoder, text_encoder, to_json
 from groupspec.impl.codec.segment import base_offset_of, segment_files
 from groupspec.types import InputError
@@ -78,6 +83,8 @@ _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 _HEADER = struct.Struct(">qiibIhiqqqhii")
 _PREFIX = struct.Struct(">qiib")
 _INT32_MAX = (1 << 31) - 1
+#: A segment holds offsets up to this far past its base offset (an index's relative offsets).
+_MAX_RELATIVE_OFFSET = _INT32_MAX
 _INT64_MAX = (1 << 63) - 1
 
 
@@ -98,6 +105,8 @@ class LogReadOptions:
     limit: int | None = None
     #: One line per batch (its header) instead of one per record.
     batches: bool = False
+    #: The most bytes one batch may decompress to (a bigger one is a bad batch).
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
 
 
 @dataclass
@@ -157,7 +166,8 @@ class ReadReport:
         if self.bad_batches:
             parts.append(f"{_plural(self.bad_batches, 'bad batch', 'bad batches')} quarantined")
         if self.unreadable:
-            parts.append(f"{self.unreadable} unreadable rest of a file quarantined")
+            rests = _plural(self.unreadable, "unreadable rest of a file", "unreadable rests of files")
+            parts.append(f"{rests} quarantined")
         if self.partial_tails:
             parts.append(f"{_plural(len(self.partial_tails), 'partial batch', 'partial batches')} "
                          "at a segment end")
@@ -477,7 +487,7 @@ class _Reader:
     def read_input(self, inp: _Input) -> None:
         report = self.report
         report.files_passed_over += inp.passed_over
-        reader = BatchReader(lenient=not self.options.strict)
+        reader = BatchReader(lenient=not self.options.strict, max_batch_bytes=self.options.max_batch_bytes)
         topic_text = encode_basestring(inp.topic)
         partition_text = "null" if inp.partition is None else str(inp.partition)
         for file in inp.files:
@@ -491,14 +501,19 @@ class _Reader:
             try:
                 ended = self.read_file(inp, file, data, reader, where)
             except CodecError as exc:
-                # The framing itself is broken (a batch length that cannot be right): nothing after
-                # this point can be located, so the rest of this path is one quarantined entry.
+                # The framing itself is broken (a batch length that cannot be right, a file that
+                # is no segment): nothing after this point of the file can be located, so the rest
+                # of the file is one quarantined entry. Segment files are independent: the next
+                # one is read.
                 if self.options.strict:
                     raise
                 report.unreadable += 1
-                self.emit_doc({"topic": inp.topic, "partition": inp.partition, "file": str(file),
-                               "quarantined": True, "offset": exc.offset, "reason": str(exc)})
-                return
+                doc: dict[str, Any] = {"topic": inp.topic, "partition": inp.partition, "file": str(file)}
+                if isinstance(exc, FramingError):
+                    doc.update({"position": exc.position, "size": exc.size})
+                doc.update({"quarantined": True, "offset": exc.offset, "reason": str(exc)})
+                self.emit_doc(doc)
+                continue
             finally:
                 self.done_bytes += len(data)
             if ended:
@@ -508,10 +523,11 @@ class _Reader:
         """Every batch of one file; True when the offset range has been passed (stop this path)."""
         problem = segment_start_problem(data[:HEADER_SIZE_UP_TO_MAGIC])
         if problem is not None:
-            raise MalformedError(f"{file}: not a Kafka log segment: {problem}")
+            raise FramingError(f"{file}: not a Kafka log segment: {problem}", 0, len(data))
         base = base_offset_of(file)
         if base is not None and base > 0 and (reader.last_offset is None or reader.last_offset < base - 1):
             reader.last_offset = base - 1
+        reader.max_tail_offset = None if base is None else base + _MAX_RELATIVE_OFFSET
         report = self.report
         batch_view = self.options.batches
         try:
@@ -830,6 +846,8 @@ def _control_document(record: Record, options: LogReadOptions) -> dict[str, Any]
     try:
         marker = decode_control_marker(record)
     except CodecError as exc:
+        if options.strict:  # --strict stops at a bad control record as at any other
+            raise
         return {"control": True, "quarantined": True, "reason": exc.reason,
                 "key": _raw(record.key, options.raw_bytes), "value": _raw(record.value, options.raw_bytes)}
     return {"control": True, "marker": marker.kind, "coordinatorEpoch": marker.coordinator_epoch}
