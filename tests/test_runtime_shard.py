@@ -3,13 +3,16 @@ hosting errors, transactional records and markers, shard-scoped timers, file-bac
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from groupspec.impl.codec.errors import CodecError
 from groupspec.impl.codec.log_reader import LogReadOptions, read_logs
+from groupspec.impl.codec.segment import segment_files
 from groupspec.impl.runtime.clock import ManualClock
 from groupspec.impl.runtime.log import PartitionLog
 from groupspec.impl.runtime.runtime import (
@@ -75,8 +78,10 @@ class ToyShard:
         return WriteResult([Answer(0, "ok")], records, replay)
 
 
-def runtime(partitions: int = 3, log_dir: Path | None = None, start: int = 0) -> CoordinatorRuntime[ToyShard]:
-    return CoordinatorRuntime(OFFSETS_TOPIC, partitions, ToyShard, ManualClock(start), log_dir=log_dir)
+def runtime(partitions: int = 3, log_dir: Path | None = None, start: int = 0,
+            fsync: bool = False) -> CoordinatorRuntime[ToyShard]:
+    return CoordinatorRuntime(OFFSETS_TOPIC, partitions, ToyShard, ManualClock(start), log_dir=log_dir,
+                              fsync=fsync)
 
 
 def test_write_appends_one_batch_and_replays_into_the_shard() -> None:
@@ -218,3 +223,55 @@ def test_append_raw_imports_another_logs_batches_renumbered() -> None:
     assert target.append_raw(source.raw()) == 3
     assert [o for o, _ in target.entries()] == [0, 1, 2, 3, 4]
     assert [e for _, e in target.entries()][1:] == [e for _, e in source.entries()]
+
+
+def test_a_torn_tail_is_cut_off_listed_and_written_over(tmp_path: Path) -> None:
+    rt = runtime(2, log_dir=tmp_path)
+    rt.load_all()
+    rt.write(1, lambda s: s.write([commit("g", 0, 5)]))
+    [file] = segment_files(tmp_path / "__consumer_offsets-1")
+    whole = file.stat().st_size
+    rt.write(1, lambda s: s.write([commit("g", 0, 6), commit("g", 1, 7)]))
+    rt.close()
+    torn = file.stat().st_size - 5
+    with file.open("r+b") as f:
+        f.truncate(torn)  # what a crash in the middle of the second append leaves
+    again = runtime(2, log_dir=tmp_path)
+    [cut] = again.truncations()
+    assert (cut.file, cut.position, cut.removed) == (file, whole, torn - whole)
+    assert file.stat().st_size == whole
+    assert "ends inside a batch" in cut.describe()
+    again.load_all()
+    assert again.shard(1).offsets == {("g", 0): 5}
+    assert again.log(1).next_offset == 1
+    again.write(1, lambda s: s.write([commit("g", 1, 8)]))
+    again.close()
+    third = runtime(2, log_dir=tmp_path)
+    assert third.truncations() == []
+    third.load_all()
+    assert third.shard(1).offsets == {("g", 0): 5, ("g", 1): 8}
+
+
+def test_fsync_reaches_the_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    rt = runtime(1, log_dir=tmp_path, fsync=True)
+    rt.load_all()
+    rt.write(0, lambda s: s.write([commit("g", 0, 5)]))
+    assert len(synced) == 2  # the new segment's directory entry, then the batch
+
+
+def test_a_load_that_fails_leaves_the_partition_not_hosted(tmp_path: Path) -> None:
+    rt = runtime(1, log_dir=tmp_path)
+    rt.load_all()
+    rt.write(0, lambda s: s.write([commit("g", 0, 5)]))
+    rt.unload(0)
+    [file] = segment_files(tmp_path / "__consumer_offsets-0")
+    raw = bytearray(file.read_bytes())
+    raw[70] ^= 0x40  # damaged after the log was opened (and recovered): the load's read finds it
+    file.write_bytes(bytes(raw))
+    with pytest.raises(CodecError, match="CRC32C"):
+        rt.load(0)
+    assert rt.loading_partitions() == [] and rt.active_partitions() == []
+    with pytest.raises(NotCoordinatorError):
+        rt.shard(0)

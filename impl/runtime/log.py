@@ -11,10 +11,18 @@ run of transactional records becomes a transactional batch carrying the producer
 and a transaction marker a control batch. Unknown record types are skipped on load with a
 warning, as Kafka's loader does; any other decoding problem fails the load (a typed
 ``CodecError``).
+
+Durability (docs/runtime.md): an append returns only once its batches are in the segment file
+(``fsync=True``: on the disk), so a write whose answer was released survives a crash of this
+process. Opening a directory recovers it: a torn tail (the last segment ends inside a batch, or
+in bytes that were never written, all zero) is cut off back to the last whole batch and recorded
+in :attr:`PartitionLog.truncations`; any other damage raises :class:`LogCorruptionError` naming
+the file and byte position, and nothing is truncated.
 """
 
 from __future__ import annotations
 
+import os
 import struct
 import warnings
 from collections.abc import Iterator, Sequence
@@ -22,8 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groupspec.impl.codec.batch import (
+    LOG_OVERHEAD,
+    BadBatch,
     BatchReader,
     ControlType,
+    PartialBatch,
     Record,
     RecordBatch,
     decode_control_marker,
@@ -33,7 +44,14 @@ from groupspec.impl.codec.batch import (
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.codec.errors import CodecError, UnknownRecordTypeError
 from groupspec.impl.codec.records import decode_record, encode_record
-from groupspec.impl.codec.segment import SegmentWriter, read_log, segment_files
+from groupspec.impl.codec.segment import (
+    DEFAULT_SEGMENT_BYTES,
+    SegmentWriter,
+    base_offset_of,
+    read_log,
+    read_segment,
+    segment_files,
+)
 from groupspec.types import InputError
 from groupspec.types.classic import LogEntry, TxnEnd, TxnRecord
 from groupspec.types.records import CoordinatorRecord
@@ -46,13 +64,42 @@ class Appended:
     offsets: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class Truncation:
+    """A torn tail cut off when a log was opened: what a crash in the middle of an append left.
+
+    ``file`` now ends at ``position`` (the end of its last whole batch); ``removed`` bytes were
+    dropped. ``reason`` says what they were.
+    """
+
+    file: Path
+    position: int
+    removed: int
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.file}: truncated to byte {self.position}, {self.removed} bytes dropped ({self.reason})"
+
+
+class LogCorruptionError(InputError):
+    """A log damaged somewhere other than its tail: refused, not truncated (docs/runtime.md)."""
+
+    def __init__(self, file: Path, position: int, reason: str) -> None:
+        super().__init__(str(file), f"byte {position}: {reason}; this is not a torn tail, so the log is "
+                         "not truncated (truncating here would drop every batch after it)")
+        self.file = file
+        self.position = position
+        self.reason = reason
+
+
 class PartitionLog:
     """The append-only log of one coordinator partition, in memory or in segment files.
 
     ``directory`` None keeps the batches in one in-memory buffer (the default: fast, and what
     the tests use); otherwise they are appended to Kafka-named segment files under
-    ``directory/<topic>-<partition>``, and an existing log there is read first, so a coordinator
-    built on the same directory later loads what an earlier one wrote.
+    ``directory/<topic>-<partition>``, and an existing log there is recovered and read first
+    (see the module docstring), so a coordinator built on the same directory later loads what
+    an earlier one wrote. ``fsync`` forces each append to the disk before it returns.
     """
 
     def __init__(
@@ -62,6 +109,8 @@ class PartitionLog:
         *,
         directory: Path | None = None,
         compression: Compression = Compression.NONE,
+        fsync: bool = False,
+        segment_bytes: int = DEFAULT_SEGMENT_BYTES,
     ) -> None:
         self.topic = topic
         self.partition = partition
@@ -71,16 +120,74 @@ class PartitionLog:
         self.path: Path | None = None
         self.next_offset = 0
         self.batches = 0
+        #: Torn tails cut off when the log was opened (at most one: the last segment's).
+        self.truncations: list[Truncation] = []
         if directory is not None:
             self.path = Path(directory) / f"{topic}-{partition}"
             if self.path.is_dir():
-                for item in read_log(self.path):
+                self._recover(self.path, fsync)
+            self._writer = SegmentWriter(self.path, base_offset=self.next_offset, segment_bytes=segment_bytes,
+                                         fsync=fsync, resume=True)
+
+    # -- recovery ---------------------------------------------------------------------------------
+
+    def _recover(self, directory: Path, fsync: bool) -> None:
+        """Check every batch, cut a torn tail off the last segment, refuse any other damage.
+
+        Kafka's ``LogSegment.recover`` would truncate at any invalid batch and the loader would
+        delete the segments after it; a broker can afford that because a follower fetches the
+        lost suffix back from the leader. This log is the only copy, so only a tail that a crash
+        mid-append can leave is cut: everything before it was acknowledged and is kept.
+        """
+        files = segment_files(directory)
+        reader = BatchReader(lenient=True)
+        for index, file in enumerate(files):
+            last = index == len(files) - 1
+            batch_at: int | None = None
+            problem: str | None = None
+            position = 0
+            try:
+                for item in read_segment(file, lenient=True, reader=reader):
                     entry = item.entry
-                    if not isinstance(entry, RecordBatch):
-                        raise InputError(str(self.path), f"cannot continue a damaged log: {entry}")
-                    self.next_offset = entry.next_offset
-                    self.batches += 1
-            self._writer = SegmentWriter(self.path, base_offset=self.next_offset)
+                    if isinstance(entry, RecordBatch):
+                        batch_at = item.position
+                        self.next_offset = entry.next_offset
+                        self.batches += 1
+                        continue
+                    position = item.position
+                    if isinstance(entry, PartialBatch):
+                        problem = (f"the file ends inside a batch: {entry.present} of its {entry.needed} "
+                                   "bytes are there")
+                        if last:
+                            self._truncate(file, position, problem, fsync)
+                            return
+                    elif isinstance(entry, BadBatch):
+                        problem = f"bad batch at offset {entry.offset}: {entry.error.reason}"
+                    else:
+                        problem = f"bytes that cannot be read as batches: {entry}"
+                    break
+            except CodecError as exc:
+                position = 0 if batch_at is None else _batch_end(file, batch_at)
+                problem = exc.reason.removeprefix(f"{file}, ")
+            if problem is None:
+                self.next_offset = max(self.next_offset, _base(file))
+                continue
+            if last and _zeros_from(file, position):
+                self._truncate(file, position, "bytes never written (all zero) after the last batch", fsync)
+                return
+            raise LogCorruptionError(file, position, problem)
+
+    def _truncate(self, file: Path, position: int, reason: str, fsync: bool) -> None:
+        size = file.stat().st_size
+        try:
+            with file.open("r+b") as out:
+                out.truncate(position)
+                if fsync:
+                    os.fsync(out.fileno())
+        except OSError as exc:
+            raise InputError(str(file), f"cannot truncate a torn tail: {exc.strerror or exc}") from None
+        self.truncations.append(Truncation(file, position, size - position, reason))
+        self.next_offset = max(self.next_offset, _base(file))
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -169,7 +276,6 @@ class PartitionLog:
         """Every batch of the log, decoded and checked (CRC, framing), in order."""
         if self._writer is not None:
             assert self.path is not None
-            self._writer.flush()
             for item in read_log(self.path):
                 yield self._whole(item.entry)
             return
@@ -211,7 +317,6 @@ class PartitionLog:
         if self._writer is None:
             return bytes(self._buffer)
         assert self.path is not None
-        self._writer.flush()
         return b"".join(path.read_bytes() for path in segment_files(self.path))
 
     def size_bytes(self) -> int:
@@ -221,3 +326,25 @@ class PartitionLog:
         if self._writer is not None:
             self._writer.close()
 
+
+def _base(file: Path) -> int:
+    base = base_offset_of(file)
+    assert base is not None  # segment_files lists only files named by their base offset
+    return base
+
+
+def _batch_end(file: Path, position: int) -> int:
+    """Where the whole batch starting at ``position`` ends (its length field says)."""
+    with file.open("rb") as f:
+        f.seek(position + 8)
+        return position + LOG_OVERHEAD + int.from_bytes(f.read(4), "big", signed=True)
+
+
+def _zeros_from(file: Path, position: int) -> bool:
+    """Whether every byte from ``position`` to the end is zero: space a crash left unwritten."""
+    with file.open("rb") as f:
+        f.seek(position)
+        while chunk := f.read(1 << 20):
+            if chunk.count(0) != len(chunk):
+                return False
+    return True

@@ -12,9 +12,10 @@ What this module keeps from Kafka and what it leaves out:
 
 - Partition states: not hosted (NOT_COORDINATOR), loading (COORDINATOR_LOAD_IN_PROGRESS),
   active. Kafka's FAILED/CLOSED states collapse into "not hosted".
-- Everything runs on the caller's thread, one operation at a time; an append cannot fail and
-  commits at once, so a response is released in the step that wrote its records (Kafka waits
-  for the high watermark; the order of responses is the same).
+- Everything runs on the caller's thread, one operation at a time; an append commits at once,
+  so a response is released in the step that wrote its records, after the append returned, that
+  is after its batch is in the segment file (Kafka waits for the high watermark; the order of
+  responses is the same). With ``log_dir`` an append can fail on I/O (a typed ``InputError``).
 - Timers are one queue for all shards on one injected clock (``TimerQueue``): a timer is a
   write operation of its shard, run when the clock is advanced past its deadline. Unloading a
   shard cancels its timers, as Kafka's shard-scoped timer does.
@@ -30,7 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.runtime.clock import ManualClock
-from groupspec.impl.runtime.log import PartitionLog
+from groupspec.impl.runtime.log import PartitionLog, Truncation
 from groupspec.impl.runtime.timer import Fired, TimerQueue
 from groupspec.types import GroupspecError, InputError
 from groupspec.types.classic import Answer, LogEntry
@@ -133,7 +134,10 @@ class CoordinatorRuntime(Generic[S]):
     """The shards of one coordinator topic on this node, their logs and their timers.
 
     Logs outlive shards: unloading drops the in-memory shard, and loading replays the log into
-    a new one. ``log_dir`` keeps the logs as segment files instead of memory.
+    a new one. ``log_dir`` keeps the logs as segment files instead of memory; logs found there
+    are recovered when the runtime is built (a torn tail cut off and listed in
+    :meth:`truncations`, other damage refused). ``fsync`` syncs each append to the disk before
+    its write is answered (docs/runtime.md: what each setting survives).
     """
 
     def __init__(
@@ -145,6 +149,7 @@ class CoordinatorRuntime(Generic[S]):
         *,
         log_dir: Path | None = None,
         compression: Compression = Compression.NONE,
+        fsync: bool = False,
     ) -> None:
         if not isinstance(partitions, int) or partitions < 1:
             raise InputError("partitions", f"a coordinator topic needs partitions, not {partitions!r}")
@@ -153,7 +158,7 @@ class CoordinatorRuntime(Generic[S]):
         self.clock = clock
         self._new_shard = new_shard
         self._timers: TimerQueue[tuple[int, TimerOp]] = TimerQueue(clock)
-        self._logs = [PartitionLog(topic, p, directory=log_dir, compression=compression)
+        self._logs = [PartitionLog(topic, p, directory=log_dir, compression=compression, fsync=fsync)
                       for p in range(partitions)]
         self._states: dict[int, PartitionState] = {}
         self._shards: dict[int, S] = {}
@@ -174,15 +179,24 @@ class CoordinatorRuntime(Generic[S]):
         self._states[partition] = PartitionState.LOADING
 
     def load(self, partition: int) -> None:
-        """Replay the partition's log into a new shard, then let it arm its timers."""
+        """Replay the partition's log into a new shard, then let it arm its timers.
+
+        A log that cannot be read fails the load with its typed error and leaves the partition
+        not hosted (Kafka's FAILED state, which answers NOT_COORDINATOR), not stuck loading.
+        """
         self._check_partition(partition)
         if partition in self._shards:
             raise InputError("partition", f"{self.topic}-{partition} is already loaded")
         self._states[partition] = PartitionState.LOADING
         context = ShardContext(self, partition)
         shard = self._new_shard(context)
-        for offset, entry in self._logs[partition].entries():
-            shard.replay(offset, entry)
+        try:
+            for offset, entry in self._logs[partition].entries():
+                shard.replay(offset, entry)
+        except BaseException:
+            context._cancel_all()
+            self._states.pop(partition, None)
+            raise
         self._shards[partition] = shard
         self._contexts[partition] = context
         self._states[partition] = PartitionState.ACTIVE
@@ -279,6 +293,10 @@ class CoordinatorRuntime(Generic[S]):
     def log(self, partition: int) -> PartitionLog:
         self._check_partition(partition)
         return self._logs[partition]
+
+    def truncations(self) -> list[Truncation]:
+        """The torn tails cut off the logs when they were opened, by partition (usually none)."""
+        return [cut for log in self._logs for cut in log.truncations]
 
     def close(self) -> None:
         for log in self._logs:
