@@ -16,8 +16,21 @@ tracemalloc: in whole batches of 100 and of 10,000, and in batches of 100 after 
 every batch was acknowledged (which splits every batch into per-offset state with a lock per
 offset). Prints bytes per in-flight record.
 
+Single acknowledgements (issue 15 item 12): n offsets fetched in 4-offset batches, then
+acknowledged one call per offset, offset 0 left held (so the start offset stays and the
+cache keeps growing) and the types cycling ACCEPT, RELEASE, REJECT (so no two neighbouring
+persisted offsets merge: the persister holds about n batches). Prints the time, the cost per
+acknowledgement, and its ratio to the smallest n run in the same process: 1.0 is linear
+growth, 2.0 per doubling of n is quadratic.
+
+Wide batches: one ``Fetch`` of a single log batch of W offsets (a log batch is never cut, so it
+is acquired whole), then one ACCEPT of its middle offset (which splits it). Prints the time and
+the tracemalloc peak of the acknowledgement, and the ratio to the same with W = 4 in this
+process.
+
     .venv/bin/python bench/bench_share_partition.py
     .venv/bin/python bench/bench_share_partition.py --records 100000 --memory-records 100000  # quick
+    .venv/bin/python bench/bench_share_partition.py --only acks --acks 1000,2000 --widths 100000
 """
 
 from __future__ import annotations
@@ -111,13 +124,70 @@ def memory(records: int, batch: int, split: bool) -> float:
     return used / in_flight
 
 
+def single_acks(n: int) -> float:
+    """Seconds for n - 1 single-offset acknowledgements over n offsets in 4-offset batches."""
+    m = machine(n + 4)
+    index = 0
+    for offset in range(0, n, 4):
+        fetch(m, index, offset, 4)
+        index += 1
+    started = time.perf_counter()
+    for offset in range(1, n):
+        acknowledge(m, index, (AckBatch(offset, offset, (1 + offset % 3,)),))
+        index += 1
+    return time.perf_counter() - started
+
+
+def wide_ack(width: int) -> tuple[float, int]:
+    """Seconds and tracemalloc peak bytes of one ACCEPT in the middle of a W-offset batch."""
+    m = machine(2_000)
+    out = m.handle(Fetch(MEMBER, 10, (LogBatch(10, 10 + width - 1),)), 0).answers[0].response
+    assert isinstance(out, FetchResponse) and out.count == width, out
+    gc.collect()
+    tracemalloc.start()
+    started = time.perf_counter()
+    middle = 10 + width // 2
+    acknowledge(m, 1, (AckBatch(middle, middle, (ACCEPT,)),))
+    elapsed = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return elapsed, peak
+
+
+def acks_section(counts: list[int], widths: list[int]) -> None:
+    print("\nsingle acknowledgements over 4-offset batches (offset 0 held, types cycling)")
+    print(f"{'n':>7} {'seconds':>9} {'us/ack':>8} {'per-ack ratio to n=' + str(counts[0]):>26}")
+    first: float | None = None
+    for n in counts:
+        seconds = single_acks(n)
+        per_ack = seconds / (n - 1)
+        first = per_ack if first is None else first
+        print(f"{n:>7,} {seconds:>9.3f} {per_ack * 1e6:>8.1f} {per_ack / first:>26.2f}")
+    print("\none ACCEPT in the middle of one acquired batch of W offsets")
+    peer_seconds, peer_peak = wide_ack(4)
+    print(f"{'W':>18} {'seconds':>9} {'peak bytes':>12} {'time ratio to W=4':>18}")
+    print(f"{4:>18,} {peer_seconds:>9.5f} {peer_peak:>12,} {1.0:>18.1f}")
+    for width in widths:
+        seconds, peak = wide_ack(width)
+        print(f"{width:>18,} {seconds:>9.5f} {peak:>12,} {seconds / peer_seconds:>18.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1_000_000, help="records per throughput run")
     parser.add_argument("--memory-records", type=int, default=1_000_000, help="in-flight records for memory")
+    parser.add_argument("--acks", default="1000,2000,4000,8000,16000",
+                        help="n for the single-acknowledgement case, comma-separated")
+    parser.add_argument("--widths", default=f"{10**7},{10**15}",
+                        help="batch widths W for the wide-batch case, comma-separated")
+    parser.add_argument("--only", choices=("all", "acks"), default="all",
+                        help="acks: only the single-acknowledgement and wide-batch cases")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, one thread")
+    if args.only == "acks":
+        acks_section([int(n) for n in args.acks.split(",")], [int(w) for w in args.widths.split(",")])
+        return
     print(f"{'batch':>6} {'acknowledged':>12} {'records':>9} {'records/s':>11} {'us/batch':>10}")
     for batch in (1, 100, 10_000):
         for mode in ("whole", "per-offset", "one-by-one"):
@@ -132,6 +202,7 @@ def main() -> None:
         per_record = memory(args.memory_records, batch, split)
         label = f"batches of {batch:,}, " + ("each split" if split else "whole")
         print(f"  {label:30} {per_record:8.2f} bytes per in-flight record")
+    acks_section([int(n) for n in args.acks.split(",")], [int(w) for w in args.widths.split(",")])
 
 
 if __name__ == "__main__":

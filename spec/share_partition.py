@@ -63,6 +63,8 @@ from groupspec.types.share_partition import (
     SharePartitionEvent,
     SharePartitionView,
     StateWrite,
+    check_config,
+    check_event,
     check_persisted,
 )
 from groupspec.types.share_partition import Acknowledge as AcknowledgeEvent
@@ -205,6 +207,7 @@ def initial_state(config: SharePartitionConfig = SharePartitionConfig(),  # noqa
                   persisted: PersistedState = PersistedState(),  # noqa: B008
                   now_ms: int = 0, latest_offset: int = 0) -> State:
     """A share partition that has just read ``persisted`` from the persister (leader epoch 0)."""
+    check_config(config)
     check_persisted(config, persisted)
     offsets = {o: (b.delivery_state, b.delivery_count)
                for b in persisted.batches for o in range(b.first_offset, b.last_offset + 1)}
@@ -218,7 +221,10 @@ def initial_state(config: SharePartitionConfig = SharePartitionConfig(),  # noqa
 @icontract.ensure(lambda state, event, result:
                   isinstance(event, Reload | ResetShareState) or _monotonic(state, result[0]))
 def step(state: State, event: SharePartitionEvent, index: int) -> tuple[State, Output]:
-    """Apply one event; ``index`` numbers a request's answer."""
+    """Apply one event; ``index`` numbers a request's answer. An event no broker could produce
+    (a negative log offset, a start offset below -1, ...) is refused with an InputError naming
+    the field, and ``state`` is left as it was."""
+    check_event(event)
     st = _Step(copy.deepcopy(state))
     match event:
         case Fetch():

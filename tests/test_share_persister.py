@@ -7,7 +7,7 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groupspec.impl.share.persister import InMemoryPersister, combine
+from groupspec.impl.share.persister import InMemoryPersister, apply_write, combine
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import PersistedState, PersisterBatch, RecordState, StateWrite
 
@@ -58,3 +58,18 @@ def test_epochs_fence_old_writers() -> None:
     expected = PersistedState(2, 11, (PersisterBatch(11, 11, RecordState.AVAILABLE, 1),
                                       PersisterBatch(12, 12, RecordState.ACKNOWLEDGED, 1)))
     assert store.read_state(leader_epoch=3).state == expected
+
+
+@given(batch_lists(disjoint=True), st.lists(st.tuples(batch_lists(disjoint=False), st.integers(0, 30)),
+                                           max_size=4))
+def test_apply_write_in_place_equals_combine(initial: list[PersisterBatch],
+                                             writes: list[tuple[list[PersisterBatch], int]]) -> None:
+    """The store redoes only what a write touches (issue 15 item 12); the result is combine's."""
+    stored = combine([], tuple(initial), 0)
+    expected = list(stored)
+    for newer, start in writes:
+        start = max(start, stored[0].first_offset if stored else 0) if stored else start
+        apply_write(stored, tuple(newer), start)
+        expected = combine(expected, tuple(newer), start)
+        assert stored == expected
+

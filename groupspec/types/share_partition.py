@@ -16,6 +16,7 @@ Names and numbers follow Kafka 4.x trunk (docs/reference/share-partition-kafka.m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -228,6 +229,110 @@ ShareRequest = Fetch | Acknowledge | ReleaseMember | Reload
 SharePartitionEvent = (ShareRequest | MoveLogStart | AdvanceClock | SetPersisterError | FenceLeader
                        | ResetShareState)
 
+# ---------------------------------------------------------------------------------------------
+# What Kafka would never hand a share partition
+# ---------------------------------------------------------------------------------------------
+
+#: Offsets, times and epochs are int64 on the wire; record counts and sizes int32; an
+#: acknowledge type int8.
+INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+#: The widest delivery count limits any configuration allows: the broker's
+#: group.share.min.delivery.count.limit is at least 2 and group.share.max.delivery.count.limit
+#: at most 25 (ShareGroupConfig); a group's own limit must lie between them.
+DELIVERY_COUNT_LIMIT_RANGE = (2, 25)
+
+
+def _integer(where: str, value: object, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(where, f"expected an integer, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise InputError(where, f"must be in {low}..{high}, got {value}")
+    return value
+
+
+def _text(where: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise InputError(where, f"expected a string, got {type(value).__name__}")
+
+
+def _tuple_of(where: str, value: object, cls: type) -> tuple[object, ...]:
+    if not isinstance(value, tuple):
+        raise InputError(where, f"expected a tuple of {cls.__name__}, got {type(value).__name__}")
+    for i, item in enumerate(value):
+        if not isinstance(item, cls):
+            raise InputError(f"{where}[{i}]", f"expected a {cls.__name__}, got {type(item).__name__}")
+    return value
+
+
+def check_config(config: object) -> SharePartitionConfig:
+    """Refuse settings no broker would run a share partition with.
+
+    Lock durations and the in-flight limit only need to be positive: Kafka's own tests run
+    share partitions with 100 ms locks and small limits, below what a broker config allows.
+    """
+    if not isinstance(config, SharePartitionConfig):
+        raise InputError("config", f"expected a SharePartitionConfig, got {type(config).__name__}")
+    _integer("config.delivery_count_limit", config.delivery_count_limit, *DELIVERY_COUNT_LIMIT_RANGE)
+    _integer("config.max_in_flight_records", config.max_in_flight_records, 1, INT32_MAX)
+    _integer("config.record_lock_duration_ms", config.record_lock_duration_ms, 1, INT32_MAX)
+    return config
+
+
+def check_event(event: object) -> None:
+    """Refuse an event carrying a value Kafka could not produce; both layers call it first,
+    so a refused event changes nothing anywhere.
+
+    Values Kafka does answer stay answers: an acknowledgement of offsets below the start offset
+    is skipped, an unknown acknowledge type is INVALID_REQUEST, a MaxRecords of 0 acquires
+    nothing. What is refused here never reaches a share partition: a negative fetch or log
+    offset, log batches out of order, a start offset below -1 (-1 is "not initialized"), a
+    clock or offset past int64, a wrong type.
+    """
+    match event:
+        case Fetch():
+            _text("event.member_id", event.member_id)
+            _integer("event.fetch_offset", event.fetch_offset, 0, INT64_MAX)
+            previous = -1
+            for i, b in enumerate(_tuple_of("event.log", event.log, LogBatch)):
+                assert isinstance(b, LogBatch)
+                _integer(f"event.log[{i}].base_offset", b.base_offset, 0, INT64_MAX)
+                _integer(f"event.log[{i}].last_offset", b.last_offset, b.base_offset, INT64_MAX)
+                if b.base_offset <= previous:
+                    raise InputError(f"event.log[{i}]", "log batches must be in offset order without overlap")
+                previous = b.last_offset
+            _integer("event.max_fetch_records", event.max_fetch_records, -INT32_MAX - 1, INT32_MAX)
+            _integer("event.batch_size", event.batch_size, 1, INT32_MAX)
+        case Acknowledge():
+            _text("event.member_id", event.member_id)
+            for i, b in enumerate(_tuple_of("event.batches", event.batches, AckBatch)):
+                assert isinstance(b, AckBatch)
+                where = f"event.batches[{i}]"
+                _integer(f"{where}.first_offset", b.first_offset, -INT64_MAX - 1, INT64_MAX)
+                _integer(f"{where}.last_offset", b.last_offset, -INT64_MAX - 1, INT64_MAX)
+                if not isinstance(b.types, tuple):
+                    raise InputError(f"{where}.types", f"expected a tuple, got {type(b.types).__name__}")
+                for j, t in enumerate(b.types):
+                    _integer(f"{where}.types[{j}]", t, -128, 127)
+        case ReleaseMember():
+            _text("event.member_id", event.member_id)
+        case MoveLogStart():
+            _integer("event.log_start_offset", event.log_start_offset, 0, INT64_MAX)
+        case AdvanceClock():
+            _integer("event.to_ms", event.to_ms, 0, INT64_MAX)
+        case SetPersisterError():
+            if not isinstance(event.error, Errors):
+                raise InputError("event.error",
+                                 f"expected an Errors member, got {type(event.error).__name__}")
+        case FenceLeader():
+            pass
+        case ResetShareState():
+            _integer("event.start_offset", event.start_offset, -1, INT64_MAX)
+        case Reload():
+            _integer("event.latest_offset", event.latest_offset, 0, INT64_MAX)
+        case _:
+            raise InputError("event", f"{type(event).__name__} is not a share partition event")
+
 
 # ---------------------------------------------------------------------------------------------
 # Responses
@@ -288,6 +393,38 @@ class RecordView:
     member_id: str
     #: When the acquisition lock expires; None when no lock is running.
     lock_deadline_ms: int | None
+
+
+@dataclass(frozen=True)
+class RecordRun:
+    """Consecutive cached offsets whose records look the same (state, count, holder, lock).
+
+    ``SharePartitionView.records`` lists every offset, so its size is the cache's width; a run
+    list is the same information sized by how many different states there are.
+    """
+
+    first_offset: int
+    last_offset: int
+    state: RecordState
+    delivery_count: int
+    member_id: str
+    lock_deadline_ms: int | None
+
+
+def record_runs(records: Iterable[RecordView]) -> tuple[RecordRun, ...]:
+    """A view's records as maximal runs (what ``SharePartitionMachine.record_runs`` answers)."""
+    runs: list[RecordRun] = []
+    for r in records:
+        last = runs[-1] if runs else None
+        if (last is not None and last.last_offset + 1 == r.offset
+                and (last.state, last.delivery_count, last.member_id, last.lock_deadline_ms)
+                == (r.state, r.delivery_count, r.member_id, r.lock_deadline_ms)):
+            runs[-1] = RecordRun(last.first_offset, r.offset, r.state, r.delivery_count, r.member_id,
+                                 r.lock_deadline_ms)
+        else:
+            runs.append(RecordRun(r.offset, r.offset, r.state, r.delivery_count, r.member_id,
+                                  r.lock_deadline_ms))
+    return tuple(runs)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from groupspec.types.share_partition import (
     MoveLogStart,
     Output,
     PersistedState,
+    RecordRun,
     RecordView,
     ReleaseMember,
     ReleaseResponse,
@@ -36,6 +37,8 @@ from groupspec.types.share_partition import (
     SharePartitionConfig,
     SharePartitionEvent,
     SharePartitionView,
+    check_config,
+    check_event,
     check_persisted,
 )
 
@@ -44,8 +47,7 @@ class SharePartitionMachine:
     def __init__(self, config: SharePartitionConfig = SharePartitionConfig(),  # noqa: B008
                  persisted: PersistedState = PersistedState(), *, start_ms: int = 0,  # noqa: B008
                  latest_offset: int = 0) -> None:
-        if not isinstance(config, SharePartitionConfig):
-            raise InputError("config", f"expected a SharePartitionConfig, got {type(config).__name__}")
+        check_config(config)
         check_persisted(config, persisted)
         self.config = config
         self.clock = ManualClock(start_ms)
@@ -59,6 +61,7 @@ class SharePartitionMachine:
         return SharePartition(self.config, self.persister, self.clock, self.timers, leader_epoch)
 
     def handle(self, event: SharePartitionEvent, index: int) -> Output:
+        check_event(event)  # before anything changes: a refused event leaves no trace
         self.store.writes.clear()  # the store keeps only the current step's writes
         answers: list[Answer] = []
         p = self.partition
@@ -89,6 +92,35 @@ class SharePartitionMachine:
             case _:
                 raise InputError("event", f"{type(event).__name__} is not a share partition event")
         return Output(tuple(answers), tuple(self.store.writes))
+
+    def record_runs(self) -> tuple[RecordRun, ...]:
+        """The cached records as maximal runs: ``record_runs(self.view().records)``, at a cost
+        that follows the number of runs kept, not the width of the batches (the view lists every
+        offset, so a batch of 10**15 offsets has no view that fits in memory)."""
+        p = self.partition
+        runs: list[RecordRun] = []
+        for first in p._keys:
+            batch = p.cached[first]
+            pieces = ([(batch.first_offset, batch.last_offset, batch.whole())] if batch.runs is None
+                      else [(r.first, r.last, r.state) for r in batch.runs])
+            for low, high, state in pieces:
+                run = RecordRun(low, high, state.state, state.delivery_count, state.member_id,
+                                p.deadline(state.timer))
+                last = runs[-1] if runs else None
+                if (last is not None and last.last_offset + 1 == low
+                        and (last.state, last.delivery_count, last.member_id, last.lock_deadline_ms)
+                        == (run.state, run.delivery_count, run.member_id, run.lock_deadline_ms)):
+                    run = RecordRun(last.first_offset, high, run.state, run.delivery_count, run.member_id,
+                                    run.lock_deadline_ms)
+                    runs[-1] = run
+                else:
+                    runs.append(run)
+        return tuple(runs)
+
+    def runs_kept(self) -> int:
+        """How many states the partition keeps for its cached records: one per unsplit batch, one
+        per run of a split batch (Kafka keeps one per offset of a split batch)."""
+        return sum(1 if b.runs is None else len(b.runs) for b in self.partition.cached.values())
 
     def view(self) -> SharePartitionView:
         p = self.partition

@@ -26,6 +26,7 @@ from groupspec.impl.share.in_flight import (
     InFlightBatch,
     InFlightState,
     LockTimer,
+    Run,
 )
 from groupspec.impl.share.persister import Persister
 from groupspec.types.errors import Errors
@@ -65,6 +66,18 @@ def persister_error(error: Errors) -> Errors:
     return Errors.UNKNOWN_SERVER_ERROR
 
 
+def _stretches(batch: AckBatch, low: int, high: int) -> Iterator[tuple[AcknowledgeType, int, int]]:
+    """[low, high] of ``batch`` as stretches of one acknowledge type: (type, first, last)."""
+    if len(batch.types) == 1:
+        yield AcknowledgeType(batch.types[0]), low, high
+        return
+    at = low
+    for kind, group in itertools.groupby(batch.types[low - batch.first_offset:high - batch.first_offset + 1]):
+        n = sum(1 for _ in group)
+        yield AcknowledgeType(kind), at, at + n - 1
+        at += n
+
+
 def valid_acknowledgement_batches(batches: tuple[AckBatch, ...]) -> bool:
     """KafkaApis#validateAcknowledgementBatches (§10.1); an overlap by one offset passes (T10)."""
     previous_last: int | None = None
@@ -90,10 +103,20 @@ class _Transitions:
 
     def start(self, state: InFlightState, first: int, last: int, target: RecordState,
               max_delivery: int) -> bool:
+        """A whole unsplit batch: one state batch in the write."""
         if state.start_state_transition(target, max_delivery) is None:
             return False
         self.states.append(state)
         self.batches.append(PersisterBatch(first, last, state.state, state.delivery_count))
+        return True
+
+    def start_run(self, run: Run, target: RecordState, max_delivery: int) -> bool:
+        """A run of a split batch: written offset by offset, as Kafka writes a split batch."""
+        state = run.state
+        if state.start_state_transition(target, max_delivery) is None:
+            return False
+        self.states.append(state)
+        self.batches.extend(PersisterBatch(o, o, state.state, state.delivery_count) for o in run.offsets())
         return True
 
 
@@ -115,6 +138,8 @@ class SharePartition:
         #: GapWindow: [gap start, end offset] of the persisted state's first uncovered offset.
         self.gap_window: list[int] | None = None
         self._timer_ids = itertools.count()
+        #: The acknowledge or release call under way: a run cut while pending joins it.
+        self._call: _Transitions | None = None
 
     # -- the cache ----------------------------------------------------------------------------------
 
@@ -159,14 +184,22 @@ class SharePartition:
 
     # -- locks --------------------------------------------------------------------------------------
 
-    def _lock(self, first: int, last: int, deadline: int | None = None) -> LockTimer:
-        timer = LockTimer(f"lock-{next(self._timer_ids)}", first, last)
+    def _lock(self, first: int, last: int, deadline: int | None = None,
+              per_offset: bool = False) -> LockTimer:
+        timer = LockTimer(f"lock-{next(self._timer_ids)}", first, last, per_offset)
         delay = self.config.record_lock_duration_ms if deadline is None else deadline - self.clock.now()
         self.timers.schedule(timer.key, delay, timer)
         return timer
 
     def _cancel(self, timer: LockTimer) -> None:
-        self.timers.cancel(timer.key)
+        # A per-offset lock may still stand for other runs' offsets: it stays armed, and when it
+        # fires it skips every offset whose state no longer holds it.
+        if not timer.per_offset:
+            self.timers.cancel(timer.key)
+
+    def _on_copy(self, original: InFlightState, copy: InFlightState) -> None:
+        if original.pending() and self._call is not None:
+            self._call.states.append(copy)
 
     def deadline(self, timer: LockTimer | None) -> int | None:
         return None if timer is None else self.timers.deadline(timer.key)
@@ -178,7 +211,7 @@ class SharePartition:
         deadline = self.deadline(whole.timer)
         if deadline is None:
             whole.timer = None  # its lock just fired: the offsets are expired by the caller
-        batch.split_offsets(lambda f, last: self._lock(f, last, deadline), self._cancel)
+        batch.split_offsets(lambda f, last: self._lock(f, last, deadline, per_offset=True), self._cancel)
 
     # -- initialization (§5) --------------------------------------------------------------------------
 
@@ -227,14 +260,14 @@ class SharePartition:
                 if batch.first_offset > gap:
                     return gap
                 gap = max(batch.last_offset + 1, gap)
-            if batch.offset_state is None:
+            if batch.runs is None:
                 whole = batch.whole()
                 if whole.state == AVAILABLE and not whole.pending():
                     return batch.first_offset
                 continue
-            for offset, state in batch.offset_state.items():
-                if state.state == AVAILABLE and not state.pending():
-                    return offset
+            for run in batch.runs:
+                if run.state.state == AVAILABLE and not run.state.pending():
+                    return run.first
         self.find_next_fetch_offset = False
         return self.end_offset + 1
 
@@ -370,46 +403,53 @@ class SharePartition:
 
     def _should_throttle(self, batch: InFlightBatch, first: int, last: int) -> bool:
         limit = self.config.throttle_limit
-        if batch.offset_state is None:
+        if batch.runs is None:
             whole = batch.whole()
             return whole.state == AVAILABLE and not whole.pending() and whole.delivery_count >= limit
-        highest = max((s.delivery_count for o, s in batch.offset_state.items()
-                       if first <= o <= last and s.state == AVAILABLE and not s.pending()), default=0)
+        highest = max((r.state.delivery_count for r in batch.runs_between(first, last)
+                       if r.state.state == AVAILABLE and not r.state.pending()), default=0)
         return highest >= limit
 
     def _acquire_subset(self, member_id: str, batch: InFlightBatch, first: int,
                         last: int) -> tuple[list[AcquiredRecords], int]:
+        """Offset by offset in Kafka; here a run at a time, taking as many of its offsets as
+        the per-offset walk would (one at the last delivery, up to the throttle's cap)."""
         max_delivery, throttle_from = self.config.delivery_count_limit, self.config.throttle_limit
-        taken: list[tuple[int, int]] = []
+        taken: list[tuple[int, int, int]] = []
+        count = 0
         cap = -1
-        for offset, state in batch.offsets().items():
-            if offset < first:
-                continue
-            if offset > last:
-                break
+        for run in list(batch.runs_between(first, last)):
+            state = run.state
             if state.state != AVAILABLE or state.pending():
                 continue
-            if max_delivery > 2 and state.delivery_count == max_delivery - 1 and taken:
+            dc = state.delivery_count
+            if max_delivery > 2 and dc == max_delivery - 1 and count:
                 break  # the last delivery of a record goes alone, in a later fetch
-            if state.delivery_count >= throttle_from and cap < 0:
-                cap = max(1, batch.size() >> (state.delivery_count - throttle_from + 1))
-            if state.try_update_state(ACQUIRED, DeliveryCountOps.INCREASE, max_delivery, member_id) is None:
+            if dc >= throttle_from and cap < 0:
+                cap = max(1, batch.size() >> (dc - throttle_from + 1))
+            low, high = max(run.first, first), min(run.last, last)
+            final = max_delivery > 2 and dc + 1 == max_delivery
+            want = 1 if final else high - low + 1
+            if cap >= 0:
+                want = min(want, cap - count)
+            piece = batch.isolate(low, low + want - 1, self._on_copy)[0]
+            if piece.state.try_update_state(ACQUIRED, DeliveryCountOps.INCREASE, max_delivery,
+                                            member_id) is None:
                 continue
-            state.timer = self._lock(offset, offset)
-            taken.append((offset, state.delivery_count))
-            if state.delivery_count == max_delivery and max_delivery > 2:
-                break
-            if len(taken) == cap:
+            piece.state.timer = self._lock(piece.first, piece.last, per_offset=True)
+            taken.append((piece.first, piece.last, piece.state.delivery_count))
+            count += want
+            if final or count == cap:
                 break
         acquired: list[AcquiredRecords] = []
-        for offset, count in taken:
+        for low, high, delivered in taken:
             previous = acquired[-1] if acquired else None
-            if (previous is not None and previous.last_offset == offset - 1
-                    and previous.delivery_count == count):
-                acquired[-1] = AcquiredRecords(previous.first_offset, offset, count)
+            if (previous is not None and previous.last_offset == low - 1
+                    and previous.delivery_count == delivered):
+                acquired[-1] = AcquiredRecords(previous.first_offset, high, delivered)
             else:
-                acquired.append(AcquiredRecords(offset, offset, count))
-        return acquired, len(taken)
+                acquired.append(AcquiredRecords(low, high, delivered))
+        return acquired, count
 
     # -- archiving without a write (§14) ------------------------------------------------------------------
 
@@ -418,19 +458,20 @@ class SharePartition:
         archived = False
         for batch in self._range(from_key, end_exclusive - 1):
             whole_in_range = batch.first_offset >= start and batch.last_offset < end_exclusive
-            if batch.offset_state is None and whole_in_range:
+            if batch.runs is None and whole_in_range:
                 whole = batch.whole()
                 if whole.state == AVAILABLE:
                     whole.archive(self._cancel)
                     archived = True
                 continue
-            if batch.offset_state is None:
+            if batch.runs is None:
                 if batch.whole().state != AVAILABLE:
                     continue
                 self._split(batch)
-            for offset, state in batch.offsets().items():
-                if start <= offset < end_exclusive and state.state == AVAILABLE:
-                    state.archive(self._cancel)
+            for run in list(batch.runs_between(start, end_exclusive - 1)):
+                if run.state.state == AVAILABLE:
+                    low, high = max(run.first, start), min(run.last, end_exclusive - 1)
+                    batch.isolate(low, high, self._on_copy)[0].state.archive(self._cancel)
                     archived = True
         return archived
 
@@ -462,13 +503,16 @@ class SharePartition:
             return Errors.UNKNOWN_TOPIC_OR_PARTITION
         if not valid_acknowledgement_batches(batches):
             return Errors.INVALID_REQUEST
-        transitions = _Transitions()
-        for batch in batches:
-            error = self._acknowledge_batch(member_id, batch, transitions)
-            if error is not Errors.NONE:
-                self._complete(transitions, False)
-                return error
-        return self._write_then_complete(transitions)
+        transitions = self._call = _Transitions()
+        try:
+            for batch in batches:
+                error = self._acknowledge_batch(member_id, batch, transitions)
+                if error is not Errors.NONE:
+                    self._complete(transitions, False)
+                    return error
+            return self._write_then_complete(transitions)
+        finally:
+            self._call = None
 
     def _acknowledge_batch(self, member_id: str, batch: AckBatch, transitions: _Transitions) -> Errors:
         if batch.last_offset < self.start_offset:
@@ -488,7 +532,7 @@ class SharePartition:
         for cached in sub_map:
             if cached.last_offset < self.start_offset:
                 continue
-            if cached.offset_state is None:
+            if cached.runs is None:
                 whole = cached.whole()
                 if whole.member_id == EMPTY_MEMBER_ID or whole.member_id != member_id or whole.pending():
                     return Errors.INVALID_RECORD_STATE
@@ -507,43 +551,52 @@ class SharePartition:
                 if whole.state != ACQUIRED:
                     return Errors.INVALID_RECORD_STATE
                 self._split(cached)
-            states = cached.offsets()
-            # Kafka walks the batch from its first offset, skipping; the range is the same walk.
+            # Kafka walks the batch from its first offset, skipping; the range is the same walk,
+            # taken a stretch of one acknowledge type and a run at a time.
             low = max(cached.first_offset, batch.first_offset, self.start_offset)
-            for offset in range(low, min(cached.last_offset, batch.last_offset) + 1):
-                state = states[offset]
-                if state.state != ACQUIRED or state.pending() or state.member_id != member_id:
-                    return Errors.INVALID_RECORD_STATE
-                kind = AcknowledgeType(batch.types[offset - batch.first_offset] if per_offset_types
-                                       else batch.types[0])
-                if kind is AcknowledgeType.RENEW:
-                    self._renew(state, offset, offset)
-                elif not transitions.start(state, offset, offset, ACK_TYPE_TO_STATE[kind], max_delivery):
-                    return Errors.INVALID_RECORD_STATE
+            for kind, stretch_low, stretch_high in _stretches(batch, low, min(cached.last_offset,
+                                                                              batch.last_offset)):
+                for run in cached.isolate(stretch_low, stretch_high, self._on_copy):
+                    state = run.state
+                    if state.state != ACQUIRED or state.pending() or state.member_id != member_id:
+                        return Errors.INVALID_RECORD_STATE
+                    if kind is AcknowledgeType.RENEW:
+                        self._renew(state, run.first, run.last, per_offset=True)
+                    elif not transitions.start_run(run, ACK_TYPE_TO_STATE[kind], max_delivery):
+                        return Errors.INVALID_RECORD_STATE
         return Errors.NONE
 
-    def _renew(self, state: InFlightState, first: int, last: int) -> None:
+    def _renew(self, state: InFlightState, first: int, last: int, per_offset: bool = False) -> None:
         """KIP-1222: a new full lock, nothing else."""
         if state.timer is not None:
             self._cancel(state.timer)
-        state.timer = self._lock(first, last)
+        state.timer = self._lock(first, last, per_offset=per_offset)
 
     def release_acquired_records(self, member_id: str) -> Errors:
         if self.partition_state != SharePartitionState.ACTIVE:
             return Errors.UNKNOWN_TOPIC_OR_PARTITION
-        transitions = _Transitions()
+        transitions = self._call = _Transitions()
+        try:
+            return self._release(member_id, transitions)
+        finally:
+            self._call = None
+
+    def _release(self, member_id: str, transitions: _Transitions) -> Errors:
         max_delivery = self.config.delivery_count_limit
         for batch in self._batches():
-            if batch.offset_state is None:
+            if batch.runs is None:
                 whole = batch.whole()
                 if (whole.state == ACQUIRED and whole.member_id == member_id
                         and batch.first_offset < self.start_offset <= batch.last_offset):
                     self._split(batch)
-            if batch.offset_state is not None:
-                for offset, state in batch.offset_state.items():
-                    if state.member_id in (member_id, EMPTY_MEMBER_ID) and state.state == ACQUIRED:
-                        target = ARCHIVED if offset < self.start_offset else AVAILABLE
-                        if not transitions.start(state, offset, offset, target, max_delivery):
+            if batch.runs is not None:
+                for run in list(batch.runs):
+                    state = run.state
+                    if state.member_id not in (member_id, EMPTY_MEMBER_ID) or state.state != ACQUIRED:
+                        continue
+                    for piece in self._cut_at_start(batch, run.first, run.last):
+                        target = ARCHIVED if piece.last < self.start_offset else AVAILABLE
+                        if not transitions.start_run(piece, target, max_delivery):
                             self._complete(transitions, False)
                             return Errors.INVALID_RECORD_STATE
                 continue
@@ -555,6 +608,12 @@ class SharePartition:
                 self._complete(transitions, False)
                 return Errors.INVALID_RECORD_STATE
         return self._write_then_complete(transitions)
+
+    def _cut_at_start(self, batch: InFlightBatch, low: int, high: int) -> list[Run]:
+        """The runs of [low, high] (inside one run), cut where the start offset falls: offsets
+        below it are archived where those above become available again."""
+        return (batch.isolate(low, min(high, self.start_offset - 1), self._on_copy)
+                + batch.isolate(max(low, self.start_offset), high, self._on_copy))
 
     def _complete(self, transitions: _Transitions, commit: bool) -> None:
         for state in transitions.states:
@@ -581,17 +640,20 @@ class SharePartition:
 
     def on_lock_expired(self, fired: Fired[LockTimer]) -> None:
         timer = fired.payload
+        if timer.per_offset:
+            self._expire_per_offset(timer)
+            return
         floor = self._floor(timer.first_offset)
         if floor is None:
             return
         written: list[PersisterBatch] = []
         max_delivery = self.config.delivery_count_limit
         for batch in self._range(floor.first_offset, timer.last_offset):
-            if batch.offset_state is None:
+            if batch.runs is None:
                 whole = batch.whole()
                 if whole.state == ACQUIRED and batch.first_offset < self.start_offset <= batch.last_offset:
                     self._split(batch)
-            if batch.offset_state is None:
+            if batch.runs is None:
                 whole = batch.whole()
                 if whole.state != ACQUIRED:
                     continue
@@ -600,17 +662,38 @@ class SharePartition:
                 written.append(PersisterBatch(batch.first_offset, batch.last_offset, whole.state,
                                               whole.delivery_count))
                 continue
-            for offset, state in batch.offset_state.items():
-                if offset < timer.first_offset:
+            for run in list(batch.runs_between(timer.first_offset, timer.last_offset)):
+                if run.state.state != ACQUIRED:
                     continue
-                if offset > timer.last_offset:
-                    break
-                if state.state == ACQUIRED:
-                    self._expire(state, offset < self.start_offset, max_delivery)
-                    written.append(PersisterBatch(offset, offset, state.state, state.delivery_count))
+                low, high = max(run.first, timer.first_offset), min(run.last, timer.last_offset)
+                for piece in self._cut_at_start(batch, low, high):
+                    state = piece.state
+                    self._expire(state, piece.last < self.start_offset, max_delivery)
+                    written.extend(PersisterBatch(o, o, state.state, state.delivery_count)
+                                   for o in piece.offsets())
         if written:
             self._write(written)  # only logged when it fails: the expiry stands
             self._maybe_update_cached_state_and_offsets()
+
+    def _expire_per_offset(self, timer: LockTimer) -> None:
+        """The per-offset locks ``timer`` stands for fire one after another, each with its own
+        write and start-offset move, as Kafka's timer tasks of consecutive offsets would."""
+        batch = self._floor(timer.first_offset)
+        if batch is None or batch.runs is None:
+            return
+        max_delivery = self.config.delivery_count_limit
+        offset = timer.first_offset
+        while offset <= timer.last_offset and self.cached.get(batch.first_offset) is batch:
+            holder = next((r for r in batch.runs_between(offset, timer.last_offset)
+                           if r.state.timer is timer and r.state.state == ACQUIRED), None)
+            if holder is None:
+                return
+            offset = max(offset, holder.first)
+            state = batch.isolate(offset, offset, self._on_copy)[0].state
+            self._expire(state, offset < self.start_offset, max_delivery)
+            self._write([PersisterBatch(offset, offset, state.state, state.delivery_count)])
+            self._maybe_update_cached_state_and_offsets()
+            offset += 1
 
     def _expire(self, state: InFlightState, below_start: bool, max_delivery: int) -> None:
         target = ARCHIVED if below_start else AVAILABLE
@@ -627,10 +710,10 @@ class SharePartition:
         floor = self._floor(self.start_offset)
         if floor is None:
             return False
-        if floor.offset_state is None:
+        if floor.runs is None:
             state: InFlightState | None = floor.whole()
         else:
-            state = floor.offset_state.get(self.start_offset)
+            state = floor.run_at(self.start_offset).state if self.start_offset <= floor.last_offset else None
         return state is not None and not state.pending() and state.state in (ACKNOWLEDGED, ARCHIVED)
 
     def _last_offset_acknowledged(self) -> int:
@@ -639,21 +722,20 @@ class SharePartition:
         for batch in self._batches():
             if window is not None and batch.last_offset >= window[0]:
                 break
-            if batch.offset_state is None:
+            if batch.runs is None:
                 whole = batch.whole()
                 if whole.pending() or whole.state not in (ACKNOWLEDGED, ARCHIVED):
                     break
                 last_done = batch.last_offset
                 continue
-            states = batch.offset_state
             if batch.finished_to > batch.first_offset:
                 last_done = batch.finished_to - 1
-            for offset in range(batch.finished_to, batch.last_offset + 1):
-                state = states[offset]
+            for run in batch.runs_between(batch.finished_to, batch.last_offset):
+                state = run.state
                 if state.pending() or state.state not in (ACKNOWLEDGED, ARCHIVED):
-                    batch.finished_to = offset
+                    batch.finished_to = max(batch.finished_to, run.first)
                     return last_done
-                last_done = offset
+                last_done = run.last
             batch.finished_to = batch.last_offset + 1
         return last_done
 

@@ -11,6 +11,7 @@ below the start offset is kept, neighbours with the same state and count merge).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Protocol
@@ -54,34 +55,72 @@ def _overlay(old: list[PersisterBatch], new: list[PersisterBatch]) -> list[Persi
     return result
 
 
+def _resolve(newer: tuple[PersisterBatch, ...]) -> list[PersisterBatch]:
+    """A write's batches as sorted disjoint ranges, a later batch overriding an earlier one."""
+    if all(a.last_offset < b.first_offset for a, b in pairwise(newer)):
+        return list(newer)
+    resolved: list[PersisterBatch] = []
+    for b in newer:
+        resolved = _overlay(resolved, [b])
+    return resolved
+
+
+def _same(a: PersisterBatch, b: PersisterBatch) -> bool:
+    return (a.last_offset + 1 == b.first_offset
+            and (a.delivery_state, a.delivery_count) == (b.delivery_state, b.delivery_count))
+
+
 def combine(batches: list[PersisterBatch], newer: tuple[PersisterBatch, ...],
             start_offset: int) -> list[PersisterBatch]:
     """The stored batches after a write: sorted, non-overlapping, trimmed, neighbours merged.
 
     Like the share coordinator's PersisterStateBatchCombiner, a later batch overrides an earlier
     one. A share partition's write lists disjoint ranges in offset order, which is the fast path;
-    anything else is laid down one batch at a time.
+    anything else is laid down one batch at a time. ``batches`` may be in any shape (a persisted
+    state given to a constructor); :func:`apply_write` is the same for a store already combined.
     """
-    if all(a.last_offset < b.first_offset for a, b in pairwise(newer)):
-        resolved = list(newer)
-    else:
-        resolved = []
-        for b in newer:
-            resolved = _overlay(resolved, [b])
-    out = _overlay(batches, resolved)
+    out = _overlay(batches, _resolve(newer))
     kept: list[PersisterBatch] = []
     for b in out:
         if b.last_offset < start_offset:
             continue
         if b.first_offset < start_offset:
             b = PersisterBatch(start_offset, b.last_offset, b.delivery_state, b.delivery_count)
-        last = kept[-1] if kept else None
-        if (last is not None and last.last_offset + 1 == b.first_offset
-                and (last.delivery_state, last.delivery_count) == (b.delivery_state, b.delivery_count)):
-            kept[-1] = PersisterBatch(last.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
+        if kept and _same(kept[-1], b):
+            head = kept[-1]
+            kept[-1] = PersisterBatch(head.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
         else:
             kept.append(b)
     return kept
+
+
+def apply_write(stored: list[PersisterBatch], newer: tuple[PersisterBatch, ...], start_offset: int) -> None:
+    """``stored = combine(stored, newer, start_offset)`` in place, for a ``stored`` that is
+    already combined (sorted, disjoint, trimmed, neighbours merged).
+
+    Only the stored batches the write overlaps or touches can change, so only they are redone:
+    the cost follows the write, not the store (a store of n runs took O(n) a write, so n
+    single-offset acknowledgements took O(n^2)). Merging before trimming gives the same batches
+    as the other order: trimming only drops a prefix and shortens the first batch kept.
+    """
+    resolved = _resolve(newer)
+    if resolved:
+        low, high = resolved[0].first_offset - 1, resolved[-1].last_offset + 1
+        i = bisect_left(stored, low, key=lambda b: b.last_offset)
+        j = bisect_right(stored, high, key=lambda b: b.first_offset)
+        merged: list[PersisterBatch] = []
+        for b in _overlay(stored[i:j], resolved):
+            if merged and _same(merged[-1], b):
+                merged[-1] = PersisterBatch(merged[-1].first_offset, b.last_offset, b.delivery_state,
+                                            b.delivery_count)
+            else:
+                merged.append(b)
+        stored[i:j] = merged
+    below = bisect_left(stored, start_offset, key=lambda b: b.last_offset)
+    del stored[:below]
+    if stored and stored[0].first_offset < start_offset:
+        b = stored[0]
+        stored[0] = PersisterBatch(start_offset, b.last_offset, b.delivery_state, b.delivery_count)
 
 
 class InMemoryPersister:
@@ -117,7 +156,7 @@ class InMemoryPersister:
                                       write.batches, error))
         if error is Errors.NONE:
             self.start_offset = write.start_offset
-            self.batches = combine(self.batches, write.batches, write.start_offset)
+            apply_write(self.batches, write.batches, write.start_offset)
         return error
 
     def fence_leader(self, leader_epoch: int) -> None:
