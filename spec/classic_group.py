@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import icontract
 
+from groupspec.types import wire_bounds as wire
 from groupspec.types.classic import (
     NEW_MEMBER_JOIN_TIMEOUT_MS,
     NO_GENERATION,
@@ -92,6 +93,8 @@ from groupspec.types.classic import (
     TxnOffsetCommit,
     TxnOffsetCommitResponse,
     TxnRecord,
+    check_config,
+    check_event,
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records import (
@@ -279,6 +282,8 @@ def _generations_kept(before: State, after: State) -> bool:
 @icontract.ensure(lambda result: invariants_hold(result))
 def initial_state(config: ClassicConfig = ClassicConfig(), now_ms: int = 0) -> State:  # noqa: B008
     """A coordinator hosting every partition, with no groups; the offset expiration job is armed."""
+    check_config(config)
+    wire.integer(now_ms, "now_ms", "int64")
     s = State(config=config, now=now_ms)
     st = _Step(s)
     st.arm(EXPIRE_KEY, config.offsets_retention_check_interval_ms, Timer(0, 0, None))
@@ -292,7 +297,12 @@ def initial_state(config: ClassicConfig = ClassicConfig(), now_ms: int = 0) -> S
                   isinstance(event, Restart) or _generations_kept(state, result[0]))
 @icontract.ensure(lambda state, result: result[0].now >= state.now)
 def step(state: State, event: ClassicEvent, index: int) -> tuple[State, Output]:
-    """Apply one event (request ``index``, or a clock advance, or a restart)."""
+    """Apply one event (request ``index``, or a clock advance, or a restart).
+
+    An event a broker would refuse to parse (:func:`check_event`) raises its InputError before
+    anything happens: the step is all or nothing.
+    """
+    check_event(event, index)
     st = _Step(copy.deepcopy(state))
     # First failure wins: the coordinator's own checks, then the runtime (a loading partition),
     # then the group.
@@ -1012,7 +1022,8 @@ def _commit(st: _Step, req: OffsetCommit, index: int) -> None:
         _rearm_session(st, g, g.members[req.member_id])
     expire = -1
     if 2 <= req.version <= 4 and req.retention_time_ms != -1:
-        expire = st.s.now + req.retention_time_ms
+        # Added as Java longs: a retention near 2**63 wraps to a time already past.
+        expire = wire.wrap_int64(st.s.now + req.retention_time_ms)
     st.answer(index, OffsetCommitResponse(_write_offsets(st, g, req.topics, expire, None)))
 
 

@@ -40,6 +40,7 @@ import icontract
 
 from groupspec.spec.simple_assignor import assign
 from groupspec.types import AssignorInput, MemberSpec
+from groupspec.types import wire_bounds as wire
 from groupspec.types.errors import Errors
 from groupspec.types.records import (
     CoordinatorRecord,
@@ -83,6 +84,10 @@ from groupspec.types.share_group import (
     TopicMetadata,
     TopicPartitions,
     UpdateMetadata,
+    check_config,
+    check_event,
+    check_no_rename,
+    check_topics,
 )
 
 INT_MAX = 2**31 - 1
@@ -226,6 +231,9 @@ def _epochs_kept(before: State, after: State) -> bool:
 def initial_state(config: ShareGroupConfig = ShareGroupConfig(),  # noqa: B008
                   topics: tuple[TopicMetadata, ...] = (), now_ms: int = 0) -> State:
     """A coordinator hosting every group, with this metadata image, and no groups."""
+    check_config(config)
+    topics = check_topics(topics)
+    wire.integer(now_ms, "now_ms", "int64")
     return State(config=config, now=now_ms, topics={t.name: t for t in topics})
 
 
@@ -234,7 +242,12 @@ def initial_state(config: ShareGroupConfig = ShareGroupConfig(),  # noqa: B008
 @icontract.ensure(lambda state, result: _epochs_kept(state, result[0]))
 @icontract.ensure(lambda state, result: result[0].now >= state.now)
 def step(state: State, event: ShareGroupEvent, index: int) -> tuple[State, Output]:
-    """Apply one event (request ``index``, or an image, a persister answer, a clock advance)."""
+    """Apply one event (request ``index``, or an image, a persister answer, a clock advance).
+
+    An event a broker would refuse (:func:`check_event`) raises its InputError before anything
+    happens; what the step goes on with is the checked event (topic ids in one spelling).
+    """
+    event = check_event(event, index)
     st = _Step(copy.deepcopy(state))
     match event:
         case ShareGroupHeartbeat():
@@ -578,6 +591,7 @@ def _persister_answer(st: _Step, event: PersisterAnswer) -> None:
 def _update_metadata(st: _Step, event: UpdateMetadata) -> None:
     s = st.s
     old = s.topics
+    check_no_rename(old.values(), event.topics)
     s.topics = {t.name: t for t in event.topics}
     changed = {name for name in set(old) | set(s.topics) if old.get(name) != s.topics.get(name)}
     deleted = {t.topic_id for t in old.values()} - {t.topic_id for t in s.topics.values()}

@@ -4,7 +4,10 @@ A few members of two groups send every kind of request, valid, stale and malform
 ids, wrong generations, other instance ids, empty protocol lists, session timeouts out of
 bounds), while the clock moves, sometimes exactly onto the next timer's deadline, and the
 coordinator sometimes fails over (Restart, or BeginLoad ... CompleteLoad with requests between,
-which a loading coordinator refuses). After every step:
+which a loading coordinator refuses). Now and then a request carries what a broker would never
+hand a coordinator (a 40,000-character id, a clock or a retention beyond int64, a lone surrogate,
+None for a member id): both layers must refuse it with the same InputError and change nothing.
+After every step, refused ones included:
 
 - the spec and the implementation released the same answers and wrote the same records (per
   group, in order) and show the same view of every group;
@@ -19,12 +22,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+import pytest
+from hypothesis import event as event_
 from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from groupspec.impl.classic import ClassicCoordinator
 from groupspec.spec import classic_group as spec
+from groupspec.types import InputError
 from groupspec.types.classic import (
     AdvanceClock,
     Answer,
@@ -128,13 +134,25 @@ class ClassicAgreement(RuleBasedStateMachine):
     def send(self, event: ClassicEvent) -> None:
         index = self.index
         self.index += 1
-        note(f"#{index}: {event!r}")
-        self.state, expected = spec.step(self.state, event, index)
+        note(f"#{index}: {event!r}"[:300])
+        try:
+            self.state, expected = spec.step(self.state, event, index)
+        except InputError as exc:
+            logs = self.log_ends()
+            with pytest.raises(InputError) as refused:
+                self.impl.handle(event, index)
+            assert str(refused.value) == str(exc)
+            assert logs == self.log_ends()
+            event_(f"refused: {exc.field}")
+            return  # same_view and replay_agrees check that memory did not change either
         actual = self.impl.handle(event, index)
         assert isinstance(actual, Output)
         assert normalised(actual.answers, actual.records) == normalised(expected.answers, expected.records), (
             f"event #{index} {event!r}\nspec: {expected}\nimpl: {actual}")
         self._learn()
+
+    def log_ends(self) -> list[int]:
+        return [self.impl.runtime.log(p).next_offset for p in range(CONFIG.offsets_topic_partitions)]
 
     def _learn(self) -> None:
         """Remember every member id the groups held, so that later requests reuse them (or go stale)."""
@@ -206,7 +224,7 @@ class ClassicAgreement(RuleBasedStateMachine):
         return (CommitTopic(topic, tuple(CommitPartition(p, offset + p, -1, metadata) for p in partitions)),)
 
     @rule(data=st.data(), group_id=st.sampled_from(GROUPS), anonymous=st.booleans(),
-          retention=st.sampled_from((-1, -1, 1_000_000)), version=st.sampled_from((9, 8, 4)))
+          retention=st.sampled_from((-1, -1, 1_000_000, -5, 2**63 - 1)), version=st.sampled_from((9, 8, 4)))
     def commit(self, data: st.DataObject, group_id: str, anonymous: bool, retention: int,
                version: int) -> None:
         if anonymous:
@@ -256,6 +274,29 @@ class ClassicAgreement(RuleBasedStateMachine):
         deadlines = sorted({d for g in spec.view(self.state).groups for _, d in g.timers if d >= now})
         choices = [now + s for s in STEPS] + deadlines[:3]
         self.send(AdvanceClock(data.draw(st.sampled_from(choices), label="to")))
+
+    @rule(data=st.data(), group_id=st.sampled_from(GROUPS))
+    def unparseable(self, data: st.DataObject, group_id: str) -> None:
+        """A request no broker would pass on: refused whole, by both layers alike."""
+        long = "x" * 40_000
+        member = self.member(data, group_id)
+        now = spec.view(self.state).now_ms
+        bad_topic = (CommitTopic("orders", (CommitPartition(0, 1, -1, "\ud800"),)),)
+        event = data.draw(st.sampled_from((
+            JoinGroup(group_id, "", None, 10_000, 10_000, "consumer", PROTOCOL_LISTS[0], long),
+            JoinGroup(group_id, "", None, 10_000, 10_000, "consumer", PROTOCOL_LISTS[0], "c" * 32_760,
+                      new_member_uuid="uuid-0000"),
+            SyncGroup(group_id, 1, member, None, "consumer", "range", (SyncAssignment(long, b""),)),
+            OffsetCommit(long, -1, "", None, -1, self.topics(data)),
+            OffsetCommit(group_id, -1, "", None, 2**63, self.topics(data), 2),
+            OffsetCommit(group_id, -1, "", None, -1, bad_topic),
+            TxnMarker(7, 2**15, True),
+            Heartbeat(group_id, 1, None),  # type: ignore[arg-type]
+            LeaveGroup(group_id, [MemberIdentity(member)]),  # type: ignore[arg-type]
+            AdvanceClock(2**70),
+            AdvanceClock(now + 2**63),
+        )), label="unparseable")
+        self.send(event)
 
     @rule()
     def restart(self) -> None:

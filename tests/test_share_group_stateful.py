@@ -4,7 +4,11 @@ Six members in two groups heartbeat with every kind of epoch (join, current, pre
 leave, invalid), change subscriptions (to topics that exist, grow, disappear or never existed),
 and time out; the persister answers initialize requests, or fails them; the metadata image
 changes (partitions added, topics deleted and re-created, racks); groups are deleted; per-group
-configs change; the coordinator fails over and replays its log. After every step:
+configs change; the coordinator fails over and replays its log; topic ids come in either
+spelling; now and then an event carries what a broker would never hand a coordinator (a
+40,000-character group id, a clock beyond int64, -4 partitions, a topic id that is no Uuid,
+None for a member id), which both layers must refuse with the same InputError, changing
+nothing. After every step, refused ones included:
 
 - both layers answered the same, asked the persister the same, and wrote the same records for
   each group in the same order (records of different groups may interleave differently: the
@@ -12,17 +16,26 @@ configs change; the coordinator fails over and replays its log. After every step
   groups that are due together fire shard by shard);
 - both show the same view: every group's epochs, hash, members with their epochs, assignment,
   target and session deadline, the share-state bookkeeping, the pending initialize requests;
+- memory equals a replay of the log: the implementation's logs loaded into a fresh coordinator,
+  and the spec's own log replayed by a Restart, rebuild the groups as they are, except what a
+  failover resets by design (session deadlines, initializing stamps, unanswered initialize
+  requests);
 - the spec's invariants held (icontract, on every step).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import uuid
+
+import pytest
 from hypothesis import event, note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from groupspec.impl.share_group import ShareGroupCoordinator
 from groupspec.spec import share_group as spec
+from groupspec.types import InputError
 from groupspec.types.errors import Errors
 from groupspec.types.records import CoordinatorRecord, ShareGroupTargetAssignmentMetadataKey
 from groupspec.types.share_group import (
@@ -32,12 +45,14 @@ from groupspec.types.share_group import (
     PersisterAnswer,
     Restart,
     SetGroupConfig,
+    ShareCoordinatorView,
     ShareGroupConfig,
     ShareGroupEvent,
     ShareGroupHeartbeat,
     TopicMetadata,
     UpdateMetadata,
 )
+from groupspec.types.topic_id import kafka_string
 
 MEMBERS = ("m1", "m2", "m3", "m4", "m5", "m6")
 GROUPS = ("g1", "g2")
@@ -56,6 +71,28 @@ def _topic(
 START = (_topic("t1", 1, 2), _topic("t2", 1, 3), _topic("t3", 1, 1))
 
 
+def _durable(view: ShareCoordinatorView) -> object:
+    """The view without what a failover resets by design."""
+    groups = []
+    for g in view.groups:
+        members = tuple(dataclasses.replace(m, session_deadline_ms=None) for m in g.members)
+        initializing = tuple(dataclasses.replace(i, timestamp_ms=0) for i in g.initializing)
+        groups.append(dataclasses.replace(g, members=members, initializing=initializing))
+    return tuple(groups)
+
+
+def _replayed_impl_view(live: ShareGroupCoordinator) -> ShareCoordinatorView:
+    """A fresh coordinator that loads the live one's logs, as a failover would."""
+    image = tuple(live.image.by_name.values())
+    fresh = ShareGroupCoordinator(CONFIG, image, start_ms=live.runtime.clock.now())
+    fresh.group_configs = dict(live.group_configs)
+    fresh.runtime.unload_all()
+    for partition in range(CONFIG.offsets_topic_partitions):
+        fresh.runtime.log(partition).append_raw(live.runtime.log(partition).raw())
+    fresh.runtime.load_all()
+    return fresh.view()
+
+
 def _per_group(out: Output) -> dict[str, list[CoordinatorRecord]]:
     groups: dict[str, list[CoordinatorRecord]] = {}
     for r in out.records:
@@ -72,11 +109,20 @@ class ShareGroupAgreement(RuleBasedStateMachine):
         self.topics = {t.name: t for t in START}
         self.generation = 1
 
-    def send(self, event_: ShareGroupEvent) -> Output:
+    def send(self, event_: ShareGroupEvent) -> Output | None:
         index = self.index
         self.index += 1
-        note(f"#{index}: {event_!r}")
-        self.state, expected = spec.step(self.state, event_, index)
+        note(f"#{index}: {event_!r}"[:300])
+        try:
+            self.state, expected = spec.step(self.state, event_, index)
+        except InputError as exc:
+            logs = self.log_ends()
+            with pytest.raises(InputError) as refused:
+                self.impl.handle(event_, index)
+            assert str(refused.value) == str(exc)
+            assert logs == self.log_ends()
+            event(f"refused: {exc.field}")
+            return None  # same_view and replay_rebuilds check that memory did not change either
         actual = self.impl.handle(event_, index)
         assert actual.answers == expected.answers, (
             f"#{index}\nspec: {expected.answers}\nimpl: {actual.answers}"
@@ -95,6 +141,9 @@ class ShareGroupAgreement(RuleBasedStateMachine):
         if any(isinstance(r.key, ShareGroupTargetAssignmentMetadataKey) for r in expected.records):
             event("a new target")
         return expected
+
+    def log_ends(self) -> list[int]:
+        return [self.impl.runtime.log(p).next_offset for p in range(CONFIG.offsets_topic_partitions)]
 
     def _member(self, group: str, member: str) -> spec.MemberView | None:
         for g in spec.view(self.state).groups:
@@ -202,7 +251,30 @@ class ShareGroupAgreement(RuleBasedStateMachine):
                 topic.partitions,
                 tuple(("r1", "r2") for _ in range(topic.partitions)),
             )
-        self.send(UpdateMetadata(tuple(self.topics[n] for n in sorted(self.topics))))
+        image = tuple(self.topics[n] for n in sorted(self.topics))
+        if data.draw(st.booleans(), label="kafka spelling"):
+            # Kafka's 22-character ids: read as the same topics, shown in the vocabulary's spelling.
+            image = tuple(dataclasses.replace(t, topic_id=kafka_string(uuid.UUID(t.topic_id))) for t in image)
+        self.send(UpdateMetadata(image))
+
+    @rule(data=st.data(), group=st.sampled_from(GROUPS), member=st.sampled_from(MEMBERS))
+    def unparseable(self, data: st.DataObject, group: str, member: str) -> None:
+        """An event no broker would pass on: refused whole, by both layers alike."""
+        now = spec.view(self.state).now_ms
+        t1 = START[0]
+        self.send(data.draw(st.sampled_from((
+            ShareGroupHeartbeat("g" * 40_000, member, 0, subscribed_topic_names=("t1",)),
+            ShareGroupHeartbeat(group, member, 0, subscribed_topic_names=("t1", "\udcff")),
+            ShareGroupHeartbeat(group, None, 0, subscribed_topic_names=("t1",)),  # type: ignore[arg-type]
+            ShareGroupHeartbeat(group, member, 2**31),
+            AdvanceClock(2**70),
+            AdvanceClock(now + 2**63),
+            UpdateMetadata((dataclasses.replace(t1, partitions=-4),)),
+            UpdateMetadata((dataclasses.replace(t1, topic_id="not-a-uuid"),)),
+            UpdateMetadata((t1, dataclasses.replace(t1, name="t2"))),
+            PersisterAnswer(0, 0),  # type: ignore[arg-type]
+            SetGroupConfig(group, 2**31),
+        )), label="unparseable"))
 
     @rule(group=st.sampled_from(GROUPS))
     def delete(self, group: str) -> None:
@@ -225,6 +297,13 @@ class ShareGroupAgreement(RuleBasedStateMachine):
     @invariant()
     def same_view(self) -> None:
         assert self.impl.view() == spec.view(self.state)
+
+    @invariant()
+    def replay_rebuilds(self) -> None:
+        live = _durable(spec.view(self.state))
+        restarted, _ = spec.step(self.state, Restart(), self.index)
+        assert _durable(spec.view(restarted)) == live
+        assert _durable(_replayed_impl_view(self.impl)) == live
 
 
 TestShareGroupAgreement = ShareGroupAgreement.TestCase

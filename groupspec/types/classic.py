@@ -16,10 +16,14 @@ Two things Kafka leaves to chance are inputs here, so that every run is repeatab
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from groupspec.types.errors import Errors
+from groupspec.types import wire_bounds as wire
+from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import CoordinatorRecord
+from groupspec.types.topic_id import parse_topic_id
 
 #: JoinGroup/SyncGroup/OffsetCommit's "no generation" and the anonymous member's id.
 NO_GENERATION = -1
@@ -523,3 +527,214 @@ class CoordinatorView:
     now_ms: int
     #: Every group the coordinator holds (including offset-only "simple" groups), by group id.
     groups: tuple[GroupView, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# The edge: what a broker's request parsing would refuse
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_protocol(p: object, path: str) -> None:
+    wire.instance(p, path, Protocol)
+    assert isinstance(p, Protocol)
+    wire.text(p.name, f"{path}.name")
+    wire.blob(p.metadata, f"{path}.metadata")
+
+
+def _check_join(e: JoinGroup) -> None:
+    wire.text(e.group_id, "group_id")
+    wire.text(e.member_id, "member_id")
+    wire.text(e.group_instance_id, "group_instance_id", nullable=True)
+    wire.integer(e.session_timeout_ms, "session_timeout_ms", "int32")
+    # Kafka would arm a join timer that is already due; groupspec's timers never lie in the past.
+    wire.integer(e.rebalance_timeout_ms, "rebalance_timeout_ms", "int32", minimum=0)
+    wire.text(e.protocol_type, "protocol_type")
+    for i, p in enumerate(wire.array(e.protocols, "protocols")):
+        _check_protocol(p, f"protocols[{i}]")
+    wire.text(e.client_id, "client_id")
+    wire.text(e.client_host, "client_host")
+    wire.text(e.reason, "reason", nullable=True)
+    wire.integer(e.version, "version", "int16", minimum=0)
+    wire.text(e.new_member_uuid, "new_member_uuid")
+    if e.member_id == UNKNOWN_MEMBER_ID:
+        # The id the coordinator would issue must itself fit a string: it goes into the answer
+        # and into every GroupMetadata record of the member.
+        prefix, field = ((e.group_instance_id, "group_instance_id") if e.group_instance_id is not None
+                         else (e.client_id, "client_id"))
+        size = wire.utf8_length(prefix, field) + 1 + wire.utf8_length(e.new_member_uuid, "new_member_uuid")
+        if size > wire.MAX_STRING_BYTES:
+            raise InputError(field, f"the member id it makes ({field}, '-', new_member_uuid) would be "
+                                    f"{size} UTF-8 bytes; a Kafka string holds at most "
+                                    f"{wire.MAX_STRING_BYTES}")
+
+
+def _check_sync(e: SyncGroup) -> None:
+    wire.text(e.group_id, "group_id")
+    wire.integer(e.generation_id, "generation_id", "int32")
+    wire.text(e.member_id, "member_id")
+    wire.text(e.group_instance_id, "group_instance_id", nullable=True)
+    wire.text(e.protocol_type, "protocol_type", nullable=True)
+    wire.text(e.protocol_name, "protocol_name", nullable=True)
+    for i, a in enumerate(wire.array(e.assignments, "assignments")):
+        wire.instance(a, f"assignments[{i}]", SyncAssignment)
+        wire.text(a.member_id, f"assignments[{i}].member_id")
+        wire.blob(a.assignment, f"assignments[{i}].assignment")
+    wire.integer(e.version, "version", "int16", minimum=0)
+
+
+def _check_heartbeat(e: Heartbeat) -> None:
+    wire.text(e.group_id, "group_id")
+    wire.integer(e.generation_id, "generation_id", "int32")
+    wire.text(e.member_id, "member_id")
+    wire.text(e.group_instance_id, "group_instance_id", nullable=True)
+    wire.integer(e.version, "version", "int16", minimum=0)
+
+
+def _check_leave(e: LeaveGroup) -> None:
+    wire.text(e.group_id, "group_id")
+    for i, m in enumerate(wire.array(e.members, "members")):
+        path = f"members[{i}]"
+        wire.instance(m, path, MemberIdentity)
+        wire.text(m.member_id, f"{path}.member_id")
+        wire.text(m.group_instance_id, f"{path}.group_instance_id", nullable=True)
+        wire.text(m.reason, f"{path}.reason", nullable=True)
+    wire.integer(e.version, "version", "int16", minimum=0)
+
+
+_INT32_MAX = wire.INT32[1]
+_INT64_MIN, _INT64_MAX = wire.INT64
+
+
+def _plain_partition(p: object) -> bool:
+    """Whether ``p`` is a CommitPartition that obviously passes (ASCII metadata, ints in range)."""
+    if type(p) is not CommitPartition:
+        return False
+    metadata = p.committed_metadata
+    return (type(p.partition) is int and 0 <= p.partition <= _INT32_MAX
+            and type(p.committed_offset) is int and _INT64_MIN <= p.committed_offset <= _INT64_MAX
+            and type(p.committed_leader_epoch) is int
+            and -_INT32_MAX - 1 <= p.committed_leader_epoch <= _INT32_MAX
+            and (metadata is None or (type(metadata) is str and len(metadata) <= wire.MAX_STRING_BYTES
+                                      and metadata.isascii())))
+
+
+def _check_commit_topics(topics: object) -> None:
+    for i, t in enumerate(wire.array(topics, "topics")):
+        path = f"topics[{i}]"
+        wire.instance(t, path, CommitTopic)
+        wire.text(t.name, f"{path}.name")
+        if t.topic_id is not None:
+            parse_topic_id(t.topic_id, f"{path}.topic_id")
+        for j, p in enumerate(wire.array(t.partitions, f"{path}.partitions")):
+            if _plain_partition(p):
+                continue  # the common case, without building a path for every field
+            where = f"{path}.partitions[{j}]"
+            wire.instance(p, where, CommitPartition)
+            wire.integer(p.partition, f"{where}.partition", "int32", minimum=0)
+            wire.integer(p.committed_offset, f"{where}.committed_offset", "int64")
+            wire.integer(p.committed_leader_epoch, f"{where}.committed_leader_epoch", "int32")
+            wire.text(p.committed_metadata, f"{where}.committed_metadata", nullable=True)
+
+
+def _check_commit(e: OffsetCommit) -> None:
+    wire.text(e.group_id, "group_id")
+    wire.integer(e.generation_id_or_member_epoch, "generation_id_or_member_epoch", "int32")
+    wire.text(e.member_id, "member_id")
+    wire.text(e.group_instance_id, "group_instance_id", nullable=True)
+    wire.integer(e.retention_time_ms, "retention_time_ms", "int64")
+    _check_commit_topics(e.topics)
+    wire.integer(e.version, "version", "int16", minimum=0)
+
+
+def _check_txn_commit(e: TxnOffsetCommit) -> None:
+    wire.text(e.transactional_id, "transactional_id")
+    # A transactional batch carries a real producer id and epoch (never NO_PRODUCER_ID, -1).
+    wire.integer(e.producer_id, "producer_id", "int64", minimum=0)
+    wire.integer(e.producer_epoch, "producer_epoch", "int16", minimum=0)
+    wire.text(e.group_id, "group_id")
+    wire.integer(e.generation_id, "generation_id", "int32")
+    wire.text(e.member_id, "member_id")
+    wire.text(e.group_instance_id, "group_instance_id", nullable=True)
+    _check_commit_topics(e.topics)
+
+
+def _check_marker(e: TxnMarker) -> None:
+    wire.integer(e.producer_id, "producer_id", "int64", minimum=0)
+    wire.integer(e.producer_epoch, "producer_epoch", "int16", minimum=0)
+    wire.boolean(e.commit, "commit")
+    wire.integer(e.coordinator_epoch, "coordinator_epoch", "int32")
+
+
+def _check_fetch_topics(topics: object, nullable: bool) -> None:
+    for i, t in enumerate(wire.array(topics, "topics", nullable=nullable)):
+        path = f"topics[{i}]"
+        wire.instance(t, path, FetchTopic)
+        wire.text(t.name, f"{path}.name")
+        for j, p in enumerate(wire.array(t.partitions, f"{path}.partitions")):
+            wire.integer(p, f"{path}.partitions[{j}]", "int32", minimum=0)
+
+
+def _check_fetch(e: OffsetFetch) -> None:
+    wire.text(e.group_id, "group_id")
+    _check_fetch_topics(e.topics, True)
+    wire.boolean(e.require_stable, "require_stable")
+
+
+def _check_offset_delete(e: OffsetDelete) -> None:
+    wire.text(e.group_id, "group_id")
+    _check_fetch_topics(e.topics, False)
+
+
+def _check_nothing(e: object) -> None:
+    pass
+
+
+_CHECKS: dict[type, Callable[[Any], None]] = {
+    JoinGroup: _check_join,
+    SyncGroup: _check_sync,
+    Heartbeat: _check_heartbeat,
+    LeaveGroup: _check_leave,
+    OffsetCommit: _check_commit,
+    TxnOffsetCommit: _check_txn_commit,
+    TxnMarker: _check_marker,
+    OffsetFetch: _check_fetch,
+    OffsetDelete: _check_offset_delete,
+    DeleteGroups: lambda e: wire.texts(e.group_ids, "group_ids"),
+    DescribeGroups: lambda e: wire.texts(e.group_ids, "group_ids"),
+    ListGroups: lambda e: wire.texts(e.states_filter, "states_filter"),
+    AdvanceClock: lambda e: wire.integer(e.to_ms, "to_ms", "int64"),
+    Restart: _check_nothing,
+    BeginLoad: _check_nothing,
+    CompleteLoad: _check_nothing,
+}
+
+
+def check_event(event: object, index: object = 0) -> None:
+    """Refuse what a broker would never hand the coordinator: an :class:`InputError` naming the field.
+
+    Both layers call this first, so a refused event changes nothing in either and both raise
+    the same error. Wrong types count as well as values out of their wire range: strings above
+    32767 UTF-8 bytes or holding a lone surrogate, ints outside their field's int16/int32/int64,
+    a negative partition number, a new member id (client or instance id, '-', the UUID) too long
+    to be written.
+    """
+    wire.integer(index, "index", "int64", minimum=0)
+    check = _CHECKS.get(type(event))
+    if check is None:
+        raise InputError("event", f"{type(event).__name__} is not a classic group event")
+    check(event)
+
+
+def check_config(config: object) -> None:
+    """A ClassicConfig whose settings are ints in the ranges Kafka's config definitions allow."""
+    if not isinstance(config, ClassicConfig):
+        raise InputError("config", f"expected a ClassicConfig, got {type(config).__name__}")
+    for name in ("min_session_timeout_ms", "max_session_timeout_ms", "initial_rebalance_delay_ms",
+                 "offset_metadata_max_bytes"):
+        wire.integer(getattr(config, name), f"config.{name}", "int32", minimum=0)
+    wire.integer(config.max_size, "config.max_size", "int32", minimum=1)
+    wire.integer(config.offsets_topic_partitions, "config.offsets_topic_partitions", "int32", minimum=1)
+    wire.integer(config.offsets_retention_ms, "config.offsets_retention_ms", "int64", minimum=1)
+    wire.integer(config.offsets_retention_check_interval_ms, "config.offsets_retention_check_interval_ms",
+                 "int64", minimum=1)
+

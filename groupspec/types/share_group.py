@@ -19,10 +19,17 @@ folder's fact sheet; its section numbers are quoted as §n).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Any
 
-from groupspec.types.errors import Errors
+from groupspec.types import wire_bounds as wire
+from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import CoordinatorRecord
+from groupspec.types.topic_id import canonical
+
+_ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 
 #: Member epochs with a meaning of their own (§1.1).
 JOIN_EPOCH = 0
@@ -247,3 +254,140 @@ class ShareCoordinatorView:
     groups: tuple[GroupView, ...]
     #: InitializeShareGroupState requests not answered yet, by request index.
     pending_initialize: tuple[int, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# The edge: what a broker (its request parsing, its metadata image) would never hand the coordinator
+# ---------------------------------------------------------------------------------------------
+
+#: groupspec's bound on a topic's partition count. Kafka's is the int32 range, but a coordinator
+#: walks every partition of a subscribed topic on a heartbeat (hashing, initialization), so an
+#: image claiming billions would exhaust memory long before Kafka's limit.
+MAX_TOPIC_PARTITIONS = 1_000_000
+_TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+
+
+def _check_topic(t: object, path: str) -> TopicMetadata:
+    """A topic as Kafka's metadata image holds it; the id comes back in the vocabulary's spelling."""
+    wire.instance(t, path, TopicMetadata)
+    assert isinstance(t, TopicMetadata)
+    wire.text(t.name, f"{path}.name")
+    if not _TOPIC_NAME.fullmatch(t.name) or t.name in (".", ".."):
+        raise InputError(f"{path}.name", f"{t.name!r} is not a legal topic name (1 to 249 of "
+                                         "a-z A-Z 0-9 . _ -, and not '.' or '..')")
+    topic_id = canonical(t.topic_id, f"{path}.topic_id")
+    if topic_id == _ZERO_UUID:
+        raise InputError(f"{path}.topic_id", "the zero Uuid is reserved (Uuid.ZERO_UUID names no topic)")
+    wire.integer(t.partitions, f"{path}.partitions", "int32", minimum=1, maximum=MAX_TOPIC_PARTITIONS)
+    racks = wire.array(t.racks, f"{path}.racks")
+    if len(racks) > t.partitions:
+        raise InputError(f"{path}.racks", f"{len(racks)} entries for {t.partitions} partitions")
+    for i, replicas in enumerate(racks):
+        wire.texts(replicas, f"{path}.racks[{i}]")
+    return t if topic_id == t.topic_id else replace(t, topic_id=topic_id)
+
+
+def check_topics(topics: object, path: str = "topics") -> tuple[TopicMetadata, ...]:
+    """A metadata image: legal topics, no name or id twice; ids in the 36-character spelling."""
+    checked = tuple(_check_topic(t, f"{path}[{i}]") for i, t in enumerate(wire.array(topics, path)))
+    names: set[str] = set()
+    ids: set[str] = set()
+    for i, t in enumerate(checked):
+        if t.name in names:
+            raise InputError(f"{path}[{i}].name", f"topic {t.name!r} appears twice in one image")
+        if t.topic_id in ids:
+            raise InputError(f"{path}[{i}].topic_id", f"topic id {t.topic_id} appears twice in one image")
+        names.add(t.name)
+        ids.add(t.topic_id)
+    return checked
+
+
+def check_no_rename(previous: Iterable[TopicMetadata], topics: tuple[TopicMetadata, ...]) -> None:
+    """A topic keeps its name for life: an image giving a known topic id another name is refused.
+
+    Kafka never renames a topic (a topic deleted and created again gets a new id), so no image
+    it publishes does this; a machine that took it would find members assigned a topic they do
+    not subscribe to.
+    """
+    names = {t.topic_id: t.name for t in previous}
+    for i, t in enumerate(topics):
+        before = names.get(t.topic_id)
+        if before is not None and before != t.name:
+            raise InputError(f"topics[{i}].name", f"topic id {t.topic_id} is topic {before!r}; "
+                                                  f"a topic is never renamed (got {t.name!r})")
+
+
+def _check_heartbeat(e: ShareGroupHeartbeat) -> ShareGroupHeartbeat:
+    wire.text(e.group_id, "group_id")
+    wire.text(e.member_id, "member_id")
+    wire.integer(e.member_epoch, "member_epoch", "int32")
+    wire.text(e.rack_id, "rack_id", nullable=True)
+    wire.texts(e.subscribed_topic_names, "subscribed_topic_names", nullable=True)
+    wire.text(e.client_id, "client_id")
+    wire.text(e.client_host, "client_host")
+    return e
+
+
+def _check_update(e: UpdateMetadata) -> UpdateMetadata:
+    topics = check_topics(e.topics)
+    return e if topics == e.topics else UpdateMetadata(topics)
+
+
+def _check_answer(e: PersisterAnswer) -> PersisterAnswer:
+    wire.integer(e.request, "request", "int64", minimum=0)
+    if not isinstance(e.error, Errors):
+        raise InputError("error", f"expected an Errors code, got {type(e.error).__name__}")
+    return e
+
+
+def _check_clock(e: AdvanceClock) -> AdvanceClock:
+    wire.integer(e.to_ms, "to_ms", "int64")
+    return e
+
+
+def _check_delete(e: DeleteGroups) -> DeleteGroups:
+    wire.texts(e.group_ids, "group_ids")
+    return e
+
+
+def _check_config(e: SetGroupConfig) -> SetGroupConfig:
+    wire.text(e.group_id, "group_id")
+    wire.integer(e.session_timeout_ms, "session_timeout_ms", "int32", nullable=True)
+    wire.integer(e.heartbeat_interval_ms, "heartbeat_interval_ms", "int32", nullable=True)
+    return e
+
+
+_CHECKS: dict[type, Callable[[Any], ShareGroupEvent]] = {
+    ShareGroupHeartbeat: _check_heartbeat,
+    UpdateMetadata: _check_update,
+    PersisterAnswer: _check_answer,
+    AdvanceClock: _check_clock,
+    DeleteGroups: _check_delete,
+    SetGroupConfig: _check_config,
+    Restart: lambda e: e,
+}
+
+
+def check_event(event: object, index: object = 0) -> ShareGroupEvent:
+    """Refuse what a broker would never hand the coordinator: an :class:`InputError` naming the field.
+
+    Both layers call this first and go on with what it returns (the event with its topic ids in
+    the 36-character spelling, whichever spelling was given), so a refused event changes
+    nothing in either, and both raise the same error.
+    """
+    wire.integer(index, "index", "int64", minimum=0)
+    check = _CHECKS.get(type(event))
+    if check is None:
+        raise InputError("event", f"{type(event).__name__} is not a share group event")
+    return check(event)
+
+
+def check_config(config: object) -> None:
+    """A ShareGroupConfig whose settings are positive int32s, as Kafka's config definitions require."""
+    if not isinstance(config, ShareGroupConfig):
+        raise InputError("config", f"expected a ShareGroupConfig, got {type(config).__name__}")
+    for name in ("session_timeout_ms", "min_session_timeout_ms", "max_session_timeout_ms",
+                 "heartbeat_interval_ms", "min_heartbeat_interval_ms", "max_heartbeat_interval_ms",
+                 "max_size", "initialize_retry_interval_ms", "offsets_commit_timeout_ms",
+                 "offsets_topic_partitions"):
+        wire.integer(getattr(config, name), f"config.{name}", "int32", minimum=1)

@@ -27,7 +27,7 @@ from groupspec.impl.runtime.runtime import (
     ShardContext,
     WriteResult,
 )
-from groupspec.types import InputError
+from groupspec.types import InputError, wire_bounds
 from groupspec.types.classic import (
     AdvanceClock,
     Answer,
@@ -73,6 +73,8 @@ from groupspec.types.classic import (
     TxnMarkerResponse,
     TxnOffsetCommit,
     TxnOffsetCommitResponse,
+    check_config,
+    check_event,
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records.registry import OFFSETS_TOPIC
@@ -124,17 +126,19 @@ class ClassicCoordinator:
     ``handle(event, index)`` takes the same events as the spec's ``step`` and returns the same
     :class:`Output`: the answers released (possibly to earlier, parked requests) and the log
     entries written, in order. ``log_dir`` keeps each partition's log as Kafka segment files
-    there (``groupspec decode`` reads them); by default logs live in memory.
+    there (``groupspec decode`` reads them); by default logs live in memory. ``fsync`` syncs each
+    write to the disk before answering (docs/runtime.md).
     """
 
     def __init__(self, config: ClassicConfig = ClassicConfig(), *, start_ms: int = 0,  # noqa: B008
-                 log_dir: Path | None = None, compression: Compression = Compression.NONE) -> None:
-        if not isinstance(config, ClassicConfig):
-            raise InputError("config", f"expected a ClassicConfig, got {type(config).__name__}")
+                 log_dir: Path | None = None, compression: Compression = Compression.NONE,
+                 fsync: bool = False) -> None:
+        check_config(config)
+        wire_bounds.integer(start_ms, "start_ms", "int64")
         self.config = config
         self.runtime: CoordinatorRuntime[GroupCoordinatorShard] = CoordinatorRuntime(
             OFFSETS_TOPIC, config.offsets_topic_partitions, self._new_shard, ManualClock(start_ms),
-            log_dir=log_dir, compression=compression)
+            log_dir=log_dir, compression=compression, fsync=fsync)
         self.runtime.load_all()
 
     def _new_shard(self, context: ShardContext) -> GroupCoordinatorShard:
@@ -146,7 +150,12 @@ class ClassicCoordinator:
     # -- events -----------------------------------------------------------------------------------
 
     def handle(self, event: ClassicEvent, index: int) -> Output:
-        """Apply one event; ``index`` is the number answers to this request will carry."""
+        """Apply one event; ``index`` is the number answers to this request will carry.
+
+        The event is checked whole first (:func:`check_event`): one a broker would refuse to
+        parse raises its InputError before any shard, timer or log is touched.
+        """
+        check_event(event, index)
         answers: list[Answer] = []
         records: list[LogEntry] = []
 

@@ -44,6 +44,7 @@ from groupspec.types.classic import (
 from groupspec.types.errors import Errors
 from groupspec.types.records import GroupMetadataKey, OffsetCommitKey, OffsetCommitValue
 from groupspec.types.records.registry import CoordinatorRecord
+from groupspec.types.wire_bounds import wrap_int64
 
 TopicPartition = tuple[str, int]
 
@@ -219,7 +220,8 @@ class OffsetMetadataManager:
         now = self.groups.context.now()
         expire = -1
         if 2 <= req.version <= 4 and req.retention_time_ms != -1:
-            expire = now + req.retention_time_ms  # only these versions carry a retention time
+            # Only these versions carry a retention time; Java adds it as a long, so it may wrap.
+            expire = wrap_int64(now + req.retention_time_ms)
         results = self._write(out, group.group_id, req.topics, now, expire, None)
         out.answers.append(Answer(index, OffsetCommitResponse(results)))
 

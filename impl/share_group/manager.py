@@ -58,6 +58,14 @@ INT_MAX = 2**31 - 1
 UNKNOWN_TOPIC_NAME = "<UNKNOWN>"
 
 
+#: What a write does to memory no record carries, once its records are in the log.
+AfterCommit = Callable[[], None]
+
+
+def _nothing() -> None:
+    pass
+
+
 def session_timeout_key(group_id: str, member_id: str) -> str:
     return f"session-timeout-{group_id}-{member_id}"
 
@@ -207,20 +215,26 @@ class ShareGroupManager:
 
     def share_group_heartbeat(
         self, out: WriteResult, req: ShareGroupHeartbeat
-    ) -> tuple[ShareGroupHeartbeatResponse, InitializeWork | None]:
+    ) -> tuple[ShareGroupHeartbeatResponse, InitializeWork | None, AfterCommit]:
+        """The heartbeat's records, its answer, and what to do once the records are written.
+
+        Memory that no record carries (the session timer, the metadata refresh deadline) changes
+        in the returned callback, which the service runs only after the write succeeded.
+        """
         if req.member_epoch == LEAVE_EPOCH:
-            return self._leave(out, req), None
+            return self._leave(out, req)
+        refused = _nothing  # a refusal writes nothing, so nothing follows it
         group = self.groups.get(req.group_id)
         if group is None:
             if req.member_epoch != JOIN_EPOCH:
-                return ShareGroupHeartbeatResponse(Errors.GROUP_ID_NOT_FOUND), None
-            group = ShareGroup(req.group_id)
+                return ShareGroupHeartbeatResponse(Errors.GROUP_ID_NOT_FOUND), None, refused
+            group = ShareGroup(req.group_id)  # in memory once its records are replayed
         if len(group.members) >= self.config.max_size and req.member_id not in group.members:
-            return ShareGroupHeartbeatResponse(Errors.GROUP_MAX_SIZE_REACHED), None
+            return ShareGroupHeartbeatResponse(Errors.GROUP_MAX_SIZE_REACHED), None, refused
         member = group.members.get(req.member_id)
         if member is None:
             if req.member_epoch != JOIN_EPOCH:
-                return ShareGroupHeartbeatResponse(Errors.UNKNOWN_MEMBER_ID), None
+                return ShareGroupHeartbeatResponse(Errors.UNKNOWN_MEMBER_ID), None, refused
             member = ShareGroupMember(req.member_id)
             stored = None
         else:
@@ -228,8 +242,7 @@ class ShareGroupManager:
         if req.member_epoch > member.member_epoch or (
             req.member_epoch < member.member_epoch and req.member_epoch != member.previous_member_epoch
         ):
-            return ShareGroupHeartbeatResponse(Errors.FENCED_MEMBER_EPOCH), None
-        self.groups.setdefault(group.group_id, group)
+            return ShareGroupHeartbeatResponse(Errors.FENCED_MEMBER_EPOCH), None, refused
         now = self.context.now()
         records = out.records
 
@@ -251,6 +264,7 @@ class ShareGroupManager:
 
         group_epoch = group.group_epoch
         subscribed = group.compute_subscribed_topic_names(stored, updated)
+        refresh: tuple[int, int] | None = None
         if bump or group.has_metadata_expired(now):
             metadata_hash = self.image.group_hash(subscribed)
             if metadata_hash != group.metadata_hash:
@@ -258,7 +272,7 @@ class ShareGroupManager:
             if bump:
                 group_epoch += 1
                 records.append(epoch_record(group.group_id, group_epoch, metadata_hash))
-            group.set_metadata_refresh_deadline(now + INT_MAX, group_epoch)
+            refresh = (now + INT_MAX, group_epoch)
 
         target_epoch = group.target_assignment_epoch
         target = group.target_assignment.get(updated.member_id, {})
@@ -281,7 +295,13 @@ class ShareGroupManager:
         ):
             records.append(current_record(group.group_id, reconciled))
 
-        self._schedule_session(group.group_id, updated.member_id)
+        group_id, member_id = group.group_id, updated.member_id
+
+        def after() -> None:
+            self._schedule_session(group_id, member_id)
+            if refresh is not None:
+                self.groups[group_id].set_metadata_refresh_deadline(*refresh)
+
         send = (
             req.member_epoch == JOIN_EPOCH
             or req.subscribed_topic_names is not None
@@ -294,7 +314,7 @@ class ShareGroupManager:
             self.heartbeat_interval_ms(group.group_id),
             topic_partitions(reconciled.assigned) if send else None,
         )
-        return response, self._maybe_initialize(group, subscribed, group_epoch, records)
+        return response, self._maybe_initialize(group, subscribed, group_epoch, records), after
 
     def _filtered(self, target: Assignment, subscription: frozenset[str]) -> Assignment:
         by_id = self.image.by_id
@@ -395,14 +415,18 @@ class ShareGroupManager:
 
     # -- leaving, fencing, session timeouts (§1.6, §1.7) ---------------------------------------------
 
-    def _leave(self, out: WriteResult, req: ShareGroupHeartbeat) -> ShareGroupHeartbeatResponse:
+    def _leave(
+        self, out: WriteResult, req: ShareGroupHeartbeat
+    ) -> tuple[ShareGroupHeartbeatResponse, None, AfterCommit]:
         group = self.groups.get(req.group_id)
         if group is None:
-            return ShareGroupHeartbeatResponse(Errors.GROUP_ID_NOT_FOUND)
+            return ShareGroupHeartbeatResponse(Errors.GROUP_ID_NOT_FOUND), None, _nothing
         if req.member_id not in group.members:
-            return ShareGroupHeartbeatResponse(Errors.UNKNOWN_MEMBER_ID)
+            return ShareGroupHeartbeatResponse(Errors.UNKNOWN_MEMBER_ID), None, _nothing
         self._fence(out, group, req.member_id)
-        return ShareGroupHeartbeatResponse(Errors.NONE, req.member_id, LEAVE_EPOCH, 0, None)
+        key = session_timeout_key(group.group_id, req.member_id)
+        response = ShareGroupHeartbeatResponse(Errors.NONE, req.member_id, LEAVE_EPOCH, 0, None)
+        return response, None, lambda: self.context.cancel(key)
 
     def _fence(self, out: WriteResult, group: ShareGroup, member_id: str) -> None:
         member = group.members[member_id]
@@ -413,14 +437,13 @@ class ShareGroupManager:
         out.records.append(
             epoch_record(group.group_id, group.group_epoch + 1, self.image.group_hash(subscribed))
         )
-        self.context.cancel(session_timeout_key(group.group_id, member_id))
 
     def _schedule_session(self, group_id: str, member_id: str) -> None:
         def expire() -> WriteResult:
             out = WriteResult(replay=True)
             group = self.groups.get(group_id)
             if group is not None and member_id in group.members:
-                self._fence(out, group, member_id)
+                self._fence(out, group, member_id)  # this timer has fired: nothing to cancel
             return out
 
         self.context.schedule(

@@ -24,13 +24,14 @@ from groupspec.impl.runtime.runtime import (
     WriteResult,
 )
 from groupspec.impl.share_group.manager import (
+    AfterCommit,
     InitializeWork,
     MetadataImage,
     session_timeout_key,
     topic_partitions,
 )
 from groupspec.impl.share_group.shard import ShareGroupCoordinatorShard
-from groupspec.types import InputError
+from groupspec.types import InputError, wire_bounds
 from groupspec.types.errors import Errors
 from groupspec.types.records import CoordinatorRecord
 from groupspec.types.records.registry import OFFSETS_TOPIC
@@ -59,6 +60,10 @@ from groupspec.types.share_group import (
     TopicMetadata,
     TopicPartitions,
     UpdateMetadata,
+    check_config,
+    check_event,
+    check_no_rename,
+    check_topics,
 )
 
 _Unavailable = (NotCoordinatorError, LoadInProgressError)
@@ -92,8 +97,9 @@ class ShareGroupCoordinator:
         log_dir: Path | None = None,
         compression: Compression = Compression.NONE,
     ) -> None:
-        if not isinstance(config, ShareGroupConfig):
-            raise InputError("config", f"expected a ShareGroupConfig, got {type(config).__name__}")
+        check_config(config)
+        topics = check_topics(topics)
+        wire_bounds.integer(start_ms, "start_ms", "int64")
         self.config = config
         self.image = MetadataImage(topics)
         self.group_configs: dict[str, tuple[int | None, int | None]] = {}
@@ -123,6 +129,9 @@ class ShareGroupCoordinator:
     # -- events -----------------------------------------------------------------------------------
 
     def handle(self, event: ShareGroupEvent, index: int) -> Output:
+        """Apply one event; one a broker would refuse (:func:`check_event`) raises its
+        InputError before any shard, timer, image or log is touched."""
+        event = check_event(event, index)
         answers: list[Answer] = []
         records: list[CoordinatorRecord] = []
         initialize: list[InitializeRequest] = []
@@ -180,7 +189,7 @@ class ShareGroupCoordinator:
     ) -> ShareGroupHeartbeatResponse:
         if _invalid(req):
             return ShareGroupHeartbeatResponse(Errors.INVALID_REQUEST)
-        outcome: list[tuple[ShareGroupHeartbeatResponse, InitializeWork | None]] = []
+        outcome: list[tuple[ShareGroupHeartbeatResponse, InitializeWork | None, AfterCommit]] = []
         try:
             self._on_shard(
                 req.group_id, took, lambda s, out: outcome.append(s.manager.share_group_heartbeat(out, req))
@@ -189,7 +198,8 @@ class ShareGroupCoordinator:
             return ShareGroupHeartbeatResponse(Errors.NOT_COORDINATOR)
         except LoadInProgressError:
             return ShareGroupHeartbeatResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS)
-        response, work = outcome[0]
+        response, work, after = outcome[0]
+        after()  # the records are written: now the timer and the refresh deadline
         if work is not None:
             self.pending[index] = work
             initialize.append(
@@ -204,6 +214,7 @@ class ShareGroupCoordinator:
 
     def _update_metadata(self, event: UpdateMetadata, took: Took) -> None:
         old = self.image.by_name
+        check_no_rename(old.values(), event.topics)
         self.image = MetadataImage(event.topics)
         new = self.image.by_name
         changed = {name for name in set(old) | set(new) if old.get(name) != new.get(name)}
