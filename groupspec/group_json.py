@@ -19,12 +19,20 @@ keys are refused rather than silently collapsed: a duplicate member id would oth
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from groupspec import bounded_json
 from groupspec.types import AssignorInput, GroupAssignment, InputError, MemberSpec
 from groupspec.types.topic_id import parse_topic_id
+
+#: Partition counts and numbers are Kafka int32s.
+INT32_MAX = (1 << 31) - 1
+#: The most partitions (all topics together) one group document may describe. Every partition
+#: costs the assignors memory and time, so a count a typo made huge would otherwise run for
+#: minutes and end in a MemoryError. A million is beyond any real cluster's topics of one
+#: group; ``max_partitions`` (``assign --max-partitions``) raises it.
+MAX_PARTITIONS = 1_000_000
 
 _TOP_KEYS = {"members", "topics", "topic_ids", "assignable"}
 _MEMBER_KEYS = {"topics", "assignment"}
@@ -47,13 +55,10 @@ def _keep_duplicates(pairs: list[tuple[str, Any]]) -> JsonObject:
     return obj
 
 
-def loads(text: str, source: str = "input") -> Any:
-    """Parse JSON text; duplicate keys are kept aside and refused when the object is read."""
-    try:
-        return json.loads(text, object_pairs_hook=_keep_duplicates)
-    except json.JSONDecodeError as exc:
-        raise InputError(source, f"malformed JSON: {exc.msg} at line {exc.lineno} column "
-                         f"{exc.colno}") from None
+def loads(text: str | bytes, source: str = "input") -> Any:
+    """Parse JSON text within :mod:`groupspec.bounded_json`'s bounds; duplicate keys are kept
+    aside and refused when the object is read."""
+    return bounded_json.parse(text, source, _keep_duplicates)
 
 
 def _obj(value: Any, path: str) -> dict[str, Any]:
@@ -74,10 +79,13 @@ def _kind(value: Any) -> str:
 
 
 def _int(value: Any, path: str, minimum: int = 0) -> int:
+    """Partition counts and numbers are int32 in Kafka (its metadata and every request)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(path, f"expected an integer, got {_kind(value)}")
     if value < minimum:
         raise InputError(path, f"must be >= {minimum}, got {value}")
+    if value > INT32_MAX:
+        raise InputError(path, f"must be at most {INT32_MAX:,} (an int32 in Kafka), got {value:,}")
     return value
 
 
@@ -98,7 +106,8 @@ def _unknown_keys(obj: Mapping[str, Any], allowed: set[str], path: str) -> None:
 
 
 def group_from_json(doc: Any, *, strict_topics: bool = False,
-                    warn: Callable[[str], None] | None = None) -> AssignorInput:
+                    warn: Callable[[str], None] | None = None,
+                    max_partitions: int = MAX_PARTITIONS) -> AssignorInput:
     """Build and validate a group from a parsed document.
 
     A subscription may name a topic missing from ``topics``: in Kafka that is a topic not yet
@@ -107,7 +116,8 @@ def group_from_json(doc: Any, *, strict_topics: bool = False,
     the closest existing one, since it is also what a typo looks like; ``strict_topics`` refuses
     it instead. Previous assignments may name missing topics or partitions beyond the count,
     because that is what a deleted topic or a shrunk view looks like. Topic ids are read in
-    Kafka's 22-character form or as UUIDs and kept as given.
+    Kafka's 22-character form or as UUIDs and kept as given. Partition counts are int32s and
+    together at most ``max_partitions``.
     """
     top = _obj(doc, "input")
     _unknown_keys(top, _TOP_KEYS, "")
@@ -116,6 +126,10 @@ def group_from_json(doc: Any, *, strict_topics: bool = False,
     if "topics" not in top:
         raise InputError("topics", "missing")
     topics = {name: _int(n, f"topics.{name}") for name, n in _obj(top["topics"], "topics").items()}
+    total = sum(topics.values())
+    if total > max_partitions:
+        raise InputError("topics", f"{total:,} partitions in all, more than the limit of "
+                         f"{max_partitions:,} (assign --max-partitions raises it)")
     topic_ids: dict[str, str] = {}
     for name, tid in _obj(top.get("topic_ids", {}), "topic_ids").items():
         path = f"topic_ids.{name}"

@@ -14,7 +14,9 @@ request for one anyway (a runner without the handshake) is answered ``unsupporte
 Requests go through the same table the in-process targets use
 (``groupspec.conformance.targets.HANDLERS``), so ``groupspec conformance --target
 'cmd:groupspec adapter --target spec'`` must agree with ``--target spec``. A bad line gets an
-error answer naming what is wrong (kind ``bad_request``), never a crash; blank lines are
+error answer naming what is wrong (kind ``bad_request``), never a crash: that includes bytes
+that are not UTF-8, nesting deeper than 64, integers of more than 20 digits, lone surrogates and
+a line over 64 MiB (read to its end and dropped, so the next line is answered); blank lines are
 skipped. Topic ids are read in Kafka's 22-character form or as UUIDs, and an answer spells each
 id the way its request did. The adapter ends at the end of its input.
 
@@ -30,11 +32,12 @@ adapter process can serve any number of vectors; a malformed event is answered
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from typing import Any
 
+from groupspec import bounded_json
+from groupspec.types import InputError
 from groupspec.types.topic_id import TopicIdSpellings
 
 TARGETS = ("impl", "impl-kafka", "spec")
@@ -45,19 +48,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="impl (default), impl-kafka (Kafka 4.2 exactly) or spec")
 
 
-def answer(target: str, line: str) -> dict[str, Any]:
+def _bad(request_id: Any, message: str, kind: str = "bad_request") -> dict[str, Any]:
+    return {"id": request_id, "error": {"kind": kind, "message": message}}
+
+
+def answer(target: str, line: str | bytes) -> dict[str, Any]:
     """The answer to one request line."""
     from groupspec.conformance import targets
 
-    def bad(request_id: Any, message: str, kind: str = "bad_request") -> dict[str, Any]:
-        return {"id": request_id, "error": {"kind": kind, "message": message}}
-
+    bad = _bad
     try:
-        request = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return bad(None, f"not JSON: {exc.msg} at column {exc.colno}")
-    except (RecursionError, ValueError) as exc:
-        return bad(None, f"not JSON: {exc}")
+        request = bounded_json.parse(line, "request")
+    except InputError as exc:
+        return bad(None, str(exc))
     if not isinstance(request, dict):
         return bad(None, "a request must be a JSON object")
     request_id = request.get("id")
@@ -85,11 +88,17 @@ def answer(target: str, line: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if isinstance(sys.stdin, io.TextIOWrapper):
-        sys.stdin.reconfigure(encoding="utf-8", errors="replace")
-    for line in sys.stdin:
-        if not line.strip():
+    stdin = sys.stdin.buffer
+    while True:
+        line, overlong = bounded_json.read_line(stdin)
+        if overlong:
+            reply = _bad(None, f"a request line longer than {bounded_json.MAX_LINE_BYTES:,} bytes "
+                         "(skipped to its end)")
+        elif not line:
+            return 0
+        elif not line.strip():
             continue
-        sys.stdout.write(json.dumps(answer(args.target, line)) + "\n")
+        else:
+            reply = answer(args.target, line)
+        sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
-    return 0

@@ -28,30 +28,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="refuse a subscription to a topic missing from `topics` (by default "
                         "it is assigned nothing, as in Kafka, with a warning on stderr)")
+    parser.add_argument("--max-partitions", type=int, default=None, metavar="N",
+                        help="the most partitions the group's topics may have in all "
+                        "(default 1,000,000; each costs memory and time)")
 
 
-def read_source(name: str) -> str:
-    """The text of FILE, or of stdin for '-', as an InputError when it cannot be read."""
+def read_source(name: str) -> bytes:
+    """The bytes of FILE, or of stdin for '-', as an InputError when they cannot be read.
+
+    Bytes, not text: the JSON reader checks they are UTF-8 the same way for a file and for
+    stdin (a text stdin would have replaced bad bytes with other characters).
+    """
     if name == "-":
-        return sys.stdin.read()
+        return sys.stdin.buffer.read()
     try:
-        with open(name, encoding="utf-8") as fh:
+        with open(name, "rb") as fh:
             return fh.read()
     except OSError as exc:
         raise InputError(name, exc.strerror or str(exc)) from None
-    except UnicodeDecodeError:
-        raise InputError(name, "not UTF-8 text") from None
 
 
 def run(args: argparse.Namespace) -> int:
-    from groupspec.group_json import assignment_to_json, group_from_json, loads
+    from groupspec.group_json import MAX_PARTITIONS, assignment_to_json, group_from_json, loads
     from groupspec.impl.assignors import assign as impl_assign
     from groupspec.spec.simple_assignor import assign as spec_assign
 
+    max_partitions = MAX_PARTITIONS if args.max_partitions is None else args.max_partitions
+    if max_partitions < 1:
+        raise InputError("--max-partitions", f"must be at least 1, got {max_partitions}")
     source = "stdin" if args.file == "-" else args.file
     warnings: list[str] = []
     group = group_from_json(loads(read_source(args.file), source), strict_topics=args.strict,
-                            warn=warnings.append)
+                            warn=warnings.append, max_partitions=max_partitions)
     for line in warnings:
         print(f"groupspec assign: warning: {line}", file=sys.stderr)
     if args.target == "spec":

@@ -42,6 +42,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from groupspec import bounded_json
 from groupspec.types import InputError, PartitionAssignorError
 
 IN_PROCESS = ("impl", "impl-kafka", "spec")
@@ -351,6 +352,10 @@ class _Timeout(Exception):
     """The program did not finish a line (or take its request) before the deadline."""
 
 
+class _Overlong(Exception):
+    """The program wrote a line longer than the runner reads."""
+
+
 class _Program:
     """One run of the program and its three pipes, all non-blocking and served by the caller's
     thread (the module docstring says why)."""
@@ -430,9 +435,15 @@ class _Program:
         return True
 
     def read_line(self, deadline: float) -> bytes | None:
-        """The next stdout line (None at end of output), with stderr read up to that moment."""
+        """The next stdout line (None at end of output), with stderr read up to that moment.
+
+        A line longer than :data:`~groupspec.bounded_json.MAX_LINE_BYTES` raises
+        :class:`_Overlong` once that much has arrived without a newline.
+        """
         while True:
             end = self._out.find(b"\n")
+            if (len(self._out) if end < 0 else end) > bounded_json.MAX_LINE_BYTES:
+                raise _Overlong
             if end >= 0 or (self.out_ended and self._out):
                 cut = end + 1 if end >= 0 else len(self._out)
                 line = bytes(self._out[:cut])
@@ -567,10 +578,11 @@ class CommandTarget:
         try:
             sent = prog.send(json.dumps(request).encode("utf-8") + b"\n", deadline)
             line = prog.read_line(deadline) if sent else None
-        except _Timeout:
+        except (_Timeout, _Overlong) as exc:
             prog.kill()
             self._stop()
-            self._without_handshake(f"no answer to it within {self.timeout:g} s")
+            self._without_handshake(f"no answer to it within {self.timeout:g} s" if isinstance(exc, _Timeout)
+                                    else "answered it with an endless line")
             return
         prog.take_stderr()  # start-up chatter and handshake trouble belong to no vector
         if line is None:
@@ -578,8 +590,8 @@ class CommandTarget:
             self._stop()
             return
         try:
-            answer = json.loads(line)
-        except (ValueError, RecursionError):
+            answer = bounded_json.parse(line, "handshake answer")
+        except InputError:
             answer = None
         if not isinstance(answer, dict) or answer.get("id") != HANDSHAKE_ID:
             self._without_handshake("answered it with something other than a protocol answer")
@@ -644,6 +656,10 @@ class CommandTarget:
             prog.kill()
             return Response(broken=f"no answer within {self.timeout:g} s (--timeout)",
                             stderr=prog.take_stderr())
+        except _Overlong:
+            prog.kill()
+            return Response(broken=f"answered a line longer than {bounded_json.MAX_LINE_BYTES:,} bytes "
+                            "(read no further)", stderr=prog.take_stderr())
         if line is None:
             return Response(broken=self._exit_reason(), stderr=prog.take_stderr())
         return _parse_answer(line, request_id, prog.take_stderr())
@@ -683,9 +699,12 @@ def _parse_answer(line: bytes, request_id: str, stderr: str) -> Response:
     text = line.decode("utf-8", "replace").strip()
     shown = text if len(text) <= 200 else text[:200] + "..."
     try:
-        answer = json.loads(text)
-    except (ValueError, RecursionError):
-        return Response(broken=f"answered a line that is not JSON: {shown!r}", stderr=stderr)
+        answer = bounded_json.parse(line, "answer")
+    except InputError as exc:
+        if exc.problem.startswith("malformed JSON"):
+            return Response(broken=f"answered a line that is not JSON: {shown!r}", stderr=stderr)
+        return Response(broken=f"answered a line the runner does not read ({exc}): {shown!r}",
+                        stderr=stderr)
     if not isinstance(answer, dict):
         return Response(broken=f"answered JSON that is not an object: {shown!r}", stderr=stderr)
     if answer.get("id") != request_id:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groupspec import bounded_json
 from groupspec.types import InputError
 from groupspec.types.topic_id import TopicIdSpellings
 
@@ -373,11 +374,10 @@ def vector_path(machine: str, handler: str, case: str) -> str:
 def read_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST_FILE
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(str(path), f"cannot read the manifest: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"malformed JSON: {exc.msg}") from None
+    doc = bounded_json.parse(data, str(path))
     top = _object(doc, str(path))
     if top.get("format") != FORMAT_VERSION:
         raise InputError(f"{path}: format", f"expected format {FORMAT_VERSION}")
@@ -418,10 +418,7 @@ def load(root: Path) -> list[Vector]:
     vectors = []
     for entry in read_manifest(root)["vectors"]:
         rel = entry["path"]
-        try:
-            doc = json.loads((root / rel).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError(rel, f"malformed JSON: {exc.msg}") from None
+        doc = bounded_json.parse((root / rel).read_bytes(), rel)
         vector = vector_from_json(doc, rel)
         if rel != vector_path(vector.machine, vector.handler, vector.case):
             raise InputError(rel, "machine/handler/case do not match the file's folder")
