@@ -17,18 +17,45 @@ Subpackages: ``groupspec.types`` (shared vocabulary), ``groupspec.spec`` (the mo
 
 from __future__ import annotations
 
-from groupspec.impl.assignors import assign
-from groupspec.spec.simple_assignor import assign as spec_assign
-from groupspec.spec.simple_assignor import check_properties, is_valid_assignment
-from groupspec.types import (
-    AssignorInput,
-    Errors,
-    GroupAssignment,
-    GroupspecError,
-    InputError,
-    MemberSpec,
-    PartitionAssignorError,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from groupspec.impl.assignors import assign
+    from groupspec.spec.simple_assignor import assign as spec_assign
+    from groupspec.spec.simple_assignor import check_properties, is_valid_assignment
+    from groupspec.types import (
+        AssignorInput,
+        Errors,
+        GroupAssignment,
+        GroupspecError,
+        InputError,
+        MemberSpec,
+        PartitionAssignorError,
+    )
+
+# The library surface is loaded on first use (PEP 562), so that importing the vocabulary
+# (`groupspec.types`, `groupspec.types.errors`) costs neither the spec, the impl nor icontract.
+_LAZY: dict[str, tuple[str, str]] = {
+    "assign": ("groupspec.impl.assignors", "assign"),
+    "spec_assign": ("groupspec.spec.simple_assignor", "assign"),
+    "check_properties": ("groupspec.spec.simple_assignor", "check_properties"),
+    "is_valid_assignment": ("groupspec.spec.simple_assignor", "is_valid_assignment"),
+    **{name: ("groupspec.types", name) for name in (
+        "AssignorInput", "Errors", "GroupAssignment", "GroupspecError", "InputError", "MemberSpec",
+        "PartitionAssignorError")},
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'groupspec' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
 
 __version__ = "0.1.0"
 

@@ -88,3 +88,29 @@ def test_docs_stand_on_their_own():
             if bad in text:
                 offenders.append(f"{path.relative_to(ROOT)}: {bad}")
     assert offenders == []
+
+
+def test_the_vocabulary_imports_alone_without_spec_impl_or_icontract():
+    """Each vocabulary module, imported first in a fresh interpreter, loads no rule code: the
+    vocabulary is what spec and impl share, so it must not depend on either (issue 16 item 7)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    modules = ["groupspec", "groupspec.bounded_json", "groupspec.group_json"] + [
+        "groupspec.types" + ("." + ".".join(p.relative_to(root / "groupspec" / "types")
+                                            .with_suffix("").parts)).removesuffix(".__init__")
+        for p in sorted((root / "groupspec" / "types").rglob("*.py"))]
+    probe = ("import importlib, sys\n"
+             "importlib.import_module(sys.argv[1])\n"
+             "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('icontract', 'z3')\n"
+             "    or m.startswith(('groupspec.spec', 'groupspec.impl', 'groupspec.models')))))")
+    loaded = {}
+    for module in modules:
+        done = subprocess.run([sys.executable, "-c", probe, module], capture_output=True, text=True,
+                              timeout=120, cwd=root)
+        assert done.returncode == 0, (module, done.stderr[-2000:])
+        if done.stdout.strip():
+            loaded[module] = done.stdout.strip()
+    assert len(modules) > 10
+    assert loaded == {}
