@@ -9,7 +9,7 @@ N, P and the position i are unbounded integer unknowns, so an ``unsat`` answer c
 there is. The terms are written exactly as the spec computes them: ``s = (N + P - 1) div P`` and
 ``ceil(a/b) = -((-a) div b)`` (Z3's ``div`` rounds down for a positive divisor, like Python's
 ``//``), so a mismatch between this encoding and the spec would show up in
-tests/test_models.py, which evaluates both on small sizes.
+tests/cover/test_models.py, which evaluates both on small sizes.
 
 Each lemma is a list of obligations ``hypotheses => goal``; Z3 proves one by finding
 ``hypotheses and not goal`` unsatisfiable. A satisfying model is a counterexample and is returned,

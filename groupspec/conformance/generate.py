@@ -11,7 +11,7 @@ the share group coordinator's (``cases/share_group.py``) and the share consumer'
 (``cases/share_consumer.py``) run the spec over each case's events.
 
 The output is deterministic to the byte: the same code gives the same files, so
-tests/test_vectors_repo.py can regenerate in memory and compare with what is committed. To get
+tests/repo/test_vectors_repo.py can regenerate in memory and compare with what is committed. To get
 there, each input is first written in a canonical form (topics, ids and previous targets sorted
 by name; members and each member's subscription kept in their meaningful order; every existing
 topic given an explicit topic id, so an outside Kafka-flavoured target needs no id rule of its

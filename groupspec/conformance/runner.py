@@ -136,7 +136,7 @@ def _compare_assignments(expected: Any, actual: Any) -> list[str]:
 def _violated_assignor(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
     """The verdict is the spec's (``check_properties``); the places come from
     :func:`assignor_property_details`, which restates each property per member and partition
-    (tests/test_conformance_protocol.py checks that both name the same properties)."""
+    (tests/cover/test_conformance_protocol.py checks that both name the same properties)."""
     from groupspec.group_json import group_from_json
     from groupspec.spec.simple_assignor import check_properties
 

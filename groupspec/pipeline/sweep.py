@@ -42,7 +42,7 @@ TARGETS = ("impl", "impl-kafka", "spec")
 #: cases, time ~ N^0.6 * P^0.7 * s^0.8. The cap is therefore on ``N * P * s`` summed over pools
 #: (``min_moves_work``); above it the column is null with status "over-cap". At the default
 #: sizes, 500 000 covers 1620 of the 2000 cases of seed 0 (docs/pipeline.md gives the command
-#: and its timings; tests/test_pipeline_docs.py recounts it). Raise it with ``--min-moves-cap``
+#: and its timings; tests/repo/test_pipeline_docs.py recounts it). Raise it with ``--min-moves-cap``
 #: on a cluster.
 DEFAULT_MIN_MOVES_CAP = 500_000
 

@@ -50,8 +50,8 @@ given to the collection (``string_hash``, ``integer_hash``, ``uuid_hash``,
 (``string_compare``, ``integer_compare``, ``uuid_compare``), and key equality is Python equality.
 
 Every rule here was checked against JDK 17 by running the same operation sequences through
-java.util.HashMap and comparing iteration orders (tests/test_assignor_kafka_compat.py and
-tests/test_java_tree_bins.py keep examples observed on the JVM). The tree-bin code follows
+java.util.HashMap and comparing iteration orders (tests/cover/test_assignor_kafka_compat.py and
+tests/cover/test_java_tree_bins.py keep examples observed on the JVM). The tree-bin code follows
 ``HashMap.TreeNode`` (treeify, putTreeVal, removeTreeNode, split, balanceInsertion,
 balanceDeletion, moveRootToFront) in OpenJDK's java/util/HashMap.java.
 """

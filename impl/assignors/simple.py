@@ -4,7 +4,7 @@ Theory of operation
 -------------------
 ``groupspec.spec.simple_assignor`` says what the answer is, with loops that rescan every member
 for every partition. This module gives the same answer for every input (tests/
-test_assignor_agreement.py and tests/test_assignor_stateful.py hold it to that), in the shape
+test_assignor_agreement.py and tests/stateful/test_assignor_stateful.py hold it to that), in the shape
 of Kafka 4.2's code, so that a reader can put it next to SimpleHomogeneousAssignmentBuilder.java
 and SimpleHeterogeneousAssignmentBuilder.java and see the same phases:
 

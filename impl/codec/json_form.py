@@ -22,7 +22,7 @@ every field is printed.
 :mod:`~groupspec.impl.codec.messages`, ending in the text instead of an object): ``groupspec
 decode`` prints hundreds of thousands of records a second through them. Their output equals
 ``json.dumps(to_json(obj, version), ensure_ascii=False, separators=(",", ":"))`` character for
-character (tests/test_codec_messages.py checks both on every record type and version).
+character (tests/cover/test_codec_messages.py checks both on every record type and version).
 
 :func:`from_json` is the strict inverse: unknown names, wrong types, ints out of range, nulls
 where no version allows them and bad base64 raise :class:`InputError` naming the JSON path

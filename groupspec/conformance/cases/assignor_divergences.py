@@ -3,7 +3,7 @@
 Each :class:`Divergence` is a small, hand-made group on which ``spec.simple_assignor.assign``
 and ``impl.assignors.kafka_compat.assign`` (Kafka's exact behaviour) give different answers
 (or Kafka throws). The name is the vector folder name; docs/divergences.md has a section per
-case with the evidence. tests/test_assignor_kafka_compat.py checks that every case really
+case with the evidence. tests/cover/test_assignor_kafka_compat.py checks that every case really
 differs, so a case cannot silently stop showing what it claims.
 
 Member ids ``M0``..``M9`` and ``A``/``B`` are chosen because Java's String hash order of them

@@ -5,7 +5,7 @@ clock advances, restarts). The generator runs the spec over the events and write
 answered, wrote and shows at the end; nothing here states an expectation except ``shows``, a
 few claims per case that say what the case is about (the answer to request 3 is
 MEMBER_ID_REQUIRED; the group ends Stable at generation 1; event 5 writes a GroupMetadata
-record). tests/test_conformance_classic.py holds the spec's output to them, so a case cannot
+record). tests/cover/test_conformance_classic.py holds the spec's output to them, so a case cannot
 silently stop showing what its description says.
 
 Sources are sections of the fact sheet on the classic group (``classic_group.md``); a case that

@@ -4,7 +4,7 @@ decoded record out, so a Go or Rust decoder of ``__consumer_offsets`` can be che
 Inputs are hand-computed bytes (classic_group.md §5.2), one record of every type at every value
 version built from fixed field values, and bytes that must be refused (unknown type id, value
 version above the known ones, truncation). Expectations come from groupspec's codec; the
-hand-computed ones are also asserted byte for byte in tests/test_codec_messages.py.
+hand-computed ones are also asserted byte for byte in tests/cover/test_codec_messages.py.
 """
 
 from __future__ import annotations

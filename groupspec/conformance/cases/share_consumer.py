@@ -2,7 +2,7 @@
 
 Each case feeds one consumer's membership the application's calls, the passing of time and the
 heartbeat answers a coordinator gave, and records what the consumer sent and applied. The spec
-writes the expectations; ``shows`` holds claims that tests/test_conformance_share_consumer.py
+writes the expectations; ``shows`` holds claims that tests/cover/test_conformance_share_consumer.py
 checks against them. Sources: the share-group coordinator fact sheet's §6 (the client side).
 """
 

@@ -3,7 +3,7 @@
 Each case is a short scenario: a broker config, a metadata image, and events (heartbeats,
 persister answers, metadata changes, clock advances, admin requests, failovers). The generator
 runs the spec and writes every answer, record, initialize request and the final view; ``shows``
-holds a few claims per case that tests/test_conformance_share_group.py checks against the
+holds a few claims per case that tests/cover/test_conformance_share_group.py checks against the
 spec's output. Sources are sections of the share-group coordinator fact sheet
 (share_group_coordinator.md) and upstream tests it names.
 """

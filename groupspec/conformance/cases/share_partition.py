@@ -5,7 +5,7 @@ and a list of events (fetches with the log batches the broker read, acknowledgem
 releases, clock advances, log start moves, persister faults, reloads). The generator runs the
 spec over the events and writes every answer, every persister write and the view at the end;
 nothing here states an expectation except ``shows``, a few claims per case saying what it is
-about, which tests/test_conformance_share.py holds the spec's output to.
+about, which tests/cover/test_conformance_share.py holds the spec's output to.
 
 Sources are Kafka's SharePartitionTest examples (E numbers) and examples derived from trunk's
 code (D numbers), as catalogued in docs/reference/share-partition-kafka.md, §17 and §18; the

@@ -4,7 +4,7 @@ One frozen dataclass per key and value schema, field order = schema order; neste
 classes inside their message, as in Kafka's generated code (``GroupMetadataValue.MemberMetadata``).
 Record type ids (Kafka's ``apiKey``) 0-16 are here. Where Kafka 4.2 changed a schema after the
 February 2025 copies in ``../shared/kafka-schemas`` the 4.2 layout is used; every such change is
-listed, with its source, in ``tests/test_record_schemas.py`` (``KNOWN_DRIFT``).
+listed, with its source, in ``tests/cover/test_record_schemas.py`` (``KNOWN_DRIFT``).
 
 What readers of an old log meet:
 

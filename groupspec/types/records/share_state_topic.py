@@ -5,7 +5,7 @@ deltas; replay folds the updates into the last snapshot (share_partition.md). Bo
 changed after the February 2025 copies in ``../shared/kafka-schemas`` without a version bump:
 ``SnapshotEpoch`` went from uint16 to int32, the value fields became ``"0+"`` and the snapshot
 gained ``CreateTimestamp`` and ``WriteTimestamp`` (4.2 tree of October 2025; the differences are
-listed in ``tests/test_record_schemas.py``).
+listed in ``tests/cover/test_record_schemas.py``).
 
 Not here: KIP-1226 (share-partition lag, merged upstream in November 2025 as KAFKA-19797,
 apache/kafka PR #20810) adds a ``DeliveryCompleteCount`` to both values. No copy of that schema

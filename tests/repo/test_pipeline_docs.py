@@ -16,7 +16,7 @@ from groupspec.generate import cases
 from groupspec.pipeline.sweep import min_moves_work
 from groupspec.spec.simple_assignor import pools
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "pipeline.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "pipeline.md"
 
 
 def test_the_min_moves_cap_coverage_quoted_is_what_its_command_gives():

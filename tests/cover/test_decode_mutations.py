@@ -16,7 +16,7 @@ and strict. :func:`check` states what must hold for any damage:
   torn tail) is reported with a warning only (exit 0), and only a real cut produces one.
 
 Run as a script, the same checks make a counted campaign over seeded random mutations
-(``python tests/test_decode_mutations.py --mutations 20000``); it prints how many mutations
+(``python tests/cover/test_decode_mutations.py --mutations 20000``); it prints how many mutations
 were tried, how many dropped records silently and how many crashed.
 """
 

@@ -47,8 +47,8 @@ from groupspec.types.records import (
     ShareSnapshotValue,
 )
 from groupspec.types.records.schema import ZERO_UUID, Versions, kfield, message, message_spec
+from tests.cover.test_record_schemas import load_copies, needs_schemas
 from tests.record_strategies import every_version, message_values, normalized
-from tests.test_record_schemas import load_copies, needs_schemas
 
 TOPIC_ID = uuid.UUID(bytes=bytes(range(1, 17)))
 

@@ -34,7 +34,7 @@ from groupspec.impl.assignors.java_collections import (
 from groupspec.spec import simple_assignor as spec
 from groupspec.types import AssignorInput, MemberSpec, PartitionAssignorError
 
-DATA = Path(__file__).parent / "data" / "kafka_simple_assignor_observed.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "data" / "kafka_simple_assignor_observed.jsonl"
 
 
 def _group(members: list[tuple[str, list[str], dict[str, list[int]]]], topics: dict[str, int],
@@ -191,7 +191,7 @@ def test_remove_does_not_reorder():
 
 
 def test_tree_bin_moves_its_root_to_the_front():
-    """Order printed by OpenJDK 17 (more in tests/test_java_tree_bins.py)."""
+    """Order printed by OpenJDK 17 (more in tests/cover/test_java_tree_bins.py)."""
     m: JavaHashMap[int, int] = JavaHashMap(integer_hash, 64)
     for k in range(10):
         m.put(k * 64, 0)

@@ -41,10 +41,10 @@ from groupspec.impl.assignors.java_collections import (
     uuid_hash,
 )
 from groupspec.types import AssignorInput, GroupspecError, MemberSpec
-from tests.test_assignor_kafka_compat import _from_doc as _group  # the data files share one shape
-from tests.test_assignor_kafka_compat import _outcome
+from tests.cover.test_assignor_kafka_compat import _from_doc as _group  # the data files share one shape
+from tests.cover.test_assignor_kafka_compat import _outcome
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 MAP_CASES = DATA / "java_tree_bins_observed.json"
 ASSIGNOR_CASES = DATA / "kafka_simple_assignor_treebins_observed.jsonl"
 

@@ -251,7 +251,7 @@ def test_docs_example_adapter_passes(tmp_path):
     """The adapter printed in docs/conformance.md works as printed."""
     import re
 
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "conformance.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "conformance.md").read_text()
     example = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "my_assign" in b)
     assert len(example.strip().splitlines()) <= 20
     (tmp_path / "my_adapter.py").write_text(example)

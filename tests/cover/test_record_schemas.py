@@ -62,7 +62,7 @@ from groupspec.types.records.schema import (
 
 SCHEMAS = Path(
     os.environ.get("GROUPSPEC_KAFKA_SCHEMAS")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "kafka-schemas"
+    or Path(__file__).resolve().parents[2].parent / "shared" / "kafka-schemas"
 )
 needs_schemas = pytest.mark.skipif(
     not SCHEMAS.is_dir(), reason=f"Kafka schema copies not found at {SCHEMAS} (set GROUPSPEC_KAFKA_SCHEMAS)"
