@@ -38,8 +38,14 @@ import icontract
 
 from groupspec.types import wire_bounds as wire
 from groupspec.types.classic import (
+    COMPLETING_REBALANCE,
+    DEAD,
+    EMPTY,
+    GROUP_PREDECESSORS,
     NEW_MEMBER_JOIN_TIMEOUT_MS,
     NO_GENERATION,
+    PREPARING_REBALANCE,
+    STABLE,
     UNKNOWN_MEMBER_ID,
     AdvanceClock,
     Answer,
@@ -105,11 +111,8 @@ from groupspec.types.records import (
 )
 from groupspec.types.records.registry import CoordinatorRecord
 
-EMPTY = "Empty"
-PREPARING = "PreparingRebalance"
-COMPLETING = "CompletingRebalance"
-STABLE = "Stable"
-DEAD = "Dead"
+PREPARING = PREPARING_REBALANCE
+COMPLETING = COMPLETING_REBALANCE
 EXPIRE_KEY = "expire-group-metadata"
 
 TopicPartition = tuple[str, int]
@@ -417,6 +420,8 @@ def _loading_answer(event: ClassicEvent) -> object:
 # ---------------------------------------------------------------------------------------------
 
 
+@icontract.require(lambda g, to: g.state in GROUP_PREDECESSORS[to],
+                   "only Kafka's valid previous states (ClassicGroupState) lead to a state")
 def _transition(st: _Step, g: Group, to: str) -> None:
     g.previous_state = g.state
     g.state = to

@@ -25,6 +25,26 @@ from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import CoordinatorRecord
 from groupspec.types.topic_id import parse_topic_id
 
+#: The classic group's states, as Kafka names them (``ClassicGroupState``).
+EMPTY = "Empty"
+PREPARING_REBALANCE = "PreparingRebalance"
+COMPLETING_REBALANCE = "CompletingRebalance"
+STABLE = "Stable"
+DEAD = "Dead"
+GROUP_STATES = (EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD)
+
+#: The states each state may be entered from: ``validPreviousStates`` in Kafka's
+#: ClassicGroupState.java; ``ClassicGroup.transitionTo`` throws IllegalStateException on any
+#: other change, and both layers refuse it too. A group loaded from the log starts in Stable
+#: (members) or Empty (none) without a transition.
+GROUP_PREDECESSORS: dict[str, frozenset[str]] = {
+    EMPTY: frozenset({PREPARING_REBALANCE}),
+    PREPARING_REBALANCE: frozenset({STABLE, COMPLETING_REBALANCE, EMPTY}),
+    COMPLETING_REBALANCE: frozenset({PREPARING_REBALANCE}),
+    STABLE: frozenset({COMPLETING_REBALANCE}),
+    DEAD: frozenset({STABLE, PREPARING_REBALANCE, COMPLETING_REBALANCE, EMPTY, DEAD}),
+}
+
 #: JoinGroup/SyncGroup/OffsetCommit's "no generation" and the anonymous member's id.
 NO_GENERATION = -1
 UNKNOWN_MEMBER_ID = ""

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections import Counter
 
-from groupspec.types.classic import Protocol
+from groupspec.types.classic import (
+    COMPLETING_REBALANCE,
+    DEAD,
+    EMPTY,
+    GROUP_PREDECESSORS,
+    PREPARING_REBALANCE,
+    STABLE,
+    Protocol,
+)
 
-EMPTY = "Empty"
-PREPARING_REBALANCE = "PreparingRebalance"
-COMPLETING_REBALANCE = "CompletingRebalance"
-STABLE = "Stable"
-DEAD = "Dead"
+__all__ = ["COMPLETING_REBALANCE", "DEAD", "EMPTY", "PREPARING_REBALANCE", "STABLE"]
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 
@@ -87,6 +91,8 @@ class ClassicGroup:
     # -- state ----------------------------------------------------------------------------------
 
     def transition_to(self, state: str, now_ms: int) -> None:
+        if self.state not in GROUP_PREDECESSORS[state]:  # Kafka: IllegalStateException
+            raise AssertionError(f"group {self.group_id} cannot go from {self.state} to {state}")
         self.previous_state = self.state
         self.state = state
         self.state_timestamp_ms = now_ms

@@ -134,3 +134,27 @@ def test_tests_are_split_by_purpose_and_every_named_test_file_exists():
     assert len(named) > 20
     missing = sorted(n for n in named if not (ROOT / n).is_file())
     assert missing == []
+
+
+def test_state_diagrams_are_drawn_from_the_tables():
+    """The docs' state diagrams are the rendering of groupspec/diagrams.py, and each draws exactly
+    its machine's table of allowed predecessors (issue 16 item 4)."""
+    import dataclasses
+
+    from groupspec import diagrams
+
+    for diagram in diagrams.DIAGRAMS:
+        assert diagrams.drift(diagram) == []
+        text = (ROOT / diagram.page).read_text(encoding="utf-8")
+        assert diagrams.rendered_page(diagram, text) == text, \
+            f"run `python -m groupspec.diagrams` to redraw {diagram.page}"
+    # The check can fail: an arrow taken away, or one the table does not allow, is reported.
+    consumer = diagrams.SHARE_CONSUMER
+    fewer = dataclasses.replace(consumer, arrows=tuple(
+        a for a in consumer.arrows if (a.source, a.target) != ("PREPARE_LEAVING", "UNSUBSCRIBED")))
+    assert diagrams.drift(fewer) == ["share_consumer: the table allows PREPARE_LEAVING -> UNSUBSCRIBED, "
+                                     "the diagram has no such arrow"]
+    more = dataclasses.replace(diagrams.CLASSIC_GROUP, arrows=(
+        *diagrams.CLASSIC_GROUP.arrows, diagrams.Arrow("Stable", "Empty")))
+    assert diagrams.drift(more) == ["classic_group: the diagram draws Stable -> Empty, the table does "
+                                    "not allow it"]
