@@ -23,9 +23,9 @@ import platform
 import time
 from collections.abc import Callable
 
-from groupspec.impl.classic import ClassicCoordinator
+from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.runtime.partitioning import partition_for
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     AdvanceClock,
     ClassicConfig,
     ClassicEvent,

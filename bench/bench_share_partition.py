@@ -41,7 +41,7 @@ import platform
 import time
 import tracemalloc
 
-from groupspec.impl.share import SharePartitionMachine
+from groupspec.impl.share_partition import SharePartitionMachine
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
     AckBatch,

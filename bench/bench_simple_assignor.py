@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import replace
 
-from groupspec.impl.assignors import COMPAT_MODES, assign
+from groupspec.impl.simple_assignor import COMPAT_MODES, assign
 from groupspec.types import AssignorInput, MemberSpec
 
 BUCKETS = 5

@@ -21,7 +21,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from groupspec.impl.assignors import assign
+    from groupspec.impl.simple_assignor import assign
     from groupspec.spec.simple_assignor import assign as spec_assign
     from groupspec.spec.simple_assignor import check_properties, is_valid_assignment
     from groupspec.types import (
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # The library surface is loaded on first use (PEP 562), so that importing the vocabulary
 # (`groupspec.types`, `groupspec.types.errors`) costs neither the spec, the impl nor icontract.
 _LAZY: dict[str, tuple[str, str]] = {
-    "assign": ("groupspec.impl.assignors", "assign"),
+    "assign": ("groupspec.impl.simple_assignor", "assign"),
     "spec_assign": ("groupspec.spec.simple_assignor", "assign"),
     "check_properties": ("groupspec.spec.simple_assignor", "check_properties"),
     "is_valid_assignment": ("groupspec.spec.simple_assignor", "is_valid_assignment"),

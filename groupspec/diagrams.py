@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from groupspec.types import classic
+from groupspec.types import classic_group
 from groupspec.types.share_consumer import PREDECESSORS, MemberState
 
 START = "[*]"
@@ -131,8 +131,8 @@ SHARE_CONSUMER = Diagram(
 CLASSIC_GROUP = Diagram(
     name="classic_group",
     page="docs/classic-group.md",
-    predecessors=classic.GROUP_PREDECESSORS,
-    undrawn=frozenset({classic.DEAD}),
+    predecessors=classic_group.GROUP_PREDECESSORS,
+    undrawn=frozenset({classic_group.DEAD}),
     arrows=(
         Arrow(START, "Empty", "JoinGroup creates the group (generation 0)<br/>or an anonymous OffsetCommit"),
         Arrow(START, "Stable", "loaded from the log with members<br/>(GroupMetadata replayed)"),

@@ -60,7 +60,7 @@ def _subscriptions(rng: random.Random, shape: Shape, names: list[str]) -> list[t
 
 def build_group(shape: Shape, seed: int) -> AssignorInput:
     """The group a shape describes, with its prior assignment; deterministic in (shape, seed)."""
-    from groupspec.impl.assignors import assign
+    from groupspec.impl.simple_assignor import assign
 
     rng = random.Random(seed)
     names = [f"topic-{t}" for t in range(shape.topics)]

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import icontract
 
 from groupspec.types import wire_bounds as wire
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     COMPLETING_REBALANCE,
     DEAD,
     EMPTY,

@@ -23,7 +23,7 @@ id the way its request did. The adapter ends at the end of its input.
 Every machine is served: ``simple_assignor/assign``, ``records/decode_record`` (impl and
 impl-kafka; the spec has no codec, so ``--target spec`` answers it unsupported) and
 ``classic_group/run``, whose input is a whole scenario (config, start time, events in the
-JSON form of ``groupspec.conformance.classic_json``) and whose output is every event's answers
+JSON form of ``groupspec.conformance.classic_group_json``) and whose output is every event's answers
 and records plus the final view. A classic run starts a fresh coordinator per request, so one
 adapter process can serve any number of vectors; a malformed event is answered
 ``invalid_input`` with its JSON path (``input.events[3].group_id``).

@@ -50,7 +50,7 @@ def read_source(name: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     from groupspec.group_json import MAX_PARTITIONS, assignment_to_json, group_from_json, loads
-    from groupspec.impl.assignors import assign as impl_assign
+    from groupspec.impl.simple_assignor import assign as impl_assign
     from groupspec.spec.simple_assignor import assign as spec_assign
 
     max_partitions = MAX_PARTITIONS if args.max_partitions is None else args.max_partitions

@@ -73,7 +73,7 @@ def _assigner(target: str) -> Any:
 
     if target == "spec":
         return spec_assign
-    from groupspec.impl.assignors import assign as impl_assign
+    from groupspec.impl.simple_assignor import assign as impl_assign
 
     if target == "impl-kafka":
         return lambda group: impl_assign(group, compat="kafka")

@@ -1,6 +1,6 @@
 """A lossless JSON form for a vocabulary module of frozen dataclasses.
 
-The stateful machines' JSON forms (``share_json``, ``share_group_json``) are this form over
+The stateful machines' JSON forms (``share_partition_json``, ``share_group_json``) are this form over
 their vocabulary modules, so the rules are stated once (docs/conformance.md):
 
 - a dataclass is a JSON object with its attribute names as keys;
@@ -8,7 +8,7 @@ their vocabulary modules, so the rules are stated once (docs/conformance.md):
   object carries ``"type"``: the class name; elsewhere ``"type"`` may be given and must then
   name the expected class;
 - an enum (``Errors``, ``RecordState``) is its member name; a tuple is an array; None is null;
-  a coordinator record is in the classic machine's record form (``classic_json``);
+  a coordinator record is in the classic machine's record form (``classic_group_json``);
 - writing gives every field; reading takes a missing field's default (a field without one is
   required) and refuses unknown fields, wrong types and unknown names with an
   :class:`InputError` naming the JSON path (``events[3].batches[0].types``).
@@ -93,9 +93,9 @@ class DataclassForm:
         if inner is not None:
             return self.value_to_json(inner, value)
         if hint is CoordinatorRecord:
-            from groupspec.conformance import classic_json
+            from groupspec.conformance import classic_group_json
 
-            return classic_json.to_json(value)
+            return classic_group_json.to_json(value)
         if hint is object:
             return self.to_json(value)
         if isinstance(value, enum.Enum):
@@ -153,9 +153,9 @@ class DataclassForm:
         if inner is not None:
             return None if value is None else self.value_from_json(inner, value, path)
         if hint is CoordinatorRecord:
-            from groupspec.conformance import classic_json
+            from groupspec.conformance import classic_group_json
 
-            return classic_json.from_json_as(CoordinatorRecord, value, path)
+            return classic_group_json.from_json_as(CoordinatorRecord, value, path)
         if hint is object:
             return self.tagged_from_json(value, self.responses, path)
         if isinstance(hint, type) and issubclass(hint, enum.Enum):

@@ -4,7 +4,7 @@ Theory of operation
 -------------------
 Every expectation in a vector is computed here, never typed in: ``expected`` is the spec's
 answer (``groupspec.spec``), ``expected_kafka`` is the Kafka-compatible mode's answer or the
-Java exception it throws (``groupspec.impl.assignors.assign(group, compat="kafka")``). Inputs
+Java exception it throws (``groupspec.impl.simple_assignor.assign(group, compat="kafka")``). Inputs
 come from the case catalogues under ``groupspec/conformance/cases/``; the classic group's
 vectors (``cases/classic_group.py``), the share partition's (``cases/share_partition.py``) and
 the share group coordinator's (``cases/share_group.py``) and the share consumer's
@@ -34,14 +34,14 @@ from groupspec.types import AssignorInput, GroupAssignment, PartitionAssignorErr
 
 
 def _kafka_assign(group: AssignorInput) -> GroupAssignment:
-    from groupspec.impl.assignors import assign
+    from groupspec.impl.simple_assignor import assign
 
     return assign(group, compat="kafka")
 
 
 def canonical_input(group: AssignorInput) -> dict[str, Any]:
     """The group's JSON (group_json's shape) in canonical order, with explicit topic ids."""
-    from groupspec.impl.assignors.kafka_compat import derived_topic_id
+    from groupspec.impl.simple_assignor.kafka_compat import derived_topic_id
 
     ids = {t: group.topic_ids.get(t) or derived_topic_id(t) for t in group.topics}
     doc: dict[str, Any] = {

@@ -242,7 +242,7 @@ CLASSIC_PROPERTIES = ("one_answer_each", "answer_types")
 
 
 def _response_classes() -> dict[type, type]:
-    from groupspec.types import classic as c
+    from groupspec.types import classic_group as c
 
     return {c.JoinGroup: c.JoinGroupResponse, c.SyncGroup: c.SyncGroupResponse,
             c.Heartbeat: c.HeartbeatResponse, c.LeaveGroup: c.LeaveGroupResponse,
@@ -285,7 +285,7 @@ def _diff(path: str, want: Any, got: Any, out: list[str]) -> None:
 
 
 def _group_of(entry: Any) -> str | None:
-    from groupspec.types.classic import TxnRecord
+    from groupspec.types.classic_group import TxnRecord
 
     record = entry.record if isinstance(entry, TxnRecord) else entry
     key = getattr(record, "key", None)
@@ -299,7 +299,7 @@ def _compare_output(k: int, want: Any, got: Any, out: list[str]) -> None:
     so a single-log model writes one where a sharded coordinator writes several)."""
     from collections import Counter
 
-    from groupspec.types.classic import TxnEnd
+    from groupspec.types.classic_group import TxnEnd
 
     def answers(o: Any) -> dict[int, list[Any]]:
         table: dict[int, list[Any]] = {}
@@ -338,7 +338,7 @@ def _compare_output(k: int, want: Any, got: Any, out: list[str]) -> None:
 
 
 def _compare_classic(expected: Any, actual: Any) -> list[str]:
-    from groupspec.conformance.classic_json import run_output_from_json
+    from groupspec.conformance.classic_group_json import run_output_from_json
 
     want, got = run_output_from_json(expected), run_output_from_json(actual)
     lines: list[str] = []
@@ -375,8 +375,8 @@ def _outputs_per_event(events: int, outputs: int, found: dict[str, list[str]]) -
 
 
 def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
-    from groupspec.conformance.classic_json import run_input_from_json, run_output_from_json
-    from groupspec.types.classic import JoinGroup, SyncGroup
+    from groupspec.conformance.classic_group_json import run_input_from_json, run_output_from_json
+    from groupspec.types.classic_group import JoinGroup, SyncGroup
 
     run, result = run_input_from_json(doc), run_output_from_json(output)
     responses = _response_classes()
@@ -433,7 +433,7 @@ def _compare_share(expected: Any, actual: Any) -> list[str]:
     """Answers in order, except that a fetch's acquired ranges are compared offset by offset
     (how consecutive offsets are grouped into ranges is not specified: docs/divergences.md,
     share_acquired_ranges); persister writes in order; the final view whole."""
-    from groupspec.conformance.share_json import run_output_from_json
+    from groupspec.conformance.share_partition_json import run_output_from_json
     from groupspec.types.share_partition import FetchResponse
 
     want, got = run_output_from_json(expected), run_output_from_json(actual)
@@ -482,7 +482,7 @@ def _answered_at_once(events: Sequence[Any], outputs: Sequence[Any], responses: 
 
 
 def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
-    from groupspec.conformance.share_json import run_input_from_json, run_output_from_json
+    from groupspec.conformance.share_partition_json import run_input_from_json, run_output_from_json
 
     run, result = run_input_from_json(doc), run_output_from_json(output)
     responses = _share_response_classes()

@@ -98,7 +98,7 @@ def _assignor(target: str) -> Handler:
             from groupspec.spec.simple_assignor import assign as spec_assign
 
             return assignment_to_json(spec_assign(group))
-        from groupspec.impl.assignors import assign
+        from groupspec.impl.simple_assignor import assign
 
         return assignment_to_json(assign(group, compat="kafka" if target == "impl-kafka"
                                          else "groupspec"))
@@ -112,13 +112,13 @@ def _decode_record(doc: Any) -> dict[str, Any]:
 
 
 def drive_classic(target: str, run: Any) -> Any:
-    """Feed a classic_group run (``classic_json.RunInput``) to the spec or the implementation,
+    """Feed a classic_group run (``classic_group_json.RunInput``) to the spec or the implementation,
     event by event with its index, and collect every Output and the final view (a RunOutput).
 
     The implementation has no Kafka-exact mode for the classic group, so ``impl-kafka`` runs
     the implementation as it is.
     """
-    from groupspec.conformance.classic_json import RunOutput
+    from groupspec.conformance.classic_group_json import RunOutput
 
     outputs = []
     if target == "spec":
@@ -129,7 +129,7 @@ def drive_classic(target: str, run: Any) -> Any:
             state, output = spec.step(state, event, index)
             outputs.append(output)
         return RunOutput(tuple(outputs), spec.view(state))
-    from groupspec.impl.classic import ClassicCoordinator
+    from groupspec.impl.classic_group import ClassicCoordinator
 
     coordinator = ClassicCoordinator(run.config, start_ms=run.start_ms)
     for index, event in enumerate(run.events):
@@ -139,19 +139,19 @@ def drive_classic(target: str, run: Any) -> Any:
 
 def _classic_run(target: str) -> Handler:
     def run(doc: Any) -> dict[str, Any]:
-        from groupspec.conformance.classic_json import run_input_from_json, run_output_to_json
+        from groupspec.conformance.classic_group_json import run_input_from_json, run_output_to_json
 
         return run_output_to_json(drive_classic(target, run_input_from_json(doc)))
     return run
 
 
 def drive_share(target: str, run: Any) -> Any:
-    """Feed a share_partition run (``share_json.RunInput``) to the spec or the implementation,
-    event by event with its index; the Outputs and the final view (a ``share_json.RunOutput``).
+    """Feed a share_partition run (``share_partition_json.RunInput``) to the spec or the implementation,
+    event by event with its index; the Outputs and the final view (a ``share_partition_json.RunOutput``).
 
     The implementation follows Kafka's code, so ``impl-kafka`` runs it as it is.
     """
-    from groupspec.conformance.share_json import RunOutput
+    from groupspec.conformance.share_partition_json import RunOutput
 
     outputs = []
     if target == "spec":
@@ -162,7 +162,7 @@ def drive_share(target: str, run: Any) -> Any:
             state, output = spec.step(state, event, index)
             outputs.append(output)
         return RunOutput(tuple(outputs), spec.view(state))
-    from groupspec.impl.share import SharePartitionMachine
+    from groupspec.impl.share_partition import SharePartitionMachine
 
     machine = SharePartitionMachine(run.config, run.persisted, start_ms=run.start_ms,
                                     latest_offset=run.latest_offset)
@@ -173,7 +173,7 @@ def drive_share(target: str, run: Any) -> Any:
 
 def _share_run(target: str) -> Handler:
     def run(doc: Any) -> dict[str, Any]:
-        from groupspec.conformance.share_json import run_input_from_json, run_output_to_json
+        from groupspec.conformance.share_partition_json import run_input_from_json, run_output_to_json
 
         return run_output_to_json(drive_share(target, run_input_from_json(doc)))
     return run

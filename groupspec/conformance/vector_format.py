@@ -109,13 +109,13 @@ def _check_record_output(doc: Any) -> None:
 
 
 def _check_classic_input(doc: Any) -> None:
-    from groupspec.conformance.classic_json import run_input_from_json
+    from groupspec.conformance.classic_group_json import run_input_from_json
 
     run_input_from_json(doc, "input")
 
 
 def _check_classic_output(doc: Any) -> None:
-    from groupspec.conformance.classic_json import run_output_from_json
+    from groupspec.conformance.classic_group_json import run_output_from_json
 
     run_output_from_json(doc, "output")
 
@@ -127,13 +127,13 @@ def _classic_properties() -> tuple[str, ...]:
 
 
 def _check_share_input(doc: Any) -> None:
-    from groupspec.conformance.share_json import run_input_from_json
+    from groupspec.conformance.share_partition_json import run_input_from_json
 
     run_input_from_json(doc, "input")
 
 
 def _check_share_output(doc: Any) -> None:
-    from groupspec.conformance.share_json import run_output_from_json
+    from groupspec.conformance.share_partition_json import run_output_from_json
 
     run_output_from_json(doc, "output")
 

@@ -139,10 +139,10 @@ def resolve_target(name: str) -> AssignFn:
 
         return spec_assign
     if name in ("impl", "impl-kafka"):
-        from groupspec.impl.assignors import assign, simple  # noqa: F401  (fails early if absent)
+        from groupspec.impl.simple_assignor import assign, simple  # noqa: F401  (fails early if absent)
 
         if name == "impl-kafka":
-            from groupspec.impl.assignors import kafka_compat  # noqa: F401
+            from groupspec.impl.simple_assignor import kafka_compat  # noqa: F401
 
             return partial(assign, compat="kafka")
         return assign

@@ -4,8 +4,8 @@ Frozen data only. The spec, the implementation and the models import from here a
 else in common, so they share words but never logic.
 """
 
-from groupspec.types.assignor import AssignorInput, GroupAssignment, MemberSpec
 from groupspec.types.errors import Errors, GroupspecError, InputError, PartitionAssignorError
+from groupspec.types.simple_assignor import AssignorInput, GroupAssignment, MemberSpec
 
 __all__ = [
     "AssignorInput",

@@ -3,7 +3,7 @@
 A share partition (KIP-932, Kafka's ``SharePartition``) tracks the in-flight records of one
 (share group, topic partition): which member holds which offset, how often each was delivered,
 where the share-partition start offset (SPSO) is. The spec (``groupspec.spec.share_partition``)
-and the implementation (``groupspec.impl.share``) take the same events and answer the same
+and the implementation (``groupspec.impl.share_partition``) take the same events and answer the same
 values, so a test can drive both and compare.
 
 The log is an input: a :class:`Fetch` carries the log batches the broker read (first and last

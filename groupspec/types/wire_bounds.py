@@ -6,7 +6,7 @@ surrogate once it is written out as UTF-8. groupspec's events are Python values,
 stops a caller from handing a machine a 40,000-character group id, ``None`` for a member id or a
 clock of 2**70; left unchecked, such a value fails deep inside a step (an EncodeError when its
 record is written, an AttributeError) after part of the step has already happened. The machines'
-vocabularies (``groupspec.types.classic``, ``groupspec.types.share_group``) run these checks at
+vocabularies (``groupspec.types.classic_group``, ``groupspec.types.share_group``) run these checks at
 the edge, so that both layers refuse the same input with the same :class:`InputError`, naming
 the field by its path, before anything changes.
 """

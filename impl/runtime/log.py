@@ -53,7 +53,7 @@ from groupspec.impl.codec.segment import (
     segment_files,
 )
 from groupspec.types import InputError
-from groupspec.types.classic import LogEntry, TxnEnd, TxnRecord
+from groupspec.types.classic_group import LogEntry, TxnEnd, TxnRecord
 from groupspec.types.records import CoordinatorRecord
 
 

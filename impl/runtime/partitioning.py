@@ -8,7 +8,7 @@ stay negative (GroupCoordinatorService#partitionFor; classic_group.md §5.5). Se
 
 from __future__ import annotations
 
-from groupspec.impl.assignors.java_collections import string_hash as java_string_hash
+from groupspec.impl.simple_assignor.java_collections import string_hash as java_string_hash
 from groupspec.types import InputError
 
 __all__ = ["DEFAULT_PARTITIONS", "java_string_hash", "kafka_abs", "partition_for"]

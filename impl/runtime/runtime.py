@@ -34,7 +34,7 @@ from groupspec.impl.runtime.clock import ManualClock
 from groupspec.impl.runtime.log import PartitionLog, Truncation
 from groupspec.impl.runtime.timer import Fired, TimerQueue
 from groupspec.types import GroupspecError, InputError
-from groupspec.types.classic import Answer, LogEntry
+from groupspec.types.classic_group import Answer, LogEntry
 
 T = TypeVar("T")
 

@@ -15,7 +15,6 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from groupspec.impl.assignors import assign
 from groupspec.impl.runtime.runtime import ShardContext, WriteResult
 from groupspec.impl.share_group.group import (
     Assignment,
@@ -24,8 +23,9 @@ from groupspec.impl.share_group.group import (
     ShareGroupMember,
     StatePartitionMetadataInfo,
 )
+from groupspec.impl.simple_assignor import assign
 from groupspec.types import AssignorInput, MemberSpec
-from groupspec.types.classic import LogEntry
+from groupspec.types.classic_group import LogEntry
 from groupspec.types.errors import Errors
 from groupspec.types.records import (
     CoordinatorRecord,

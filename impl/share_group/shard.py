@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from groupspec.impl.runtime.runtime import ShardContext
 from groupspec.impl.share_group.manager import MetadataImage, ShareGroupManager
-from groupspec.types.classic import Answer, LogEntry
+from groupspec.types.classic_group import Answer, LogEntry
 from groupspec.types.records import CoordinatorRecord
 from groupspec.types.records.offsets_topic import (
     ShareGroupCurrentMemberAssignmentKey,

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from hypothesis import given
 
-from groupspec.impl.assignors import assign as dispatch
-from groupspec.impl.assignors.simple import assign as impl_assign
+from groupspec.impl.simple_assignor import assign as dispatch
+from groupspec.impl.simple_assignor.simple import assign as impl_assign
 from groupspec.spec.simple_assignor import assign as spec_assign
 from groupspec.spec.simple_assignor import check_properties
 from groupspec.types import AssignorInput, GroupAssignment

@@ -1,4 +1,4 @@
-"""The Kafka-compatible SimpleAssignor (impl/assignors/kafka_compat.py) and its Java emulation.
+"""The Kafka-compatible SimpleAssignor (impl/simple_assignor/kafka_compat.py) and its Java emulation.
 
 * Replays outputs observed from Kafka 4.2's own assignor classes (tests/data/...jsonl).
 * Unit tests of java_collections: hashes and HashMap/HashSet iteration orders, each checked
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from groupspec.conformance.cases.assignor_divergences import DIVERGENCES
-from groupspec.impl.assignors import assign as dispatch_assign
-from groupspec.impl.assignors import kafka_compat
-from groupspec.impl.assignors.java_collections import (
+from groupspec.impl.simple_assignor import assign as dispatch_assign
+from groupspec.impl.simple_assignor import kafka_compat
+from groupspec.impl.simple_assignor.java_collections import (
     JavaHashMap,
     JavaHashSet,
     TreeBinError,

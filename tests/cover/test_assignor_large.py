@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from groupspec.impl.assignors.simple import assign as impl_assign
+from groupspec.impl.simple_assignor.simple import assign as impl_assign
 from groupspec.spec.simple_assignor import assign as spec_assign
 from groupspec.spec.simple_assignor import check_properties
 from groupspec.types import AssignorInput, MemberSpec

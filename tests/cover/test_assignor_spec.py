@@ -19,8 +19,8 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from groupspec.generate import cases
-from groupspec.impl.assignors import assign as dispatch
-from groupspec.impl.assignors.kafka_compat import desired_counts_java, member_order
+from groupspec.impl.simple_assignor import assign as dispatch
+from groupspec.impl.simple_assignor.kafka_compat import desired_counts_java, member_order
 from groupspec.spec.simple_assignor import (
     PROPERTIES,
     Pool,

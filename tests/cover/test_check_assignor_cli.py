@@ -71,7 +71,7 @@ def test_kafka_mode_breaking_a_rule_kafka_keeps_still_fails(capsys, monkeypatch)
     """Only Kafka's known divergences are findings: a Kafka mode that drops a member (Kafka
     never does) must fail the run."""
     from groupspec.commands import check_assignor
-    from groupspec.impl.assignors import assign
+    from groupspec.impl.simple_assignor import assign
 
     def losing_a_member(group):
         result = dict(assign(group, compat="kafka"))

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from groupspec.cli import main
-from groupspec.impl.classic import ClassicCoordinator
+from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.runtime.partitioning import partition_for
 from groupspec.types import InputError
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     AdvanceClock,
     ClassicConfig,
     CommitPartition,
@@ -28,7 +28,7 @@ from groupspec.types.classic import (
     SyncGroup,
 )
 from groupspec.types.errors import Errors
-from tests.classic_targets import PROTOCOLS
+from tests.classic_group_targets import PROTOCOLS
 
 TOPICS = (CommitTopic("orders", (CommitPartition(0, 42),)),)
 

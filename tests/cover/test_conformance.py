@@ -168,10 +168,10 @@ def test_missing_program_fails_cleanly():
 
 
 def test_unavailable_impl_fails_cleanly(monkeypatch):
-    import groupspec.impl.assignors
+    import groupspec.impl.simple_assignor
 
-    monkeypatch.setitem(sys.modules, "groupspec.impl.assignors.simple", None)
-    monkeypatch.delattr(groupspec.impl.assignors, "simple", raising=False)
+    monkeypatch.setitem(sys.modules, "groupspec.impl.simple_assignor.simple", None)
+    monkeypatch.delattr(groupspec.impl.simple_assignor, "simple", raising=False)
     response = InProcessTarget("impl").call("x", "simple_assignor", "assign", SEEDS[0].input)
     assert response.broken is not None and "not available" in response.broken
     passed, reason, _ = runner.judge(SEEDS[0], response, "groupspec")

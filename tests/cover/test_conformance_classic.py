@@ -1,6 +1,6 @@
 """The classic_group conformance machine: its JSON form, its vectors, its judge.
 
-- classic_json is lossless: every value of every class of the classic vocabulary (and every
+- classic_group_json is lossless: every value of every class of the classic vocabulary (and every
   coordinator record) comes back equal from its JSON text, and bad documents are refused with
   the path of the bad field;
 - every classic_group vector passes against the spec, the implementation and the JSON-lines
@@ -24,13 +24,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groupspec.conformance import classic_json as cj
+from groupspec.conformance import classic_group_json as cj
 from groupspec.conformance import runner, targets
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.cases.classic_group import Answered, Case, Ends, Wrote, all_cases
 from groupspec.conformance.targets import InProcessTarget, Response
 from groupspec.types import InputError
-from groupspec.types import classic as c
+from groupspec.types import classic_group as c
 from groupspec.types.errors import Errors
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_types
 from groupspec.types.records.schema import FieldSpec, field_specs, message_spec
@@ -115,7 +115,7 @@ def _hinted(hint: Any) -> st.SearchStrategy[Any]:
 
 
 def values(cls: type) -> st.SearchStrategy[Any]:
-    """Any value of a class that classic_json renders."""
+    """Any value of a class that classic_group_json renders."""
     if cls is CoordinatorRecord:
         return coordinator_records()
     if cls.__module__ != c.__name__:

@@ -1,6 +1,6 @@
 """The share_partition conformance machine: its JSON form, its vectors, its judge.
 
-- share_json is lossless for every event, output and view, and refuses bad documents with the
+- share_partition_json is lossless for every event, output and view, and refuses bad documents with the
   path of the bad field;
 - every share_partition vector passes against the spec, the implementation and the JSON-lines
   adapter, and shows what its case says it shows;
@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from groupspec.conformance import runner, targets
-from groupspec.conformance import share_json as sj
+from groupspec.conformance import share_partition_json as sj
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.cases.share_partition import Acquired, Answered, Case, Ends, all_cases
 from groupspec.conformance.targets import Response

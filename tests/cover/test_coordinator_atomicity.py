@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from groupspec.impl.classic import ClassicCoordinator
+from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.share_group import ShareGroupCoordinator
 from groupspec.spec import classic_group as cspec
 from groupspec.spec import share_group as sspec
 from groupspec.types import GroupspecError, InputError
-from groupspec.types import classic as c
+from groupspec.types import classic_group as c
 from groupspec.types import share_group as s
 from groupspec.types.errors import Errors
 from groupspec.types.topic_id import kafka_string

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from groupspec.impl.classic.coordinator import ClassicCoordinator
+from groupspec.impl.classic_group.coordinator import ClassicCoordinator
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.codec.segment import SegmentWriter, read_log, segment_files, write_segment
 from groupspec.impl.runtime.log import LogCorruptionError, PartitionLog
 from groupspec.types import InputError
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     AdvanceClock,
     ClassicConfig,
     CommitPartition,
@@ -44,7 +44,7 @@ from groupspec.types.classic import (
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records import OFFSETS_TOPIC, CoordinatorRecord, OffsetCommitKey, OffsetCommitValue
-from tests.classic_targets import PROTOCOLS
+from tests.classic_group_targets import PROTOCOLS
 
 CONFIG = ClassicConfig(offsets_topic_partitions=3)
 
@@ -52,8 +52,8 @@ CONFIG = ClassicConfig(offsets_topic_partitions=3)
 CHILD = r"""
 import sys
 from pathlib import Path
-from groupspec.impl.classic.coordinator import ClassicCoordinator
-from groupspec.types.classic import ClassicConfig, CommitPartition, CommitTopic, OffsetCommit
+from groupspec.impl.classic_group.coordinator import ClassicCoordinator
+from groupspec.types.classic_group import ClassicConfig, CommitPartition, CommitTopic, OffsetCommit
 from groupspec.types.errors import Errors
 
 log_dir, start = Path(sys.argv[1]), int(sys.argv[2])

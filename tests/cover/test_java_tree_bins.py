@@ -25,9 +25,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groupspec.impl.assignors import java_collections as jc
-from groupspec.impl.assignors import kafka_compat
-from groupspec.impl.assignors.java_collections import (
+from groupspec.impl.simple_assignor import java_collections as jc
+from groupspec.impl.simple_assignor import kafka_compat
+from groupspec.impl.simple_assignor.java_collections import (
     JavaHashMap,
     JavaHashSet,
     TreeBinError,

@@ -23,7 +23,7 @@ from groupspec.impl.runtime.runtime import (
     WriteResult,
 )
 from groupspec.types import InputError
-from groupspec.types.classic import Answer, LogEntry, TxnEnd, TxnRecord
+from groupspec.types.classic_group import Answer, LogEntry, TxnEnd, TxnRecord
 from groupspec.types.records import (
     OFFSETS_TOPIC,
     CoordinatorRecord,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groupspec.impl.share import SharePartitionMachine
+from groupspec.impl.share_partition import SharePartitionMachine
 from groupspec.spec import share_partition as spec
 from groupspec.types import InputError
 from groupspec.types.errors import Errors
@@ -29,7 +29,7 @@ from groupspec.types.share_partition import (
     SharePartitionConfig,
     SharePartitionEvent,
 )
-from tests.share_targets import LAYERS, M1, TEST_CONFIG, Partition
+from tests.share_partition_targets import LAYERS, M1, TEST_CONFIG, Partition
 
 BAD_EVENTS: list[tuple[Any, str]] = [
     (ResetShareState(-7), "event.start_offset"),

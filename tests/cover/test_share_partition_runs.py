@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from groupspec.impl.share import SharePartitionMachine
-from groupspec.impl.share.persister import apply_write
+from groupspec.impl.share_partition import SharePartitionMachine
+from groupspec.impl.share_partition.persister import apply_write
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
     AckBatch,
@@ -27,7 +27,7 @@ from groupspec.types.share_partition import (
     StateWrite,
     record_runs,
 )
-from tests.share_targets import ACK, ACQ, ARCH, AV, LAYERS, M1, Partition
+from tests.share_partition_targets import ACK, ACQ, ARCH, AV, LAYERS, M1, Partition
 
 ACCEPT, RELEASE, REJECT, RENEW = 1, 2, 3, 4
 

@@ -7,7 +7,7 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groupspec.impl.share.persister import InMemoryPersister, apply_write, combine
+from groupspec.impl.share_partition.persister import InMemoryPersister, apply_write, combine
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import PersistedState, PersisterBatch, RecordState, StateWrite
 

@@ -114,7 +114,7 @@ def test_package_zip_carries_the_layers_behind_their_symlinks(tmp_path):
 
     names = set(zipfile.ZipFile(package_zip(tmp_path)).namelist())
     for needed in ("groupspec/__init__.py", "groupspec/pipeline/sweep.py",
-                   "groupspec/spec/simple_assignor.py", "groupspec/impl/assignors/__init__.py"):
+                   "groupspec/spec/simple_assignor.py", "groupspec/impl/simple_assignor/__init__.py"):
         assert needed in names
     assert not any("__pycache__" in n for n in names)
 
@@ -219,7 +219,7 @@ def test_run_case_marks_kafkas_known_divergences_as_expected():
     assert row["moves"] < row["min_moves"]
     assert row["counterexample"] and row["expected"]
     # The same answer under another label is a plain counterexample.
-    from groupspec.impl.assignors import assign
+    from groupspec.impl.simple_assignor import assign
 
     plain = run_case(0, 29, target="other", assign_fn=lambda g: assign(g, compat="kafka"),
                      **SMALL)

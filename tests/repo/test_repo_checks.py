@@ -158,3 +158,39 @@ def test_state_diagrams_are_drawn_from_the_tables():
         *diagrams.CLASSIC_GROUP.arrows, diagrams.Arrow("Stable", "Empty")))
     assert diagrams.drift(more) == ["classic_group: the diagram draws Stable -> Empty, the table does "
                                     "not allow it"]
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = heading.strip().lower().replace("`", "")
+    return re.sub(r"\s", "-", re.sub(r"[^\w\- ]", "", text))
+
+
+def test_every_docs_link_and_docs_path_resolves():
+    """Markdown links between the docs land on a file and, with a #fragment, on a heading; and
+    every ``docs/...md`` that any file names exists (pages move; their names must follow)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    broken = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, fragment = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.is_file():
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no file)")
+                continue
+            if fragment and dest.suffix == ".md":
+                headings = re.findall(r"^#+ (.+)$", dest.read_text(encoding="utf-8"), re.M)
+                if fragment not in {_slug(h) for h in headings}:
+                    broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    named = set()
+    for top in ("docs", "groupspec", "impl", "spec", "models", "bench", "tests"):
+        for path in (ROOT / top).rglob("*"):
+            if path.suffix in (".py", ".md") and not any(p.is_symlink() for p in (path, *path.parents)):
+                named.update(re.findall(r"\bdocs/[a-z0-9_/-]+\.md\b", path.read_text(encoding="utf-8")))
+    named.update(re.findall(r"\bdocs/[a-z0-9_/-]+\.md\b", (ROOT / "README.md").read_text(encoding="utf-8")))
+    broken += sorted(f"{name} is named but does not exist" for name in named if not (ROOT / name).is_file())
+    assert len(named) > 10
+    assert broken == []

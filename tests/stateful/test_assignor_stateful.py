@@ -24,7 +24,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from groupspec.impl.assignors.simple import assign as impl_assign
+from groupspec.impl.simple_assignor.simple import assign as impl_assign
 from groupspec.spec.simple_assignor import assign as spec_assign
 from groupspec.spec.simple_assignor import check_properties, pools
 from groupspec.types import AssignorInput, GroupAssignment, MemberSpec

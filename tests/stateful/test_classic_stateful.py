@@ -28,10 +28,10 @@ from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from groupspec.impl.classic import ClassicCoordinator
+from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.spec import classic_group as spec
 from groupspec.types import InputError
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     AdvanceClock,
     Answer,
     BeginLoad,

@@ -21,7 +21,7 @@ from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from groupspec.impl.share import SharePartitionMachine
+from groupspec.impl.share_partition import SharePartitionMachine
 from groupspec.spec import share_partition as spec
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (

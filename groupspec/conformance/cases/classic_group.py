@@ -24,7 +24,7 @@ import struct
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     AdvanceClock,
     BeginLoad,
     ClassicConfig,
@@ -1124,8 +1124,8 @@ def all_cases() -> list[Case]:
 
 
 def vector_input(case: Case) -> dict[str, object]:
-    """The case's input document (classic_json's run input), every field written out."""
-    from groupspec.conformance.classic_json import RunInput, run_input_to_json
+    """The case's input document (classic_group_json's run input), every field written out."""
+    from groupspec.conformance.classic_group_json import RunInput, run_input_to_json
 
     return run_input_to_json(RunInput(case.config, case.start_ms, case.events))
 

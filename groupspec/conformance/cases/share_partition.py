@@ -532,7 +532,7 @@ def all_cases() -> list[Case]:
 
 
 def vector_input(case: Case) -> dict[str, object]:
-    from groupspec.conformance.share_json import RunInput, run_input_to_json
+    from groupspec.conformance.share_partition_json import RunInput, run_input_to_json
 
     return run_input_to_json(RunInput(case.config, case.persisted, 0, case.latest_offset, case.events))
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from groupspec.impl.runtime.clock import ManualClock
 from groupspec.impl.runtime.timer import TimerQueue
-from groupspec.impl.share.in_flight import LockTimer
-from groupspec.impl.share.partition import SharePartition, SharePartitionState
-from groupspec.impl.share.persister import FaultInjectingPersister, InMemoryPersister
+from groupspec.impl.share_partition.in_flight import LockTimer
+from groupspec.impl.share_partition.partition import SharePartition, SharePartitionState
+from groupspec.impl.share_partition.persister import FaultInjectingPersister, InMemoryPersister
 from groupspec.types import InputError
 from groupspec.types.share_partition import (
     Acknowledge,

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from groupspec.impl.runtime.clock import ManualClock
 from groupspec.impl.runtime.timer import Fired, TimerQueue
-from groupspec.impl.share.in_flight import (
+from groupspec.impl.share_partition.in_flight import (
     ACKNOWLEDGED,
     ACQUIRED,
     ARCHIVED,
@@ -28,7 +28,7 @@ from groupspec.impl.share.in_flight import (
     LockTimer,
     Run,
 )
-from groupspec.impl.share.persister import Persister
+from groupspec.impl.share_partition.persister import Persister
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
     EMPTY_MEMBER_ID,

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from groupspec.impl.classic.group import (
+from groupspec.impl.classic_group.group import (
     COMPLETING_REBALANCE,
     CONSUMER_PROTOCOL_TYPE,
     EMPTY,
     STABLE,
     ClassicGroup,
 )
-from groupspec.impl.classic.group_metadata import GroupMetadataManager
+from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
 from groupspec.impl.runtime.runtime import WriteResult
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     NO_GENERATION,
     UNKNOWN_MEMBER_ID,
     Answer,

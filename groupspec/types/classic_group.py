@@ -2,7 +2,7 @@
 
 Field names follow Kafka's request and response schemas (JoinGroupRequest.json and friends) in
 snake_case; only what the group coordinator reads or answers is kept. The spec
-(``groupspec.spec.classic_group``) and the implementation (``groupspec.impl.classic``) take the
+(``groupspec.spec.classic_group``) and the implementation (``groupspec.impl.classic_group``) take the
 same :data:`ClassicEvent` values and answer the same response values, so a test, a conformance
 vector or an outside adapter can drive both and compare field by field.
 

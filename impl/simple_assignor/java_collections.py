@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Kafka's SimpleAssignor never sorts anything: who is visited first is decided by the iteration
-order of HashMaps and HashSets. To reproduce its output bit for bit (impl/assignors/kafka_compat)
+order of HashMaps and HashSets. To reproduce its output bit for bit (impl/simple_assignor/kafka_compat)
 this module emulates exactly the parts of OpenJDK 17's ``java.util.HashMap`` that decide that
 order, and nothing else:
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from groupspec.impl.classic.group_metadata import GroupMetadataManager
-from groupspec.impl.classic.offsets import OffsetAndMetadata
-from groupspec.impl.classic.shard import GroupCoordinatorShard
+from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
+from groupspec.impl.classic_group.offsets import OffsetAndMetadata
+from groupspec.impl.classic_group.shard import GroupCoordinatorShard
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.runtime.clock import ManualClock
 from groupspec.impl.runtime.partitioning import partition_for
@@ -28,7 +28,7 @@ from groupspec.impl.runtime.runtime import (
     WriteResult,
 )
 from groupspec.types import InputError, wire_bounds
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     AdvanceClock,
     Answer,
     BeginLoad,

@@ -5,9 +5,9 @@ and clock from events (the spec's vocabulary). docs/reference/share-partition-ka
 fact sheet both follow.
 """
 
-from groupspec.impl.share.machine import SharePartitionMachine
-from groupspec.impl.share.partition import SharePartition
-from groupspec.impl.share.persister import FaultInjectingPersister, InMemoryPersister, Persister
+from groupspec.impl.share_partition.machine import SharePartitionMachine
+from groupspec.impl.share_partition.partition import SharePartition
+from groupspec.impl.share_partition.persister import FaultInjectingPersister, InMemoryPersister, Persister
 
 __all__ = [
     "FaultInjectingPersister",

@@ -6,9 +6,9 @@ number them, and keep every answer by request index, so a scenario reads the sam
 
 from __future__ import annotations
 
-from groupspec.impl.classic import ClassicCoordinator
+from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.spec import classic_group as spec
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     AdvanceClock,
     ClassicConfig,
     ClassicEvent,

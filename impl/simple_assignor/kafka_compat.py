@@ -63,7 +63,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from groupspec.impl.assignors.java_collections import (
+from groupspec.impl.simple_assignor.java_collections import (
     JavaHashMap,
     JavaHashSet,
     helper_capacity,

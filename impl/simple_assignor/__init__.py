@@ -18,11 +18,11 @@ COMPAT_MODES: tuple[Compat, ...] = ("groupspec", "kafka")
 def assign(group: AssignorInput, *, compat: Compat = "groupspec") -> GroupAssignment:
     """Every member's target assignment; the module docstring explains ``compat``."""
     if compat == "groupspec":
-        from groupspec.impl.assignors import simple
+        from groupspec.impl.simple_assignor import simple
 
         return simple.assign(group)
     if compat == "kafka":
-        from groupspec.impl.assignors import kafka_compat
+        from groupspec.impl.simple_assignor import kafka_compat
 
         return kafka_compat.assign(group)
     raise ValueError(f"compat: unknown mode {compat!r}; expected one of {COMPAT_MODES}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groupspec.impl.share import SharePartitionMachine
+from groupspec.impl.share_partition import SharePartitionMachine
 from groupspec.spec import share_partition as spec
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (

@@ -4,7 +4,7 @@ Why a form of its own: a conformance vector of the ``classic_group`` machine car
 answers, log entries and the final view, and an outside program (any language) must read and
 write them. Both the spec and the implementation must be checkable through it, and the spec has
 no binary codec, so the form is derived from the type declarations alone: the annotations of
-:mod:`groupspec.types.classic` and the field schemas of the record classes
+:mod:`groupspec.types.classic_group` and the field schemas of the record classes
 (:mod:`groupspec.types.records.schema`). No byte encoder is involved.
 
 The rules (docs/conformance.md, "Machine classic_group", states them for adapter writers):
@@ -36,7 +36,7 @@ from typing import Any
 from groupspec.conformance.dataclass_json import body
 from groupspec.conformance.dataclass_json import join as _join
 from groupspec.conformance.dataclass_json import kind as _kind
-from groupspec.types import classic
+from groupspec.types import classic_group
 from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_types
 from groupspec.types.records.schema import FieldSpec, field_specs
@@ -56,8 +56,9 @@ _INT_RANGES: Mapping[str, tuple[int, int]] = {
 
 def _classic_classes() -> dict[str, type]:
     return {
-        name: obj for name, obj in vars(classic).items()
-        if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == classic.__name__
+        name: obj for name, obj in vars(classic_group).items()
+        if isinstance(obj, type) and dataclasses.is_dataclass(obj)
+        and obj.__module__ == classic_group.__name__
     }
 
 
@@ -101,7 +102,7 @@ def _hints(cls: type) -> dict[str, Any]:
     """The resolved annotations of a classic dataclass (cached: resolution is not cheap)."""
     found = _HINTS.get(cls)
     if found is None:
-        found = typing.get_type_hints(cls, vars(classic))
+        found = typing.get_type_hints(cls, vars(classic_group))
         _HINTS[cls] = found
     return found
 
@@ -149,7 +150,7 @@ def _object_to_json(obj: object) -> dict[str, Any]:
 
 def _is_struct(cls: type) -> bool:
     """A record's nested struct class (its fields carry wire specs, the class no message spec)."""
-    if not dataclasses.is_dataclass(cls) or cls.__module__ == classic.__name__:
+    if not dataclasses.is_dataclass(cls) or cls.__module__ == classic_group.__name__:
         return False
     return all(isinstance(f.metadata.get("kafka"), FieldSpec) for f in dataclasses.fields(cls))
 
@@ -452,24 +453,24 @@ def _uuid(value: Any, path: str) -> uuid.UUID:
 # ---------------------------------------------------------------------------------------------
 
 #: The classes an event of a run may be (requests, clock advances, restarts).
-EVENT_CLASSES: tuple[type, ...] = typing.get_args(classic.ClassicEvent)
+EVENT_CLASSES: tuple[type, ...] = typing.get_args(classic_group.ClassicEvent)
 
 
 @dataclasses.dataclass(frozen=True)
 class RunInput:
     """A vector's input: the coordinator's config, its clock at start, and the events in order."""
 
-    config: classic.ClassicConfig
+    config: classic_group.ClassicConfig
     start_ms: int
-    events: tuple[classic.ClassicEvent, ...]
+    events: tuple[classic_group.ClassicEvent, ...]
 
 
 @dataclasses.dataclass(frozen=True)
 class RunOutput:
     """What a run produced: one Output per event (in event order) and the view after the last."""
 
-    outputs: tuple[classic.Output, ...]
-    view: classic.CoordinatorView
+    outputs: tuple[classic_group.Output, ...]
+    view: classic_group.CoordinatorView
 
 
 def run_input_to_json(run: RunInput) -> dict[str, Any]:
@@ -479,9 +480,9 @@ def run_input_to_json(run: RunInput) -> dict[str, Any]:
 
 def run_input_from_json(doc: Any, path: str = "input") -> RunInput:
     top = body(doc, path, ("config", "start_ms", "events"), required=("events",))
-    config = classic.ClassicConfig()
+    config = classic_group.ClassicConfig()
     if "config" in top:
-        config = from_json_as(classic.ClassicConfig, top["config"], _join(path, "config"))
+        config = from_json_as(classic_group.ClassicConfig, top["config"], _join(path, "config"))
     start = _integer(top.get("start_ms", 0), _join(path, "start_ms"))
     if start < 0:
         raise InputError(_join(path, "start_ms"), f"a clock reading is never negative, got {start}")
@@ -495,7 +496,7 @@ def run_output_to_json(run: RunOutput) -> dict[str, Any]:
 
 def run_output_from_json(doc: Any, path: str = "output") -> RunOutput:
     top = body(doc, path, ("outputs", "view"), required=("outputs", "view"))
-    outputs = _array_decoder(lambda v, p: from_json_as(classic.Output, v, p))(
+    outputs = _array_decoder(lambda v, p: from_json_as(classic_group.Output, v, p))(
         top["outputs"], _join(path, "outputs"))
-    view = from_json_as(classic.CoordinatorView, top["view"], _join(path, "view"))
+    view = from_json_as(classic_group.CoordinatorView, top["view"], _join(path, "view"))
     return RunOutput(outputs, view)

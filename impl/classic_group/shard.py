@@ -7,11 +7,11 @@ runs the periodic offset expiration job (``expire-group-metadata``) on its own t
 
 from __future__ import annotations
 
-from groupspec.impl.classic.group import EMPTY
-from groupspec.impl.classic.group_metadata import GroupMetadataManager
-from groupspec.impl.classic.offsets import OffsetMetadataManager
+from groupspec.impl.classic_group.group import EMPTY
+from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
+from groupspec.impl.classic_group.offsets import OffsetMetadataManager
 from groupspec.impl.runtime.runtime import ShardContext, WriteResult
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     Answer,
     ClassicConfig,
     GroupResult,

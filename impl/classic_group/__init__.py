@@ -5,6 +5,6 @@
 a shard loads by replaying its log. docs/classic-group.md describes the machine.
 """
 
-from groupspec.impl.classic.coordinator import ClassicCoordinator
+from groupspec.impl.classic_group.coordinator import ClassicCoordinator
 
 __all__ = ["ClassicCoordinator"]

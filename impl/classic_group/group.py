@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     COMPLETING_REBALANCE,
     DEAD,
     EMPTY,

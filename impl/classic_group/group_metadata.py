@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from groupspec.impl.classic.group import (
+from groupspec.impl.classic_group.group import (
     COMPLETING_REBALANCE,
     CONSUMER_PROTOCOL_TYPE,
     DEAD,
@@ -27,7 +27,7 @@ from groupspec.impl.classic.group import (
 from groupspec.impl.codec.consumer_protocol import decode_subscription
 from groupspec.impl.codec.errors import CodecError
 from groupspec.impl.runtime.runtime import ShardContext, WriteResult
-from groupspec.types.classic import (
+from groupspec.types.classic_group import (
     NEW_MEMBER_JOIN_TIMEOUT_MS,
     UNKNOWN_MEMBER_ID,
     Answer,
