@@ -1,6 +1,6 @@
 """groupspec: an executable specification and reference implementation of Kafka's group protocols.
 
-The library surface, for the share-group SimpleAssignor (docs/assignor.md)::
+The library surface, for the share-group SimpleAssignor (docs/machines/simple_assignor.md)::
 
     from groupspec import AssignorInput, MemberSpec, assign, spec_assign, check_properties
 

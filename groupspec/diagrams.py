@@ -94,7 +94,7 @@ _IN_GROUP = ("JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE")
 
 SHARE_CONSUMER = Diagram(
     name="share_consumer",
-    page="docs/share-group.md",
+    page="docs/machines/share_consumer.md",
     predecessors={after.value: _names(befores) for after, befores in PREDECESSORS.items()},
     groups={"InGroup": _IN_GROUP},
     arrows=(
@@ -130,7 +130,7 @@ SHARE_CONSUMER = Diagram(
 
 CLASSIC_GROUP = Diagram(
     name="classic_group",
-    page="docs/classic-group.md",
+    page="docs/machines/classic_group.md",
     predecessors=classic_group.GROUP_PREDECESSORS,
     undrawn=frozenset({classic_group.DEAD}),
     arrows=(

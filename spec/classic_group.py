@@ -6,7 +6,7 @@ Kafka 4.x's group coordinator runs classic groups (JoinGroup, SyncGroup, Heartbe
 OffsetCommit and the admin requests) in ``GroupMetadataManager``, ``ClassicGroup`` and
 ``OffsetMetadataManager`` (group-coordinator module). This module says what those classes do in
 plain code, small enough to read in one sitting. The project's fact sheet on the classic group
-(``classic_group.md``) gives each rule's upstream source; docs/classic-group.md has the diagram.
+(``classic_group.md``) gives each rule's upstream source; docs/machines/classic_group.md has the diagram.
 
 * **State** is every group (members in the order they were added, parked requests, pending
   members, offsets and pending transactional offsets), every armed timer, the clock, and the

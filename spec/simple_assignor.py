@@ -234,7 +234,7 @@ def check_properties(group: AssignorInput, result: GroupAssignment) -> dict[str,
     hash orders in Kafka), so the property counts instead of naming them. No other property
     implies it: an assignor that ignores previous targets can pass all the rest. In the tricky
     case a full assignment (every partition at s holders) can fail it: the assignor prefers
-    keeping previous holders to reaching the sharing. docs/assignor.md says when Kafka's own
+    keeping previous holders to reaching the sharing. docs/machines/simple_assignor.md says when Kafka's own
     answers satisfy it.
     """
     ids = group.member_ids()

@@ -4,7 +4,7 @@ Why a tool of our own: Kafka's `kafka-dump-log --offsets-decoder` needs a Kafka 
 breaks on record versions it does not know; third-party decoders broke when 4.1 started writing
 OffsetCommitValue v4. This one is the project's codec, so whatever groupspec can replay it can
 print, and a bad record is kept (quarantined with its bytes and the reason) instead of ending the
-run. See docs/records.md for the output fields, the batch view and the counting in the summary.
+run. See docs/machines/records.md for the output fields, the batch view and the counting in the summary.
 
 Exit status: 0 everything decoded (a torn tail at a segment's end is a warning, as in Kafka);
 1 something was quarantined (a record, a bad batch, bytes that cannot be framed); 2 bad usage

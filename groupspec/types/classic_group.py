@@ -528,7 +528,7 @@ class GroupView:
     leader_id: str | None
     #: When the group last changed state (None after a load from a record without it).
     state_timestamp_ms: int | None
-    #: In the group's member order: the order members were added (see docs/classic-group.md).
+    #: In the group's member order: the order members were added (see docs/machines/classic_group.md).
     members: tuple[MemberView, ...]
     #: Ids issued with MEMBER_ID_REQUIRED that have not joined yet, sorted.
     pending_members: tuple[str, ...]

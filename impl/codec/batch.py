@@ -9,7 +9,7 @@ after this field), 4 format-specific bytes, then ``magic int8``. In v2 those 4 b
 ``offset int64, size int32, crc int32, magic int8, attributes int8 [, timestamp int64], key, value``)
 they are the message's CRC-32. So a reader can frame any format by its length and must look at
 the magic before reading anything else (Kafka's ``FileLogInputStream`` does the same). The v2
-header is 61 bytes; docs/records.md draws it, and ``_HEADER`` below spells it.
+header is 61 bytes; docs/machines/records.md draws it, and ``_HEADER`` below spells it.
 
 The CRC32C covers the attributes through the end of the batch. It does **not** cover the base
 offset, the batch length, the partition leader epoch, the magic byte or the CRC itself (brokers

@@ -1,4 +1,4 @@
-"""The share consumer's group membership, Kafka-shaped (docs/share-group.md, "The client")."""
+"""The share consumer's group membership, Kafka-shaped (docs/machines/share_group.md, "The client")."""
 
 from groupspec.impl.share_consumer.consumer import ShareConsumerMembership
 

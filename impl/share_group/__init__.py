@@ -1,4 +1,4 @@
-"""The share group coordinator, Kafka-shaped, on the coordinator runtime (docs/share-group.md)."""
+"""The share group coordinator, Kafka-shaped, on the coordinator runtime (docs/machines/share_group.md)."""
 
 from groupspec.impl.share_group.service import ShareGroupCoordinator
 

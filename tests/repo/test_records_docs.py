@@ -1,4 +1,4 @@
-"""docs/records.md's table of record types is the registry's, row for row."""
+"""docs/machines/records.md's table of record types is the registry's, row for row."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, record_types
 from groupspec.types.records.schema import message_spec
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "records.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "machines" / "records.md"
 
 
 def _doc_rows() -> set[tuple[str, int, str, str, str]]:

@@ -120,7 +120,7 @@ def decode_answer(doc: Any) -> dict[str, Any]:
     value = None if doc["value"] is None else bytes.fromhex(doc["value"])
     rec = decode_record(doc["topic"], key, value)
     rtype = record_type_of(type(rec.key))
-    # Kafka's JSON form: the fields of the version the bytes were written at (docs/records.md).
+    # Kafka's JSON form: the fields of the version the bytes were written at (docs/machines/records.md).
     return {"type": rtype.name, "typeId": rtype.type_id, "key": to_json(rec.key, KEY_VERSION),
             "valueVersion": rec.value_version,
             "value": None if rec.value is None else to_json(rec.value, rec.value_version)}

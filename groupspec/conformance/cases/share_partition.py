@@ -10,7 +10,7 @@ about, which tests/cover/test_conformance_share.py holds the spec's output to.
 Sources are Kafka's SharePartitionTest examples (E numbers) and examples derived from trunk's
 code (D numbers), as catalogued in docs/reference/share-partition-kafka.md, §17 and §18; the
 places where Kafka's code breaks its own rule (docs/divergences.md, followed by both layers);
-and the worked example of docs/share-partition.md.
+and the worked example of docs/machines/share_partition.md.
 """
 
 from __future__ import annotations
@@ -188,11 +188,12 @@ def _worked_example() -> Case:
     s.advance(30_000)
     s.ends(9, 9, 9)
     return s.case("worked_example",
-                  "The worked example of docs/share-partition.md: a partial acknowledgement splits the "
+                  "The worked example of docs/machines/share_partition.md: a partial acknowledgement "
+                  "splits the "
                   "batch, locks expire, per-offset types, the last delivery goes alone, a failed write "
                   "puts the record back, RENEW of a record nobody holds is refused, and the last "
                   "expiry at the delivery limit archives.",
-                  _hand_made("docs/share-partition.md, A worked example"))
+                  _hand_made("docs/machines/share_partition.md, A worked example"))
 
 
 def _initialize() -> Case:
