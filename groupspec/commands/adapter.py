@@ -12,13 +12,14 @@ the machines and handlers its target implements, so the runner never sends the o
 request for one anyway (a runner without the handshake) is answered ``unsupported``.
 
 Requests go through the same table the in-process targets use
-(``groupspec.conformance.targets.HANDLERS``), so ``groupspec conformance --target
-'cmd:groupspec adapter --target spec'`` must agree with ``--target spec``. A bad line gets an
-error answer naming what is wrong (kind ``bad_request``), never a crash: that includes bytes
-that are not UTF-8, nesting deeper than 64, integers of more than 20 digits, lone surrogates and
-a line over 64 MiB (read to its end and dropped, so the next line is answered); blank lines are
-skipped. Topic ids are read in Kafka's 22-character form or as UUIDs, and an answer spells each
-id the way its request did. The adapter ends at the end of its input.
+(``groupspec.conformance.targets.handlers()``, derived from ``groupspec.machines``), so
+``groupspec conformance --target 'cmd:groupspec adapter --target spec'`` must agree with
+``--target spec``. A bad line gets an error answer naming what is wrong (kind
+``bad_request``), never a crash: that includes bytes that are not UTF-8, nesting deeper than
+64, integers of more than 20 digits, lone surrogates and a line over 64 MiB (read to its end
+and dropped, so the next line is answered); blank lines are skipped. Topic ids are read in
+Kafka's 22-character form or as UUIDs, and an answer spells each id the way its request did.
+The adapter ends at the end of its input.
 
 Every machine is served: ``simple_assignor/assign``, ``records/decode_record`` (impl and
 impl-kafka; the spec has no codec, so ``--target spec`` answers it unsupported) and

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from groupspec import machines
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.cases.simple_assignor import HANDLER, MACHINE, Case
 from groupspec.types import AssignorInput, GroupAssignment, PartitionAssignorError
@@ -94,27 +95,18 @@ def vector_doc(case: Case) -> dict[str, Any]:
     return doc
 
 
-def _all_vector_docs() -> Iterator[dict[str, Any]]:
-    """Every machine's vectors, machine by machine; a new machine adds its generator here."""
+def assignor_vector_docs() -> Iterator[dict[str, Any]]:
+    """The SimpleAssignor's vectors: every catalogued case, expectations from the spec."""
     from groupspec.conformance.cases.simple_assignor import all_cases
 
     for case in all_cases(_kafka_assign):
         yield vector_doc(case)
-    from groupspec.conformance.cases.records import record_vector_docs
 
-    yield from record_vector_docs()
-    from groupspec.conformance.cases.classic_group import classic_vector_docs
 
-    yield from classic_vector_docs()
-    from groupspec.conformance.cases.share_partition import share_vector_docs
-
-    yield from share_vector_docs()
-    from groupspec.conformance.cases.share_group import share_group_vector_docs
-
-    yield from share_group_vector_docs()
-    from groupspec.conformance.cases.share_consumer import share_consumer_vector_docs
-
-    yield from share_consumer_vector_docs()
+def _all_vector_docs() -> Iterator[dict[str, Any]]:
+    """Every machine's vectors, in registry order (each entry names its generator)."""
+    for machine in machines.MACHINES:
+        yield from machines.load(machine.vectors)()
 
 
 def generate() -> dict[str, str]:

@@ -17,7 +17,8 @@ The judgement rules (docs/conformance.md, "Pass and fail"), per vector and flavo
   its handshake leaves the machine out): the vector is neither passed nor failed but counted
   and listed apart, so a partial implementation needs no ``--filter``.
 
-Each machine registers how to compare and check its outputs in :data:`JUDGES`. A property check
+Each machine's registry entry (:mod:`groupspec.machines`) names its :class:`Judge`: how its
+outputs are compared and its properties checked. A property check
 returns, per broken property, lines naming where it breaks (which member, partition or request),
 so a failure says more than the property's name.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from groupspec import machines
 from groupspec.conformance.targets import Response, Target
 from groupspec.conformance.vector_format import Vector
 from groupspec.types import AssignorInput, GroupAssignment, InputError
@@ -571,14 +573,14 @@ def _violated_share_consumer(doc: Any, output: Any,
     return _kept(properties, {"one_in_flight": found})
 
 
-JUDGES: dict[str, Judge] = {
-    "simple_assignor": Judge(_compare_assignments, _violated_assignor),
-    "records": Judge(_compare_json, _no_properties),
-    "classic_group": Judge(_compare_classic, _violated_classic, unit="difference(s)"),
-    "share_partition": Judge(_compare_share, _violated_share, unit="difference(s)"),
-    "share_group": Judge(_compare_share_group, _violated_share_group, unit="difference(s)"),
-    "share_consumer": Judge(_compare_share_consumer, _violated_share_consumer, unit="difference(s)"),
-}
+# Each machine's judge, named in its registry entry (groupspec.machines).
+NO_PROPERTIES: tuple[str, ...] = ()
+ASSIGNOR_JUDGE = Judge(_compare_assignments, _violated_assignor)
+RECORDS_JUDGE = Judge(_compare_json, _no_properties)
+CLASSIC_JUDGE = Judge(_compare_classic, _violated_classic, unit="difference(s)")
+SHARE_JUDGE = Judge(_compare_share, _violated_share, unit="difference(s)")
+SHARE_GROUP_JUDGE = Judge(_compare_share_group, _violated_share_group, unit="difference(s)")
+SHARE_CONSUMER_JUDGE = Judge(_compare_share_consumer, _violated_share_consumer, unit="difference(s)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -599,7 +601,7 @@ def _clip(lines: list[str]) -> tuple[str, ...]:
 def judge(vector: Vector, response: Response, flavour: str) -> tuple[bool, str, tuple[str, ...]]:
     """(passed, reason, diff) for one answer, by the rules in the module docstring. An
     unsupported answer is neither: :func:`run` sets it apart before judging."""
-    jd = JUDGES[vector.machine]
+    jd: Judge = machines.load(machines.get(vector.machine).judge)
     if response.broken is not None:
         return False, response.broken, ()
     reference: Mapping[str, Any] | None = vector.expected

@@ -10,10 +10,11 @@ answer: the target crashed, hung, or printed something that is not the protocol.
 runner decides pass or fail; targets just answer.
 
 * In-process targets (``impl``, ``impl-kafka``, ``spec``) call Python functions found in
-  :data:`HANDLERS`, a table ``(machine, handler) -> {target name: function}``. A later machine
-  adds a row; a target missing from a row answers unsupported with the reason in
-  :data:`NOT_IMPLEMENTED`. ``groupspec adapter`` serves the same table over the JSON-lines
-  protocol, so the in-process and out-of-process paths cannot drift apart.
+  :func:`handlers`, a table ``(machine, handler) -> {target name: function}`` derived from the
+  machine registry (:mod:`groupspec.machines`: each machine's driver and the targets it
+  serves); a target a machine leaves out answers unsupported with the entry's reason.
+  ``groupspec adapter`` serves the same table over the JSON-lines protocol, so the in-process
+  and out-of-process paths cannot drift apart.
 * ``cmd:<program>`` starts the program (split like a shell would, but run without one) and
   speaks JSON lines on its stdin/stdout (docs/conformance.md). The first line the first process
   gets is the handshake; a program that does not take part is taken to implement everything,
@@ -31,6 +32,7 @@ runner decides pass or fail; targets just answer.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import selectors
@@ -42,10 +44,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from groupspec import bounded_json
+from groupspec import bounded_json, machines
 from groupspec.types import InputError, PartitionAssignorError
 
-IN_PROCESS = ("impl", "impl-kafka", "spec")
+IN_PROCESS = machines.IN_PROCESS
 #: The expectation each in-process target is held to by default.
 DEFAULT_FLAVOUR = {"impl": "groupspec", "impl-kafka": "kafka", "spec": "groupspec"}
 FLAVOURS = ("groupspec", "kafka")
@@ -241,22 +243,19 @@ def _share_consumer_run(target: str) -> Handler:
     return run
 
 
-HANDLERS: dict[tuple[str, str], Mapping[str, Handler]] = {
-    ("simple_assignor", "assign"): {name: _assignor(name) for name in IN_PROCESS},
-    # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
-    ("records", "decode_record"): {"impl": _decode_record, "impl-kafka": _decode_record},
-    ("classic_group", "run"): {name: _classic_run(name) for name in IN_PROCESS},
-    ("share_partition", "run"): {name: _share_run(name) for name in IN_PROCESS},
-    ("share_group", "run"): {name: _share_group_run(name) for name in IN_PROCESS},
-    ("share_consumer", "run"): {name: _share_consumer_run(name) for name in IN_PROCESS},
-}
+def _records(target: str) -> Handler:
+    return _decode_record
 
 
-#: Why an in-process target is missing from a row of HANDLERS (its unsupported answer).
-NOT_IMPLEMENTED: dict[tuple[str, str], Mapping[str, str]] = {
-    ("records", "decode_record"): {
-        "spec": "the spec has no codec: it speaks typed records, not bytes"},
-}
+@functools.cache
+def handlers() -> dict[tuple[str, str], Mapping[str, Handler]]:
+    """``(machine, handler) -> {target: handler}`` for every registered machine, built once from
+    the registry (:mod:`groupspec.machines`): each entry's driver, for the targets it serves."""
+    table: dict[tuple[str, str], Mapping[str, Handler]] = {}
+    for m in machines.MACHINES:
+        factory = machines.load(m.driver)
+        table[(m.name, m.handler)] = {target: factory(target) for target in m.targets}
+    return table
 
 
 class Unsupported(LookupError):
@@ -268,7 +267,8 @@ class Unsupported(LookupError):
 
 
 def _not_implemented(target: str, machine: str, handler: str) -> str:
-    why = NOT_IMPLEMENTED.get((machine, handler), {}).get(target, "not implemented")
+    why = machines.BY_NAME[machine].unsupported.get(target, "not implemented") \
+        if machine in machines.BY_NAME else "not implemented"
     return f"target {target!r} does not implement {machine}/{handler}: {why}"
 
 
@@ -277,7 +277,7 @@ def handshake_answer(target: str) -> dict[str, Any]:
     implements, and why it leaves the rest out."""
     table: dict[str, list[str]] = {}
     reasons: dict[str, str] = {}
-    for (machine, handler), row in HANDLERS.items():
+    for (machine, handler), row in handlers().items():
         if target in row:
             table.setdefault(machine, []).append(handler)
         else:
@@ -287,7 +287,7 @@ def handshake_answer(target: str) -> dict[str, Any]:
 
 def has_handler(target: str, machine: str, handler: str) -> bool:
     """Whether an in-process target implements a machine's handler (outside programs: assume so)."""
-    row = HANDLERS.get((machine, handler))
+    row = handlers().get((machine, handler))
     return target not in IN_PROCESS or (row is not None and target in row)
 
 
@@ -309,9 +309,9 @@ def error_kind(exc: BaseException) -> str:
 def dispatch(target: str, machine: str, handler: str, doc: Any) -> dict[str, Any]:
     """Run one request in process; raises LookupError for an unknown (machine, handler) and
     Unsupported for one the target does not implement."""
-    row = HANDLERS.get((machine, handler))
+    row = handlers().get((machine, handler))
     if row is None:
-        known = ", ".join(f"{m}/{h}" for m, h in HANDLERS)
+        known = ", ".join(f"{m}/{h}" for m, h in handlers())
         raise LookupError(f"no handler {machine}/{handler} (known: {known})")
     if target not in row:
         raise Unsupported(_not_implemented(target, machine, handler))

@@ -9,8 +9,9 @@ A vector states one call on one machine and what a conforming target answers::
 
 This module owns the shape of those files and nothing else: reading and validating a vector,
 writing one in a stable byte form, hashing, and checking a folder against its manifest. What a
-machine's ``input`` and ``output`` look like is the machine's business; each machine registers a
-:class:`MachineFormat` in :data:`MACHINES` with validators for both, so a later machine (a
+machine's ``input`` and ``output`` look like is the machine's business; each machine's registry
+entry (:mod:`groupspec.machines`) names validators for both, from which :data:`MACHINES`
+derives a :class:`MachineFormat`, so a later machine (a
 coordinator whose ``input`` is a list of request steps and whose ``expected`` holds responses,
 records and the final state) is one more entry, not a new format. docs/conformance.md is the
 page that describes the format for people writing their own adapter; keep the two in step.
@@ -18,6 +19,7 @@ page that describes the format for people writing their own adapter; keep the tw
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groupspec import bounded_json
+from groupspec import bounded_json, machines
 from groupspec.types import InputError
 from groupspec.types.topic_id import TopicIdSpellings
 
@@ -78,12 +80,6 @@ def _check_assignment_output(doc: Any) -> None:
     assignment_from_json(body["assignment"], "output.assignment")
 
 
-def _simple_assignor_properties() -> tuple[str, ...]:
-    from groupspec.spec.simple_assignor import PROPERTIES
-
-    return PROPERTIES
-
-
 def _check_record_input(doc: Any) -> None:
     body = _object(doc, "input")
     _only(body, {"topic", "key", "value"}, "input")
@@ -120,12 +116,6 @@ def _check_classic_output(doc: Any) -> None:
     run_output_from_json(doc, "output")
 
 
-def _classic_properties() -> tuple[str, ...]:
-    from groupspec.conformance.runner import CLASSIC_PROPERTIES
-
-    return CLASSIC_PROPERTIES
-
-
 def _check_share_input(doc: Any) -> None:
     from groupspec.conformance.share_partition_json import run_input_from_json
 
@@ -136,12 +126,6 @@ def _check_share_output(doc: Any) -> None:
     from groupspec.conformance.share_partition_json import run_output_from_json
 
     run_output_from_json(doc, "output")
-
-
-def _share_properties() -> tuple[str, ...]:
-    from groupspec.conformance.runner import SHARE_PROPERTIES
-
-    return SHARE_PROPERTIES
 
 
 def _check_share_group_input(doc: Any) -> None:
@@ -156,12 +140,6 @@ def _check_share_group_output(doc: Any) -> None:
     run_output_from_json(doc, "output")
 
 
-def _share_group_properties() -> tuple[str, ...]:
-    from groupspec.conformance.runner import SHARE_GROUP_PROPERTIES
-
-    return SHARE_GROUP_PROPERTIES
-
-
 def _check_share_consumer_input(doc: Any) -> None:
     from groupspec.conformance.share_consumer_json import run_input_from_json
 
@@ -174,51 +152,16 @@ def _check_share_consumer_output(doc: Any) -> None:
     run_output_from_json(doc, "output")
 
 
-def _share_consumer_properties() -> tuple[str, ...]:
-    from groupspec.conformance.runner import SHARE_CONSUMER_PROPERTIES
+def _format(machine: machines.Machine) -> MachineFormat:
+    return MachineFormat(handlers=(machine.handler,), properties=machine.property_names(),
+                         check_input=machines.load(machine.check_input),
+                         check_output=machines.load(machine.check_output),
+                         errors_expected=machine.errors_expected)
 
-    return SHARE_CONSUMER_PROPERTIES
 
-
+#: What each machine's vectors may hold, derived from the registry (:mod:`groupspec.machines`).
 MACHINES: dict[str, Callable[[], MachineFormat]] = {
-    "classic_group": lambda: MachineFormat(
-        handlers=("run",),
-        properties=_classic_properties(),
-        check_input=_check_classic_input,
-        check_output=_check_classic_output,
-    ),
-    "records": lambda: MachineFormat(
-        handlers=("decode_record",),
-        properties=(),
-        check_input=_check_record_input,
-        check_output=_check_record_output,
-        errors_expected=True,
-    ),
-    "share_consumer": lambda: MachineFormat(
-        handlers=("run",),
-        properties=_share_consumer_properties(),
-        check_input=_check_share_consumer_input,
-        check_output=_check_share_consumer_output,
-    ),
-    "share_group": lambda: MachineFormat(
-        handlers=("run",),
-        properties=_share_group_properties(),
-        check_input=_check_share_group_input,
-        check_output=_check_share_group_output,
-    ),
-    "share_partition": lambda: MachineFormat(
-        handlers=("run",),
-        properties=_share_properties(),
-        check_input=_check_share_input,
-        check_output=_check_share_output,
-    ),
-    "simple_assignor": lambda: MachineFormat(
-        handlers=("assign",),
-        properties=_simple_assignor_properties(),
-        check_input=_check_group,
-        check_output=_check_assignment_output,
-    ),
-}
+    m.name: functools.partial(_format, m) for m in machines.MACHINES}
 
 
 @dataclass(frozen=True)

@@ -201,3 +201,38 @@ def test_every_docs_link_and_docs_path_resolves():
     broken += sorted(f"{name} is named but does not exist" for name in named if not (ROOT / name).is_file())
     assert len(named) > 10
     assert broken == []
+
+
+def test_every_registered_machine_has_its_one_name_everywhere():
+    """One registry entry a machine (groupspec.machines), and under its name: vocabulary, spec,
+    implementation, vectors, docs page; every role it names loads (issue 16 items 1 and 2)."""
+    import importlib
+    import subprocess
+    import sys
+
+    from groupspec import machines
+    from groupspec.conformance import targets
+    from groupspec.conformance import vector_format as vf
+
+    names = [m.name for m in machines.MACHINES]
+    vectors = ROOT / "groupspec" / "vectors" / vf.KAFKA_VERSION
+    assert sorted(names) == sorted(p.name for p in vectors.iterdir() if p.is_dir())
+    assert sorted(vf.MACHINES) == sorted(names)
+    assert sorted({m for m, _ in targets.handlers()}) == sorted(names)
+    for m in machines.MACHINES:
+        assert m.vocabulary.rsplit(".", 1)[-1] == m.name or m.name == "records", m.name
+        importlib.import_module(m.vocabulary)
+        importlib.import_module(m.impl)
+        if m.spec is not None:
+            assert m.spec == f"groupspec.spec.{m.name}" and (ROOT / "spec" / f"{m.name}.py").is_file()
+            assert m.impl == f"groupspec.impl.{m.name}" and (ROOT / "impl" / m.name).is_dir()
+        assert (ROOT / m.page).is_file(), m.page
+        for role in (m.properties, m.check_input, m.check_output, m.judge, m.driver, m.vectors):
+            machines.load(role)
+        assert m.property_names() == vf.MACHINES[m.name]().properties
+    # The registry itself loads nothing of the project, so any module may read it.
+    probe = ("import sys, groupspec.machines; print(sorted(m for m in sys.modules "
+             "if m.startswith('groupspec.') and m != 'groupspec.machines'))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
