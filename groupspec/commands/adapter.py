@@ -81,7 +81,7 @@ def answer(target: str, line: str | bytes) -> dict[str, Any]:
                                                     spellings.normalize(request["input"])))
     except targets.Unsupported as exc:
         return {"id": request_id, "unsupported": {"reason": exc.reason}}
-    except LookupError as exc:
+    except targets.UnknownHandler as exc:
         return bad(request_id, str(exc), "unknown_handler")
     except Exception as exc:
         return bad(request_id, f"{type(exc).__name__}: {exc}", targets.error_kind(exc))

@@ -258,6 +258,13 @@ def handlers() -> dict[tuple[str, str], Mapping[str, Handler]]:
     return table
 
 
+class UnknownHandler(LookupError):
+    """No machine registers this (machine, handler): the answer's kind is ``unknown_handler``.
+
+    Its own class, so that a LookupError raised inside a handler (an IndexError, a KeyError:
+    a bug) is reported as the internal error it is, not as an unknown handler."""
+
+
 class Unsupported(LookupError):
     """The target knows the (machine, handler) but does not implement it; ``reason`` says why."""
 
@@ -307,12 +314,12 @@ def error_kind(exc: BaseException) -> str:
 
 
 def dispatch(target: str, machine: str, handler: str, doc: Any) -> dict[str, Any]:
-    """Run one request in process; raises LookupError for an unknown (machine, handler) and
+    """Run one request in process; raises UnknownHandler for an unknown (machine, handler) and
     Unsupported for one the target does not implement."""
     row = handlers().get((machine, handler))
     if row is None:
         known = ", ".join(f"{m}/{h}" for m, h in handlers())
-        raise LookupError(f"no handler {machine}/{handler} (known: {known})")
+        raise UnknownHandler(f"no handler {machine}/{handler} (known: {known})")
     if target not in row:
         raise Unsupported(_not_implemented(target, machine, handler))
     return row[target](doc)
@@ -332,7 +339,7 @@ class InProcessTarget:
             return Response(output=dispatch(self.name, machine, handler, doc))
         except Unsupported as exc:
             return Response(unsupported=exc.reason)
-        except LookupError as exc:
+        except UnknownHandler as exc:
             return Response(error=("unknown_handler", str(exc)))
         except ImportError as exc:
             return Response(broken=f"target {self.name} is not available: {exc}")

@@ -418,6 +418,7 @@ class SharePartition:
         taken: list[tuple[int, int, int]] = []
         count = 0
         cap = -1
+        capped = False
         for run in list(batch.runs_between(first, last)):
             state = run.state
             if state.state != AVAILABLE or state.pending():
@@ -427,10 +428,13 @@ class SharePartition:
                 break  # the last delivery of a record goes alone, in a later fetch
             if dc >= throttle_from and cap < 0:
                 cap = max(1, batch.size() >> (dc - throttle_from + 1))
+                # The per-offset walk stops when its count *reaches* the cap, after taking an
+                # offset; a cap set when the count is already there is never reached.
+                capped = cap > count
             low, high = max(run.first, first), min(run.last, last)
             final = max_delivery > 2 and dc + 1 == max_delivery
             want = 1 if final else high - low + 1
-            if cap >= 0:
+            if capped:
                 want = min(want, cap - count)
             piece = batch.isolate(low, low + want - 1, self._on_copy)[0]
             if piece.state.try_update_state(ACQUIRED, DeliveryCountOps.INCREASE, max_delivery,
@@ -439,7 +443,7 @@ class SharePartition:
             piece.state.timer = self._lock(piece.first, piece.last, per_offset=True)
             taken.append((piece.first, piece.last, piece.state.delivery_count))
             count += want
-            if final or count == cap:
+            if final or (capped and count == cap):
                 break
         acquired: list[AcquiredRecords] = []
         for low, high, delivered in taken:

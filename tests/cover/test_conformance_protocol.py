@@ -285,3 +285,16 @@ def test_the_docs_show_what_the_spec_run_prints(capsys):
             assert line in doc.splitlines(), line
     total = next(line for line in out if line.startswith("total"))
     assert total.split("|")[3].strip() == "0"
+
+
+def test_a_lookup_error_inside_a_handler_is_internal_not_an_unknown_handler(monkeypatch):
+    """An IndexError or KeyError from a machine is a bug in it, reported as such; only a
+    (machine, handler) no entry registers is ``unknown_handler``."""
+    def broken(doc):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setitem(targets.handlers()[("simple_assignor", "assign")], "impl", broken)
+    response = targets.make_target("impl", 1.0).call("r", "simple_assignor", "assign", {})
+    assert response.error == ("internal", "IndexError: list index out of range")
+    response = targets.make_target("impl", 1.0).call("r", "simple_assignor", "nope", {})
+    assert response.error is not None and response.error[0] == "unknown_handler"

@@ -405,6 +405,27 @@ def test_d1_throttling_near_the_limit(layer: str) -> None:
     assert p.rec(0) == (ARCH, 5, "")
 
 
+@pytest.mark.parametrize("layer", LAYERS)
+def test_d2_a_throttle_cap_already_reached_when_it_is_set(layer: str) -> None:
+    """§9's cap is set at the first record delivered throttle_limit times or more, and the walk
+    stops when its count reaches the cap. Here the walk has taken offset 3 when offset 4 sets a
+    cap of 2 >> 1 = 1: the count is past the cap, never equal to it, so offset 4 goes too.
+    (The impl once cut its run to 0 offsets here and raised IndexError; the deep stateful run
+    found it, and this is its sequence.)"""
+    config = SharePartitionConfig(delivery_count_limit=4, max_in_flight_records=40,
+                                  record_lock_duration_ms=1000)
+    assert config.throttle_limit == 2
+    persisted = PersistedState(state_epoch=1, start_offset=3, batches=(
+        PersisterBatch(5, 7, AV, 2), PersisterBatch(10, 12, ACK, 1)))
+    p = Partition(layer, config, persisted)
+    assert p.fetch(3, (3, 9), max_records=1) == ([(3, 4, 1)], 2)
+    assert p.ack((4, 4, RELEASE)) is Errors.NONE
+    assert p.fetch(4, (3, 9), max_records=1, batch_size=3) == ([(4, 4, 2)], 1)
+    p.advance(1000)
+    assert (p.rec(3), p.rec(4)) == ((AV, 1, ""), (AV, 2, ""))
+    assert p.fetch(3, (3, 9), max_records=1, batch_size=3) == ([(3, 3, 2), (4, 4, 3)], 2)
+
+
 # ---------------------------------------------------------------------------------------------
 # The log start offset (§14)
 # ---------------------------------------------------------------------------------------------

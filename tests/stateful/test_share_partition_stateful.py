@@ -111,13 +111,28 @@ class ShareAgreement(RuleBasedStateMachine):
     @rule(data=st.data(), member=st.sampled_from(MEMBERS), count=st.integers(1, 3))
     def acknowledge(self, data: st.DataObject, member: str, count: int) -> None:
         view = self.view()
-        held = [r.offset for r in view.records if r.state == RecordState.ACQUIRED]
-        offsets = held or [view.start_offset]
+        held = [r for r in view.records if r.state == RecordState.ACQUIRED]
+        # Mostly the holder acknowledging what it holds (a planted REJECT-as-RELEASE went unseen
+        # when a random member acknowledged random ranges: 3 of 324 acknowledgements succeeded);
+        # sometimes anyone, anything.
+        if held and data.draw(st.integers(0, 3), label="by the holder") > 0:
+            member = data.draw(st.sampled_from(sorted({r.member_id for r in held})), label="holder")
+        mine = sorted(r.offset for r in held if r.member_id == member)
+        offsets = mine or [r.offset for r in held] or [view.start_offset]
         batches = []
         low = 0
         for _ in range(count):
-            first = data.draw(st.sampled_from([o for o in offsets if o >= low] or offsets), label="first")
-            last = first + data.draw(st.sampled_from((0, 0, 1, 3, 9)), label="length")
+            candidates = [o for o in offsets if o >= low]
+            if not candidates and batches:
+                break
+            first = data.draw(st.sampled_from(candidates or offsets), label="first")
+            if mine and data.draw(st.booleans(), label="within the run held"):
+                run_end = first
+                while run_end + 1 in mine:
+                    run_end += 1
+                last = data.draw(st.integers(first, run_end), label="last")
+            else:
+                last = first + data.draw(st.sampled_from((0, 0, 1, 3, 9)), label="length")
             if data.draw(st.booleans(), label="one type"):
                 types: tuple[int, ...] = (data.draw(st.sampled_from((1, 1, 2, 3, 0, 4)), label="type"),)
             else:
@@ -138,6 +153,15 @@ class ShareAgreement(RuleBasedStateMachine):
                     held = r is not None and r.state == RecordState.ACQUIRED and r.member_id == member
                     if kind == 1 and held and o >= view.start_offset:
                         self.accepted.add(o)
+
+    @rule(data=st.data(), member=st.sampled_from(MEMBERS), max_records=st.sampled_from((1, 5, 500)),
+          count=st.integers(1, 2))
+    def fetch_and_acknowledge(self, data: st.DataObject, member: str, max_records: int, count: int) -> None:
+        """The common case: a member acknowledges what its fetch just acquired. Without it,
+        most acknowledgements met nothing acquired (16 of 641 succeeded in a run), and a planted
+        REJECT-as-RELEASE slipped through now and then."""
+        self.fetch(data, member, max_records, 500)
+        self.acknowledge(data, member, count)
 
     @rule(member=st.sampled_from(MEMBERS))
     def release(self, member: str) -> None:

@@ -450,6 +450,19 @@ def _throttling() -> Case:
                   "From 3 deliveries (limit 5) a batch is handed out in halves.", _derived("D1, §9"))
 
 
+def _throttle_cap_already_reached() -> Case:
+    s = Script(SharePartitionConfig(4, 40, 1000), persisted(1, 3, (5, 7, AV, 2), (10, 12, ACK, 1)))
+    s.fetch(3, (3, 9), max_records=1, count=2)
+    s.ack((4, 4, RELEASE), error=Errors.NONE)
+    s.fetch(4, (3, 9), max_records=1, batch_size=3, count=1)
+    s.advance(1000)
+    s.fetch(3, (3, 9), max_records=1, batch_size=3, count=2)
+    return s.case("throttle_cap_already_reached",
+                  "The throttle's cap (batch size 2 >> 1 = 1) is set at offset 4, after offset 3 was "
+                  "taken: the walk stops only when its count reaches the cap, so offset 4 goes too "
+                  "(a cap the count has passed never stops it).", _derived("§9"))
+
+
 def _log_start() -> Case:
     s = Script()
     s.fetch(2, (2, 6))
@@ -523,7 +536,8 @@ def all_cases() -> list[Case]:
         _in_flight_limit, _reacquire_subsets, _next_fetch_two_members, _per_offset_types,
         _not_cached, _only_holder, _one_bad_batch, _failed_write, _start_moves, _window_caps_start,
         _release_writes_changes, _delivery_limit, _lock_expiry, _failed_expiry_write, _renew,
-        _throttling, _log_start, _compacted, _spso_backwards, _missing_floor, _fencing,
+        _throttling, _throttle_cap_already_reached, _log_start, _compacted, _spso_backwards,
+        _missing_floor, _fencing,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
