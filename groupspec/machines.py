@@ -14,8 +14,9 @@ nothing of the project: any module may read the registry without an import cycle
 for one machine's judge does not load another machine's code.
 
 Adding a machine: its vocabulary ``groupspec/types/<name>.py``, spec ``spec/<name>.py``,
-implementation ``impl/<name>/``, JSON form and driver, judge, case catalogue
-``groupspec/conformance/cases/<name>.py``, page ``docs/machines/<name>.md``, and one entry here.
+implementation ``impl/<name>/``, conformance module ``groupspec/conformance/<name>.py`` (checks,
+judge, driver), case catalogue ``groupspec/conformance/cases/<name>.py``, page
+``docs/machines/<name>.md``, and one entry here; no shared module changes.
 """
 
 from __future__ import annotations
@@ -44,21 +45,39 @@ class Machine:
     vocabulary: str
     spec: str | None
     impl: str
-    #: A tuple of property names, or a function returning one.
-    properties: str
-    #: Functions that raise InputError naming the bad field of a vector's input / output.
-    check_input: str
-    check_output: str
-    #: The runner's ``Judge``: how answers are compared and properties checked.
-    judge: str
-    #: ``factory(target) -> handler``: runs one request on an in-process target.
-    driver: str
     #: A function yielding the vector documents the generator writes.
     vectors: str
     #: In-process targets that do not implement it, with the reason they answer.
     unsupported: Mapping[str, str] = field(default_factory=dict)
     #: Whether a vector's ``expected`` may be an error (a codec refusing bad bytes).
     errors_expected: bool = False
+
+    @property
+    def conformance(self) -> str:
+        """Its conformance module: ``check_input`` / ``check_output`` (raise InputError naming the
+        bad field of a vector's input / output), ``PROPERTIES``, ``JUDGE`` (how answers are
+        compared and properties checked) and ``handler(target)`` (runs one request in process)."""
+        return f"groupspec.conformance.{self.name}"
+
+    @property
+    def check_input(self) -> str:
+        return f"{self.conformance}:check_input"
+
+    @property
+    def check_output(self) -> str:
+        return f"{self.conformance}:check_output"
+
+    @property
+    def judge(self) -> str:
+        return f"{self.conformance}:JUDGE"
+
+    @property
+    def driver(self) -> str:
+        return f"{self.conformance}:handler"
+
+    @property
+    def properties(self) -> str:
+        return f"{self.conformance}:PROPERTIES"
 
     @property
     def page(self) -> str:
@@ -69,25 +88,14 @@ class Machine:
         return tuple(t for t in IN_PROCESS if t not in self.unsupported)
 
     def property_names(self) -> tuple[str, ...]:
-        value = load(self.properties)
-        return tuple(value() if callable(value) else value)
+        return tuple(load(self.properties))
 
 
-_VF = "groupspec.conformance.vector_format"
-_RUNNER = "groupspec.conformance.runner"
-_TARGETS = "groupspec.conformance.targets"
-_CASES = "groupspec.conformance.cases"
-
-
-def _stateful(name: str, json_form: str, vectors: str, properties: str, judge: str, driver: str) -> Machine:
+def _stateful(name: str, vectors: str) -> Machine:
     """A machine whose vectors are whole runs: events in, every output and the final view out."""
-    return Machine(
-        name=name, handler="run",
-        vocabulary=f"groupspec.types.{name}", spec=f"groupspec.spec.{name}", impl=f"groupspec.impl.{name}",
-        properties=f"{_RUNNER}:{properties}",
-        check_input=f"{_VF}:_check_{json_form}_input", check_output=f"{_VF}:_check_{json_form}_output",
-        judge=f"{_RUNNER}:{judge}", driver=f"{_TARGETS}:{driver}", vectors=f"{_CASES}.{name}:{vectors}",
-    )
+    return Machine(name=name, handler="run", vocabulary=f"groupspec.types.{name}",
+                   spec=f"groupspec.spec.{name}", impl=f"groupspec.impl.{name}",
+                   vectors=f"groupspec.conformance.cases.{name}:{vectors}")
 
 
 MACHINES: tuple[Machine, ...] = (
@@ -95,30 +103,20 @@ MACHINES: tuple[Machine, ...] = (
         name="simple_assignor", handler="assign",
         vocabulary="groupspec.types.simple_assignor", spec="groupspec.spec.simple_assignor",
         impl="groupspec.impl.simple_assignor",
-        properties="groupspec.spec.simple_assignor:PROPERTIES",
-        check_input=f"{_VF}:_check_group", check_output=f"{_VF}:_check_assignment_output",
-        judge=f"{_RUNNER}:ASSIGNOR_JUDGE", driver=f"{_TARGETS}:_assignor",
         vectors="groupspec.conformance.generate:assignor_vector_docs",
     ),
     Machine(
         name="records", handler="decode_record",
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
-        properties=f"{_RUNNER}:NO_PROPERTIES",
-        check_input=f"{_VF}:_check_record_input", check_output=f"{_VF}:_check_record_output",
-        judge=f"{_RUNNER}:RECORDS_JUDGE", driver=f"{_TARGETS}:_records",
-        vectors=f"{_CASES}.records:record_vector_docs",
+        vectors="groupspec.conformance.cases.records:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
         unsupported={"spec": "the spec has no codec: it speaks typed records, not bytes"},
         errors_expected=True,
     ),
-    _stateful("classic_group", "classic", "classic_vector_docs", "CLASSIC_PROPERTIES",
-              "CLASSIC_JUDGE", "_classic_run"),
-    _stateful("share_partition", "share", "share_vector_docs", "SHARE_PROPERTIES",
-              "SHARE_JUDGE", "_share_run"),
-    _stateful("share_group", "share_group", "share_group_vector_docs", "SHARE_GROUP_PROPERTIES",
-              "SHARE_GROUP_JUDGE", "_share_group_run"),
-    _stateful("share_consumer", "share_consumer", "share_consumer_vector_docs",
-              "SHARE_CONSUMER_PROPERTIES", "SHARE_CONSUMER_JUDGE", "_share_consumer_run"),
+    _stateful("classic_group", "classic_vector_docs"),
+    _stateful("share_partition", "share_vector_docs"),
+    _stateful("share_group", "share_group_vector_docs"),
+    _stateful("share_consumer", "share_consumer_vector_docs"),
 )
 
 BY_NAME: dict[str, Machine] = {m.name: m for m in MACHINES}

@@ -64,94 +64,6 @@ class MachineFormat:
     errors_expected: bool = False
 
 
-def _check_group(doc: Any) -> None:
-    from groupspec.group_json import group_from_json
-
-    group_from_json(doc, strict_topics=False)
-
-
-def _check_assignment_output(doc: Any) -> None:
-    from groupspec.group_json import assignment_from_json
-
-    body = _object(doc, "output")
-    _only(body, {"assignment"}, "output")
-    if "assignment" not in body:
-        raise InputError("output.assignment", "missing")
-    assignment_from_json(body["assignment"], "output.assignment")
-
-
-def _check_record_input(doc: Any) -> None:
-    body = _object(doc, "input")
-    _only(body, {"topic", "key", "value"}, "input")
-    _string(body, "topic", "input")
-    for name in ("key", "value"):
-        value = body.get(name)
-        if name == "value" and value is None:
-            continue
-        if not isinstance(value, str):
-            raise InputError(f"input.{name}", "expected hex bytes")
-        try:
-            bytes.fromhex(value)
-        except ValueError:
-            raise InputError(f"input.{name}", "not hex") from None
-
-
-def _check_record_output(doc: Any) -> None:
-    body = _object(doc, "output")
-    _only(body, {"type", "typeId", "key", "valueVersion", "value"}, "output")
-    for name in ("type", "typeId", "key", "valueVersion", "value"):
-        if name not in body:
-            raise InputError(f"output.{name}", "missing")
-
-
-def _check_classic_input(doc: Any) -> None:
-    from groupspec.conformance.classic_group_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def _check_classic_output(doc: Any) -> None:
-    from groupspec.conformance.classic_group_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
-
-
-def _check_share_input(doc: Any) -> None:
-    from groupspec.conformance.share_partition_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def _check_share_output(doc: Any) -> None:
-    from groupspec.conformance.share_partition_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
-
-
-def _check_share_group_input(doc: Any) -> None:
-    from groupspec.conformance.share_group_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def _check_share_group_output(doc: Any) -> None:
-    from groupspec.conformance.share_group_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
-
-
-def _check_share_consumer_input(doc: Any) -> None:
-    from groupspec.conformance.share_consumer_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def _check_share_consumer_output(doc: Any) -> None:
-    from groupspec.conformance.share_consumer_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
-
-
 def _format(machine: machines.Machine) -> MachineFormat:
     return MachineFormat(handlers=(machine.handler,), properties=machine.property_names(),
                          check_input=machines.load(machine.check_input),
@@ -186,19 +98,19 @@ class Vector:
         return f"{self.machine}/{self.handler}/{self.case}"
 
 
-def _object(value: Any, path: str) -> dict[str, Any]:
+def object_at(value: Any, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(path, "expected an object")
     return value
 
 
-def _only(obj: Mapping[str, Any], allowed: set[str], path: str) -> None:
+def only_keys(obj: Mapping[str, Any], allowed: set[str], path: str) -> None:
     extra = sorted(set(obj) - allowed)
     if extra:
         raise InputError(f"{path}.{extra[0]}", f"unknown field (expected one of {sorted(allowed)})")
 
 
-def _string(obj: Mapping[str, Any], key: str, path: str) -> str:
+def string_at(obj: Mapping[str, Any], key: str, path: str) -> str:
     value = obj.get(key)
     if not isinstance(value, str) or not value:
         raise InputError(f"{path}.{key}", "expected a non-empty string")
@@ -215,11 +127,11 @@ def _names(value: Any, allowed: Sequence[str], path: str) -> tuple[str, ...]:
 
 
 def _expectation(value: Any, fmt: MachineFormat, path: str, *, error_allowed: bool) -> None:
-    body = _object(value, path)
+    body = object_at(value, path)
     if "error" in body:
         if not error_allowed:
             raise InputError(path, "the groupspec expectation is never an error")
-        _only(body, {"error"}, path)
+        only_keys(body, {"error"}, path)
         if not isinstance(body["error"], str) or not body["error"]:
             raise InputError(f"{path}.error", "expected the name of the exception")
         return
@@ -238,24 +150,24 @@ def vector_from_json(doc: Any, where: str) -> Vector:
 
 
 def _vector(doc: Any, where: str) -> Vector:
-    top = _object(doc, "vector")
-    _only(top, set(_REQUIRED) | set(_OPTIONAL), "vector")
+    top = object_at(doc, "vector")
+    only_keys(top, set(_REQUIRED) | set(_OPTIONAL), "vector")
     for key in _REQUIRED:
         if key not in top:
             raise InputError(f"vector.{key}", "missing")
     if top["format"] != FORMAT_VERSION:
         raise InputError("vector.format", f"format {top['format']!r}; this runner reads "
                          f"{FORMAT_VERSION} (regenerate, or use a matching groupspec)")
-    machine = _string(top, "machine", "vector")
+    machine = string_at(top, "machine", "vector")
     if machine not in MACHINES:
         raise InputError("vector.machine", f"unknown machine {machine!r} (known: {list(MACHINES)})")
     fmt = MACHINES[machine]()
-    handler = _string(top, "handler", "vector")
+    handler = string_at(top, "handler", "vector")
     if handler not in fmt.handlers:
         raise InputError("vector.handler", f"{machine} has no handler {handler!r}")
-    case = _string(top, "case", "vector")
-    description = _string(top, "description", "vector")
-    source = _object(top["source"], "vector.source")
+    case = string_at(top, "case", "vector")
+    description = string_at(top, "description", "vector")
+    source = object_at(top["source"], "vector.source")
     if source.get("kind") not in SOURCE_KINDS:
         raise InputError("vector.source.kind", f"expected one of {list(SOURCE_KINDS)}")
     mode = top["mode"]
@@ -321,7 +233,7 @@ def read_manifest(root: Path) -> dict[str, Any]:
     except OSError as exc:
         raise InputError(str(path), f"cannot read the manifest: {exc.strerror or exc}") from None
     doc = bounded_json.parse(data, str(path))
-    top = _object(doc, str(path))
+    top = object_at(doc, str(path))
     if top.get("format") != FORMAT_VERSION:
         raise InputError(f"{path}: format", f"expected format {FORMAT_VERSION}")
     if not isinstance(top.get("vectors"), list):

@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from groupspec.conformance import runner, targets
+from groupspec.conformance import share_partition as sc
 from groupspec.conformance import share_partition_json as sj
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.cases.share_partition import Acquired, Answered, Case, Ends, all_cases
@@ -227,14 +228,14 @@ def test_the_properties_catch_a_missing_or_misplaced_answer() -> None:
     vector = _vector("worked_example")
     output = copy.deepcopy(vector.expected)
     output["outputs"][3]["answers"] = [output["outputs"][2]["answers"][0]]  # an answer to a clock tick
-    bad = runner._violated_share(vector.input, output, runner.SHARE_PROPERTIES)
+    bad = sc._violated_share(vector.input, output, sc.PROPERTIES)
     assert list(bad) == ["one_answer_each", "answer_types"]
     assert bad["answer_types"][0].startswith("answer_types: event 3 (AdvanceClock) answered with ")
     output = copy.deepcopy(vector.expected)
     output["outputs"][0]["answers"] = []
-    assert runner._violated_share(vector.input, output, runner.SHARE_PROPERTIES) == {
+    assert sc._violated_share(vector.input, output, sc.PROPERTIES) == {
         "one_answer_each": ["one_answer_each: event 0 (Fetch) answered requests [], expected request 0"]}
-    assert runner._violated_share(vector.input, vector.expected, runner.SHARE_PROPERTIES) == {}
+    assert sc._violated_share(vector.input, vector.expected, sc.PROPERTIES) == {}
 
 
 def test_a_malformed_output_is_reported_with_its_path() -> None:

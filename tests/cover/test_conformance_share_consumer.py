@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from groupspec.conformance import runner, targets
+from groupspec.conformance import share_consumer as cc
 from groupspec.conformance import share_consumer_json as cj
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.cases.share_consumer import Ends, Sent, all_cases
@@ -48,7 +49,7 @@ def test_each_vector_shows_what_its_case_says(vector: vf.Vector) -> None:
             assert isinstance(claim, Ends)
             assert output.view.state is claim.state
     assert (
-        runner._violated_share_consumer(vector.input, vector.expected, runner.SHARE_CONSUMER_PROPERTIES) == {}
+        cc._violated_share_consumer(vector.input, vector.expected, cc.PROPERTIES) == {}
     )
 
 
@@ -62,7 +63,7 @@ def test_round_trip_and_a_planted_difference() -> None:
     assert not passed and diff == ("event 1.sent.rack_id: expected 'r1', got None",)
     twice = copy.deepcopy(vector.expected)
     twice["outputs"][2]["sent"] = twice["outputs"][1]["sent"]  # a second heartbeat while one is in flight
-    assert runner._violated_share_consumer(vector.input, twice, runner.SHARE_CONSUMER_PROPERTIES) == {
+    assert cc._violated_share_consumer(vector.input, twice, cc.PROPERTIES) == {
         "one_in_flight": ["one_in_flight: event 2 sent a heartbeat while the one sent at event 1 awaited "
                           "its answer"]
     }

@@ -1139,6 +1139,6 @@ def classic_vector_docs() -> Iterator[dict[str, object]]:
     response type).
     """
     from groupspec.conformance.cases import spec_run_vectors
-    from groupspec.conformance.runner import CLASSIC_PROPERTIES
+    from groupspec.conformance.classic_group import PROPERTIES as CLASSIC_PROPERTIES
 
     return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, CLASSIC_PROPERTIES)

@@ -560,6 +560,6 @@ def share_vector_docs() -> Iterator[dict[str, object]]:
     does not compare.
     """
     from groupspec.conformance.cases import spec_run_vectors
-    from groupspec.conformance.runner import SHARE_PROPERTIES
+    from groupspec.conformance.share_partition import PROPERTIES as SHARE_PROPERTIES
 
     return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, SHARE_PROPERTIES)
