@@ -1,4 +1,4 @@
-"""The machines' state diagrams, drawn from data and checked against the transition tables.
+"""The machines' state diagrams and request tables, drawn from data and checked.
 
 A diagram in the docs is a promise about which state changes exist; drawn by hand it drifts
 from the code (issue 16 found an arrow PREDECESSORS allows and the share consumer's diagram
@@ -6,9 +6,11 @@ lacked, and no load edge into the classic group's Stable). Here each diagram is 
 labelled arrows; an arrow may leave a *group* of states (the share consumer's four in-group
 states leave for FENCED alike), which keeps the picture readable while every state change is
 still drawn. :func:`drift` compares the arrows with the vocabulary's table of allowed
-predecessors in both directions, and ``python -m groupspec.diagrams`` rewrites the blocks in
-the docs between ``<!-- diagram: NAME -->`` and ``<!-- /diagram -->``; ``--check`` only says
-which differ (the repository tests run that check).
+predecessors in both directions. A request table (request x state) is data too, and each of its
+cells that names an error is sent to both layers in that state by the scenario tests.
+``python -m groupspec.diagrams`` rewrites the blocks in the docs between
+``<!-- diagram: NAME -->`` / ``<!-- table: NAME -->`` and their closing marks; ``--check`` only
+says which differ (the repository tests run that check).
 """
 
 from __future__ import annotations
@@ -156,19 +158,118 @@ CLASSIC_GROUP = Diagram(
 DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER)
 
 
+# ---------------------------------------------------------------------------------------------
+# Request x state tables
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What a request gets in one state; ``error`` is the answer's error code where the cell
+    names one, which the scenario tests check on both layers (tests/scenarios/
+    test_classic_request_table.py drives each layer into the state and sends ``probe``)."""
+
+    text: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    request: str
+    cells: tuple[Cell, ...]
+    #: The request the tests send to check the cells that name an error (None: not checked).
+    probe: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestTable:
+    name: str
+    page: str
+    states: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+
+def _same(error: str) -> Cell:
+    return Cell(error, error)
+
+
+CLASSIC_REQUESTS = RequestTable(
+    name="classic_group_requests",
+    page="docs/machines/classic_group.md",
+    states=("Empty", "PreparingRebalance", "CompletingRebalance", "Stable"),
+    rows=(
+        Row("JoinGroup, new dynamic member, v4+", (
+            Cell("MEMBER_ID_REQUIRED with a new id (pending member, session timer)", "MEMBER_ID_REQUIRED"),
+            Cell("same", "MEMBER_ID_REQUIRED"),
+            Cell("same (group max size applies)", "MEMBER_ID_REQUIRED"),
+            Cell("same (group max size applies)", "MEMBER_ID_REQUIRED")), probe="join_new"),
+        Row("JoinGroup, new member with its id / static", (
+            Cell("add, prepare rebalance (initial delay chain)"), Cell("add, park; may complete the join"),
+            Cell("add, prepare rebalance"), Cell("add, prepare rebalance"))),
+        Row("JoinGroup, known member", (
+            Cell("UNKNOWN_MEMBER_ID (no members)"), Cell("park the join; complete when all joined"),
+            Cell("same metadata: answer at once with the current generation; else rebalance"),
+            Cell("leader or changed metadata: rebalance; follower with same metadata: answer at once"))),
+        Row("SyncGroup", (
+            _same("UNKNOWN_MEMBER_ID"), _same("REBALANCE_IN_PROGRESS"),
+            Cell("follower: park; leader: store assignments, write GroupMetadata, answer all, → Stable"),
+            Cell("answer the stored assignment", "NONE")), probe="sync"),
+        Row("Heartbeat", (
+            _same("UNKNOWN_MEMBER_ID"),
+            Cell("REBALANCE_IN_PROGRESS (session re-armed)", "REBALANCE_IN_PROGRESS"),
+            _same("NONE"), Cell("NONE (session re-armed)", "NONE")), probe="heartbeat"),
+        Row("LeaveGroup", (
+            Cell("per member UNKNOWN_MEMBER_ID"), Cell("remove; may complete the join"),
+            Cell("remove, rebalance"), Cell("remove, rebalance"))),
+        Row("OffsetCommit, generation -1, no member", (
+            Cell("accepted (simple commit; creates a missing group)", "NONE"), _same("UNKNOWN_MEMBER_ID"),
+            _same("UNKNOWN_MEMBER_ID"), _same("UNKNOWN_MEMBER_ID")), probe="commit_simple"),
+        Row("OffsetCommit, member, current generation", (
+            Cell("UNKNOWN_MEMBER_ID (no members)", "UNKNOWN_MEMBER_ID"), Cell("accepted", "NONE"),
+            _same("REBALANCE_IN_PROGRESS"), Cell("accepted", "NONE")), probe="commit_member"),
+        Row("OffsetCommit, member, other generation", (
+            _same("UNKNOWN_MEMBER_ID"), _same("ILLEGAL_GENERATION"), _same("ILLEGAL_GENERATION"),
+            _same("ILLEGAL_GENERATION")), probe="commit_stale"),
+        Row("DeleteGroups", (
+            Cell("offset and group tombstones", "NONE"), _same("NON_EMPTY_GROUP"), _same("NON_EMPTY_GROUP"),
+            _same("NON_EMPTY_GROUP")), probe="delete"),
+    ),
+)
+
+TABLES = (CLASSIC_REQUESTS,)
+
+
+def render_table(table: RequestTable) -> str:
+    """The markdown table of ``table``."""
+    lines = [f"| request | {' | '.join(table.states)} |", "|---" * (len(table.states) + 1) + "|"]
+    for row in table.rows:
+        lines.append(f"| {row.request} | {' | '.join(c.text for c in row.cells)} |")
+    return "\n".join(lines)
+
+
+def _table_block(name: str) -> tuple[str, str]:
+    return (f"<!-- table: {name} (drawn by `python -m groupspec.diagrams` from groupspec/diagrams.py; "
+            "its error cells are checked on both layers) -->", "<!-- /table -->")
+
+
 def _block(name: str) -> tuple[str, str]:
     return (f"<!-- diagram: {name} (drawn by `python -m groupspec.diagrams` from "
             "groupspec/diagrams.py; edit the arrows there) -->", "<!-- /diagram -->")
 
 
-def rendered_page(diagram: Diagram, text: str) -> str:
-    """``text`` with the diagram's block replaced by its rendering; ValueError without a block."""
-    begin, end = _block(diagram.name)
+def _replace(page: str, text: str, block: tuple[str, str], body: str) -> str:
+    begin, end = block
     start = text.find(begin)
     stop = text.find(end, start)
     if start < 0 or stop < 0:
-        raise ValueError(f"{diagram.page} has no block {begin!r} ... {end!r}")
-    return text[:start + len(begin)] + "\n" + render(diagram) + "\n" + text[stop:]
+        raise ValueError(f"{page} has no block {begin!r} ... {end!r}")
+    return text[:start + len(begin)] + "\n" + body + "\n" + text[stop:]
+
+
+def rendered_page(drawing: Diagram | RequestTable, text: str) -> str:
+    """``text`` with the drawing's block replaced by its rendering; ValueError without a block."""
+    if isinstance(drawing, RequestTable):
+        return _replace(drawing.page, text, _table_block(drawing.name), render_table(drawing))
+    return _replace(drawing.page, text, _block(drawing.name), render(drawing))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,16 +278,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report pages that differ")
     args = parser.parse_args(argv)
     problems = [p for d in DIAGRAMS for p in drift(d)]
-    for diagram in DIAGRAMS:
-        page = args.root / diagram.page
+    drawings: tuple[Diagram | RequestTable, ...] = (*DIAGRAMS, *TABLES)
+    for drawing in drawings:
+        page = args.root / drawing.page
         text = page.read_text(encoding="utf-8")
-        new = rendered_page(diagram, text)
+        new = rendered_page(drawing, text)
         if new != text:
             if args.check:
-                problems.append(f"{diagram.page}: the {diagram.name} diagram differs from its rendering")
+                problems.append(f"{drawing.page}: {drawing.name} differs from its rendering")
             else:
                 page.write_text(new, encoding="utf-8")
-                print(f"rewrote the {diagram.name} diagram in {diagram.page}")
+                print(f"rewrote {drawing.name} in {drawing.page}")
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0
