@@ -5,9 +5,8 @@ runner judges its answers, the in-process targets and ``groupspec adapter`` driv
 impl, the generator writes its vectors, the docs give it a page. Each of those used to keep its
 own string-keyed table; they now read this one (``vector_format.MACHINES``,
 ``targets.handlers()``, the runner's judges and the generator's list derive from
-:data:`MACHINES`), and a repository test
-checks that every machine has its vocabulary, spec, implementation, vectors and page under its
-one name.
+:data:`MACHINES`), and a repository test checks that every machine has its vocabulary, spec,
+implementation, vectors and page under its one name.
 
 Each role is named ``"module:attribute"`` and imported only when used, so this module imports
 nothing of the project: any module may read the registry without an import cycle, and asking
