@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from groupspec.conformance import run_form
 from groupspec.conformance.judging import Judge, diff, kept, outputs_per_event, short
-from groupspec.conformance.targets import Handler
 
 #: Checked on a Kafka-flavoured answer, for which groupspec records no exact expectation.
 PROPERTIES = ("one_answer_each", "answer_types")
@@ -143,16 +143,7 @@ def _violated_classic(doc: Any, output: Any, properties: Sequence[str]) -> dict[
 JUDGE = Judge(_compare_classic, _violated_classic, unit="difference(s)")
 
 
-def check_input(doc: Any) -> None:
-    from groupspec.conformance.classic_group_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def check_output(doc: Any) -> None:
-    from groupspec.conformance.classic_group_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
+check_input, check_output = run_form.checks("groupspec.conformance.classic_group_json")
 
 
 def drive(target: str, run: Any) -> Any:
@@ -181,10 +172,4 @@ def drive(target: str, run: Any) -> Any:
     return RunOutput(tuple(outputs), coordinator.view())
 
 
-def handler(target: str) -> Handler:
-    def run(doc: Any) -> dict[str, Any]:
-        from groupspec.conformance.classic_group_json import run_input_from_json, run_output_to_json
-
-        return run_output_to_json(drive(target, run_input_from_json(doc)))
-    return run
-
+handler = run_form.handler("groupspec.conformance.classic_group_json", drive)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from groupspec.conformance import run_form
 from groupspec.conformance.judging import Judge, diff, kept
-from groupspec.conformance.targets import Handler
 
 PROPERTIES = ("one_in_flight",)
 
@@ -51,16 +51,7 @@ def _violated_share_consumer(doc: Any, output: Any,
 JUDGE = Judge(_compare_share_consumer, _violated_share_consumer, unit="difference(s)")
 
 
-def check_input(doc: Any) -> None:
-    from groupspec.conformance.share_consumer_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def check_output(doc: Any) -> None:
-    from groupspec.conformance.share_consumer_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
+check_input, check_output = run_form.checks("groupspec.conformance.share_consumer_json")
 
 
 def drive(target: str, run: Any) -> Any:
@@ -85,10 +76,4 @@ def drive(target: str, run: Any) -> Any:
     return RunOutput(tuple(outputs), client.view())
 
 
-def handler(target: str) -> Handler:
-    def run(doc: Any) -> dict[str, Any]:
-        from groupspec.conformance.share_consumer_json import run_input_from_json, run_output_to_json
-
-        return run_output_to_json(drive(target, run_input_from_json(doc)))
-    return run
-
+handler = run_form.handler("groupspec.conformance.share_consumer_json", drive)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from groupspec.conformance import run_form
 from groupspec.conformance.judging import Judge, answered_at_once, diff
-from groupspec.conformance.targets import Handler
 
 PROPERTIES = ("one_answer_each", "answer_types")
 
@@ -53,16 +53,7 @@ def _violated_share_group(doc: Any, output: Any, properties: Sequence[str]) -> d
 JUDGE = Judge(_compare_share_group, _violated_share_group, unit="difference(s)")
 
 
-def check_input(doc: Any) -> None:
-    from groupspec.conformance.share_group_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def check_output(doc: Any) -> None:
-    from groupspec.conformance.share_group_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
+check_input, check_output = run_form.checks("groupspec.conformance.share_group_json")
 
 
 def drive(target: str, run: Any) -> Any:
@@ -89,10 +80,4 @@ def drive(target: str, run: Any) -> Any:
     return RunOutput(tuple(outputs), coordinator.view())
 
 
-def handler(target: str) -> Handler:
-    def run(doc: Any) -> dict[str, Any]:
-        from groupspec.conformance.share_group_json import run_input_from_json, run_output_to_json
-
-        return run_output_to_json(drive(target, run_input_from_json(doc)))
-    return run
-
+handler = run_form.handler("groupspec.conformance.share_group_json", drive)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from groupspec.conformance import run_form
 from groupspec.conformance.judging import Judge, answered_at_once, diff, short
-from groupspec.conformance.targets import Handler
 
 #: Checked on an output for which only properties are asked.
 PROPERTIES = ("one_answer_each", "answer_types")
@@ -69,16 +69,7 @@ def _violated_share(doc: Any, output: Any, properties: Sequence[str]) -> dict[st
 JUDGE = Judge(_compare_share, _violated_share, unit="difference(s)")
 
 
-def check_input(doc: Any) -> None:
-    from groupspec.conformance.share_partition_json import run_input_from_json
-
-    run_input_from_json(doc, "input")
-
-
-def check_output(doc: Any) -> None:
-    from groupspec.conformance.share_partition_json import run_output_from_json
-
-    run_output_from_json(doc, "output")
+check_input, check_output = run_form.checks("groupspec.conformance.share_partition_json")
 
 
 def drive(target: str, run: Any) -> Any:
@@ -107,10 +98,4 @@ def drive(target: str, run: Any) -> Any:
     return RunOutput(tuple(outputs), machine.view())
 
 
-def handler(target: str) -> Handler:
-    def run(doc: Any) -> dict[str, Any]:
-        from groupspec.conformance.share_partition_json import run_input_from_json, run_output_to_json
-
-        return run_output_to_json(drive(target, run_input_from_json(doc)))
-    return run
-
+handler = run_form.handler("groupspec.conformance.share_partition_json", drive)
