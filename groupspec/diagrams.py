@@ -16,6 +16,7 @@ says which differ (the repository tests run that check).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -238,6 +239,40 @@ CLASSIC_REQUESTS = RequestTable(
 TABLES = (CLASSIC_REQUESTS,)
 
 
+# ---------------------------------------------------------------------------------------------
+# The spec's transition tables (spec/kernel.py's Table): the rows dispatch reads, as a page table
+
+
+@dataclass(frozen=True)
+class RuleTable:
+    """A spec's ``TABLE``, rendered: one row per (event type, state) and the rule that handles it,
+    with the first line of the rule's docstring. Read from the module, so it cannot drift."""
+
+    name: str
+    page: str
+    module: str
+
+
+RULE_TABLES = (
+    RuleTable("share_consumer_rules", "docs/machines/share_consumer.md", "groupspec.spec.share_consumer"),
+)
+
+
+def render_rules(table: RuleTable) -> str:
+    from groupspec.spec.kernel import ANY, Table  # the spec is what this table shows
+
+    spec_table = importlib.import_module(table.module).TABLE
+    assert isinstance(spec_table, Table)
+    lines = ["| event | state | rule | what it does |", "|---|---|---|---|"]
+    cells = sorted(spec_table.cells(), key=lambda c: (c[1].__name__, c[0] == ANY))
+    for state, kind, rule in cells:
+        alone = sum(1 for c in cells if c[1] is kind) == 1
+        where = ("any" if alone else "any other") if state == ANY else getattr(state, "value", state)
+        doc = (rule.__doc__ or "").strip().split("\n")[0]
+        lines.append(f"| {kind.__name__} | {where} | `{rule.__name__}` | {doc} |")
+    return "\n".join(lines)
+
+
 def render_table(table: RequestTable) -> str:
     """The markdown table of ``table``."""
     lines = [f"| request | {' | '.join(table.states)} |", "|---" * (len(table.states) + 1) + "|"]
@@ -249,6 +284,11 @@ def render_table(table: RequestTable) -> str:
 def _table_block(name: str) -> tuple[str, str]:
     return (f"<!-- table: {name} (drawn by `python -m groupspec.diagrams` from groupspec/diagrams.py; "
             "its error cells are checked on both layers) -->", "<!-- /table -->")
+
+
+def _rules_block(name: str) -> tuple[str, str]:
+    return (f"<!-- rules: {name} (drawn by `python -m groupspec.diagrams` from the spec's TABLE) -->",
+            "<!-- /rules -->")
 
 
 def _block(name: str) -> tuple[str, str]:
@@ -265,8 +305,10 @@ def _replace(page: str, text: str, block: tuple[str, str], body: str) -> str:
     return text[:start + len(begin)] + "\n" + body + "\n" + text[stop:]
 
 
-def rendered_page(drawing: Diagram | RequestTable, text: str) -> str:
+def rendered_page(drawing: Diagram | RequestTable | RuleTable, text: str) -> str:
     """``text`` with the drawing's block replaced by its rendering; ValueError without a block."""
+    if isinstance(drawing, RuleTable):
+        return _replace(drawing.page, text, _rules_block(drawing.name), render_rules(drawing))
     if isinstance(drawing, RequestTable):
         return _replace(drawing.page, text, _table_block(drawing.name), render_table(drawing))
     return _replace(drawing.page, text, _block(drawing.name), render(drawing))
@@ -278,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report pages that differ")
     args = parser.parse_args(argv)
     problems = [p for d in DIAGRAMS for p in drift(d)]
-    drawings: tuple[Diagram | RequestTable, ...] = (*DIAGRAMS, *TABLES)
+    drawings: tuple[Diagram | RequestTable | RuleTable, ...] = (*DIAGRAMS, *TABLES, *RULE_TABLES)
     for drawing in drawings:
         page = args.root / drawing.page
         text = page.read_text(encoding="utf-8")

@@ -20,6 +20,9 @@ most other errors are fatal. At most one heartbeat is in flight.
   Any error or failure resets what was sent, so the next request is full.
 * Every state change obeys Kafka's table of allowed predecessors (``PREDECESSORS``).
 
+The rules are the rows of ``TABLE`` ((member state, event type) -> rule; docs/machines/share_consumer.md
+renders it); the state is frozen and each rule replaces it (``spec/kernel.py``).
+
 Simplifications: rediscovering the coordinator takes ``retry_backoff_ms``; a
 TOPIC_AUTHORIZATION_FAILED answer backs off and goes on (Kafka also reports it to the
 application); acknowledgement flushing on close is not modelled.
@@ -27,11 +30,11 @@ application); acknowledgement flushing on close is not modelled.
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import icontract
 
+from groupspec.spec import kernel
 from groupspec.types.errors import Errors
 from groupspec.types.share_consumer import (
     PREDECESSORS,
@@ -55,17 +58,18 @@ NO_HEARTBEAT = frozenset({S.UNSUBSCRIBED, S.FENCED, S.FATAL, S.STALE})
 URGENT = frozenset({S.JOINING, S.ACKNOWLEDGING, S.LEAVING})
 FENCING = frozenset({Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID})
 REDISCOVER = frozenset({Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE})
+Assignment = tuple[TopicPartitions, ...]
 
 
-@dataclass
+@dataclass(frozen=True)
 class State:
     config: ShareConsumerConfig
     now: int = 0
     state: MemberState = S.UNSUBSCRIBED
     epoch: int = 0
     subscription: frozenset[str] = frozenset()
-    assignment: tuple[TopicPartitions, ...] = ()
-    target: tuple[TopicPartitions, ...] | None = None
+    assignment: Assignment = ()
+    target: Assignment | None = None
     interval: int = 0
     #: The periodic heartbeat is due at this time.
     due: int = 0
@@ -79,25 +83,23 @@ class State:
     last_poll: int = 0
     #: The leave in progress was caused by the poll timer: end in STALE, not UNSUBSCRIBED.
     leaving_stale: bool = False
-    transitions: list[tuple[MemberState, MemberState]] = field(default_factory=list)
+    #: The state changes of the last step, for the contract on PREDECESSORS.
+    transitions: tuple[tuple[MemberState, MemberState], ...] = ()
 
 
-class _Step:
-    def __init__(self, s: State) -> None:
-        self.s = s
-        self.sent: ShareGroupHeartbeat | None = None
-        self.assigned: tuple[TopicPartitions, ...] | None = None
-        self.fatal: str | None = None
+class _Step(kernel.Step[State]):
+    sent: ShareGroupHeartbeat | None = None
+    assigned: Assignment | None = None
+    fatal: str | None = None
 
     def go(self, to: MemberState) -> None:
-        s = self.s
+        s = self.state
         if to is not s.state:
-            s.transitions.append((s.state, to))
-        s.state = to
+            self.set(state=to, transitions=(*s.transitions, (s.state, to)))
 
-    def set_assignment(self, assignment: tuple[TopicPartitions, ...]) -> None:
-        if assignment != self.s.assignment:
-            self.s.assignment = assignment
+    def assign(self, assignment: Assignment) -> None:
+        if assignment != self.state.assignment:
+            self.set(assignment=assignment)
             self.assigned = assignment
 
 
@@ -114,91 +116,91 @@ def initial_state(config: ShareConsumerConfig = ShareConsumerConfig(), now_ms: i
 @icontract.ensure(lambda result: result[0].state is not S.FENCED, "FENCED is left within the step")
 @icontract.ensure(lambda state, result: result[0].now >= state.now)
 def step(state: State, event: ShareConsumerEvent) -> tuple[State, ClientOutput]:
-    st = _Step(copy.deepcopy(state))
-    st.s.transitions = []
-    match event:
-        case Subscribe():
-            _subscribe(st, event.topics)
-        case Unsubscribe():
-            st.s.subscription = frozenset()
-            _leave(st, stale=False)
-        case Poll():
-            _poll(st)
-        case Tick():
-            _tick(st, event.to_ms)
-        case HeartbeatAnswered():
-            st.s.in_flight = False
-            _answered(st, event.response)
-        case HeartbeatFailed():
-            st.s.in_flight = False
-            _failed(st, event.retriable)
+    st = _Step(replace(state, transitions=()))
+    TABLE.rule(state.state, event)(st, event)
     _maybe_send(st)
-    return st.s, ClientOutput(st.sent, st.assigned, st.fatal)
+    return st.state, ClientOutput(st.sent, st.assigned, st.fatal)
 
 
-def _subscribe(st: _Step, topics: tuple[str, ...]) -> None:
-    if not topics:
-        st.s.subscription = frozenset()
+# ---------------------------------------------------------------------------------------------
+# The application thread: subscribe, unsubscribe, poll, the poll timer
+# ---------------------------------------------------------------------------------------------
+
+
+def _subscribe(st: _Step, event: Subscribe) -> None:
+    """A new subscription goes with the next heartbeat; an empty one leaves the group."""
+    st.set(subscription=frozenset(event.topics))
+    if not event.topics:
         _leave(st, stale=False)
-        return
-    st.s.subscription = frozenset(topics)
 
 
-def _join(st: _Step) -> None:
-    s = st.s
-    st.go(S.JOINING)
-    s.epoch = 0
-    s.target = None
-    s.sent_topics, s.rack_sent = None, False
+def _unsubscribe(st: _Step, event: Unsubscribe) -> None:
+    """Leave the group (a member not in it has nothing to do)."""
+    st.set(subscription=frozenset())
+    _leave(st, stale=False)
 
 
-def _poll(st: _Step) -> None:
-    s = st.s
-    s.last_poll = s.now
-    if s.state in (S.UNSUBSCRIBED, S.STALE) and s.subscription:
+def _poll(st: _Step, event: Poll) -> None:
+    """A poll restarts the poll timer (max.poll.interval.ms)."""
+    st.set(last_poll=st.state.now)
+
+
+def _poll_to_join(st: _Step, event: Poll) -> None:
+    """The first poll after a subscribe (or after the poll timer made the member stale) joins."""
+    _poll(st, event)
+    if st.state.subscription:
         _join(st)
-    elif s.state is S.RECONCILING and s.target is not None:
-        st.set_assignment(s.target)
+
+
+def _poll_to_apply(st: _Step, event: Poll) -> None:
+    """A poll applies the target the coordinator gave; the next heartbeat acknowledges it."""
+    _poll(st, event)
+    if st.state.target is not None:
+        st.assign(st.state.target)
         st.go(S.ACKNOWLEDGING)
 
 
-def _leave(st: _Step, *, stale: bool) -> None:
-    s = st.s
-    if s.state not in IN_GROUP:
-        return
-    st.go(S.PREPARE_LEAVING)
-    st.set_assignment(())
-    s.target = None
-    st.go(S.LEAVING)
-    s.epoch = -1
-    s.leaving_stale = stale
-
-
-def _tick(st: _Step, to_ms: int) -> None:
-    s = st.s
-    s.now = max(s.now, to_ms)
+def _tick(st: _Step, event: Tick) -> None:
+    """Time passes: the coordinator may be found again; a member that stopped polling leaves."""
+    s = st.set(now=max(st.state.now, event.to_ms))
     if not s.coordinator_known and s.now >= s.rediscover_at:
-        s.coordinator_known = True
+        s = st.set(coordinator_known=True)
     if s.state in IN_GROUP and s.now - s.last_poll >= s.config.max_poll_interval_ms:
         _leave(st, stale=True)
 
 
-def _reset_sent(s: State) -> None:
-    s.sent_topics, s.rack_sent = None, False
+def _join(st: _Step) -> None:
+    st.go(S.JOINING)
+    st.set(epoch=0, target=None, sent_topics=None, rack_sent=False)
 
 
-def _answered(st: _Step, r: ShareGroupHeartbeatResponse) -> None:
-    s = st.s
+def _leave(st: _Step, *, stale: bool) -> None:
+    if st.state.state not in IN_GROUP:
+        return
+    st.go(S.PREPARE_LEAVING)
+    st.assign(())
+    st.go(S.LEAVING)
+    st.set(target=None, epoch=-1, leaving_stale=stale)
+
+
+# ---------------------------------------------------------------------------------------------
+# The network thread: answers and failures
+# ---------------------------------------------------------------------------------------------
+
+
+def _answered(st: _Step, event: HeartbeatAnswered) -> None:
+    """Take the epoch, interval and assignment the coordinator gave, or handle its error."""
+    st.set(in_flight=False)
+    r: ShareGroupHeartbeatResponse = event.response
     if r.error is not Errors.NONE:
         _error(st, r.error)
         return
+    s = st.state
     if s.state is S.LEAVING or s.state in NO_HEARTBEAT or r.member_epoch < 0:
         return  # a completed leave, or an answer the member no longer waits for
-    s.epoch = r.member_epoch
-    s.interval = r.heartbeat_interval_ms
-    s.due = s.now + s.interval
-    if r.assignment is not None:
-        s.target = r.assignment
+    target = s.target if r.assignment is None else r.assignment
+    s = st.set(epoch=r.member_epoch, interval=r.heartbeat_interval_ms,
+               due=s.now + r.heartbeat_interval_ms, target=target)
     if s.target is None:
         return
     if s.target == s.assignment:
@@ -209,50 +211,51 @@ def _answered(st: _Step, r: ShareGroupHeartbeatResponse) -> None:
 
 
 def _error(st: _Step, error: Errors) -> None:
-    s = st.s
-    _reset_sent(s)
-    s.due = s.now  # the heartbeat timer is reset: the retry goes as soon as it may
+    # Any error resets what was sent (the next request is full) and the heartbeat timer.
+    s = st.set(sent_topics=None, rack_sent=False, due=st.state.now)
     if error in REDISCOVER:
-        s.coordinator_known = False
-        s.rediscover_at = s.now + s.config.retry_backoff_ms
+        st.set(coordinator_known=False, rediscover_at=s.now + s.config.retry_backoff_ms)
     elif error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.TOPIC_AUTHORIZATION_FAILED):
-        s.backoff_until = s.now + s.config.retry_backoff_ms
+        st.set(backoff_until=s.now + s.config.retry_backoff_ms)
     elif error in FENCING:
         if s.state in (S.PREPARE_LEAVING, S.LEAVING):
             st.go(S.UNSUBSCRIBED)
-        elif s.state in IN_GROUP:
+        elif s.state in IN_GROUP:  # rejoin with the same member id
             st.go(S.FENCED)
-            st.set_assignment(())
-            s.target = None
+            st.assign(())
+            st.set(target=None)
             _join(st)
     else:
         _fatal(st, f"{error.name} from ShareGroupHeartbeat")
 
 
-def _failed(st: _Step, retriable: bool) -> None:
-    s = st.s
-    _reset_sent(s)
-    s.due = s.now
-    if retriable:
-        s.coordinator_known = False
-        s.rediscover_at = s.now + s.config.retry_backoff_ms
-        s.backoff_until = s.now + s.config.retry_backoff_ms
+def _failed(st: _Step, event: HeartbeatFailed) -> None:
+    """A transport failure: back off and rediscover the coordinator, or give up if not retriable."""
+    s = st.set(in_flight=False, sent_topics=None, rack_sent=False, due=st.state.now)
+    if event.retriable:
+        back = s.now + s.config.retry_backoff_ms
+        st.set(coordinator_known=False, rediscover_at=back, backoff_until=back)
     else:
         _fatal(st, "ShareGroupHeartbeat failed and cannot be retried")
 
 
 def _fatal(st: _Step, why: str) -> None:
-    if st.s.state in PREDECESSORS[S.FATAL]:
+    if st.state.state in PREDECESSORS[S.FATAL]:
         st.go(S.FATAL)
         st.fatal = why
 
 
+# ---------------------------------------------------------------------------------------------
+# After every event: send the heartbeat if one is due
+# ---------------------------------------------------------------------------------------------
+
+
 def _maybe_send(st: _Step) -> None:
-    s = st.s
+    s = st.state
     if s.in_flight:
         return
     if not s.coordinator_known:
-        if s.state is S.LEAVING:
+        if s.state is S.LEAVING:  # a leave that cannot be sent is complete
             st.go(S.STALE if s.leaving_stale else S.UNSUBSCRIBED)
         return
     if s.state in NO_HEARTBEAT or s.state is S.PREPARE_LEAVING:
@@ -267,15 +270,24 @@ def _maybe_send(st: _Step) -> None:
                                   subscribed_topic_names=topics if send_topics and s.state is not S.LEAVING
                                   else None,
                                   client_id=c.client_id)
-    s.in_flight = True
-    s.rack_sent = True
-    if send_topics:
-        s.sent_topics = topics
-    s.due = s.now + s.interval
+    st.set(in_flight=True, rack_sent=True, due=s.now + s.interval,
+           sent_topics=topics if send_topics else s.sent_topics)
     if s.state is S.ACKNOWLEDGING:
         st.go(S.STABLE if s.target == s.assignment else S.RECONCILING)
     elif s.state is S.LEAVING:
         st.go(S.STALE if s.leaving_stale else S.UNSUBSCRIBED)
+
+
+TABLE = kernel.Table("share_consumer", {
+    **kernel.rows(_subscribe, Subscribe),
+    **kernel.rows(_unsubscribe, Unsubscribe),
+    **kernel.rows(_poll_to_join, Poll, states=(S.UNSUBSCRIBED, S.STALE)),
+    **kernel.rows(_poll_to_apply, Poll, states=(S.RECONCILING,)),
+    **kernel.rows(_poll, Poll),
+    **kernel.rows(_tick, Tick),
+    **kernel.rows(_answered, HeartbeatAnswered),
+    **kernel.rows(_failed, HeartbeatFailed),
+})
 
 
 def view(s: State) -> ClientView:

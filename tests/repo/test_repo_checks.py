@@ -152,7 +152,7 @@ def test_state_diagrams_are_drawn_from_the_tables():
 
     for diagram in diagrams.DIAGRAMS:
         assert diagrams.drift(diagram) == []
-    for drawing in (*diagrams.DIAGRAMS, *diagrams.TABLES):
+    for drawing in (*diagrams.DIAGRAMS, *diagrams.TABLES, *diagrams.RULE_TABLES):
         text = (ROOT / drawing.page).read_text(encoding="utf-8")
         assert diagrams.rendered_page(drawing, text) == text, \
             f"run `python -m groupspec.diagrams` to redraw {drawing.page}"
@@ -166,6 +166,30 @@ def test_state_diagrams_are_drawn_from_the_tables():
         *diagrams.CLASSIC_GROUP.arrows, diagrams.Arrow("Stable", "Empty")))
     assert diagrams.drift(more) == ["classic_group: the diagram draws Stable -> Empty, the table does "
                                     "not allow it"]
+
+
+def test_every_spec_transition_table_is_in_the_docs():
+    """A spec that dispatches through a kernel Table has that table rendered on its machine's page,
+    and the rendering follows the table: a row added to the spec changes the page."""
+    import dataclasses
+    import importlib
+
+    from groupspec import diagrams
+    from groupspec.machines import MACHINES
+    from groupspec.spec import kernel
+
+    rendered = {t.module for t in diagrams.RULE_TABLES}
+    with_table = {m.spec for m in MACHINES if m.spec and hasattr(importlib.import_module(m.spec), "TABLE")}
+    assert "groupspec.spec.share_consumer" in with_table
+    assert with_table <= rendered
+    module = importlib.import_module("groupspec.spec.share_consumer")
+    table = module.TABLE
+    try:
+        module.TABLE = dataclasses.replace(table, rules={**table.rules, ("STABLE", str): lambda st, e: None})
+        assert diagrams.render_rules(diagrams.RULE_TABLES[0]).count("| str | STABLE |") == 1
+    finally:
+        module.TABLE = table
+    assert isinstance(table, kernel.Table)
 
 
 def _slug(heading: str) -> str:
