@@ -14,7 +14,8 @@ for one machine's judge does not load another machine's code.
 
 Adding a machine: its vocabulary ``groupspec/types/<name>.py``, spec ``spec/<name>.py``,
 implementation ``impl/<name>/``, conformance module ``groupspec/conformance/<name>.py`` (checks,
-judge, driver), case catalogue ``groupspec/conformance/cases/<name>.py``, page
+judge, driver), scenarios folder ``tests/scenarios/<name>/`` (its ``cases.py`` is the catalogue
+the vectors are generated from, each case also a scenario test on both layers), page
 ``docs/machines/<name>.md``, and one entry here; no shared module changes.
 """
 
@@ -94,7 +95,7 @@ def _stateful(name: str, vectors: str) -> Machine:
     """A machine whose vectors are whole runs: events in, every output and the final view out."""
     return Machine(name=name, handler="run", vocabulary=f"groupspec.types.{name}",
                    spec=f"groupspec.spec.{name}", impl=f"groupspec.impl.{name}",
-                   vectors=f"groupspec.conformance.cases.{name}:{vectors}")
+                   vectors=f"tests.scenarios.{name}.cases:{vectors}")
 
 
 MACHINES: tuple[Machine, ...] = (
@@ -102,12 +103,12 @@ MACHINES: tuple[Machine, ...] = (
         name="simple_assignor", handler="assign",
         vocabulary="groupspec.types.simple_assignor", spec="groupspec.spec.simple_assignor",
         impl="groupspec.impl.simple_assignor",
-        vectors="groupspec.conformance.generate:assignor_vector_docs",
+        vectors="tests.scenarios.simple_assignor.cases:assignor_vector_docs",
     ),
     Machine(
         name="records", handler="decode_record",
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
-        vectors="groupspec.conformance.cases.records:record_vector_docs",
+        vectors="tests.scenarios.records.cases:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
         unsupported={"spec": "the spec has no codec: it speaks typed records, not bytes"},
         errors_expected=True,

@@ -25,6 +25,12 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--vectors-out", type=Path, default=None, metavar="DIR",
+                     help="tests/scenarios/test_cases.py: each case also writes its conformance vector "
+                          "into DIR (a version folder, as python -m groupspec.conformance.generate --out)")
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """One local Spark session for every test marked ``spark``."""

@@ -5,10 +5,11 @@ Theory of operation
 Every expectation in a vector is computed here, never typed in: ``expected`` is the spec's
 answer (``groupspec.spec``), ``expected_kafka`` is the Kafka-compatible mode's answer or the
 Java exception it throws (``groupspec.impl.simple_assignor.assign(group, compat="kafka")``). Inputs
-come from the case catalogues under ``groupspec/conformance/cases/``; the classic group's
-vectors (``cases/classic_group.py``), the share partition's (``cases/share_partition.py``) and
-the share group coordinator's (``cases/share_group.py``) and the share consumer's
-(``cases/share_consumer.py``) run the spec over each case's events.
+come from the scenario catalogues ``tests/scenarios/<machine>/cases.py`` (the registry's
+``vectors`` entry names each machine's generator): each case is also a scenario test run on both
+layers (``tests/scenarios/test_cases.py``), so the vectors and the scenario tests are one
+catalogue. The stateful machines' vectors run the spec over each case's events. Generating
+therefore needs a checkout of the repository; the installed package carries the vectors.
 
 The output is deterministic to the byte: the same code gives the same files, so
 tests/repo/test_vectors_repo.py can regenerate in memory and compare with what is committed. To get
@@ -22,19 +23,41 @@ for exactly the bytes a target is sent.
 from __future__ import annotations
 
 import argparse
+import importlib
 import shutil
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from groupspec import machines
 from groupspec.conformance import vector_format as vf
-from groupspec.conformance.cases.simple_assignor import HANDLER, MACHINE, Case
 from groupspec.types import AssignorInput, GroupAssignment, PartitionAssignorError
 
+MACHINE = "simple_assignor"
+HANDLER = machines.get(MACHINE).handler
 
-def _kafka_assign(group: AssignorInput) -> GroupAssignment:
+
+class AssignorCase(Protocol):
+    """A SimpleAssignor case of tests/scenarios/simple_assignor/cases.py."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def source(self) -> Mapping[str, str]: ...
+
+    @property
+    def mode(self) -> str: ...
+
+    @property
+    def group(self) -> AssignorInput: ...
+
+
+def kafka_assign(group: AssignorInput) -> GroupAssignment:
     from groupspec.impl.simple_assignor import assign
 
     return assign(group, compat="kafka")
@@ -59,7 +82,7 @@ def canonical_input(group: AssignorInput) -> dict[str, Any]:
     return doc
 
 
-def vector_doc(case: Case) -> dict[str, Any]:
+def vector_doc(case: AssignorCase) -> dict[str, Any]:
     """The vector of one SimpleAssignor case, expectations computed from the spec."""
     from groupspec.group_json import assignment_to_json, group_from_json
     from groupspec.spec.simple_assignor import PROPERTIES, assign, check_properties
@@ -70,7 +93,7 @@ def vector_doc(case: Case) -> dict[str, Any]:
     kafka: dict[str, Any]
     kafka_properties: list[str] | None = None
     try:
-        answer = _kafka_assign(group)
+        answer = kafka_assign(group)
     except PartitionAssignorError as exc:
         kafka = {"error": exc.kafka_exception}
     else:
@@ -93,14 +116,6 @@ def vector_doc(case: Case) -> dict[str, Any]:
     doc["expected"] = expected
     doc["expected_kafka"] = kafka
     return doc
-
-
-def assignor_vector_docs() -> Iterator[dict[str, Any]]:
-    """The SimpleAssignor's vectors: every catalogued case, expectations from the spec."""
-    from groupspec.conformance.cases.simple_assignor import all_cases
-
-    for case in all_cases(_kafka_assign):
-        yield vector_doc(case)
 
 
 def _all_vector_docs() -> Iterator[dict[str, Any]]:
@@ -153,6 +168,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=vf.default_root(),
                         help="version folder to write (default: the package's)")
     args = parser.parse_args(argv)
+    try:
+        importlib.import_module("tests.scenarios")
+    except ImportError:
+        print("groupspec: error: the vectors are generated from tests/scenarios/: run this from a "
+              "checkout of the groupspec repository (the installed package carries the vectors)",
+              file=sys.stderr)
+        return 2
     count = write(args.out)
     print(f"wrote {count} vectors and {vf.MANIFEST_FILE} to {args.out}")
     return 0

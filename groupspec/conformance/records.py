@@ -56,12 +56,22 @@ def check_output(doc: Any) -> None:
             raise InputError(f"output.{name}", "missing")
 
 
-def _decode_record(doc: Any) -> dict[str, Any]:
-    from groupspec.conformance.cases.records import decode_answer
+def decode_answer(doc: Any) -> dict[str, Any]:
+    """The implementation's answer for one input: what every target is compared with."""
+    from groupspec.impl.codec.json_form import to_json
+    from groupspec.impl.codec.records import KEY_VERSION, decode_record
+    from groupspec.types.records import record_type_of
 
-    return decode_answer(doc)
+    key = bytes.fromhex(doc["key"])
+    value = None if doc["value"] is None else bytes.fromhex(doc["value"])
+    rec = decode_record(doc["topic"], key, value)
+    rtype = record_type_of(type(rec.key))
+    # Kafka's JSON form: the fields of the version the bytes were written at (docs/machines/records.md).
+    return {"type": rtype.name, "typeId": rtype.type_id, "key": to_json(rec.key, KEY_VERSION),
+            "valueVersion": rec.value_version,
+            "value": None if rec.value is None else to_json(rec.value, rec.value_version)}
 
 
 def handler(target: str) -> Handler:
-    return _decode_record
+    return decode_answer
 

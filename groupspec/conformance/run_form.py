@@ -10,10 +10,11 @@ conformance module costs nothing until a vector of its machine is read.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, cast
 
-from groupspec.conformance.targets import Handler
+from groupspec.conformance import vector_format as vf
+from groupspec.conformance.targets import Handler, dispatch
 
 Check = Callable[[Any], None]
 
@@ -37,3 +38,37 @@ def handler(json_form: str, drive: Callable[[str, Any], Any]) -> Callable[[str],
             return cast(dict[str, Any], form.run_output_to_json(drive(target, form.run_input_from_json(doc))))
         return run
     return for_target
+
+
+class RunCase(Protocol):
+    """What a stateful machine's case (tests/scenarios/<machine>/cases.py) offers the generator."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def source(self) -> Mapping[str, str]: ...
+
+
+def spec_run_vectors(machine: str, handler: str, cases: Iterable[RunCase],
+                     vector_input: Callable[[Any], dict[str, object]],
+                     properties: Sequence[str]) -> Iterator[dict[str, object]]:
+    """One exact vector per case of a stateful machine: the input as written, and as
+    ``expected`` what the spec answers for exactly that input."""
+    for case in cases:
+        doc_input = vector_input(case)
+        yield {
+            "format": vf.FORMAT_VERSION,
+            "machine": machine,
+            "handler": handler,
+            "case": case.name,
+            "description": case.description,
+            "source": dict(case.source),
+            "mode": "exact",
+            "properties": list(properties),
+            "input": doc_input,
+            "expected": dispatch("spec", machine, handler, doc_input),
+        }

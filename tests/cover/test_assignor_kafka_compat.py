@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from groupspec.conformance.cases.assignor_divergences import DIVERGENCES
 from groupspec.impl.simple_assignor import assign as dispatch_assign
 from groupspec.impl.simple_assignor import kafka_compat
 from groupspec.impl.simple_assignor.java_collections import (
@@ -33,6 +32,7 @@ from groupspec.impl.simple_assignor.java_collections import (
 )
 from groupspec.spec import simple_assignor as spec
 from groupspec.types import AssignorInput, MemberSpec, PartitionAssignorError
+from tests.scenarios.simple_assignor.divergences import DIVERGENCES
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "kafka_simple_assignor_observed.jsonl"
 

@@ -611,7 +611,7 @@ def test_json_form_fields_follow_kafkas_schema_files() -> None:
     # For every record and consumer-protocol schema copy and every valid version: the top-level
     # fields printed for an object with every field set are the file's fields of that version.
     # (Fields Kafka added after these copies are left to test_record_schemas' drift list.)
-    from groupspec.conformance.cases.records import _sample
+    from tests.scenarios.records.cases import _sample
 
     by_name = {message_spec(cls).name: cls for cls in ALL_MESSAGE_CLASSES}
     for name, doc in load_copies().items():

@@ -43,22 +43,6 @@ def groupspec_on_path(monkeypatch):
     monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-@pytest.mark.parametrize("target", ["impl", "spec"])
-def test_all_vectors_pass_in_process(target):
-    mine = [v for v in VECTORS if targets.has_handler(target, v.machine, v.handler)]
-    report = _run(target, "groupspec", mine)
-    assert report.failed == [], runner.failures_text(report)
-    assert len(report.outcomes) == len(mine)
-    # the spec has no codec; the implementation runs every machine
-    spec_machines = {"simple_assignor", "classic_group", "share_partition", "share_group", "share_consumer"}
-    assert {v.machine for v in mine} == (spec_machines if target == "spec" else {v.machine for v in VECTORS})
-
-
-def test_impl_kafka_passes_the_kafka_expectations():
-    report = _run("impl-kafka", "kafka")
-    assert report.failed == [], runner.failures_text(report)
-
-
 def test_cmd_adapter_spec_via_cli(groupspec_on_path, capsys):
     # The command docs/conformance.md shows: the spec has no codec, and its adapter says so in
     # the handshake, so the records vectors are listed as unsupported and nothing fails.

@@ -27,13 +27,13 @@ from hypothesis import strategies as st
 from groupspec.conformance import classic_group_json as cj
 from groupspec.conformance import runner, targets
 from groupspec.conformance import vector_format as vf
-from groupspec.conformance.cases.classic_group import Answered, Case, Ends, Wrote, all_cases
 from groupspec.conformance.targets import InProcessTarget, Response
 from groupspec.types import InputError
 from groupspec.types import classic_group as c
 from groupspec.types.errors import Errors
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_types
 from groupspec.types.records.schema import FieldSpec, field_specs, message_spec
+from tests.scenarios.classic_group.cases import Answered, Case, Ends, Wrote, all_cases
 
 VECTORS = [v for v in vf.load(vf.default_root()) if v.machine == "classic_group"]
 CASES = {case.name: case for case in all_cases()}
@@ -272,13 +272,6 @@ def test_the_catalogue_covers_the_machine():
     assert "Dead" in described
     for name in ("seed_", "edge_", "simple_assignor"):
         assert not any(name in v.id.removeprefix("classic_group/") for v in VECTORS)
-
-
-@pytest.mark.parametrize("target", ["spec", "impl", "impl-kafka"])
-def test_vectors_pass_in_process(target):
-    report = runner.run(VECTORS, targets.make_target(target, 10.0), "groupspec")
-    assert report.failed == [], runner.failures_text(report)
-    assert len(report.outcomes) == len(VECTORS)
 
 
 def test_vectors_pass_through_the_adapter():

@@ -24,11 +24,11 @@ from groupspec.conformance import runner, targets
 from groupspec.conformance import share_partition as sc
 from groupspec.conformance import share_partition_json as sj
 from groupspec.conformance import vector_format as vf
-from groupspec.conformance.cases.share_partition import Acquired, Answered, Case, Ends, all_cases
 from groupspec.conformance.targets import Response
 from groupspec.types import InputError
 from groupspec.types import share_partition as sp
 from groupspec.types.errors import Errors
+from tests.scenarios.share_partition.cases import Acquired, Answered, Case, Ends, all_cases
 
 VECTORS = [v for v in vf.load(vf.default_root()) if v.machine == "share_partition"]
 CASES = {case.name: case for case in all_cases()}
@@ -138,13 +138,6 @@ def test_the_catalogue_is_the_vector_folder() -> None:
     kinds = {v.source["kind"] for v in VECTORS}
     # No "divergence" vectors: both layers follow Kafka's code (docs/divergences.md explains).
     assert kinds == {"upstream", "fact-sheet", "hand-made"}
-
-
-@pytest.mark.parametrize("target", ["spec", "impl", "impl-kafka"])
-def test_vectors_pass_in_process(target: str) -> None:
-    report = runner.run(VECTORS, targets.make_target(target, 10.0), "groupspec")
-    assert report.failed == [], runner.failures_text(report)
-    assert len(report.outcomes) == len(VECTORS)
 
 
 def test_vectors_pass_through_the_adapter() -> None:

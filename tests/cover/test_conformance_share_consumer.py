@@ -14,9 +14,9 @@ from groupspec.conformance import runner, targets
 from groupspec.conformance import share_consumer as cc
 from groupspec.conformance import share_consumer_json as cj
 from groupspec.conformance import vector_format as vf
-from groupspec.conformance.cases.share_consumer import Ends, Sent, all_cases
 from groupspec.conformance.targets import Response
 from groupspec.types import InputError
+from tests.scenarios.share_consumer.cases import Ends, Sent, all_cases
 
 VECTORS = [v for v in vf.load(vf.default_root()) if v.machine == "share_consumer"]
 CASES = {case.name: case for case in all_cases()}
@@ -24,12 +24,6 @@ CASES = {case.name: case for case in all_cases()}
 
 def test_the_catalogue_is_the_vector_folder() -> None:
     assert sorted(v.case for v in VECTORS) == sorted(CASES)
-
-
-@pytest.mark.parametrize("target", ["spec", "impl", "impl-kafka"])
-def test_vectors_pass_in_process(target: str) -> None:
-    report = runner.run(VECTORS, targets.make_target(target, 10.0), "groupspec")
-    assert report.failed == [], runner.failures_text(report)
 
 
 def test_vectors_pass_through_the_adapter() -> None:

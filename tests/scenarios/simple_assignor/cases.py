@@ -247,7 +247,7 @@ def _incremental_case(test: str, g: AssignorInput, size: int, direction: str) ->
 
 def divergence_cases() -> list[Case]:
     try:
-        from groupspec.conformance.cases.assignor_divergences import DIVERGENCES
+        from tests.scenarios.simple_assignor.divergences import DIVERGENCES
     except ImportError:
         return []
     out = []
@@ -384,3 +384,11 @@ def all_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> Itera
     yield from divergence_cases()
     yield from edge_cases()
     yield from generated_cases()
+
+
+def assignor_vector_docs() -> Iterator[dict[str, Any]]:
+    """The SimpleAssignor's vectors: every catalogued case, expectations from the spec."""
+    from groupspec.conformance.generate import kafka_assign, vector_doc
+
+    for case in all_cases(kafka_assign):
+        yield vector_doc(case)

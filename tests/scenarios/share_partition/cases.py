@@ -559,7 +559,7 @@ def share_vector_docs() -> Iterator[dict[str, object]]:
     (docs/divergences.md), except the grouping of acquired offsets into ranges, which the judge
     does not compare.
     """
-    from groupspec.conformance.cases import spec_run_vectors
+    from groupspec.conformance.run_form import spec_run_vectors
     from groupspec.conformance.share_partition import PROPERTIES as SHARE_PROPERTIES
 
     return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, SHARE_PROPERTIES)

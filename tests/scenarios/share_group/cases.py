@@ -377,7 +377,7 @@ def vector_input(case: Case) -> dict[str, object]:
 
 def share_group_vector_docs() -> Iterator[dict[str, object]]:
     """One vector per case; ``expected`` is what the spec answers for the input as written."""
-    from groupspec.conformance.cases import spec_run_vectors
+    from groupspec.conformance.run_form import spec_run_vectors
     from groupspec.conformance.share_group import PROPERTIES as SHARE_GROUP_PROPERTIES
 
     return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, SHARE_GROUP_PROPERTIES)

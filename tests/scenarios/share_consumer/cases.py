@@ -246,7 +246,7 @@ def vector_input(case: Case) -> dict[str, object]:
 
 def share_consumer_vector_docs() -> Iterator[dict[str, object]]:
     """One vector per case; ``expected`` is what the spec answers for the input as written."""
-    from groupspec.conformance.cases import spec_run_vectors
+    from groupspec.conformance.run_form import spec_run_vectors
     from groupspec.conformance.share_consumer import PROPERTIES as SHARE_CONSUMER_PROPERTIES
 
     return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, SHARE_CONSUMER_PROPERTIES)

@@ -1138,7 +1138,7 @@ def classic_vector_docs() -> Iterator[dict[str, object]]:
     Kafka-flavoured target is held to the properties (every request answered once, with its
     response type).
     """
-    from groupspec.conformance.cases import spec_run_vectors
     from groupspec.conformance.classic_group import PROPERTIES as CLASSIC_PROPERTIES
+    from groupspec.conformance.run_form import spec_run_vectors
 
     return spec_run_vectors(MACHINE, HANDLER, all_cases(), vector_input, CLASSIC_PROPERTIES)

@@ -110,24 +110,9 @@ def _present_only(cls: type, value: Any, version: int) -> Any:
     return dataclasses.replace(value, **changes)
 
 
-def decode_answer(doc: Any) -> dict[str, Any]:
-    """The implementation's answer for one input: what every target is compared with."""
-    from groupspec.impl.codec.json_form import to_json
-    from groupspec.impl.codec.records import KEY_VERSION, decode_record
-    from groupspec.types.records import record_type_of
-
-    key = bytes.fromhex(doc["key"])
-    value = None if doc["value"] is None else bytes.fromhex(doc["value"])
-    rec = decode_record(doc["topic"], key, value)
-    rtype = record_type_of(type(rec.key))
-    # Kafka's JSON form: the fields of the version the bytes were written at (docs/machines/records.md).
-    return {"type": rtype.name, "typeId": rtype.type_id, "key": to_json(rec.key, KEY_VERSION),
-            "valueVersion": rec.value_version,
-            "value": None if rec.value is None else to_json(rec.value, rec.value_version)}
-
-
 def record_vector_docs() -> Iterator[dict[str, Any]]:
     from groupspec.conformance import vector_format as vf
+    from groupspec.conformance.records import decode_answer
     from groupspec.conformance.targets import error_kind
 
     cases = [(c, d, t, k, v, "hand-made") for c, d, t, k, v in HAND_COMPUTED]
