@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from groupspec import machines
 from groupspec.conformance import vector_format as vf
-from groupspec.types import AssignorInput, GroupAssignment, PartitionAssignorError
+from groupspec.types import AssignorInput, GroupAssignment, GroupspecError, PartitionAssignorError
 
 MACHINE = "simple_assignor"
 HANDLER = machines.get(MACHINE).handler
@@ -148,8 +148,22 @@ def generate() -> dict[str, str]:
     return files
 
 
+class NotACheckout(GroupspecError):
+    """The case catalogues (tests/scenarios/) are not importable: this is an installed package."""
+
+
+def require_checkout() -> None:
+    try:
+        importlib.import_module("tests.scenarios")
+    except ImportError:
+        raise NotACheckout("the vectors are generated from tests/scenarios/: run this from the root of a "
+                           "checkout of the groupspec repository (the installed package carries the "
+                           "vectors; nothing was written)") from None
+
+
 def write(root: Path) -> int:
     """Regenerate ``root``: machine folders are replaced whole, so removed cases disappear."""
+    require_checkout()
     files = generate()
     root.mkdir(parents=True, exist_ok=True)
     machines = {p.split("/", 1)[0] for p in files if "/" in p}
@@ -169,13 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="version folder to write (default: the package's)")
     args = parser.parse_args(argv)
     try:
-        importlib.import_module("tests.scenarios")
-    except ImportError:
-        print("groupspec: error: the vectors are generated from tests/scenarios/: run this from a "
-              "checkout of the groupspec repository (the installed package carries the vectors)",
-              file=sys.stderr)
+        count = write(args.out)
+    except NotACheckout as exc:
+        print(f"groupspec: error: {exc}", file=sys.stderr)
         return 2
-    count = write(args.out)
     print(f"wrote {count} vectors and {vf.MANIFEST_FILE} to {args.out}")
     return 0
 

@@ -94,3 +94,17 @@ def test_tampered_vector_is_refused(tmp_path):
     assert any("stray" in p and "not listed" in p for p in problems)
     with pytest.raises(InputError, match="regenerate"):
         vf.load(copy)
+
+
+def test_generating_outside_a_checkout_is_refused_and_writes_nothing(tmp_path):
+    """The catalogues live in tests/scenarios/; an installed package cannot regenerate, and says so."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "vectors"
+    done = subprocess.run([sys.executable, "-m", "groupspec.conformance.generate", "--out", str(out)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "run this from the root of a checkout" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()
