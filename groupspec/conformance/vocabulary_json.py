@@ -8,7 +8,8 @@ gives a :class:`Codec` (how to write a value, how to read one back): from its an
 the keys and values of coordinator records and their nested structs, from the wire
 :class:`~groupspec.types.records.schema.FieldSpec` each record field declares. A machine's
 ``*_json`` module only declares: its form, its run's input and output dataclasses, and a
-:class:`RunForm` over them. Nothing else may live here: no machine's names, no rule.
+:class:`RunForm` over them. Nothing machine-specific lives here: the only classes named are the
+shared vocabulary (error codes, coordinator records).
 
 The rules (docs/conformance.md states them for adapter writers):
 
