@@ -185,7 +185,7 @@ def test_missing_fields_take_their_defaults():
     join = cj.from_json({"type": "JoinGroup", "group_id": "g"})
     assert join == c.JoinGroup("g")
     run = cj.run_input_from_json({"events": [{"type": "Restart"}]})
-    assert run == cj.RunInput(c.ClassicConfig(), 0, (c.Restart(),))
+    assert run == cj.RunInput(events=(c.Restart(),))
 
 
 @pytest.mark.parametrize(("doc", "field", "words"), [

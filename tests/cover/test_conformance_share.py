@@ -73,7 +73,8 @@ _views = st.builds(
 
 @given(st.lists(_events, max_size=4), _outputs, _views)
 def test_runs_round_trip(events: list[Any], output: sp.Output, view: sp.SharePartitionView) -> None:
-    run = sj.RunInput(sp.SharePartitionConfig(3, 10, 5), sp.PersistedState(), 7, 9, tuple(events))
+    run = sj.RunInput(config=sp.SharePartitionConfig(3, 10, 5), persisted=sp.PersistedState(), start_ms=7,
+                 latest_offset=9, events=tuple(events))
     text = json.dumps(sj.run_input_to_json(run))
     assert sj.run_input_from_json(json.loads(text)) == run
     result = sj.RunOutput((output,), view)

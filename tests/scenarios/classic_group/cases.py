@@ -1127,7 +1127,7 @@ def vector_input(case: Case) -> dict[str, object]:
     """The case's input document (classic_group_json's run input), every field written out."""
     from groupspec.conformance.classic_group_json import RunInput, run_input_to_json
 
-    return run_input_to_json(RunInput(case.config, case.start_ms, case.events))
+    return run_input_to_json(RunInput(config=case.config, start_ms=case.start_ms, events=case.events))
 
 
 def classic_vector_docs() -> Iterator[dict[str, object]]:

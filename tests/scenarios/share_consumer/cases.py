@@ -241,7 +241,7 @@ def all_cases() -> list[Case]:
 def vector_input(case: Case) -> dict[str, object]:
     from groupspec.conformance.share_consumer_json import RunInput, run_input_to_json
 
-    return run_input_to_json(RunInput(case.config, 0, case.events))
+    return run_input_to_json(RunInput(config=case.config, events=case.events))
 
 
 def share_consumer_vector_docs() -> Iterator[dict[str, object]]:

@@ -372,7 +372,7 @@ def all_cases() -> list[Case]:
 def vector_input(case: Case) -> dict[str, object]:
     from groupspec.conformance.share_group_json import RunInput, run_input_to_json
 
-    return run_input_to_json(RunInput(case.config, case.topics, 0, case.events))
+    return run_input_to_json(RunInput(config=case.config, topics=case.topics, events=case.events))
 
 
 def share_group_vector_docs() -> Iterator[dict[str, object]]:

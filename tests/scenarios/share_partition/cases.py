@@ -549,7 +549,8 @@ def all_cases() -> list[Case]:
 def vector_input(case: Case) -> dict[str, object]:
     from groupspec.conformance.share_partition_json import RunInput, run_input_to_json
 
-    return run_input_to_json(RunInput(case.config, case.persisted, 0, case.latest_offset, case.events))
+    return run_input_to_json(RunInput(config=case.config, persisted=case.persisted,
+                                      latest_offset=case.latest_offset, events=case.events))
 
 
 def share_vector_docs() -> Iterator[dict[str, object]]:
