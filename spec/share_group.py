@@ -51,48 +51,12 @@ from groupspec.spec.kernel import drop, put
 from groupspec.spec.simple_assignor import assign
 from groupspec.types import AssignorInput, MemberSpec
 from groupspec.types import records as r
+from groupspec.types import share_group as sg
 from groupspec.types import wire_bounds as wire
 from groupspec.types.errors import Errors
 from groupspec.types.records import CoordinatorRecord
 from groupspec.types.records.metadata_hash import group_hash, topic_hash
-from groupspec.types.share_group import (
-    JOIN_EPOCH,
-    LEAVE_EPOCH,
-    AdvanceClock,
-    Answer,
-    Assignment,
-    DeleteGroups,
-    DeleteGroupsResponse,
-    GroupResult,
-    GroupView,
-    InitializeRequest,
-    InitTopicView,
-    MemberView,
-    Output,
-    PersisterAnswer,
-    Restart,
-    SetGroupConfig,
-    SetGroupConfigResponse,
-    ShareCoordinatorView,
-    ShareGroupConfig,
-    ShareGroupEvent,
-    ShareGroupHeartbeat,
-    ShareGroupHeartbeatResponse,
-    TopicMetadata,
-    UpdateMetadata,
-    check_config,
-    check_event,
-    check_no_rename,
-    check_topics,
-    current_record,
-    epoch_record,
-    member_record,
-    state_record,
-    target_epoch_record,
-    target_member_record,
-    tombstone,
-    topic_partitions,
-)
+from groupspec.types.share_group import JOIN_EPOCH, LEAVE_EPOCH
 
 INT_MAX = 2**31 - 1
 UNKNOWN_TOPIC_NAME = "<UNKNOWN>"
@@ -112,7 +76,7 @@ class Member:
     client_id: str = ""
     client_host: str = ""
     subscription: frozenset[str] = frozenset()
-    assigned: Assignment = field(default_factory=dict)
+    assigned: sg.Assignment = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -141,7 +105,7 @@ class Group:
     assignment_epoch: int = 0
     #: In join order.
     members: Mapping[str, Member] = field(default_factory=dict)
-    target: Mapping[str, Assignment] = field(default_factory=dict)
+    target: Mapping[str, sg.Assignment] = field(default_factory=dict)
     #: None until the first ShareGroupStatePartitionMetadata (DeleteGroups writes one only then).
     state_metadata: StateMetadata | None = None
     #: (deadline ms, group epoch): the subscribed topics' metadata is refreshed when the clock
@@ -162,21 +126,23 @@ class Session:
 
 @dataclass(frozen=True)
 class State:
-    config: ShareGroupConfig
+    config: sg.ShareGroupConfig
     now: int
-    topics: Mapping[str, TopicMetadata] = field(default_factory=dict)
+    topics: Mapping[str, sg.TopicMetadata] = field(default_factory=dict)
     groups: Mapping[str, Group] = field(default_factory=dict)
     #: (group id, member id) -> its session timer.
     sessions: Mapping[tuple[str, str], Session] = field(default_factory=dict)
     seq: int = 0
     #: request index -> (group id, topic id -> partitions) of unanswered initialize requests.
-    pending: Mapping[int, tuple[str, Assignment]] = field(default_factory=dict)
+    pending: Mapping[int, tuple[str, sg.Assignment]] = field(default_factory=dict)
     #: group id -> (session timeout, heartbeat interval) overrides; broker metadata, not records.
     group_configs: Mapping[str, tuple[int | None, int | None]] = field(default_factory=dict)
     log: tuple[CoordinatorRecord, ...] = ()
 
-    def topic_by_id(self, topic_id: str) -> TopicMetadata | None:
-        return next((t for t in self.topics.values() if t.topic_id == topic_id), None)
+    @property
+    def topic_names(self) -> dict[str, str]:
+        """topic id -> name, of the topics in the image."""
+        return {t.topic_id: t.name for t in self.topics.values()}
 
 
 class _Step(kernel.Step[State]):
@@ -184,7 +150,7 @@ class _Step(kernel.Step[State]):
 
     def __init__(self, state: State) -> None:
         super().__init__(state)
-        self.initialize: list[InitializeRequest] = []
+        self.initialize: list[sg.InitializeRequest] = []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,16 +159,11 @@ class _Step(kernel.Step[State]):
 
 
 def _group_ok(s: State, g: Group) -> bool:
-    if g.assignment_epoch > g.epoch or len(g.members) > s.config.max_size:
-        return False
-    for m in g.members.values():
-        if m.epoch > g.assignment_epoch or (g.group_id, m.member_id) not in s.sessions:
-            return False
-        for topic_id in m.assigned:
-            topic = s.topic_by_id(topic_id)
-            if topic is not None and topic.name not in m.subscription:
-                return False
-    return True
+    names = s.topic_names
+    return g.assignment_epoch <= g.epoch and len(g.members) <= s.config.max_size and all(
+        m.epoch <= g.assignment_epoch and (g.group_id, m.member_id) in s.sessions
+        and all(t not in names or names[t] in m.subscription for t in m.assigned)
+        for m in g.members.values())
 
 
 def invariants_hold(s: State) -> bool:
@@ -223,11 +184,11 @@ def _epochs_kept(before: State, after: State) -> bool:
 
 
 @icontract.ensure(lambda result: invariants_hold(result))
-def initial_state(config: ShareGroupConfig = ShareGroupConfig(),  # noqa: B008
-                  topics: tuple[TopicMetadata, ...] = (), now_ms: int = 0) -> State:
+def initial_state(config: sg.ShareGroupConfig = sg.ShareGroupConfig(),  # noqa: B008
+                  topics: tuple[sg.TopicMetadata, ...] = (), now_ms: int = 0) -> State:
     """A coordinator hosting every group, with this metadata image, and no groups."""
-    check_config(config)
-    topics = check_topics(topics)
+    sg.check_config(config)
+    topics = sg.check_topics(topics)
     wire.integer(now_ms, "now_ms", "int64")
     return State(config=config, now=now_ms, topics={t.name: t for t in topics})
 
@@ -236,19 +197,19 @@ def initial_state(config: ShareGroupConfig = ShareGroupConfig(),  # noqa: B008
 @icontract.ensure(lambda result: invariants_hold(result[0]))
 @icontract.ensure(lambda state, result: _epochs_kept(state, result[0]))
 @icontract.ensure(lambda state, result: result[0].now >= state.now)
-def step(state: State, event: ShareGroupEvent, index: int) -> tuple[State, Output]:
+def step(state: State, event: sg.ShareGroupEvent, index: int) -> tuple[State, sg.Output]:
     """Apply one event (request ``index``, or an image, a persister answer, a clock advance).
 
     An event a broker would refuse (:func:`check_event`) raises its InputError before anything
     happens; what the step goes on with is the checked event (topic ids in one spelling).
     """
-    event = check_event(event, index)
+    event = sg.check_event(event, index)
     st = _Step(state)
     TABLE.rule(kernel.ANY, event)(st, event, index)
     records = tuple(cast(list[CoordinatorRecord], st.records))
     st.set(log=st.state.log + records)
-    answers = tuple(Answer(i, response) for i, response in st.answers)
-    return st.state, Output(answers, records, tuple(st.initialize))
+    answers = tuple(sg.Answer(i, response) for i, response in st.answers)
+    return st.state, sg.Output(answers, records, tuple(st.initialize))
 
 
 def _put_group(st: _Step, g: Group) -> Group:
@@ -261,20 +222,20 @@ def _put_group(st: _Step, g: Group) -> Group:
 # ---------------------------------------------------------------------------------------------
 
 
-def heartbeat(st: _Step, req: ShareGroupHeartbeat, index: int) -> None:
+def heartbeat(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
     """§1.2-§1.6: verify in Kafka's order (the first failure is the answer), then a leave, or a
     join or heartbeat."""
     error = _refusal(st.state, req)
     if error is not None:
-        st.answer(index, ShareGroupHeartbeatResponse(error))
+        st.answer(index, sg.ShareGroupHeartbeatResponse(error))
     elif req.member_epoch == LEAVE_EPOCH:
         _remove_member(st, req.group_id, req.member_id)
-        st.answer(index, ShareGroupHeartbeatResponse(Errors.NONE, req.member_id, LEAVE_EPOCH, 0, None))
+        st.answer(index, sg.ShareGroupHeartbeatResponse(Errors.NONE, req.member_id, LEAVE_EPOCH, 0, None))
     else:
         _stay(st, req, index)
 
 
-def _stay(st: _Step, req: ShareGroupHeartbeat, index: int) -> None:
+def _stay(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
     """Steps 2-9 of §1.3; the group joins the state only now that the heartbeat is accepted."""
     g = _describe_member(st, st.state.groups.get(req.group_id) or Group(req.group_id), req)
     if g.epoch > g.assignment_epoch:
@@ -285,12 +246,12 @@ def _stay(st: _Step, req: ShareGroupHeartbeat, index: int) -> None:
     _maybe_initialize(st, g.group_id, index)
     send = (req.member_epoch == JOIN_EPOCH or req.subscribed_topic_names is not None
             or member.assigned != held)
-    st.answer(index, ShareGroupHeartbeatResponse(Errors.NONE, member.member_id, member.epoch,
-                                                 _interval(st.state, g.group_id),
-                                                 topic_partitions(member.assigned) if send else None))
+    assignment = sg.topic_partitions(member.assigned) if send else None
+    st.answer(index, sg.ShareGroupHeartbeatResponse(Errors.NONE, member.member_id, member.epoch,
+                                                    _interval(st.state, g.group_id), assignment))
 
 
-def _refusal(s: State, req: ShareGroupHeartbeat) -> Errors | None:
+def _refusal(s: State, req: sg.ShareGroupHeartbeat) -> Errors | None:
     """Verify the request (§1.2 rows 5-9), then the group, its size, the member and its epoch;
     the first check that fails is the answer."""
     if (not req.member_id.strip() or not req.group_id.strip()
@@ -315,7 +276,7 @@ def _refusal(s: State, req: ShareGroupHeartbeat) -> Errors | None:
     return None
 
 
-def _describe_member(st: _Step, g: Group, req: ShareGroupHeartbeat) -> Group:
+def _describe_member(st: _Step, g: Group, req: sg.ShareGroupHeartbeat) -> Group:
     """Steps 2-4: the member as this request describes it (a record if anything differs), then
     the group epoch, which rises if the subscription changed, if initialized partitions wait to
     be assigned (§3.4), or if the subscribed topics' metadata hash changed. The hash is checked
@@ -328,7 +289,7 @@ def _describe_member(st: _Step, g: Group, req: ShareGroupHeartbeat) -> Group:
                   subscription=current.subscription if names is None else frozenset(names))
     bump = new.subscription != current.subscription or _initialized_assignment_pending(g)
     if new != old:
-        st.write(member_record(g.group_id, new.member_id, new.rack_id, new.client_id,
+        st.write(sg.member_record(g.group_id, new.member_id, new.rack_id, new.client_id,
                                new.client_host, new.subscription))
     g = replace(g, members=put(g.members, new.member_id, new))
     s = st.state
@@ -338,7 +299,7 @@ def _describe_member(st: _Step, g: Group, req: ShareGroupHeartbeat) -> Group:
     new_hash = _metadata_hash(s, g.subscribed_names)
     if bump or new_hash != g.metadata_hash:
         g = replace(g, epoch=g.epoch + 1, metadata_hash=new_hash)
-        st.write(epoch_record(g.group_id, g.epoch, g.metadata_hash))
+        st.write(sg.epoch_record(g.group_id, g.epoch, g.metadata_hash))
     return replace(g, refresh=(s.now + INT_MAX, g.epoch))
 
 
@@ -364,8 +325,7 @@ def _compute_target(st: _Step, g: Group) -> Group:
     """Step 5 (§1.3, §3.3): TargetAssignmentBuilder with the SimpleAssignor over initialized
     partitions; a record for each member whose target changed, and for a member with none yet
     even if it is empty (null is not empty), then the target epoch."""
-    topics = st.state.topics.values()
-    names = {t.topic_id: t.name for t in topics}
+    topics, names = st.state.topics.values(), st.state.topic_names
     initialized = (g.state_metadata or StateMetadata()).initialized
     members = tuple(MemberSpec(m.member_id, tuple(sorted(m.subscription)),
                                {names[t]: ps for t, ps in g.target.get(m.member_id, {}).items()
@@ -379,8 +339,8 @@ def _compute_target(st: _Step, g: Group) -> Group:
         new = {ids[name]: parts for name, parts in result[member_id].items() if parts}
         if member_id not in target or new != target[member_id]:
             target = put(target, member_id, new)
-            st.write(target_member_record(g.group_id, member_id, new))
-    st.write(target_epoch_record(g.group_id, g.epoch))
+            st.write(sg.target_member_record(g.group_id, member_id, new))
+    st.write(sg.target_epoch_record(g.group_id, g.epoch))
     return replace(g, target=target, assignment_epoch=g.epoch)
 
 
@@ -390,11 +350,11 @@ def _take_target(st: _Step, g: Group, member_id: str) -> Group:
     m = g.members[member_id]
     if m.epoch == g.assignment_epoch:
         return g
-    s = st.state
+    names = st.state.topic_names
     target = {t: ps for t, ps in g.target.get(member_id, {}).items()
-              if ps and (topic := s.topic_by_id(t)) is not None and topic.name in m.subscription}
+              if ps and t in names and names[t] in m.subscription}
     new = replace(m, epoch=g.assignment_epoch, previous_epoch=m.epoch, assigned=target)
-    st.write(current_record(g.group_id, member_id, new.epoch, new.previous_epoch, new.assigned))
+    st.write(sg.current_record(g.group_id, member_id, new.epoch, new.previous_epoch, new.assigned))
     return replace(g, members=put(g.members, member_id, new))
 
 
@@ -428,10 +388,10 @@ def _maybe_initialize(st: _Step, group_id: str, index: int) -> None:
     g = _write_state(st, g, replace(meta, initializing=initializing, deleting=drop(meta.deleting, *wanted)))
     request = {topic_id: parts for topic_id, (_, parts) in wanted.items()}
     st.set(pending=put(st.state.pending, index, (group_id, request)))
-    st.initialize.append(InitializeRequest(index, group_id, g.epoch, topic_partitions(request)))
+    st.initialize.append(sg.InitializeRequest(index, group_id, g.epoch, sg.topic_partitions(request)))
 
 
-def _uncovered(s: State, meta: StateMetadata, topic: TopicMetadata) -> frozenset[int]:
+def _uncovered(s: State, meta: StateMetadata, topic: sg.TopicMetadata) -> frozenset[int]:
     """The topic's partitions neither initialized nor being initialized recently."""
     done, entry = meta.initialized.get(topic.topic_id), meta.initializing.get(topic.topic_id)
     covered = set(done.partitions) if done else set()
@@ -448,10 +408,11 @@ def _write_state(st: _Step, g: Group, meta: StateMetadata) -> Group:
     of every topic still initializing, not only of the ones it changed."""
     meta = replace(meta, initializing={t: replace(e, timestamp=st.state.now)
                                        for t, e in meta.initializing.items()})
+
     def listed(entries: Mapping[str, InitEntry]) -> dict[str, tuple[str, frozenset[int]]]:
         return {t: (e.name, e.partitions) for t, e in entries.items()}
 
-    st.write(state_record(g.group_id, listed(meta.initializing), listed(meta.initialized), meta.deleting))
+    st.write(sg.state_record(g.group_id, listed(meta.initializing), listed(meta.initialized), meta.deleting))
     return _put_group(st, replace(g, state_metadata=meta))
 
 
@@ -461,12 +422,12 @@ def _remove_member(st: _Step, group_id: str, member_id: str) -> None:
     epoch + 1 with the hash of what the others subscribe to; the session timer goes."""
     for key in (r.ShareGroupCurrentMemberAssignmentKey, r.ShareGroupTargetAssignmentMemberKey,
                 r.ShareGroupMemberMetadataKey):
-        st.write(tombstone(key(group_id, member_id)))
+        st.write(sg.tombstone(key(group_id, member_id)))
     g = st.state.groups[group_id]
     g = replace(g, members=drop(g.members, member_id), target=drop(g.target, member_id))
     new_hash = _metadata_hash(st.state, g.subscribed_names)
     g = _put_group(st, replace(g, epoch=g.epoch + 1, metadata_hash=new_hash))
-    st.write(epoch_record(group_id, g.epoch, g.metadata_hash))
+    st.write(sg.epoch_record(group_id, g.epoch, g.metadata_hash))
     st.set(sessions=drop(st.state.sessions, (group_id, member_id)))
 
 
@@ -475,7 +436,7 @@ def _remove_member(st: _Step, group_id: str, member_id: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def persister_answer(st: _Step, event: PersisterAnswer, index: int) -> None:
+def persister_answer(st: _Step, event: sg.PersisterAnswer, index: int) -> None:
     """The answered partitions leave initializing and, on success, join initialized."""
     s = st.state
     pending = s.pending.get(event.request)
@@ -490,9 +451,9 @@ def persister_answer(st: _Step, event: PersisterAnswer, index: int) -> None:
     initialized, initializing = meta.initialized, meta.initializing
     for topic_id, done in parts.items():
         if event.error == Errors.NONE:
-            topic, old = s.topic_by_id(topic_id), initialized.get(topic_id)
+            old = initialized.get(topic_id)
             initialized = put(initialized, topic_id, InitEntry(
-                topic.name if topic is not None else UNKNOWN_TOPIC_NAME,
+                s.topic_names.get(topic_id, UNKNOWN_TOPIC_NAME),
                 done | (old.partitions if old else frozenset()), old.timestamp if old else s.now))
         entry = initializing.get(topic_id)
         if entry is not None and entry.partitions - done:
@@ -502,11 +463,11 @@ def persister_answer(st: _Step, event: PersisterAnswer, index: int) -> None:
     _write_state(st, g, replace(meta, initializing=initializing, initialized=initialized))
 
 
-def update_metadata(st: _Step, event: UpdateMetadata, index: int) -> None:
+def update_metadata(st: _Step, event: sg.UpdateMetadata, index: int) -> None:
     """A new image: groups subscribed to a changed topic re-check their hash on the next
     heartbeat; a deleted topic leaves every group's bookkeeping."""
     old = st.state.topics
-    check_no_rename(old.values(), event.topics)
+    sg.check_no_rename(old.values(), event.topics)
     s = st.set(topics={t.name: t for t in event.topics})
     changed = {name for name in {*old, *s.topics} if old.get(name) != s.topics.get(name)}
     deleted = {t.topic_id for t in old.values()} - {t.topic_id for t in s.topics.values()}
@@ -520,9 +481,9 @@ def update_metadata(st: _Step, event: UpdateMetadata, index: int) -> None:
                                               drop(meta.deleting, *gone)))
 
 
-def delete_groups(st: _Step, req: DeleteGroups, index: int) -> None:
-    st.answer(index, DeleteGroupsResponse(tuple(GroupResult(gid, _delete_group(st, gid))
-                                                for gid in req.group_ids)))
+def delete_groups(st: _Step, req: sg.DeleteGroups, index: int) -> None:
+    results = tuple(sg.GroupResult(gid, _delete_group(st, gid)) for gid in req.group_ids)
+    st.answer(index, sg.DeleteGroupsResponse(results))
 
 
 def _delete_group(st: _Step, group_id: str) -> Errors:
@@ -538,12 +499,12 @@ def _delete_group(st: _Step, group_id: str) -> Errors:
         _write_state(st, g, StateMetadata(deleting={**meta.deleting, **named}))
     for key in (r.ShareGroupTargetAssignmentMetadataKey, r.ShareGroupStatePartitionMetadataKey,
                 r.ShareGroupMetadataKey):
-        st.write(tombstone(key(group_id)))
+        st.write(sg.tombstone(key(group_id)))
     st.set(groups=drop(st.state.groups, group_id))
     return Errors.NONE
 
 
-def set_group_config(st: _Step, req: SetGroupConfig, index: int) -> None:
+def set_group_config(st: _Step, req: sg.SetGroupConfig, index: int) -> None:
     """§5: overrides within the broker's bounds, the session above the interval; None unsets."""
     c = st.state.config
     session = c.session_timeout_ms if req.session_timeout_ms is None else req.session_timeout_ms
@@ -551,13 +512,13 @@ def set_group_config(st: _Step, req: SetGroupConfig, index: int) -> None:
     if (not c.min_session_timeout_ms <= session <= c.max_session_timeout_ms
             or not c.min_heartbeat_interval_ms <= interval <= c.max_heartbeat_interval_ms
             or session <= interval):
-        st.answer(index, SetGroupConfigResponse(Errors.INVALID_CONFIG))
+        st.answer(index, sg.SetGroupConfigResponse(Errors.INVALID_CONFIG))
         return
     overrides = (req.session_timeout_ms, req.heartbeat_interval_ms)
     configs = st.state.group_configs
     st.set(group_configs=drop(configs, req.group_id) if overrides == (None, None)
            else put(configs, req.group_id, overrides))
-    st.answer(index, SetGroupConfigResponse(Errors.NONE))
+    st.answer(index, sg.SetGroupConfigResponse(Errors.NONE))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -565,7 +526,7 @@ def set_group_config(st: _Step, req: SetGroupConfig, index: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def advance_clock(st: _Step, event: AdvanceClock, index: int) -> None:
+def advance_clock(st: _Step, event: sg.AdvanceClock, index: int) -> None:
     """Sessions due by the new time expire one by one, earliest (then first armed) first."""
     s = st.set(now=max(st.state.now, event.to_ms))
     while due := [(t.deadline, t.seq, key) for key, t in s.sessions.items() if t.deadline <= s.now]:
@@ -574,7 +535,7 @@ def advance_clock(st: _Step, event: AdvanceClock, index: int) -> None:
         s = st.state
 
 
-def restart(st: _Step, event: Restart, index: int) -> None:
+def restart(st: _Step, event: sg.Restart, index: int) -> None:
     """§1.7: what no record holds is forgotten; the groups are replayed from the log and every
     member gets a full session timeout."""
     s = st.set(pending={}, sessions={}, groups=replay(st.state.log, st.state.now))
@@ -651,13 +612,13 @@ def _forgotten(g: Group, key: object) -> Group:
 # ---------------------------------------------------------------------------------------------
 
 TABLE = kernel.Table("share_group", {
-    **kernel.rows(heartbeat, ShareGroupHeartbeat),
-    **kernel.rows(delete_groups, DeleteGroups),
-    **kernel.rows(set_group_config, SetGroupConfig),
-    **kernel.rows(update_metadata, UpdateMetadata),
-    **kernel.rows(persister_answer, PersisterAnswer),
-    **kernel.rows(advance_clock, AdvanceClock),
-    **kernel.rows(restart, Restart),
+    **kernel.rows(heartbeat, sg.ShareGroupHeartbeat),
+    **kernel.rows(delete_groups, sg.DeleteGroups),
+    **kernel.rows(set_group_config, sg.SetGroupConfig),
+    **kernel.rows(update_metadata, sg.UpdateMetadata),
+    **kernel.rows(persister_answer, sg.PersisterAnswer),
+    **kernel.rows(advance_clock, sg.AdvanceClock),
+    **kernel.rows(restart, sg.Restart),
 })
 
 
@@ -666,25 +627,25 @@ TABLE = kernel.Table("share_group", {
 # ---------------------------------------------------------------------------------------------
 
 
-def view(s: State) -> ShareCoordinatorView:
-    return ShareCoordinatorView(s.now, tuple(_group_view(s, s.groups[gid]) for gid in sorted(s.groups)),
-                                tuple(sorted(s.pending)))
+def view(s: State) -> sg.ShareCoordinatorView:
+    groups = tuple(_group_view(s, s.groups[gid]) for gid in sorted(s.groups))
+    return sg.ShareCoordinatorView(s.now, groups, tuple(sorted(s.pending)))
 
 
-def _group_view(s: State, g: Group) -> GroupView:
+def _group_view(s: State, g: Group) -> sg.GroupView:
     members = tuple(
-        MemberView(m.member_id, m.epoch, m.previous_epoch, m.rack_id, m.client_id, m.client_host,
-                   tuple(sorted(m.subscription)), topic_partitions(m.assigned),
-                   topic_partitions(g.target.get(m.member_id, {})),
-                   session.deadline if (session := s.sessions.get((g.group_id, m.member_id))) else None)
+        sg.MemberView(m.member_id, m.epoch, m.previous_epoch, m.rack_id, m.client_id, m.client_host,
+                      tuple(sorted(m.subscription)), sg.topic_partitions(m.assigned),
+                      sg.topic_partitions(g.target.get(m.member_id, {})),
+                      session.deadline if (session := s.sessions.get((g.group_id, m.member_id))) else None)
         for m in g.members.values())
     meta = g.state_metadata or StateMetadata()
     overrides = s.group_configs.get(g.group_id, (None, None))
-    return GroupView(g.group_id, "Stable" if g.members else "Empty", g.epoch, g.assignment_epoch,
-                     g.metadata_hash, members, _init_view(meta.initializing, True),
-                     _init_view(meta.initialized, False), tuple(sorted(meta.deleting)), *overrides)
+    return sg.GroupView(g.group_id, "Stable" if g.members else "Empty", g.epoch, g.assignment_epoch,
+                        g.metadata_hash, members, _init_view(meta.initializing, True),
+                        _init_view(meta.initialized, False), tuple(sorted(meta.deleting)), *overrides)
 
 
-def _init_view(entries: Mapping[str, InitEntry], stamped: bool) -> tuple[InitTopicView, ...]:
-    return tuple(InitTopicView(t, e.name, tuple(sorted(e.partitions)), e.timestamp if stamped else -1)
+def _init_view(entries: Mapping[str, InitEntry], stamped: bool) -> tuple[sg.InitTopicView, ...]:
+    return tuple(sg.InitTopicView(t, e.name, tuple(sorted(e.partitions)), e.timestamp if stamped else -1)
                  for t, e in sorted(entries.items()))
