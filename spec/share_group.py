@@ -290,7 +290,7 @@ def _describe_member(st: _Step, g: Group, req: sg.ShareGroupHeartbeat) -> Group:
     bump = new.subscription != current.subscription or _initialized_assignment_pending(g)
     if new != old:
         st.write(sg.member_record(g.group_id, new.member_id, new.rack_id, new.client_id,
-                               new.client_host, new.subscription))
+                                  new.client_host, new.subscription))
     g = replace(g, members=put(g.members, new.member_id, new))
     s = st.state
     deadline, deadline_epoch = g.refresh
