@@ -232,10 +232,10 @@ def heartbeat(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
         _remove_member(st, req.group_id, req.member_id)
         st.answer(index, sg.ShareGroupHeartbeatResponse(Errors.NONE, req.member_id, LEAVE_EPOCH, 0, None))
     else:
-        _stay(st, req, index)
+        _join_or_stay(st, req, index)
 
 
-def _stay(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
+def _join_or_stay(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
     """Steps 2-9 of §1.3; the group joins the state only now that the heartbeat is accepted."""
     g = _describe_member(st, st.state.groups.get(req.group_id) or Group(req.group_id), req)
     if g.epoch > g.assignment_epoch:
