@@ -2,15 +2,21 @@
 
 Theory of operation
 -------------------
-One step function over events (heartbeats, metadata images, persister answers, clock advances,
-group deletions and configs, failovers). Every durable change is a record of
-``__consumer_offsets`` (types 10-15), appended to ``log``; a ``Restart`` forgets everything and
-replays the log, so the records alone must rebuild the groups. The fact sheet
-(share_group_coordinator.md, shared reference folder) gives each rule's upstream source; its
-section numbers are quoted as §n.
+The coordinator is a frozen :class:`State` and one ``step`` over events (heartbeats, metadata
+images, persister answers, clock advances, group deletions and configs, failovers). ``step``
+checks the event at the edge (``check_event``), looks its rule up in :data:`TABLE` and runs it
+on a ``kernel.Step``; a rule changes the state only through ``Step.set`` and the frozen-mapping
+helpers ``put``/``drop``, so the state handed in is never touched. Each rule verifies first
+(the first failing check is Kafka's error answer and changes nothing), then changes. The fact
+sheet (share_group_coordinator.md, shared reference folder) gives each rule's upstream source;
+its section numbers are quoted as §n.
 
+* Every durable change is a record of ``__consumer_offsets`` (types 10-15), appended to
+  ``log``; a ``Restart`` forgets everything and replays the log, so the records alone must
+  rebuild the groups. What no record holds (session timers, the metadata refresh deadline,
+  pending initialize requests) is rebuilt otherwise.
 * A member heartbeats with its epoch: 0 to join, its current (or previous) epoch to stay, -1 to
-  leave. Validation follows Kafka's order (§1.2); the first failure answers and changes nothing.
+  leave. Validation follows Kafka's order (§1.2).
 * The group epoch rises when a subscription or the subscribed topics' metadata hash changes,
   when newly initialized partitions are waiting to be assigned (§3.4), and when a member leaves
   or times out. A heartbeat that finds the group epoch above the target's computes a new target
@@ -21,8 +27,10 @@ section numbers are quoted as §n.
 * After the records, the heartbeat asks the share-state persister to initialize subscribed
   partitions not yet covered (§3.2); a :class:`PersisterAnswer` event brings the outcome back.
 
-Canonical choices where Kafka leaves orders to Java hash maps (docs/divergences.md): members in
-the order they joined; record lists of topics sorted by topic id, partitions ascending.
+The coordinator has no machine state of its own (a group is Empty or Stable by its members), so
+every row of the table holds in any state. Canonical choices where Kafka leaves orders to Java
+hash maps (docs/divergences.md): members in the order they joined; record lists of topics
+sorted by topic id, partitions ascending. The records are spelled by the vocabulary.
 
 Out of scope for now: partition ownership and loading (every group is hosted here), group types
 other than share (no GROUP_ID_NOT_FOUND for a consumer group's id), the persister round trip of
@@ -32,76 +40,34 @@ AlterShareGroupOffsets, authorization.
 
 from __future__ import annotations
 
-import copy
-import uuid
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import cast
 
 import icontract
 
+from groupspec.spec import kernel
+from groupspec.spec.kernel import drop, put
 from groupspec.spec.simple_assignor import assign
 from groupspec.types import AssignorInput, MemberSpec
+from groupspec.types import records as r
+from groupspec.types import share_group as sg
 from groupspec.types import wire_bounds as wire
 from groupspec.types.errors import Errors
-from groupspec.types.records import (
-    CoordinatorRecord,
-    ShareGroupCurrentMemberAssignmentKey,
-    ShareGroupCurrentMemberAssignmentValue,
-    ShareGroupMemberMetadataKey,
-    ShareGroupMemberMetadataValue,
-    ShareGroupMetadataKey,
-    ShareGroupMetadataValue,
-    ShareGroupStatePartitionMetadataKey,
-    ShareGroupStatePartitionMetadataValue,
-    ShareGroupTargetAssignmentMemberKey,
-    ShareGroupTargetAssignmentMemberValue,
-    ShareGroupTargetAssignmentMetadataKey,
-    ShareGroupTargetAssignmentMetadataValue,
-)
+from groupspec.types.records import CoordinatorRecord
 from groupspec.types.records.metadata_hash import group_hash, topic_hash
-from groupspec.types.share_group import (
-    JOIN_EPOCH,
-    LEAVE_EPOCH,
-    MEMBER_STABLE,
-    AdvanceClock,
-    Answer,
-    DeleteGroups,
-    DeleteGroupsResponse,
-    GroupResult,
-    GroupView,
-    InitializeRequest,
-    InitTopicView,
-    MemberView,
-    Output,
-    PersisterAnswer,
-    Restart,
-    SetGroupConfig,
-    SetGroupConfigResponse,
-    ShareCoordinatorView,
-    ShareGroupConfig,
-    ShareGroupEvent,
-    ShareGroupHeartbeat,
-    ShareGroupHeartbeatResponse,
-    TopicMetadata,
-    TopicPartitions,
-    UpdateMetadata,
-    check_config,
-    check_event,
-    check_no_rename,
-    check_topics,
-)
+from groupspec.types.share_group import JOIN_EPOCH, LEAVE_EPOCH
 
 INT_MAX = 2**31 - 1
 UNKNOWN_TOPIC_NAME = "<UNKNOWN>"
-#: topic id -> partitions
-Assignment = dict[str, frozenset[int]]
 
 
 # ---------------------------------------------------------------------------------------------
-# State
+# State (frozen: a rule builds a new value with dataclasses.replace, put and drop)
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Member:
     member_id: str
     epoch: int = 0
@@ -110,10 +76,10 @@ class Member:
     client_id: str = ""
     client_host: str = ""
     subscription: frozenset[str] = frozenset()
-    assigned: Assignment = field(default_factory=dict)
+    assigned: sg.Assignment = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class InitEntry:
     name: str
     partitions: frozenset[int]
@@ -121,25 +87,26 @@ class InitEntry:
     timestamp: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class StateMetadata:
     """ShareGroupStatePartitionMetadataInfo (§3.1), keyed by topic id."""
 
-    initializing: dict[str, InitEntry] = field(default_factory=dict)
-    initialized: dict[str, InitEntry] = field(default_factory=dict)
+    initializing: Mapping[str, InitEntry] = field(default_factory=dict)
+    initialized: Mapping[str, InitEntry] = field(default_factory=dict)
     #: topic id -> topic name
-    deleting: dict[str, str] = field(default_factory=dict)
+    deleting: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Group:
     group_id: str
     epoch: int = 0
     metadata_hash: int = 0
     assignment_epoch: int = 0
     #: In join order.
-    members: dict[str, Member] = field(default_factory=dict)
-    target: dict[str, Assignment] = field(default_factory=dict)
+    members: Mapping[str, Member] = field(default_factory=dict)
+    target: Mapping[str, sg.Assignment] = field(default_factory=dict)
+    #: None until the first ShareGroupStatePartitionMetadata (DeleteGroups writes one only then).
     state_metadata: StateMetadata | None = None
     #: (deadline ms, group epoch): the subscribed topics' metadata is refreshed when the clock
     #: reaches the deadline or the epoch falls below it (§1.3 step 4).
@@ -150,46 +117,40 @@ class Group:
         return frozenset(t for m in self.members.values() for t in m.subscription)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Session:
     deadline: int
+    #: Arming order: of two sessions due at once, the one armed first expires first.
     seq: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class State:
-    config: ShareGroupConfig
+    config: sg.ShareGroupConfig
     now: int
-    topics: dict[str, TopicMetadata] = field(default_factory=dict)
-    groups: dict[str, Group] = field(default_factory=dict)
+    topics: Mapping[str, sg.TopicMetadata] = field(default_factory=dict)
+    groups: Mapping[str, Group] = field(default_factory=dict)
     #: (group id, member id) -> its session timer.
-    sessions: dict[tuple[str, str], Session] = field(default_factory=dict)
+    sessions: Mapping[tuple[str, str], Session] = field(default_factory=dict)
     seq: int = 0
     #: request index -> (group id, topic id -> partitions) of unanswered initialize requests.
-    pending: dict[int, tuple[str, dict[str, frozenset[int]]]] = field(default_factory=dict)
+    pending: Mapping[int, tuple[str, sg.Assignment]] = field(default_factory=dict)
     #: group id -> (session timeout, heartbeat interval) overrides; broker metadata, not records.
-    group_configs: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
-    log: list[CoordinatorRecord] = field(default_factory=list)
+    group_configs: Mapping[str, tuple[int | None, int | None]] = field(default_factory=dict)
+    log: tuple[CoordinatorRecord, ...] = ()
 
-    def topic_by_id(self, topic_id: str) -> TopicMetadata | None:
-        return next((t for t in self.topics.values() if t.topic_id == topic_id), None)
+    @property
+    def topic_names(self) -> dict[str, str]:
+        """topic id -> name, of the topics in the image."""
+        return {t.topic_id: t.name for t in self.topics.values()}
 
 
-class _Step:
+class _Step(kernel.Step[State]):
+    """The kernel's step, plus the InitializeShareGroupState requests sent after the records."""
+
     def __init__(self, state: State) -> None:
-        self.s = state
-        self.answers: list[Answer] = []
-        self.records: list[CoordinatorRecord] = []
-        self.initialize: list[InitializeRequest] = []
-
-    def write(self, record: CoordinatorRecord) -> None:
-        self.records.append(record)
-        self.s.log.append(record)
-
-    def arm(self, group_id: str, member_id: str) -> None:
-        self.s.seq += 1
-        timeout = self.s.group_configs.get(group_id, (None, None))[0] or self.s.config.session_timeout_ms
-        self.s.sessions[(group_id, member_id)] = Session(self.s.now + timeout, self.s.seq)
+        super().__init__(state)
+        self.initialize: list[sg.InitializeRequest] = []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,16 +159,11 @@ class _Step:
 
 
 def _group_ok(s: State, g: Group) -> bool:
-    if g.assignment_epoch > g.epoch or len(g.members) > s.config.max_size:
-        return False
-    for m in g.members.values():
-        if m.epoch > g.assignment_epoch or (g.group_id, m.member_id) not in s.sessions:
-            return False
-        for topic_id in m.assigned:
-            topic = s.topic_by_id(topic_id)
-            if topic is not None and topic.name not in m.subscription:
-                return False
-    return True
+    names = s.topic_names
+    return g.assignment_epoch <= g.epoch and len(g.members) <= s.config.max_size and all(
+        m.epoch <= g.assignment_epoch and (g.group_id, m.member_id) in s.sessions
+        and all(t not in names or names[t] in m.subscription for t in m.assigned)
+        for m in g.members.values())
 
 
 def invariants_hold(s: State) -> bool:
@@ -228,11 +184,11 @@ def _epochs_kept(before: State, after: State) -> bool:
 
 
 @icontract.ensure(lambda result: invariants_hold(result))
-def initial_state(config: ShareGroupConfig = ShareGroupConfig(),  # noqa: B008
-                  topics: tuple[TopicMetadata, ...] = (), now_ms: int = 0) -> State:
+def initial_state(config: sg.ShareGroupConfig = sg.ShareGroupConfig(),  # noqa: B008
+                  topics: tuple[sg.TopicMetadata, ...] = (), now_ms: int = 0) -> State:
     """A coordinator hosting every group, with this metadata image, and no groups."""
-    check_config(config)
-    topics = check_topics(topics)
+    sg.check_config(config)
+    topics = sg.check_topics(topics)
     wire.integer(now_ms, "now_ms", "int64")
     return State(config=config, now=now_ms, topics={t.name: t for t in topics})
 
@@ -241,99 +197,24 @@ def initial_state(config: ShareGroupConfig = ShareGroupConfig(),  # noqa: B008
 @icontract.ensure(lambda result: invariants_hold(result[0]))
 @icontract.ensure(lambda state, result: _epochs_kept(state, result[0]))
 @icontract.ensure(lambda state, result: result[0].now >= state.now)
-def step(state: State, event: ShareGroupEvent, index: int) -> tuple[State, Output]:
+def step(state: State, event: sg.ShareGroupEvent, index: int) -> tuple[State, sg.Output]:
     """Apply one event (request ``index``, or an image, a persister answer, a clock advance).
 
     An event a broker would refuse (:func:`check_event`) raises its InputError before anything
     happens; what the step goes on with is the checked event (topic ids in one spelling).
     """
-    event = check_event(event, index)
-    st = _Step(copy.deepcopy(state))
-    match event:
-        case ShareGroupHeartbeat():
-            st.answers.append(Answer(index, _heartbeat(st, event, index)))
-        case DeleteGroups():
-            st.answers.append(Answer(index, _delete_groups(st, event)))
-        case SetGroupConfig():
-            st.answers.append(Answer(index, _set_config(st, event)))
-        case UpdateMetadata():
-            _update_metadata(st, event)
-        case PersisterAnswer():
-            _persister_answer(st, event)
-        case AdvanceClock():
-            _advance(st, event.to_ms)
-        case Restart():
-            _restart(st)
-    return st.s, Output(tuple(st.answers), tuple(st.records), tuple(st.initialize))
+    event = sg.check_event(event, index)
+    st = _Step(state)
+    TABLE.rule(kernel.ANY, event)(st, event, index)
+    records = tuple(cast(list[CoordinatorRecord], st.records))
+    st.set(log=st.state.log + records)
+    answers = tuple(sg.Answer(i, response) for i, response in st.answers)
+    return st.state, sg.Output(answers, records, tuple(st.initialize))
 
 
-# ---------------------------------------------------------------------------------------------
-# Records
-# ---------------------------------------------------------------------------------------------
-
-
-def _ids(assignment: Assignment) -> list[str]:
-    return sorted(t for t, ps in assignment.items() if ps)
-
-
-def _member_record(g: Group, m: Member) -> CoordinatorRecord:
-    return CoordinatorRecord(ShareGroupMemberMetadataKey(g.group_id, m.member_id),
-                             ShareGroupMemberMetadataValue(m.rack_id, m.client_id, m.client_host,
-                                                           tuple(sorted(m.subscription))), 0)
-
-
-def _epoch_record(g: Group) -> CoordinatorRecord:
-    return CoordinatorRecord(ShareGroupMetadataKey(g.group_id),
-                             ShareGroupMetadataValue(g.epoch, g.metadata_hash), 0)
-
-
-def _target_member_record(g: Group, member_id: str, target: Assignment) -> CoordinatorRecord:
-    tps = tuple(ShareGroupTargetAssignmentMemberValue.TopicPartition(uuid.UUID(t), tuple(sorted(target[t])))
-                for t in _ids(target))
-    return CoordinatorRecord(ShareGroupTargetAssignmentMemberKey(g.group_id, member_id),
-                             ShareGroupTargetAssignmentMemberValue(tps), 0)
-
-
-def _target_epoch_record(g: Group) -> CoordinatorRecord:
-    return CoordinatorRecord(ShareGroupTargetAssignmentMetadataKey(g.group_id),
-                             ShareGroupTargetAssignmentMetadataValue(g.assignment_epoch), 0)
-
-
-def _current_record(g: Group, m: Member) -> CoordinatorRecord:
-    entry = ShareGroupCurrentMemberAssignmentValue.TopicPartitions
-    tps = tuple(entry(uuid.UUID(t), tuple(sorted(m.assigned[t]))) for t in _ids(m.assigned))
-    value = ShareGroupCurrentMemberAssignmentValue(m.epoch, m.previous_epoch, MEMBER_STABLE, tps)
-    return CoordinatorRecord(ShareGroupCurrentMemberAssignmentKey(g.group_id, m.member_id), value, 0)
-
-
-def _state_record(g: Group) -> CoordinatorRecord:
-    value = ShareGroupStatePartitionMetadataValue
-    meta = g.state_metadata or StateMetadata()
-
-    def listed(entries: dict[str, InitEntry]) -> tuple[_TopicPartitionsInfo, ...]:
-        return tuple(_TopicPartitionsInfo(uuid.UUID(t), e.name, tuple(sorted(e.partitions)))
-                     for t, e in sorted(entries.items()))
-
-    deleting = tuple(value.TopicInfo(uuid.UUID(t), meta.deleting[t]) for t in sorted(meta.deleting))
-    return CoordinatorRecord(ShareGroupStatePartitionMetadataKey(g.group_id),
-                             ShareGroupStatePartitionMetadataValue(listed(meta.initializing),
-                                                                   listed(meta.initialized), deleting), 0)
-
-
-_TopicPartitionsInfo = ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo
-
-
-def _write_state(st: _Step, g: Group) -> None:
-    """Write the group's share-state bookkeeping. Kafka replays the record it writes, and replay
-    stamps every entry with the current time (§2.3), so any such write restarts the retry clock
-    of every topic still initializing, not only of the ones it changed."""
-    for entry in (g.state_metadata or StateMetadata()).initializing.values():
-        entry.timestamp = st.s.now
-    st.write(_state_record(g))
-
-
-def _tombstone(key: object) -> CoordinatorRecord:
-    return CoordinatorRecord(key, None, None)
+def _put_group(st: _Step, g: Group) -> Group:
+    st.set(groups=put(st.state.groups, g.group_id, g))
+    return g
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,103 +222,96 @@ def _tombstone(key: object) -> CoordinatorRecord:
 # ---------------------------------------------------------------------------------------------
 
 
-def _interval(s: State, group_id: str) -> int:
-    return s.group_configs.get(group_id, (None, None))[1] or s.config.heartbeat_interval_ms
+def heartbeat(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
+    """§1.2-§1.6: verify in Kafka's order (the first failure is the answer), then a leave, or a
+    join or heartbeat."""
+    error = _refusal(st.state, req)
+    if error is not None:
+        st.answer(index, sg.ShareGroupHeartbeatResponse(error))
+    elif req.member_epoch == LEAVE_EPOCH:
+        _remove_member(st, req.group_id, req.member_id)
+        st.answer(index, sg.ShareGroupHeartbeatResponse(Errors.NONE, req.member_id, LEAVE_EPOCH, 0, None))
+    else:
+        _join_or_stay(st, req, index)
 
 
-def _invalid(req: ShareGroupHeartbeat) -> str | None:
-    """Rows 5-9 of §1.2 (GroupCoordinatorService#throwIfShareGroupHeartbeatRequestIsInvalid)."""
-    if not req.member_id.strip():
-        return "MemberId can't be empty."
-    if not req.group_id.strip():
-        return "GroupId can't be empty."
-    if req.rack_id is not None and not req.rack_id.strip():
-        return "RackId can't be empty."
-    if req.member_epoch == JOIN_EPOCH and not req.subscribed_topic_names:
-        return "SubscribedTopicNames must be set in first request."
-    if req.member_epoch < LEAVE_EPOCH:
-        return "MemberEpoch is invalid."
+def _join_or_stay(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
+    """Steps 2-9 of §1.3; the group joins the state only now that the heartbeat is accepted."""
+    g = _describe_member(st, st.state.groups.get(req.group_id) or Group(req.group_id), req)
+    if g.epoch > g.assignment_epoch:
+        g = _compute_target(st, g)
+    held = g.members[req.member_id].assigned
+    member = _put_group(st, _take_target(st, g, req.member_id)).members[req.member_id]
+    _arm(st, g.group_id, member.member_id)
+    _maybe_initialize(st, g.group_id, index)
+    send = (req.member_epoch == JOIN_EPOCH or req.subscribed_topic_names is not None
+            or member.assigned != held)
+    assignment = sg.topic_partitions(member.assigned) if send else None
+    st.answer(index, sg.ShareGroupHeartbeatResponse(Errors.NONE, member.member_id, member.epoch,
+                                                    _interval(st.state, g.group_id), assignment))
+
+
+def _refusal(s: State, req: sg.ShareGroupHeartbeat) -> Errors | None:
+    """Verify the request (§1.2 rows 5-9), then the group, its size, the member and its epoch;
+    the first check that fails is the answer."""
+    if (not req.member_id.strip() or not req.group_id.strip()
+            or (req.rack_id is not None and not req.rack_id.strip())
+            or (req.member_epoch == JOIN_EPOCH and not req.subscribed_topic_names)
+            or req.member_epoch < LEAVE_EPOCH):
+        return Errors.INVALID_REQUEST
+    g = s.groups.get(req.group_id)
+    members = g.members if g is not None else {}
+    old = members.get(req.member_id)
+    if g is None and req.member_epoch != JOIN_EPOCH:
+        return Errors.GROUP_ID_NOT_FOUND
+    if old is None and req.member_epoch != LEAVE_EPOCH and len(members) >= s.config.max_size:
+        return Errors.GROUP_MAX_SIZE_REACHED  # before the lookup: even an unknown epoch gets it
+    if old is None and req.member_epoch != JOIN_EPOCH:
+        return Errors.UNKNOWN_MEMBER_ID
+    current = old or Member(req.member_id)
+    if req.member_epoch != LEAVE_EPOCH and (
+            req.member_epoch > current.epoch
+            or (req.member_epoch < current.epoch and req.member_epoch != current.previous_epoch)):
+        return Errors.FENCED_MEMBER_EPOCH
     return None
 
 
-def _heartbeat(st: _Step, req: ShareGroupHeartbeat, index: int) -> ShareGroupHeartbeatResponse:
-    if _invalid(req) is not None:
-        return ShareGroupHeartbeatResponse(Errors.INVALID_REQUEST)
-    if req.member_epoch == LEAVE_EPOCH:
-        return _leave(st, req)
-    s = st.s
-    g = s.groups.get(req.group_id)
-    if g is None and req.member_epoch != JOIN_EPOCH:
-        return ShareGroupHeartbeatResponse(Errors.GROUP_ID_NOT_FOUND)
-    if g is None:
-        g = Group(req.group_id)  # joins s.groups only once the heartbeat succeeds
-    if len(g.members) >= s.config.max_size and req.member_id not in g.members:
-        return ShareGroupHeartbeatResponse(Errors.GROUP_MAX_SIZE_REACHED)
+def _describe_member(st: _Step, g: Group, req: sg.ShareGroupHeartbeat) -> Group:
+    """Steps 2-4: the member as this request describes it (a record if anything differs), then
+    the group epoch, which rises if the subscription changed, if initialized partitions wait to
+    be assigned (§3.4), or if the subscribed topics' metadata hash changed. The hash is checked
+    when the epoch rises anyway, when the refresh deadline passed, or after a metadata change."""
     old = g.members.get(req.member_id)
-    if old is None and req.member_epoch != JOIN_EPOCH:
-        return ShareGroupHeartbeatResponse(Errors.UNKNOWN_MEMBER_ID)
     current = old or Member(req.member_id)
-    if req.member_epoch > current.epoch or (req.member_epoch < current.epoch
-                                            and req.member_epoch != current.previous_epoch):
-        return ShareGroupHeartbeatResponse(Errors.FENCED_MEMBER_EPOCH)
-    s.groups[g.group_id] = g
-
-    # Step 2-3: the member as this request describes it.
-    updated = copy.deepcopy(current)
-    if req.rack_id is not None:
-        updated.rack_id = req.rack_id
-    if req.subscribed_topic_names is not None:
-        updated.subscription = frozenset(req.subscribed_topic_names)
-    updated.client_id, updated.client_host = req.client_id, req.client_host
-    subscription_changed = updated.subscription != current.subscription
-    bump = subscription_changed or _initialized_assignment_pending(s, g)
-    if old is None or updated != old:
-        st.write(_member_record(g, updated))
-    g.members[updated.member_id] = updated
-
-    # Step 4: the subscribed topics' metadata, and the group epoch.
+    names = req.subscribed_topic_names
+    new = replace(current, client_id=req.client_id, client_host=req.client_host,
+                  rack_id=current.rack_id if req.rack_id is None else req.rack_id,
+                  subscription=current.subscription if names is None else frozenset(names))
+    bump = new.subscription != current.subscription or _initialized_assignment_pending(g)
+    if new != old:
+        st.write(sg.member_record(g.group_id, new.member_id, new.rack_id, new.client_id,
+                                  new.client_host, new.subscription))
+    g = replace(g, members=put(g.members, new.member_id, new))
+    s = st.state
     deadline, deadline_epoch = g.refresh
-    if bump or s.now >= deadline or g.epoch < deadline_epoch:
-        new_hash = _metadata_hash(s, g.subscribed_names)
-        if new_hash != g.metadata_hash:
-            bump = True
-        if bump:
-            g.epoch += 1
-            g.metadata_hash = new_hash
-            st.write(_epoch_record(g))
-        g.refresh = (s.now + INT_MAX, g.epoch)
-
-    # Step 5: a new target for everyone.
-    if g.epoch > g.assignment_epoch:
-        _compute_target(st, g)
-
-    # Step 6: the member takes its target (§1.5).
-    member = g.members[updated.member_id]
-    before = (member.epoch, member.previous_epoch, dict(member.assigned))
-    if member.epoch != g.assignment_epoch:
-        member.previous_epoch, member.epoch = member.epoch, g.assignment_epoch
-        member.assigned = _filtered(s, g.target.get(member.member_id, {}), member.subscription)
-    elif bump:
-        member.assigned = _filtered(s, g.target.get(member.member_id, {}), member.subscription)
-    if (member.epoch, member.previous_epoch, member.assigned) != before:
-        st.write(_current_record(g, member))
-
-    st.arm(g.group_id, member.member_id)  # step 7
-    send = (req.member_epoch == JOIN_EPOCH or req.subscribed_topic_names is not None
-            or member.assigned != before[2])
-    assignment = tuple(TopicPartitions(t, tuple(sorted(member.assigned[t]))) for t in _ids(member.assigned))
-    _maybe_initialize(st, g, index)  # step 9
-    return ShareGroupHeartbeatResponse(Errors.NONE, member.member_id, member.epoch, _interval(s, g.group_id),
-                                       assignment if send else None)
+    if not (bump or s.now >= deadline or g.epoch < deadline_epoch):
+        return g
+    new_hash = _metadata_hash(s, g.subscribed_names)
+    if bump or new_hash != g.metadata_hash:
+        g = replace(g, epoch=g.epoch + 1, metadata_hash=new_hash)
+        st.write(sg.epoch_record(g.group_id, g.epoch, g.metadata_hash))
+    return replace(g, refresh=(s.now + INT_MAX, g.epoch))
 
 
-def _filtered(s: State, target: Assignment, subscription: frozenset[str]) -> Assignment:
-    out = {}
-    for topic_id, parts in target.items():
-        topic = s.topic_by_id(topic_id)
-        if topic is not None and topic.name in subscription and parts:
-            out[topic_id] = parts
-    return out
+def _initialized_assignment_pending(g: Group) -> bool:
+    """§3.4: initialized partitions of a subscribed topic that the target does not hold."""
+    meta = g.state_metadata or StateMetadata()
+    held: dict[str, set[int]] = {}
+    for target in g.target.values():
+        for topic_id, parts in target.items():
+            held.setdefault(topic_id, set()).update(parts)
+    return bool(g.members) and any(entry.name in g.subscribed_names and held.get(t) != set(entry.partitions)
+                                   for t, entry in meta.initialized.items())
 
 
 def _metadata_hash(s: State, names: frozenset[str]) -> int:
@@ -446,112 +320,115 @@ def _metadata_hash(s: State, names: frozenset[str]) -> int:
     return group_hash(hashes)
 
 
-def _compute_target(st: _Step, g: Group) -> None:
-    """TargetAssignmentBuilder with the SimpleAssignor over initialized partitions (§1.3 step 5)."""
-    s = st.s
-    initialized = g.state_metadata.initialized if g.state_metadata else {}
-    assignable = {}
-    for topic_id, entry in initialized.items():
-        topic = s.topic_by_id(topic_id)
-        if topic is not None:
-            assignable[topic.name] = entry.partitions
-    members = []
-    for m in g.members.values():
-        previous = {}
-        for topic_id, parts in g.target.get(m.member_id, {}).items():
-            topic = s.topic_by_id(topic_id)
-            if topic is not None:
-                previous[topic.name] = parts
-        members.append(MemberSpec(m.member_id, tuple(sorted(m.subscription)), previous))
-    group = AssignorInput(tuple(members), {t.name: t.partitions for t in s.topics.values()},
-                          {t.name: t.topic_id for t in s.topics.values()}, assignable)
-    result = assign(group)
-    for m in g.members.values():
-        new = {s.topics[name].topic_id: parts for name, parts in result[m.member_id].items() if parts}
-        # A member with no target yet gets a record even for an empty one (null != empty).
-        if m.member_id not in g.target or new != g.target[m.member_id]:
-            g.target[m.member_id] = new
-            st.write(_target_member_record(g, m.member_id, new))
-    g.assignment_epoch = g.epoch
-    st.write(_target_epoch_record(g))
+@icontract.require(lambda g: g.epoch > g.assignment_epoch)
+def _compute_target(st: _Step, g: Group) -> Group:
+    """Step 5 (§1.3, §3.3): TargetAssignmentBuilder with the SimpleAssignor over initialized
+    partitions; a record for each member whose target changed, and for a member with none yet
+    even if it is empty (null is not empty), then the target epoch."""
+    topics, names = st.state.topics.values(), st.state.topic_names
+    initialized = (g.state_metadata or StateMetadata()).initialized
+    members = tuple(MemberSpec(m.member_id, tuple(sorted(m.subscription)),
+                               {names[t]: ps for t, ps in g.target.get(m.member_id, {}).items()
+                                if t in names}) for m in g.members.values())
+    result = assign(AssignorInput(members, {t.name: t.partitions for t in topics},
+                                  {t.name: t.topic_id for t in topics},
+                                  {names[t]: e.partitions for t, e in initialized.items() if t in names}))
+    ids = {t.name: t.topic_id for t in topics}
+    target = g.target
+    for member_id in g.members:
+        new = {ids[name]: parts for name, parts in result[member_id].items() if parts}
+        if member_id not in target or new != target[member_id]:
+            target = put(target, member_id, new)
+            st.write(sg.target_member_record(g.group_id, member_id, new))
+    st.write(sg.target_epoch_record(g.group_id, g.epoch))
+    return replace(g, target=target, assignment_epoch=g.epoch)
 
 
-def _initialized_assignment_pending(s: State, g: Group) -> bool:
-    """§3.4: initialized partitions of a subscribed topic that the target does not hold."""
-    meta = g.state_metadata
-    names = g.subscribed_names
-    if not g.members or meta is None or not meta.initialized or not names:
-        return False
-    held: dict[str, set[int]] = {}
-    for target in g.target.values():
-        for topic_id, parts in target.items():
-            held.setdefault(topic_id, set()).update(parts)
-    for topic_id, entry in meta.initialized.items():
-        if entry.name in names and held.get(topic_id) != set(entry.partitions):
-            return True
-    return False
+def _take_target(st: _Step, g: Group, member_id: str) -> Group:
+    """Step 6 (§1.5): a member behind the target epoch takes it, with the target's partitions
+    of the topics it subscribes to; a record if that changed anything."""
+    m = g.members[member_id]
+    if m.epoch == g.assignment_epoch:
+        return g
+    names = st.state.topic_names
+    target = {t: ps for t, ps in g.target.get(member_id, {}).items()
+              if ps and t in names and names[t] in m.subscription}
+    new = replace(m, epoch=g.assignment_epoch, previous_epoch=m.epoch, assigned=target)
+    st.write(sg.current_record(g.group_id, member_id, new.epoch, new.previous_epoch, new.assigned))
+    return replace(g, members=put(g.members, member_id, new))
 
 
-def _maybe_initialize(st: _Step, g: Group, index: int) -> None:
-    """§3.2: ask the persister for subscribed partitions that are neither initialized nor being
-    initialized recently."""
-    s = st.s
-    names = g.subscribed_names
-    if not names or not s.topics:
-        return
+@icontract.require(lambda st, group_id, member_id: member_id in st.state.groups[group_id].members)
+def _arm(st: _Step, group_id: str, member_id: str) -> None:
+    """Step 7: the member's session timer, from now, with the group's timeout."""
+    s = st.set(seq=st.state.seq + 1)
+    timeout = s.group_configs.get(group_id, (None, None))[0] or s.config.session_timeout_ms
+    st.set(sessions=put(s.sessions, (group_id, member_id), Session(s.now + timeout, s.seq)))
+
+
+def _interval(s: State, group_id: str) -> int:
+    return s.group_configs.get(group_id, (None, None))[1] or s.config.heartbeat_interval_ms
+
+
+def _maybe_initialize(st: _Step, group_id: str, index: int) -> None:
+    """Step 9 (§3.2): ask the persister for subscribed partitions neither initialized nor asked
+    for within the retry interval; the request stays pending until answered (or a failover)."""
+    s = st.state
+    g = s.groups[group_id]
     meta = g.state_metadata or StateMetadata()
-    wanted: dict[str, frozenset[int]] = {}
-    wanted_names: dict[str, str] = {}
-    for name in sorted(names):
-        topic = s.topics.get(name)
-        if topic is None:
-            continue
-        covered: set[int] = set()
-        if topic.topic_id in meta.initialized:
-            covered |= meta.initialized[topic.topic_id].partitions
-        entry = meta.initializing.get(topic.topic_id)
-        if entry is not None and s.now - entry.timestamp < s.config.retry_interval_ms:
-            covered |= entry.partitions
-        if not covered or len(covered) < topic.partitions:
-            missing = frozenset(range(topic.partitions)) - covered
-            if missing:
-                wanted[topic.topic_id] = missing
-                wanted_names[topic.topic_id] = name
+    wanted = {topic.topic_id: (name, missing) for name in sorted(g.subscribed_names)
+              if (topic := s.topics.get(name)) is not None and (missing := _uncovered(s, meta, topic))}
     if not wanted:
         return
-    for topic_id, parts in wanted.items():
-        entry = meta.initializing.get(topic_id)
-        meta.initializing[topic_id] = InitEntry(wanted_names[topic_id],
-                                                parts | (entry.partitions if entry else frozenset()), s.now)
-        meta.deleting.pop(topic_id, None)
-    g.state_metadata = meta
-    _write_state(st, g)
-    s.pending[index] = (g.group_id, wanted)
-    st.initialize.append(InitializeRequest(index, g.group_id, g.epoch, tuple(
-        TopicPartitions(t, tuple(sorted(wanted[t]))) for t in sorted(wanted))))
+    initializing = meta.initializing
+    for topic_id, (name, parts) in wanted.items():
+        old = initializing.get(topic_id)
+        initializing = put(initializing, topic_id,
+                           InitEntry(name, parts | (old.partitions if old else frozenset()), s.now))
+    g = _write_state(st, g, replace(meta, initializing=initializing, deleting=drop(meta.deleting, *wanted)))
+    request = {topic_id: parts for topic_id, (_, parts) in wanted.items()}
+    st.set(pending=put(st.state.pending, index, (group_id, request)))
+    st.initialize.append(sg.InitializeRequest(index, group_id, g.epoch, sg.topic_partitions(request)))
 
 
-def _remove_member(st: _Step, g: Group, member_id: str) -> None:
-    """shareGroupFenceMember: the four records of a leave or an expiry (§1.6)."""
-    st.write(_tombstone(ShareGroupCurrentMemberAssignmentKey(g.group_id, member_id)))
-    st.write(_tombstone(ShareGroupTargetAssignmentMemberKey(g.group_id, member_id)))
-    st.write(_tombstone(ShareGroupMemberMetadataKey(g.group_id, member_id)))
-    del g.members[member_id]
-    g.target.pop(member_id, None)
-    g.epoch += 1
-    g.metadata_hash = _metadata_hash(st.s, g.subscribed_names)
-    st.write(_epoch_record(g))
-    st.s.sessions.pop((g.group_id, member_id), None)
+def _uncovered(s: State, meta: StateMetadata, topic: sg.TopicMetadata) -> frozenset[int]:
+    """The topic's partitions neither initialized nor being initialized recently."""
+    done, entry = meta.initialized.get(topic.topic_id), meta.initializing.get(topic.topic_id)
+    covered = set(done.partitions) if done else set()
+    if entry is not None and s.now - entry.timestamp < s.config.retry_interval_ms:
+        covered |= entry.partitions
+    if len(covered) >= topic.partitions:
+        return frozenset()
+    return frozenset(range(topic.partitions)) - covered
 
 
-def _leave(st: _Step, req: ShareGroupHeartbeat) -> ShareGroupHeartbeatResponse:
-    g = st.s.groups.get(req.group_id)
-    if g is None:
-        return ShareGroupHeartbeatResponse(Errors.GROUP_ID_NOT_FOUND)
-    if req.member_id not in g.members:
-        return ShareGroupHeartbeatResponse(Errors.UNKNOWN_MEMBER_ID)
-    _remove_member(st, g, req.member_id)
-    return ShareGroupHeartbeatResponse(Errors.NONE, req.member_id, LEAVE_EPOCH, 0, None)
+def _write_state(st: _Step, g: Group, meta: StateMetadata) -> Group:
+    """Write the group's share-state bookkeeping. Kafka replays the record it writes, and replay
+    stamps every entry with the current time (§2.3), so any such write restarts the retry clock
+    of every topic still initializing, not only of the ones it changed."""
+    meta = replace(meta, initializing={t: replace(e, timestamp=st.state.now)
+                                       for t, e in meta.initializing.items()})
+
+    def listed(entries: Mapping[str, InitEntry]) -> dict[str, tuple[str, frozenset[int]]]:
+        return {t: (e.name, e.partitions) for t, e in entries.items()}
+
+    st.write(sg.state_record(g.group_id, listed(meta.initializing), listed(meta.initialized), meta.deleting))
+    return _put_group(st, replace(g, state_metadata=meta))
+
+
+@icontract.require(lambda st, group_id, member_id: member_id in st.state.groups[group_id].members)
+def _remove_member(st: _Step, group_id: str, member_id: str) -> None:
+    """shareGroupFenceMember, for a leave or an expiry (§1.6): three tombstones, then the group
+    epoch + 1 with the hash of what the others subscribe to; the session timer goes."""
+    for key in (r.ShareGroupCurrentMemberAssignmentKey, r.ShareGroupTargetAssignmentMemberKey,
+                r.ShareGroupMemberMetadataKey):
+        st.write(sg.tombstone(key(group_id, member_id)))
+    g = st.state.groups[group_id]
+    g = replace(g, members=drop(g.members, member_id), target=drop(g.target, member_id))
+    new_hash = _metadata_hash(st.state, g.subscribed_names)
+    g = _put_group(st, replace(g, epoch=g.epoch + 1, metadata_hash=new_hash))
+    st.write(sg.epoch_record(group_id, g.epoch, g.metadata_hash))
+    st.set(sessions=drop(st.state.sessions, (group_id, member_id)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,95 +436,89 @@ def _leave(st: _Step, req: ShareGroupHeartbeat) -> ShareGroupHeartbeatResponse:
 # ---------------------------------------------------------------------------------------------
 
 
-def _persister_answer(st: _Step, event: PersisterAnswer) -> None:
-    s = st.s
-    pending = s.pending.pop(event.request, None)
+def persister_answer(st: _Step, event: sg.PersisterAnswer, index: int) -> None:
+    """The answered partitions leave initializing and, on success, join initialized."""
+    s = st.state
+    pending = s.pending.get(event.request)
     if pending is None:
         return  # answered already, or issued before a failover
+    st.set(pending=drop(s.pending, event.request))
     group_id, parts = pending
     g = s.groups.get(group_id)
     if g is None:
         return
     meta = g.state_metadata or StateMetadata()
-    if event.error == Errors.NONE:
-        for topic_id, done in parts.items():
-            topic = s.topic_by_id(topic_id)
-            name = topic.name if topic is not None else UNKNOWN_TOPIC_NAME
-            old = meta.initialized.get(topic_id)
-            meta.initialized[topic_id] = InitEntry(name, done | (old.partitions if old else frozenset()),
-                                                   old.timestamp if old else s.now)
+    initialized, initializing = meta.initialized, meta.initializing
     for topic_id, done in parts.items():
-        entry = meta.initializing.get(topic_id)
-        if entry is not None:
-            left = entry.partitions - done
-            if left:
-                entry.partitions = left
-            else:
-                del meta.initializing[topic_id]
-    g.state_metadata = meta
-    _write_state(st, g)
+        if event.error == Errors.NONE:
+            old = initialized.get(topic_id)
+            initialized = put(initialized, topic_id, InitEntry(
+                s.topic_names.get(topic_id, UNKNOWN_TOPIC_NAME),
+                done | (old.partitions if old else frozenset()), old.timestamp if old else s.now))
+        entry = initializing.get(topic_id)
+        if entry is not None and entry.partitions - done:
+            initializing = put(initializing, topic_id, replace(entry, partitions=entry.partitions - done))
+        elif entry is not None:
+            initializing = drop(initializing, topic_id)
+    _write_state(st, g, replace(meta, initializing=initializing, initialized=initialized))
 
 
-def _update_metadata(st: _Step, event: UpdateMetadata) -> None:
-    s = st.s
-    old = s.topics
-    check_no_rename(old.values(), event.topics)
-    s.topics = {t.name: t for t in event.topics}
-    changed = {name for name in set(old) | set(s.topics) if old.get(name) != s.topics.get(name)}
+def update_metadata(st: _Step, event: sg.UpdateMetadata, index: int) -> None:
+    """A new image: groups subscribed to a changed topic re-check their hash on the next
+    heartbeat; a deleted topic leaves every group's bookkeeping."""
+    old = st.state.topics
+    sg.check_no_rename(old.values(), event.topics)
+    s = st.set(topics={t.name: t for t in event.topics})
+    changed = {name for name in {*old, *s.topics} if old.get(name) != s.topics.get(name)}
     deleted = {t.topic_id for t in old.values()} - {t.topic_id for t in s.topics.values()}
-    for gid in sorted(s.groups):
-        g = s.groups[gid]
+    for group_id in sorted(s.groups):
+        g = st.state.groups[group_id]
         if g.subscribed_names & changed:
-            g.refresh = (0, 0)
+            g = _put_group(st, replace(g, refresh=(0, 0)))
         meta = g.state_metadata
-        if meta is None:
-            continue
-        mentioned = (set(meta.initializing) | set(meta.initialized) | set(meta.deleting)) & deleted
-        if mentioned:
-            for topic_id in mentioned:
-                meta.initializing.pop(topic_id, None)
-                meta.initialized.pop(topic_id, None)
-                meta.deleting.pop(topic_id, None)
-            _write_state(st, g)
+        if meta is not None and (gone := {*meta.initializing, *meta.initialized, *meta.deleting} & deleted):
+            _write_state(st, g, StateMetadata(drop(meta.initializing, *gone), drop(meta.initialized, *gone),
+                                              drop(meta.deleting, *gone)))
 
 
-def _delete_groups(st: _Step, req: DeleteGroups) -> DeleteGroupsResponse:
-    results = []
-    for gid in req.group_ids:
-        g = st.s.groups.get(gid)
-        if g is None:
-            results.append(GroupResult(gid, Errors.GROUP_ID_NOT_FOUND))
-            continue
-        if g.members:
-            results.append(GroupResult(gid, Errors.NON_EMPTY_GROUP))
-            continue
-        if g.state_metadata is not None:
-            meta = g.state_metadata
-            meta.deleting.update({t: e.name for t, e in {**meta.initializing, **meta.initialized}.items()})
-            meta.initializing.clear()
-            meta.initialized.clear()
-            _write_state(st, g)
-        st.write(_tombstone(ShareGroupTargetAssignmentMetadataKey(gid)))
-        st.write(_tombstone(ShareGroupStatePartitionMetadataKey(gid)))
-        st.write(_tombstone(ShareGroupMetadataKey(gid)))
-        del st.s.groups[gid]
-        results.append(GroupResult(gid, Errors.NONE))
-    return DeleteGroupsResponse(tuple(results))
+def delete_groups(st: _Step, req: sg.DeleteGroups, index: int) -> None:
+    results = tuple(sg.GroupResult(gid, _delete_group(st, gid)) for gid in req.group_ids)
+    st.answer(index, sg.DeleteGroupsResponse(results))
 
 
-def _set_config(st: _Step, req: SetGroupConfig) -> SetGroupConfigResponse:
-    c = st.s.config
-    session = req.session_timeout_ms if req.session_timeout_ms is not None else c.session_timeout_ms
-    interval = req.heartbeat_interval_ms if req.heartbeat_interval_ms is not None else c.heartbeat_interval_ms
+def _delete_group(st: _Step, group_id: str) -> Errors:
+    """§1.9: only an empty group goes; its share state moves to deleting, then three tombstones."""
+    g = st.state.groups.get(group_id)
+    if g is None:
+        return Errors.GROUP_ID_NOT_FOUND
+    if g.members:
+        return Errors.NON_EMPTY_GROUP
+    meta = g.state_metadata
+    if meta is not None:
+        named = {t: e.name for t, e in {**meta.initializing, **meta.initialized}.items()}
+        _write_state(st, g, StateMetadata(deleting={**meta.deleting, **named}))
+    for key in (r.ShareGroupTargetAssignmentMetadataKey, r.ShareGroupStatePartitionMetadataKey,
+                r.ShareGroupMetadataKey):
+        st.write(sg.tombstone(key(group_id)))
+    st.set(groups=drop(st.state.groups, group_id))
+    return Errors.NONE
+
+
+def set_group_config(st: _Step, req: sg.SetGroupConfig, index: int) -> None:
+    """§5: overrides within the broker's bounds, the session above the interval; None unsets."""
+    c = st.state.config
+    session = c.session_timeout_ms if req.session_timeout_ms is None else req.session_timeout_ms
+    interval = c.heartbeat_interval_ms if req.heartbeat_interval_ms is None else req.heartbeat_interval_ms
     if (not c.min_session_timeout_ms <= session <= c.max_session_timeout_ms
             or not c.min_heartbeat_interval_ms <= interval <= c.max_heartbeat_interval_ms
             or session <= interval):
-        return SetGroupConfigResponse(Errors.INVALID_CONFIG)
-    if req.session_timeout_ms is None and req.heartbeat_interval_ms is None:
-        st.s.group_configs.pop(req.group_id, None)
-    else:
-        st.s.group_configs[req.group_id] = (req.session_timeout_ms, req.heartbeat_interval_ms)
-    return SetGroupConfigResponse(Errors.NONE)
+        st.answer(index, sg.SetGroupConfigResponse(Errors.INVALID_CONFIG))
+        return
+    overrides = (req.session_timeout_ms, req.heartbeat_interval_ms)
+    configs = st.state.group_configs
+    st.set(group_configs=drop(configs, req.group_id) if overrides == (None, None)
+           else put(configs, req.group_id, overrides))
+    st.answer(index, sg.SetGroupConfigResponse(Errors.NONE))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -655,78 +526,100 @@ def _set_config(st: _Step, req: SetGroupConfig) -> SetGroupConfigResponse:
 # ---------------------------------------------------------------------------------------------
 
 
-def _advance(st: _Step, to_ms: int) -> None:
-    s = st.s
-    s.now = max(s.now, to_ms)
-    while True:
-        due = [(t.deadline, t.seq, key) for key, t in s.sessions.items() if t.deadline <= s.now]
-        if not due:
-            return
-        _, _, (gid, mid) = min(due)
-        _remove_member(st, s.groups[gid], mid)
+def advance_clock(st: _Step, event: sg.AdvanceClock, index: int) -> None:
+    """Sessions due by the new time expire one by one, earliest (then first armed) first."""
+    s = st.set(now=max(st.state.now, event.to_ms))
+    while due := [(t.deadline, t.seq, key) for key, t in s.sessions.items() if t.deadline <= s.now]:
+        _, _, (group_id, member_id) = min(due)
+        _remove_member(st, group_id, member_id)
+        s = st.state
 
 
-def replay(records: list[CoordinatorRecord], now: int) -> dict[str, Group]:
+def restart(st: _Step, event: sg.Restart, index: int) -> None:
+    """§1.7: what no record holds is forgotten; the groups are replayed from the log and every
+    member gets a full session timeout."""
+    s = st.set(pending={}, sessions={}, groups=replay(st.state.log, st.state.now))
+    for group_id in sorted(s.groups):
+        for member_id in s.groups[group_id].members:
+            _arm(st, group_id, member_id)
+
+
+def replay(records: Iterable[CoordinatorRecord], now: int) -> dict[str, Group]:
     """The groups the records describe (§2.3); initializing entries are stamped ``now``."""
     groups: dict[str, Group] = {}
-    for r in records:
-        key, value = r.key, r.value
-        gid = key.group_id  # type: ignore[attr-defined]
-        g = groups.get(gid)
-        if value is None:
-            if g is None:
-                continue
-            if isinstance(key, ShareGroupMemberMetadataKey):
-                g.members.pop(key.member_id, None)
-            elif isinstance(key, ShareGroupMetadataKey):
-                del groups[gid]
-            elif isinstance(key, ShareGroupTargetAssignmentMemberKey):
-                g.target.pop(key.member_id, None)
-            elif isinstance(key, ShareGroupTargetAssignmentMetadataKey):
-                g.assignment_epoch = -1
-            elif isinstance(key, ShareGroupCurrentMemberAssignmentKey):
-                m = g.members.get(key.member_id)
-                if m is not None:
-                    m.epoch, m.previous_epoch, m.assigned = -1, -1, {}
-            elif isinstance(key, ShareGroupStatePartitionMetadataKey):
-                g.state_metadata = None
-            continue
-        if g is None:
-            g = groups[gid] = Group(gid)
-        match value:
-            case ShareGroupMemberMetadataValue():
-                m = g.members.setdefault(key.member_id, Member(key.member_id))  # type: ignore[attr-defined]
-                m.rack_id, m.client_id, m.client_host = value.rack_id, value.client_id, value.client_host
-                m.subscription = frozenset(value.subscribed_topic_names)
-            case ShareGroupMetadataValue():
-                g.epoch, g.metadata_hash = value.epoch, value.metadata_hash
-            case ShareGroupTargetAssignmentMemberValue():
-                g.target[key.member_id] = {str(tp.topic_id): frozenset(tp.partitions)  # type: ignore[attr-defined]
-                                           for tp in value.topic_partitions}
-            case ShareGroupTargetAssignmentMetadataValue():
-                g.assignment_epoch = value.assignment_epoch
-            case ShareGroupCurrentMemberAssignmentValue():
-                m = g.members.setdefault(key.member_id, Member(key.member_id))  # type: ignore[attr-defined]
-                m.epoch, m.previous_epoch = value.member_epoch, value.previous_member_epoch
-                m.assigned = {str(tp.topic_id): frozenset(tp.partitions) for tp in value.assigned_partitions}
-            case ShareGroupStatePartitionMetadataValue():
-                g.state_metadata = StateMetadata(
-                    {str(t.topic_id): InitEntry(t.topic_name, frozenset(t.partitions), now)
-                     for t in value.initializing_topics},
-                    {str(t.topic_id): InitEntry(t.topic_name, frozenset(t.partitions), now)
-                     for t in value.initialized_topics},
-                    {str(t.topic_id): t.topic_name for t in value.deleting_topics})
+    for record in records:
+        group_id: str = record.key.group_id  # type: ignore[attr-defined]
+        g = groups.get(group_id)
+        if record.value is not None:
+            groups[group_id] = _replayed(g or Group(group_id), record.key, record.value, now)
+        elif g is not None and isinstance(record.key, r.ShareGroupMetadataKey):
+            del groups[group_id]
+        elif g is not None:
+            groups[group_id] = _forgotten(g, record.key)
     return groups
 
 
-def _restart(st: _Step) -> None:
-    s = st.s
-    s.pending.clear()
-    s.sessions.clear()
-    s.groups = replay(s.log, s.now)
-    for gid in sorted(s.groups):
-        for mid in s.groups[gid].members:
-            st.arm(gid, mid)
+def _replayed(g: Group, key: object, value: object, now: int) -> Group:
+    member_id: str = getattr(key, "member_id", "")
+    m = g.members.get(member_id) or Member(member_id)
+    match value:
+        case r.ShareGroupMemberMetadataValue():
+            m = replace(m, rack_id=value.rack_id, client_id=value.client_id, client_host=value.client_host,
+                        subscription=frozenset(value.subscribed_topic_names))
+            return replace(g, members=put(g.members, member_id, m))
+        case r.ShareGroupMetadataValue():
+            return replace(g, epoch=value.epoch, metadata_hash=value.metadata_hash)
+        case r.ShareGroupTargetAssignmentMemberValue():
+            target = {str(tp.topic_id): frozenset(tp.partitions) for tp in value.topic_partitions}
+            return replace(g, target=put(g.target, member_id, target))
+        case r.ShareGroupTargetAssignmentMetadataValue():
+            return replace(g, assignment_epoch=value.assignment_epoch)
+        case r.ShareGroupCurrentMemberAssignmentValue():
+            m = replace(m, epoch=value.member_epoch, previous_epoch=value.previous_member_epoch, assigned={
+                str(tp.topic_id): frozenset(tp.partitions) for tp in value.assigned_partitions})
+            return replace(g, members=put(g.members, member_id, m))
+        case r.ShareGroupStatePartitionMetadataValue():
+            return replace(g, state_metadata=StateMetadata(
+                _entries(value.initializing_topics, now), _entries(value.initialized_topics, now),
+                {str(t.topic_id): t.topic_name for t in value.deleting_topics}))
+    return g
+
+
+def _entries(topics: Iterable[r.ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo],
+             now: int) -> dict[str, InitEntry]:
+    return {str(t.topic_id): InitEntry(t.topic_name, frozenset(t.partitions), now) for t in topics}
+
+
+def _forgotten(g: Group, key: object) -> Group:
+    """A tombstone (the group's own, ShareGroupMetadata, removes the group: see :func:`replay`)."""
+    match key:
+        case r.ShareGroupMemberMetadataKey(member_id=member_id):
+            return replace(g, members=drop(g.members, member_id))
+        case r.ShareGroupTargetAssignmentMemberKey(member_id=member_id):
+            return replace(g, target=drop(g.target, member_id))
+        case r.ShareGroupTargetAssignmentMetadataKey():
+            return replace(g, assignment_epoch=-1)
+        case r.ShareGroupCurrentMemberAssignmentKey(member_id=member_id) if member_id in g.members:
+            m = replace(g.members[member_id], epoch=-1, previous_epoch=-1, assigned={})
+            return replace(g, members=put(g.members, member_id, m))
+        case r.ShareGroupStatePartitionMetadataKey():
+            return replace(g, state_metadata=None)
+    return g
+
+
+# ---------------------------------------------------------------------------------------------
+# The transition table: every event type's rule (the same in every state, see the docstring)
+# ---------------------------------------------------------------------------------------------
+
+TABLE = kernel.Table("share_group", {
+    **kernel.rows(heartbeat, sg.ShareGroupHeartbeat),
+    **kernel.rows(delete_groups, sg.DeleteGroups),
+    **kernel.rows(set_group_config, sg.SetGroupConfig),
+    **kernel.rows(update_metadata, sg.UpdateMetadata),
+    **kernel.rows(persister_answer, sg.PersisterAnswer),
+    **kernel.rows(advance_clock, sg.AdvanceClock),
+    **kernel.rows(restart, sg.Restart),
+})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -734,28 +627,25 @@ def _restart(st: _Step) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _tps(assignment: Assignment) -> tuple[TopicPartitions, ...]:
-    return tuple(TopicPartitions(t, tuple(sorted(assignment[t]))) for t in _ids(assignment))
+def view(s: State) -> sg.ShareCoordinatorView:
+    groups = tuple(_group_view(s, s.groups[gid]) for gid in sorted(s.groups))
+    return sg.ShareCoordinatorView(s.now, groups, tuple(sorted(s.pending)))
 
 
-def _init_view(entries: dict[str, InitEntry], stamped: bool) -> tuple[InitTopicView, ...]:
-    return tuple(InitTopicView(t, entries[t].name, tuple(sorted(entries[t].partitions)),
-                               entries[t].timestamp if stamped else -1) for t in sorted(entries))
+def _group_view(s: State, g: Group) -> sg.GroupView:
+    members = tuple(
+        sg.MemberView(m.member_id, m.epoch, m.previous_epoch, m.rack_id, m.client_id, m.client_host,
+                      tuple(sorted(m.subscription)), sg.topic_partitions(m.assigned),
+                      sg.topic_partitions(g.target.get(m.member_id, {})),
+                      session.deadline if (session := s.sessions.get((g.group_id, m.member_id))) else None)
+        for m in g.members.values())
+    meta = g.state_metadata or StateMetadata()
+    overrides = s.group_configs.get(g.group_id, (None, None))
+    return sg.GroupView(g.group_id, "Stable" if g.members else "Empty", g.epoch, g.assignment_epoch,
+                        g.metadata_hash, members, _init_view(meta.initializing, True),
+                        _init_view(meta.initialized, False), tuple(sorted(meta.deleting)), *overrides)
 
 
-def view(s: State) -> ShareCoordinatorView:
-    groups = []
-    for gid in sorted(s.groups):
-        g = s.groups[gid]
-        members = tuple(
-            MemberView(m.member_id, m.epoch, m.previous_epoch, m.rack_id, m.client_id, m.client_host,
-                       tuple(sorted(m.subscription)), _tps(m.assigned), _tps(g.target.get(m.member_id, {})),
-                       s.sessions[(gid, m.member_id)].deadline if (gid, m.member_id) in s.sessions else None)
-            for m in g.members.values())
-        meta = g.state_metadata or StateMetadata()
-        overrides = s.group_configs.get(gid, (None, None))
-        groups.append(GroupView(gid, "Stable" if g.members else "Empty", g.epoch, g.assignment_epoch,
-                                g.metadata_hash, members, _init_view(meta.initializing, True),
-                                _init_view(meta.initialized, False), tuple(sorted(meta.deleting)),
-                                overrides[0], overrides[1]))
-    return ShareCoordinatorView(s.now, tuple(groups), tuple(sorted(s.pending)))
+def _init_view(entries: Mapping[str, InitEntry], stamped: bool) -> tuple[sg.InitTopicView, ...]:
+    return tuple(sg.InitTopicView(t, e.name, tuple(sorted(e.partitions)), e.timestamp if stamped else -1)
+                 for t, e in sorted(entries.items()))

@@ -20,10 +20,12 @@ folder's fact sheet; its section numbers are quoted as §n).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from groupspec.types import records as r
 from groupspec.types import wire_bounds as wire
 from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import CoordinatorRecord
@@ -202,6 +204,71 @@ class Output:
     answers: tuple[Answer, ...] = ()
     records: tuple[CoordinatorRecord, ...] = ()
     initialize: tuple[InitializeRequest, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The records the coordinator writes, spelled from plain values (GroupCoordinatorRecordHelpers)
+# ---------------------------------------------------------------------------------------------
+
+#: A member's assignment or target: topic id -> partitions.
+Assignment = Mapping[str, frozenset[int]]
+
+
+def topic_partitions(assignment: Assignment) -> tuple[TopicPartitions, ...]:
+    """An assignment as answers and records list it: topics by id, partitions ascending, no
+    topic without partitions."""
+    return tuple(TopicPartitions(t, tuple(sorted(assignment[t]))) for t in sorted(assignment)
+                 if assignment[t])
+
+
+def member_record(group_id: str, member_id: str, rack_id: str | None, client_id: str,
+                  client_host: str, subscription: Iterable[str]) -> CoordinatorRecord:
+    value = r.ShareGroupMemberMetadataValue(rack_id, client_id, client_host, tuple(sorted(subscription)))
+    return CoordinatorRecord(r.ShareGroupMemberMetadataKey(group_id, member_id), value, 0)
+
+
+def epoch_record(group_id: str, epoch: int, metadata_hash: int) -> CoordinatorRecord:
+    value = r.ShareGroupMetadataValue(epoch, metadata_hash)
+    return CoordinatorRecord(r.ShareGroupMetadataKey(group_id), value, 0)
+
+
+def target_member_record(group_id: str, member_id: str, target: Assignment) -> CoordinatorRecord:
+    entry = r.ShareGroupTargetAssignmentMemberValue.TopicPartition
+    parts = tuple(entry(uuid.UUID(tp.topic_id), tp.partitions) for tp in topic_partitions(target))
+    return CoordinatorRecord(r.ShareGroupTargetAssignmentMemberKey(group_id, member_id),
+                             r.ShareGroupTargetAssignmentMemberValue(parts), 0)
+
+
+def target_epoch_record(group_id: str, assignment_epoch: int) -> CoordinatorRecord:
+    return CoordinatorRecord(r.ShareGroupTargetAssignmentMetadataKey(group_id),
+                             r.ShareGroupTargetAssignmentMetadataValue(assignment_epoch), 0)
+
+
+def current_record(group_id: str, member_id: str, epoch: int, previous_epoch: int,
+                   assigned: Assignment) -> CoordinatorRecord:
+    entry = r.ShareGroupCurrentMemberAssignmentValue.TopicPartitions
+    parts = tuple(entry(uuid.UUID(tp.topic_id), tp.partitions) for tp in topic_partitions(assigned))
+    value = r.ShareGroupCurrentMemberAssignmentValue(epoch, previous_epoch, MEMBER_STABLE, parts)
+    return CoordinatorRecord(r.ShareGroupCurrentMemberAssignmentKey(group_id, member_id), value, 0)
+
+
+def state_record(group_id: str, initializing: Mapping[str, tuple[str, frozenset[int]]],
+                 initialized: Mapping[str, tuple[str, frozenset[int]]],
+                 deleting: Mapping[str, str]) -> CoordinatorRecord:
+    """ShareGroupStatePartitionMetadata; the first two map topic id -> (topic name, partitions)."""
+    value = r.ShareGroupStatePartitionMetadataValue
+
+    def listed(entries: Mapping[str, tuple[str, frozenset[int]]]) -> tuple[Any, ...]:
+        return tuple(value.TopicPartitionsInfo(uuid.UUID(t), entries[t][0], tuple(sorted(entries[t][1])))
+                     for t in sorted(entries))
+
+    topics = tuple(value.TopicInfo(uuid.UUID(t), deleting[t]) for t in sorted(deleting))
+    return CoordinatorRecord(r.ShareGroupStatePartitionMetadataKey(group_id),
+                             value(listed(initializing), listed(initialized), topics), 0)
+
+
+def tombstone(key: object) -> CoordinatorRecord:
+    return CoordinatorRecord(key, None, None)
 
 
 # ---------------------------------------------------------------------------------------------

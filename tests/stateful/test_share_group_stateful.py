@@ -41,6 +41,7 @@ from groupspec.types.records import CoordinatorRecord, ShareGroupTargetAssignmen
 from groupspec.types.share_group import (
     AdvanceClock,
     DeleteGroups,
+    MemberView,
     Output,
     PersisterAnswer,
     Restart,
@@ -145,7 +146,7 @@ class ShareGroupAgreement(RuleBasedStateMachine):
     def log_ends(self) -> list[int]:
         return [self.impl.runtime.log(p).next_offset for p in range(CONFIG.offsets_topic_partitions)]
 
-    def _member(self, group: str, member: str) -> spec.MemberView | None:
+    def _member(self, group: str, member: str) -> MemberView | None:
         for g in spec.view(self.state).groups:
             if g.group_id == group:
                 return next((m for m in g.members if m.member_id == member), None)
