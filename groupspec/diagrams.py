@@ -255,6 +255,7 @@ class RuleTable:
 
 RULE_TABLES = (
     RuleTable("share_consumer_rules", "docs/machines/share_consumer.md", "groupspec.spec.share_consumer"),
+    RuleTable("share_group_rules", "docs/machines/share_group.md", "groupspec.spec.share_group"),
 )
 
 
@@ -268,7 +269,8 @@ def render_rules(table: RuleTable) -> str:
     for state, kind, rule in cells:
         alone = sum(1 for c in cells if c[1] is kind) == 1
         where = ("any" if alone else "any other") if state == ANY else getattr(state, "value", state)
-        doc = (rule.__doc__ or "").strip().split("\n")[0]
+        # The docstring's first paragraph, on one line.
+        doc = " ".join((rule.__doc__ or "").strip().split("\n\n")[0].split())
         lines.append(f"| {kind.__name__} | {where} | `{rule.__name__}` | {doc} |")
     return "\n".join(lines)
 

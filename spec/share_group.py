@@ -482,6 +482,8 @@ def update_metadata(st: _Step, event: sg.UpdateMetadata, index: int) -> None:
 
 
 def delete_groups(st: _Step, req: sg.DeleteGroups, index: int) -> None:
+    """§1.9: each group answered on its own; only an empty one goes (its share state to deleting,
+    then three tombstones)."""
     results = tuple(sg.GroupResult(gid, _delete_group(st, gid)) for gid in req.group_ids)
     st.answer(index, sg.DeleteGroupsResponse(results))
 
