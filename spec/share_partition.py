@@ -324,23 +324,29 @@ def _archive_available(st: St, start: int, stop: int, from_key: int) -> None:
 @icontract.require(lambda st: st.state.status == ACTIVE)
 def acquire(st: St, event: Fetch, index: int) -> None:
     """§8: AVAILABLE cached records and new log records go to the member, each under a new lock."""
-    acquired, count = _acquire(st, event)
-    st.answer(index, FetchResponse(tuple(acquired), count))
+    got: list[AcquiredRecords] = []
+    _acquire(st, event, got)
+    st.answer(index, FetchResponse(tuple(got), _width(got)))
 
 
-def _acquire(st: St, event: Fetch) -> tuple[list[AcquiredRecords], int]:
+def _width(got: list[AcquiredRecords]) -> int:
+    """Offsets acquired, holes included (Kafka's count)."""
+    return sum(a.last_offset - a.first_offset + 1 for a in got)
+
+
+def _acquire(st: St, event: Fetch, got: list[AcquiredRecords]) -> None:
     s, log = st.state, event.log
     # Verify there is something to fetch and room for it (§8.2); at the in-flight limit only
     # offsets up to the end are fetched again.
     if event.max_fetch_records <= 0 or not log or log[-1].last_offset < s.spso:
-        return [], 0
+        return
     first_base, last = log[0].base_offset, log[-1].last_offset
     in_flight = s.end - s.spso + 1 if s.batches else 0
     room = min(event.max_fetch_records, s.config.max_in_flight_records - in_flight)
     if room <= 0 and event.fetch_offset <= s.end:
         room, last = min(event.max_fetch_records, s.end - event.fetch_offset + 1), min(last, s.end)
     if room <= 0:
-        return [], 0
+        return
     if s.batches and event.fetch_offset < first_base:  # §14.3: compacted away
         holder = _holder(s, event.fetch_offset)
         from_key = event.fetch_offset if holder is None else holder
@@ -354,23 +360,22 @@ def _acquire(st: St, event: Fetch) -> tuple[list[AcquiredRecords], int]:
         base = low = holder
     overlapping = [f for f in sorted(s.batches) if low <= f <= last]
     if not overlapping:
-        return _acquire_new(st, event, base, last, room)
-    result: list[AcquiredRecords] = []
-    count, gap = 0, base
+        got += _acquire_new(st, event, base, last, room)
+        return
+    gap = base
     for first in overlapping:
         b = st.state.batches[first]
-        if count >= room:
+        if _width(got) >= room:
             break
         if _window_start(st.state) is not None:  # §5.4: the persisted state's holes are new records
             if gap < first:
-                more, n = _acquire_new(st, event, gap, first - 1, room - count)
-                result, count = result + more, count + n
+                got += _acquire_new(st, event, gap, first - 1, room - _width(got))
             gap = b.last + 1
-            if count >= room:
+            if _width(got) >= room:
                 break
         s = st.state
         throttled = _throttled(s, first, first_base, last)
-        if throttled and count > 0:
+        if throttled and got:
             room = 0  # the throttled batch waits for a fetch of its own
             break
         if b.split or throttled or first < first_base or b.last > last:
@@ -378,29 +383,23 @@ def _acquire(st: St, event: Fetch) -> tuple[list[AcquiredRecords], int]:
                 if s.recs[first].state != AVAILABLE:
                     continue
                 _split(st, first)
-            more, n = _acquire_offsets(st, event.member_id, first, first_base, last)
-            result, count = result + more, count + n
-            if throttled and n > 0:
+            more = _acquire_offsets(st, event.member_id, first, first_base, last)
+            got += more
+            if throttled and more:
                 room = 0
                 break
-            continue
-        head = s.recs[first]
-        if head.state == AVAILABLE:
+        elif (head := s.recs[first]).state == AVAILABLE:
             lock = _new_lock(st)
             _set_recs(st, {o: Rec(ACQUIRED, head.dc + 1, event.member_id, lock) for o in _span(s, first)})
-            result.append(AcquiredRecords(first, b.last, head.dc + 1))
-            count += b.last - first + 1
+            got.append(AcquiredRecords(first, b.last, head.dc + 1))
     tail = st.state.batches[overlapping[-1]].last
-    if count < room and tail < last:
-        more, n = _acquire_new(st, event, tail + 1, last, room - count)
-        result, count = result + more, count + n
-    if result:
-        _follow_window(st, result[-1].last_offset + 1)
-    return result, count
+    if _width(got) < room and tail < last:
+        got += _acquire_new(st, event, tail + 1, last, room - _width(got))
+    if got:
+        _follow_window(st, got[-1].last_offset + 1)
 
 
-def _acquire_new(st: St, event: Fetch, first: int, last: int,
-                 room: int) -> tuple[list[AcquiredRecords], int]:
+def _acquire_new(st: St, event: Fetch, first: int, last: int, room: int) -> list[AcquiredRecords]:
     """§8.4: records never cached become new ACQUIRED batches, cut at log-batch bases (§8.5)."""
     s = st.state
     first = s.end if not s.batches and s.end > first else first
@@ -411,7 +410,7 @@ def _acquire_new(st: St, event: Fetch, first: int, last: int,
         if _window_start(s) is not None and stop > last:
             stop = last
     if stop < first:
-        return [], 0
+        return []
     cuts = [first]
     if stop - first + 1 > event.batch_size:
         for b in event.log:
@@ -428,7 +427,7 @@ def _acquire_new(st: St, event: Fetch, first: int, last: int,
     s = st.state
     st.set(spso=first if min(s.batches) == first else s.spso, end=max(s.end, stop))
     _follow_window(st, stop + 1)
-    return acquired, stop - first + 1
+    return acquired
 
 
 def _follow_window(st: St, offset: int) -> None:
@@ -445,8 +444,7 @@ def _throttled(s: State, first: int, low: int, high: int) -> bool:
     return any(s.recs[o].state == AVAILABLE and s.recs[o].dc >= s.config.throttle_limit for o in span)
 
 
-def _acquire_offsets(st: St, member: str, first: int, low: int,
-                     high: int) -> tuple[list[AcquiredRecords], int]:
+def _acquire_offsets(st: St, member: str, first: int, low: int, high: int) -> list[AcquiredRecords]:
     """§8.7: offset by offset; near the limit fewer at a time (§9), and the last delivery alone."""
     s = st.state
     b, limit, throttle = s.batches[first], s.config.delivery_count_limit, s.config.throttle_limit
@@ -465,8 +463,7 @@ def _acquire_offsets(st: St, member: str, first: int, low: int,
             break
     _set_recs(st, taken)
     # Consecutive offsets with the same delivery count are reported as one range (§8.7).
-    runs = _runs((o, r.dc) for o, r in taken.items())
-    return [AcquiredRecords(*run) for run in runs], len(taken)
+    return [AcquiredRecords(*run) for run in _runs((o, r.dc) for o, r in taken.items())]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -474,12 +471,12 @@ def _acquire_offsets(st: St, member: str, first: int, low: int,
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass
 class _Call:
     """What one acknowledge or release will make of its records once the persister has it."""
 
-    def __init__(self) -> None:
-        self.pending: dict[int, Rec] = {}
-        self.written: list[PersisterBatch] = []
+    pending: dict[int, Rec] = field(default_factory=dict)
+    written: list[PersisterBatch] = field(default_factory=list)
 
     def start(self, s: State, first: int, last: int, target: RecordState) -> None:
         dc = s.recs[first].dc
@@ -607,13 +604,12 @@ def _finish(st: St, call: _Call) -> Errors:
 # ---------------------------------------------------------------------------------------------
 
 #: SharePartition#fetchPersisterError (§15.4): what a client is told of the persister's error.
-_TOLD = {Errors.NOT_COORDINATOR: Errors.COORDINATOR_NOT_AVAILABLE,
-         Errors.COORDINATOR_NOT_AVAILABLE: Errors.COORDINATOR_NOT_AVAILABLE,
-         Errors.COORDINATOR_LOAD_IN_PROGRESS: Errors.COORDINATOR_NOT_AVAILABLE,
-         Errors.GROUP_ID_NOT_FOUND: Errors.GROUP_ID_NOT_FOUND,
-         Errors.UNKNOWN_TOPIC_OR_PARTITION: Errors.UNKNOWN_TOPIC_OR_PARTITION,
-         Errors.FENCED_LEADER_EPOCH: Errors.NOT_LEADER_OR_FOLLOWER,
-         Errors.FENCED_STATE_EPOCH: Errors.NOT_LEADER_OR_FOLLOWER}
+#: Anything else is UNKNOWN_SERVER_ERROR.
+_TOLD = {**dict.fromkeys((Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
+                          Errors.COORDINATOR_LOAD_IN_PROGRESS), Errors.COORDINATOR_NOT_AVAILABLE),
+         **dict.fromkeys((Errors.FENCED_LEADER_EPOCH, Errors.FENCED_STATE_EPOCH),
+                         Errors.NOT_LEADER_OR_FOLLOWER),
+         **{e: e for e in (Errors.GROUP_ID_NOT_FOUND, Errors.UNKNOWN_TOPIC_OR_PARTITION)}}
 
 
 def _told(error: Errors) -> Errors:
@@ -738,8 +734,8 @@ def _expire(st: St, lock: Lock) -> None:
     if not s.batches[first].split and first < s.spso <= s.batches[first].last:
         _split(st, first, relock=False)  # the offsets' lock is this one, firing now
     limit = s.config.delivery_count_limit
-    back = {o: Rec(ARCHIVED if o < s.spso or r.dc >= limit else AVAILABLE, r.dc)
-            for o in held if (r := s.recs[o])}
+    back = {o: Rec(ARCHIVED if o < s.spso or s.recs[o].dc >= limit else AVAILABLE, s.recs[o].dc)
+            for o in held}
     _set_recs(st, back)
     split = st.state.batches[first].split
     runs = [(o, o, back[o]) for o in held] if split else [(held[0], held[-1], back[first])]
