@@ -48,49 +48,18 @@ from typing import TypeVar, cast
 import icontract
 
 from groupspec.spec.kernel import ANY, Step, Table, put
+from groupspec.types import share_partition as sp
 from groupspec.types.errors import Errors
-from groupspec.types.share_partition import (
-    EMPTY_MEMBER_ID,
-    AckBatch,
-    Acknowledge,
-    AcknowledgeResponse,
-    AcknowledgeType,
-    AcquiredRecords,
-    AdvanceClock,
-    Answer,
-    BatchView,
-    FenceLeader,
-    Fetch,
-    FetchResponse,
-    MoveLogStart,
-    Output,
-    PersistedState,
-    PersisterBatch,
-    RecordState,
-    RecordView,
-    ReleaseMember,
-    ReleaseResponse,
-    Reload,
-    ReloadResponse,
-    ResetShareState,
-    SetPersisterError,
-    SharePartitionConfig,
-    SharePartitionEvent,
-    SharePartitionView,
-    StateWrite,
-    check_config,
-    check_event,
-    check_persisted,
-)
 
-AVAILABLE, ACQUIRED = RecordState.AVAILABLE, RecordState.ACQUIRED
-ACKNOWLEDGED, ARCHIVED = RecordState.ACKNOWLEDGED, RecordState.ARCHIVED
+AVAILABLE, ACQUIRED = sp.RecordState.AVAILABLE, sp.RecordState.ACQUIRED
+ACKNOWLEDGED, ARCHIVED = sp.RecordState.ACKNOWLEDGED, sp.RecordState.ARCHIVED
 ACTIVE, FAILED = "ACTIVE", "FAILED"
+EMPTY = sp.EMPTY_MEMBER_ID
 NONE = Errors.NONE
-_ACK_TYPES = frozenset(int(t) for t in AcknowledgeType)
+_ACK_TYPES = frozenset(int(t) for t in sp.AcknowledgeType)
 #: What an acknowledge type makes of an ACQUIRED record (RENEW keeps it and restarts its lock).
-_TARGET = {AcknowledgeType.GAP: ARCHIVED, AcknowledgeType.ACCEPT: ACKNOWLEDGED,
-           AcknowledgeType.RELEASE: AVAILABLE, AcknowledgeType.REJECT: ARCHIVED}
+_TARGET = {sp.AcknowledgeType.GAP: ARCHIVED, sp.AcknowledgeType.ACCEPT: ACKNOWLEDGED,
+           sp.AcknowledgeType.RELEASE: AVAILABLE, sp.AcknowledgeType.REJECT: ARCHIVED}
 T = TypeVar("T")
 
 # ---------------------------------------------------------------------------------------------
@@ -103,9 +72,9 @@ Lock = tuple[int, int]
 
 @dataclass(frozen=True)
 class Rec:
-    state: RecordState
+    state: sp.RecordState
     dc: int
-    member: str = EMPTY_MEMBER_ID
+    member: str = EMPTY
     lock: Lock | None = None
 
 
@@ -123,13 +92,13 @@ class Persister:
     state_epoch: int
     leader_epoch: int
     start_offset: int
-    offsets: Mapping[int, tuple[RecordState, int]] = field(default_factory=dict)
+    offsets: Mapping[int, tuple[sp.RecordState, int]] = field(default_factory=dict)
     error: Errors = NONE
 
 
 @dataclass(frozen=True)
 class State:
-    config: SharePartitionConfig
+    config: sp.SharePartitionConfig
     now: int
     persister: Persister
     status: str = ACTIVE
@@ -166,7 +135,7 @@ def invariants_hold(s: State) -> bool:
         r = s.recs[o]
         if (r.state == ACQUIRED) != (r.lock is not None) or (r.state == AVAILABLE and o < s.spso):
             return False
-        if r.lock is None and r.member != EMPTY_MEMBER_ID:
+        if r.lock is None and r.member != EMPTY:
             return False
         if r.lock is not None:
             held.setdefault(r.lock, []).append(o)
@@ -202,12 +171,12 @@ def _monotonic(before: State, after: State) -> bool:
 
 
 @icontract.ensure(lambda result: invariants_hold(result))
-def initial_state(config: SharePartitionConfig = SharePartitionConfig(),  # noqa: B008
-                  persisted: PersistedState = PersistedState(),  # noqa: B008
+def initial_state(config: sp.SharePartitionConfig = sp.SharePartitionConfig(),  # noqa: B008
+                  persisted: sp.PersistedState = sp.PersistedState(),  # noqa: B008
                   now_ms: int = 0, latest_offset: int = 0) -> State:
     """A share partition that has just read ``persisted`` from the persister (leader epoch 0)."""
-    check_config(config)
-    check_persisted(config, persisted)
+    sp.check_config(config)
+    sp.check_persisted(config, persisted)
     offsets = {o: (b.delivery_state, b.delivery_count)
                for b in persisted.batches for o in range(b.first_offset, b.last_offset + 1)}
     st = Step(State(config, now_ms, Persister(persisted.state_epoch, -1, persisted.start_offset, offsets)))
@@ -218,16 +187,16 @@ def initial_state(config: SharePartitionConfig = SharePartitionConfig(),  # noqa
 @icontract.require(lambda state: invariants_hold(state))
 @icontract.ensure(lambda result: invariants_hold(result[0]))
 @icontract.ensure(lambda state, event, result:
-                  isinstance(event, Reload | ResetShareState) or _monotonic(state, result[0]))
-def step(state: State, event: SharePartitionEvent, index: int) -> tuple[State, Output]:
+                  isinstance(event, sp.Reload | sp.ResetShareState) or _monotonic(state, result[0]))
+def step(state: State, event: sp.SharePartitionEvent, index: int) -> tuple[State, sp.Output]:
     """Apply one event; ``index`` numbers a request's answer. An event no broker could produce
     (a negative log offset, a start offset below -1, ...) is refused with an InputError naming
     the field, and ``state`` is left as it was."""
-    check_event(event)
+    sp.check_event(event)
     st = Step(state)
     TABLE.rule(state.status, event)(st, event, index)
-    writes = cast("tuple[StateWrite, ...]", tuple(st.records))
-    return st.state, Output(tuple(Answer(i, response) for i, response in st.answers), writes)
+    writes = cast("tuple[sp.StateWrite, ...]", tuple(st.records))
+    return st.state, sp.Output(tuple(sp.Answer(i, response) for i, response in st.answers), writes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,19 +291,19 @@ def _archive_available(st: St, start: int, stop: int, from_key: int) -> None:
 
 
 @icontract.require(lambda st: st.state.status == ACTIVE)
-def acquire(st: St, event: Fetch, index: int) -> None:
+def acquire(st: St, event: sp.Fetch, index: int) -> None:
     """§8: AVAILABLE cached records and new log records go to the member, each under a new lock."""
-    got: list[AcquiredRecords] = []
+    got: list[sp.AcquiredRecords] = []
     _acquire(st, event, got)
-    st.answer(index, FetchResponse(tuple(got), _width(got)))
+    st.answer(index, sp.FetchResponse(tuple(got), _width(got)))
 
 
-def _width(got: list[AcquiredRecords]) -> int:
+def _width(got: list[sp.AcquiredRecords]) -> int:
     """Offsets acquired, holes included (Kafka's count)."""
     return sum(a.last_offset - a.first_offset + 1 for a in got)
 
 
-def _acquire(st: St, event: Fetch, got: list[AcquiredRecords]) -> None:
+def _acquire(st: St, event: sp.Fetch, got: list[sp.AcquiredRecords]) -> None:
     s, log = st.state, event.log
     # Verify there is something to fetch and room for it (§8.2); at the in-flight limit only
     # offsets up to the end are fetched again.
@@ -391,7 +360,7 @@ def _acquire(st: St, event: Fetch, got: list[AcquiredRecords]) -> None:
         elif (head := s.recs[first]).state == AVAILABLE:
             lock = _new_lock(st)
             _set_recs(st, {o: Rec(ACQUIRED, head.dc + 1, event.member_id, lock) for o in _span(s, first)})
-            got.append(AcquiredRecords(first, b.last, head.dc + 1))
+            got.append(sp.AcquiredRecords(first, b.last, head.dc + 1))
     tail = st.state.batches[overlapping[-1]].last
     if _width(got) < room and tail < last:
         got += _acquire_new(st, event, tail + 1, last, room - _width(got))
@@ -399,7 +368,7 @@ def _acquire(st: St, event: Fetch, got: list[AcquiredRecords]) -> None:
         _follow_window(st, got[-1].last_offset + 1)
 
 
-def _acquire_new(st: St, event: Fetch, first: int, last: int, room: int) -> list[AcquiredRecords]:
+def _acquire_new(st: St, event: sp.Fetch, first: int, last: int, room: int) -> list[sp.AcquiredRecords]:
     """§8.4: records never cached become new ACQUIRED batches, cut at log-batch bases (§8.5)."""
     s = st.state
     first = s.end if not s.batches and s.end > first else first
@@ -423,7 +392,7 @@ def _acquire_new(st: St, event: Fetch, first: int, last: int, room: int) -> list
         lock = _new_lock(st)
         st.set(batches=put(st.state.batches, start, Batch(end)))
         _set_recs(st, {o: Rec(ACQUIRED, 1, event.member_id, lock) for o in range(start, end + 1)})
-        acquired.append(AcquiredRecords(start, end, 1))
+        acquired.append(sp.AcquiredRecords(start, end, 1))
     s = st.state
     st.set(spso=first if min(s.batches) == first else s.spso, end=max(s.end, stop))
     _follow_window(st, stop + 1)
@@ -444,7 +413,7 @@ def _throttled(s: State, first: int, low: int, high: int) -> bool:
     return any(s.recs[o].state == AVAILABLE and s.recs[o].dc >= s.config.throttle_limit for o in span)
 
 
-def _acquire_offsets(st: St, member: str, first: int, low: int, high: int) -> list[AcquiredRecords]:
+def _acquire_offsets(st: St, member: str, first: int, low: int, high: int) -> list[sp.AcquiredRecords]:
     """§8.7: offset by offset; near the limit fewer at a time (§9), and the last delivery alone."""
     s = st.state
     b, limit, throttle = s.batches[first], s.config.delivery_count_limit, s.config.throttle_limit
@@ -463,11 +432,11 @@ def _acquire_offsets(st: St, member: str, first: int, low: int, high: int) -> li
             break
     _set_recs(st, taken)
     # Consecutive offsets with the same delivery count are reported as one range (§8.7).
-    return [AcquiredRecords(*run) for run in _runs((o, r.dc) for o, r in taken.items())]
+    return [sp.AcquiredRecords(*run) for run in _runs((o, r.dc) for o, r in taken.items())]
 
 
 # ---------------------------------------------------------------------------------------------
-# Acknowledge and release (§10, §11)
+# sp.Acknowledge and release (§10, §11)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -476,41 +445,41 @@ class _Call:
     """What one acknowledge or release will make of its records once the persister has it."""
 
     pending: dict[int, Rec] = field(default_factory=dict)
-    written: list[PersisterBatch] = field(default_factory=list)
+    written: list[sp.PersisterBatch] = field(default_factory=list)
 
-    def start(self, s: State, first: int, last: int, target: RecordState) -> None:
+    def start(self, s: State, first: int, last: int, target: sp.RecordState) -> None:
         dc = s.recs[first].dc
         if target == AVAILABLE and dc >= s.config.delivery_count_limit:
             target = ARCHIVED
         self.pending.update((o, Rec(target, dc)) for o in range(first, last + 1))
-        self.written.append(PersisterBatch(first, last, target, dc))
+        self.written.append(sp.PersisterBatch(first, last, target, dc))
 
 
 @icontract.require(lambda st: st.state.status == ACTIVE)
-def acknowledge(st: St, event: Acknowledge, index: int) -> None:
+def acknowledge(st: St, event: sp.Acknowledge, index: int) -> None:
     """§10: the member's ACQUIRED records take the acknowledged states once they are written."""
     # Verify the batches are well formed (KafkaApis#validateAcknowledgementBatches, §10.1)
     if not _well_formed(event.batches):
-        st.answer(index, AcknowledgeResponse(Errors.INVALID_REQUEST))
+        st.answer(index, sp.AcknowledgeResponse(Errors.INVALID_REQUEST))
         return
     # Verify each batch against the cache; the first error refuses the whole call
     call = _Call()
     for batch in event.batches:
         error = _ack_batch(st, event.member_id, batch, call)
         if error != NONE:
-            st.answer(index, AcknowledgeResponse(error))
+            st.answer(index, sp.AcknowledgeResponse(error))
             return
-    st.answer(index, AcknowledgeResponse(_finish(st, call)))
+    st.answer(index, sp.AcknowledgeResponse(_finish(st, call)))
 
 
-def _well_formed(batches: tuple[AckBatch, ...]) -> bool:
+def _well_formed(batches: tuple[sp.AckBatch, ...]) -> bool:
     """Sorted (touching allowed), first <= last, one type or one per offset, every type known."""
     return (all(a.last_offset <= b.first_offset for a, b in pairwise(batches))
             and all(b.first_offset <= b.last_offset and set(b.types) <= _ACK_TYPES
                     and len(b.types) in {1, b.last_offset - b.first_offset + 1} for b in batches))
 
 
-def _ack_batch(st: St, member: str, ack: AckBatch, call: _Call) -> Errors:
+def _ack_batch(st: St, member: str, ack: sp.AckBatch, call: _Call) -> Errors:
     """§10.2: one acknowledgement batch, over the cached batches it covers."""
     s = st.state
     if ack.last_offset < s.spso:
@@ -532,15 +501,17 @@ def _ack_batch(st: St, member: str, ack: AckBatch, call: _Call) -> Errors:
     return NONE
 
 
-def _ack_cached(st: St, member: str, ack: AckBatch, call: _Call, first: int) -> Errors:
+def _ack_cached(st: St, member: str, ack: sp.AckBatch, call: _Call, first: int) -> Errors:
+    """One cached batch under an acknowledgement batch: whole, or split and offset by offset."""
     s, b = st.state, st.state.batches[first]
     head, several = s.recs[first], len(ack.types) > 1
     if b.last < s.spso:
         return NONE
     # Verify an unsplit batch is ACQUIRED by this member, none of it pending (§10.2 steps 7-9)
-    if not b.split and (head.member == EMPTY_MEMBER_ID or head.member != member
+    if not b.split and (head.member == EMPTY or head.member != member
                         or first in call.pending or head.state != ACQUIRED):
         return Errors.INVALID_RECORD_STATE
+    # Whole: unsplit, wholly inside the acknowledged range, one type, SPSO not inside it
     if not (b.split or several or first < ack.first_offset or b.last > ack.last_offset
             or first < s.spso <= b.last):
         _ack_range(st, call, first, b.last, ack.types[0])
@@ -557,19 +528,19 @@ def _ack_cached(st: St, member: str, ack: AckBatch, call: _Call, first: int) -> 
 
 
 def _ack_range(st: St, call: _Call, first: int, last: int, kind: int) -> None:
-    if kind == AcknowledgeType.RENEW:  # a new lock now, nothing written
+    if kind == sp.AcknowledgeType.RENEW:  # a new lock now, nothing written
         lock = _new_lock(st)
         _set_recs(st, {o: replace(st.state.recs[o], lock=lock) for o in range(first, last + 1)})
     else:
-        call.start(st.state, first, last, _TARGET[AcknowledgeType(kind)])
+        call.start(st.state, first, last, _TARGET[sp.AcknowledgeType(kind)])
 
 
 @icontract.require(lambda st: st.state.status == ACTIVE)
-def release(st: St, event: ReleaseMember, index: int) -> None:
+def release(st: St, event: sp.ReleaseMember, index: int) -> None:
     """§11: every record the member holds goes back (or is archived at the limit / below SPSO);
     so do records held by nobody (the empty member id)."""
     call = _Call()
-    holders = (event.member_id, EMPTY_MEMBER_ID)
+    holders = (event.member_id, EMPTY)
     for first in sorted(st.state.batches):
         s, b = st.state, st.state.batches[first]
         head = s.recs[first]
@@ -584,7 +555,7 @@ def release(st: St, event: ReleaseMember, index: int) -> None:
         for o in _span(s, first):
             if s.recs[o].member in holders and s.recs[o].state == ACQUIRED:
                 call.start(s, o, o, ARCHIVED if o < s.spso else AVAILABLE)
-    st.answer(index, ReleaseResponse(_finish(st, call)))
+    st.answer(index, sp.ReleaseResponse(_finish(st, call)))
 
 
 def _finish(st: St, call: _Call) -> Errors:
@@ -616,7 +587,7 @@ def _told(error: Errors) -> Errors:
     return _TOLD.get(error, Errors.UNKNOWN_SERVER_ERROR)
 
 
-def _write(st: St, batches: list[PersisterBatch]) -> Errors:
+def _write(st: St, batches: list[sp.PersisterBatch]) -> Errors:
     """WriteShareGroupState to the in-memory share coordinator, fenced by both epochs (§15.6)."""
     s, p = st.state, st.state.persister
     error = p.error
@@ -624,7 +595,7 @@ def _write(st: St, batches: list[PersisterBatch]) -> Errors:
         error = Errors.FENCED_LEADER_EPOCH
     if error == NONE and p.state_epoch > s.state_epoch:
         error = Errors.FENCED_STATE_EPOCH
-    st.write(StateWrite(s.spso, s.state_epoch, s.leader_epoch, tuple(batches), error))
+    st.write(sp.StateWrite(s.spso, s.state_epoch, s.leader_epoch, tuple(batches), error))
     if error == NONE:
         offsets = dict(p.offsets)
         offsets.update((o, (b.delivery_state, b.delivery_count))
@@ -634,23 +605,23 @@ def _write(st: St, batches: list[PersisterBatch]) -> Errors:
     return error
 
 
-def persisted_batches(p: Persister) -> tuple[PersisterBatch, ...]:
+def persisted_batches(p: Persister) -> tuple[sp.PersisterBatch, ...]:
     """The persister's state as maximal runs of consecutive offsets with equal state and count."""
     runs = _runs((o, p.offsets[o]) for o in sorted(p.offsets))
-    return tuple(PersisterBatch(first, last, state, dc) for first, last, (state, dc) in runs)
+    return tuple(sp.PersisterBatch(first, last, state, dc) for first, last, (state, dc) in runs)
 
 
-def set_persister_error(st: St, event: SetPersisterError, index: int) -> None:
+def set_persister_error(st: St, event: sp.SetPersisterError, index: int) -> None:
     st.set(persister=replace(st.state.persister, error=event.error))
 
 
-def fence_leader(st: St, event: FenceLeader, index: int) -> None:
+def fence_leader(st: St, event: sp.FenceLeader, index: int) -> None:
     """Another broker read the state with a newer leader epoch."""
     p = st.state.persister
     st.set(persister=replace(p, leader_epoch=max(p.leader_epoch, st.state.leader_epoch) + 1))
 
 
-def reset_share_state(st: St, event: ResetShareState, index: int) -> None:
+def reset_share_state(st: St, event: sp.ResetShareState, index: int) -> None:
     """InitializeShareGroupState: a new state epoch and start offset, nothing persisted."""
     p = st.state.persister
     st.set(persister=replace(p, state_epoch=p.state_epoch + 1, start_offset=event.start_offset, offsets={}))
@@ -698,7 +669,7 @@ def _advance_start(st: St) -> None:
 
 
 @icontract.require(lambda st: st.state.status == ACTIVE)
-def move_log_start(st: St, event: MoveLogStart, index: int) -> None:
+def move_log_start(st: St, event: sp.MoveLogStart, index: int) -> None:
     """updateCacheAndOffsets (§14.1): what is below the new log start was never delivered."""
     s, log_start = st.state, event.log_start_offset
     if log_start <= s.spso:
@@ -713,7 +684,7 @@ def move_log_start(st: St, event: MoveLogStart, index: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def advance_clock(st: St, event: AdvanceClock, index: int) -> None:
+def advance_clock(st: St, event: sp.AdvanceClock, index: int) -> None:
     """The clock moves; due locks fire one at a time, earliest first, then oldest first."""
     st.set(now=max(st.state.now, event.to_ms))
     while True:
@@ -739,7 +710,7 @@ def _expire(st: St, lock: Lock) -> None:
     _set_recs(st, back)
     split = st.state.batches[first].split
     runs = [(o, o, back[o]) for o in held] if split else [(held[0], held[-1], back[first])]
-    _write(st, [PersisterBatch(f, last, r.state, r.dc) for f, last, r in runs])
+    _write(st, [sp.PersisterBatch(f, last, r.state, r.dc) for f, last, r in runs])
     _advance_start(st)
 
 
@@ -775,12 +746,12 @@ def _load(st: St, latest_offset: int) -> Errors:
     return NONE
 
 
-def reload(st: St, event: Reload, index: int) -> None:
+def reload(st: St, event: sp.Reload, index: int) -> None:
     """A new leader epoch reads the persisted state; locks and anything not persisted are gone."""
     s = st.state
     st.set(leader_epoch=max(s.leader_epoch, s.persister.leader_epoch) + 1, batches={}, recs={},
            window=None, spso=0, end=0, state_epoch=0)
-    st.answer(index, ReloadResponse(_load(st, event.latest_offset)))
+    st.answer(index, sp.ReloadResponse(_load(st, event.latest_offset)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -788,12 +759,12 @@ def reload(st: St, event: Reload, index: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def nothing_to_fetch(st: St, event: Fetch, index: int) -> None:
-    st.answer(index, FetchResponse())
+def nothing_to_fetch(st: St, event: sp.Fetch, index: int) -> None:
+    st.answer(index, sp.FetchResponse())
 
 
-def unknown_partition(st: St, event: Acknowledge | ReleaseMember, index: int) -> None:
-    response = AcknowledgeResponse if isinstance(event, Acknowledge) else ReleaseResponse
+def unknown_partition(st: St, event: sp.Acknowledge | sp.ReleaseMember, index: int) -> None:
+    response = sp.AcknowledgeResponse if isinstance(event, sp.Acknowledge) else sp.ReleaseResponse
     st.answer(index, response(Errors.UNKNOWN_TOPIC_OR_PARTITION))
 
 
@@ -802,19 +773,19 @@ def ignore(st: St, event: object, index: int) -> None:
 
 
 TABLE = Table("share_partition", {
-    (ACTIVE, Fetch): acquire,
-    (ACTIVE, Acknowledge): acknowledge,
-    (ACTIVE, ReleaseMember): release,
-    (ACTIVE, MoveLogStart): move_log_start,
-    (FAILED, Fetch): nothing_to_fetch,
-    (FAILED, Acknowledge): unknown_partition,
-    (FAILED, ReleaseMember): unknown_partition,
-    (FAILED, MoveLogStart): ignore,
-    (ANY, AdvanceClock): advance_clock,
-    (ANY, SetPersisterError): set_persister_error,
-    (ANY, FenceLeader): fence_leader,
-    (ANY, ResetShareState): reset_share_state,
-    (ANY, Reload): reload,
+    (ACTIVE, sp.Fetch): acquire,
+    (ACTIVE, sp.Acknowledge): acknowledge,
+    (ACTIVE, sp.ReleaseMember): release,
+    (ACTIVE, sp.MoveLogStart): move_log_start,
+    (FAILED, sp.Fetch): nothing_to_fetch,
+    (FAILED, sp.Acknowledge): unknown_partition,
+    (FAILED, sp.ReleaseMember): unknown_partition,
+    (FAILED, sp.MoveLogStart): ignore,
+    (ANY, sp.AdvanceClock): advance_clock,
+    (ANY, sp.SetPersisterError): set_persister_error,
+    (ANY, sp.FenceLeader): fence_leader,
+    (ANY, sp.ResetShareState): reset_share_state,
+    (ANY, sp.Reload): reload,
 })
 
 # ---------------------------------------------------------------------------------------------
@@ -822,13 +793,13 @@ TABLE = Table("share_partition", {
 # ---------------------------------------------------------------------------------------------
 
 
-def view(s: State) -> SharePartitionView:
+def view(s: State) -> sp.SharePartitionView:
     p, window = s.persister, _window_start(s)
-    return SharePartitionView(
+    return sp.SharePartitionView(
         now_ms=s.now, status=s.status, leader_epoch=s.leader_epoch, state_epoch=s.state_epoch,
         start_offset=s.spso, end_offset=s.end, next_fetch_offset=next_fetch_offset(s),
-        batches=tuple(BatchView(f, b.last, b.split) for f, b in sorted(s.batches.items())),
-        records=tuple(RecordView(o, r.state, r.dc, r.member, r.lock[0] if r.lock else None)
+        batches=tuple(sp.BatchView(f, b.last, b.split) for f, b in sorted(s.batches.items())),
+        records=tuple(sp.RecordView(o, r.state, r.dc, r.member, r.lock[0] if r.lock else None)
                       for o, r in sorted(s.recs.items())),
         gap_window=s.window if window is not None else None,
         persisted_state_epoch=p.state_epoch, persisted_leader_epoch=p.leader_epoch,
