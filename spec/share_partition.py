@@ -648,7 +648,8 @@ def _advance_start(st: St) -> None:
             break
         unfinished = [o for o in _span(s, first) if not s.recs[o].state.terminal]
         if unfinished:
-            last_done = unfinished[0] - 1 if unfinished[0] > first else last_done
+            if unfinished[0] > first:
+                last_done = unfinished[0] - 1
             break
         last_done = s.batches[first].last
     if last_done is None:
@@ -739,10 +740,9 @@ def _load(st: St, latest_offset: int) -> Errors:
     # The first gap of the persisted state opens the gap window (§5.4).
     ends = [spso - 1] + [b.last_offset for b in runs]
     gap = next((ends[i] + 1 for i, b in enumerate(runs) if b.first_offset > ends[i] + 1), None)
-    if runs and gap is not None:
+    if gap is not None:
         st.set(window=(gap, s.end))
-    if runs:
-        _advance_start(st)
+    _advance_start(st)
     return NONE
 
 
