@@ -32,6 +32,10 @@ short rule per row. docs/reference/share-partition-kafka.md gives each rule's up
   log start offset (``MoveLogStart``) moves it too, archiving what was never delivered.
 * **The persister** is a per-offset map: a write overrides the offsets it names and drops all
   below its start offset; a read returns maximal runs of equal (state, count).
+* **Status.** A partition whose read failed (a ``Reload`` refused by the persister) is FAILED
+  until a reload succeeds: the table's FAILED rows acquire nothing, answer acknowledgements and
+  releases with UNKNOWN_TOPIC_OR_PARTITION and ignore the log start; the clock, the persister
+  and reloads work in either status.
 
 Out of scope for now: record_limit acquire mode, read_committed transaction filtering, the
 deliveryCompleteCount field, writes held open across steps (Kafka's pending-while-timeout cases
@@ -249,7 +253,7 @@ def _split(st: St, first: int, relock: bool = True) -> None:
     """Per-offset state from now on; a batch lock becomes one lock per offset, expiring when it did."""
     s = st.set(batches=put(st.state.batches, first, Batch(st.state.batches[first].last, True)))
     lock = s.recs[first].lock
-    if lock is not None and relock:
+    if lock is not None and relock:  # numbered in offset order
         _set_recs(st, {o: replace(s.recs[o], lock=_new_lock(st, lock[0])) for o in _span(s, first)})
 
 
