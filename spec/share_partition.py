@@ -6,7 +6,9 @@ Kafka's ``SharePartition`` (KIP-932) hands the records of one topic partition ou
 of a share group and follows each offset until it is finished. Here it is one frozen
 :class:`State`, a transition table (``TABLE``: partition status x event type -> rule) and one
 short rule per row. docs/reference/share-partition-kafka.md gives each rule's upstream source
-(Kafka trunk, "L3"); its section numbers are quoted as §n.
+(Kafka trunk, "L3"); its section numbers are quoted as §n. Words shared with the
+implementation (events, responses, persister batches, the view) are the vocabulary's, written
+``sp.X``; everything else here is the spec's own.
 
 * **Records, offset by offset.** ``recs`` maps every cached offset to a :class:`Rec`: state,
   delivery count, holder and lock. A record is AVAILABLE, ACQUIRED (by one member, under a
@@ -24,7 +26,7 @@ short rule per row. docs/reference/share-partition-kafka.md gives each rule's up
   batch width. Its records are identical (an invariant), so most rules just walk offsets.
 * **Pending, then final.** Acknowledge and release collect their records' new values in a
   :class:`_Call` and send its ranges to the persister; only a successful write makes them the
-  state, so a failed write or a refused batch changes no record back: there is nothing to undo.
+  state, so a failed write or a refused batch leaves every record as it was: nothing to undo.
   What the call did besides (splits, RENEW's new locks) stays, as in Kafka. Lock expiries are
   final whatever the write answers. The persister answers within the step
   (``SetPersisterError`` injects errors).
