@@ -2,25 +2,42 @@
 
 Theory of operation
 -------------------
-Kafka's ``SharePartition`` (KIP-932) keeps a sorted map of in-flight *batches*. A batch covers
-an offset range and holds one state for all of it until something touches part of it; then it is
-*split* and keeps one state per offset, for good. Batch boundaries are observable (an unsplit
-batch is acquired, acknowledged, timed out and persisted as one range), so this spec keeps them:
-``batches`` maps a batch's first offset to its last offset and whether it is split, and ``recs``
-holds every cached offset's state, identical across an unsplit batch. Every rule is a plain loop
-over offsets. docs/reference/share-partition-kafka.md gives each rule's upstream source (Kafka
-trunk, "L3"); its section numbers are quoted here as §n.
+Kafka's ``SharePartition`` (KIP-932) hands the records of one topic partition out to the members
+of a share group and follows each offset until it is finished. Here it is one frozen
+:class:`State`, a transition table (``TABLE``: partition status x event type -> rule) and one
+short rule per row. docs/reference/share-partition-kafka.md gives each rule's upstream source
+(Kafka trunk, "L3"); its section numbers are quoted as §n. Words shared with the
+implementation (events, responses, persister batches, the view) are the vocabulary's, written
+``sp.X``; everything else here is the spec's own.
 
-* A record is AVAILABLE, ACQUIRED (by one member, under a lock timer), ACKNOWLEDGED or
-  ARCHIVED. Acquiring counts a delivery; a release or a lock expiry at the delivery limit
-  archives instead of making the record available again.
-* Acknowledgements and releases change records *pending* a persister write; a failed write puts
-  every record of the call back. Lock expiries are written too, but a failed write changes
-  nothing back. The persister answers within the step (``SetPersisterError`` injects errors).
-* The share-partition start offset (SPSO) moves forward past finished records after each write;
-  the log start offset (``MoveLogStart``) moves it too, archiving what was never delivered.
-* The persister is a per-offset map here: a write overrides the offsets it names and drops
-  everything below its start offset; a read returns maximal runs of equal (state, count).
+* **Records, offset by offset.** ``recs`` maps every cached offset to a :class:`Rec`: state,
+  delivery count, holder and lock. A record is AVAILABLE, ACQUIRED (by one member, under a
+  lock), ACKNOWLEDGED or ARCHIVED. Acquiring counts a delivery; a release or a lock expiry at the
+  delivery limit archives instead of making the record available again.
+* **Locks** are ``(deadline, number)`` pairs held by ACQUIRED records; the running locks are
+  the ones the records hold, so there is no timer table. When the clock moves, due locks fire
+  earliest first, then oldest first; every record holding the fired lock goes back at once.
+* **Batches, kept because Kafka's answers show them.** Kafka caches in-flight *batches*; one
+  holds one state for its whole range until something touches part of it, then it is *split*
+  and keeps a state per offset for good. The boundaries are observable, so ``batches`` keeps
+  each batch's last offset and whether it is split: an unsplit batch is acquired and reported
+  as one range, locked by one lock, written to the persister as one range and dropped whole;
+  SPSO jumps to the next batch's first offset; throttling near the delivery limit halves by
+  batch width. Its records are identical (an invariant), so most rules just walk offsets.
+* **Pending, then final.** Acknowledge and release collect their records' new values in a
+  :class:`_Call` and send its ranges to the persister; only a successful write makes them the
+  state, so a failed write or a refused batch leaves every record as it was: nothing to undo.
+  What the call did besides (splits, RENEW's new locks) stays, as in Kafka. Lock expiries are
+  final whatever the write answers. The persister answers within the step
+  (``SetPersisterError`` injects errors).
+* **SPSO** (the share-partition start offset) moves past finished records after each write; the
+  log start offset (``MoveLogStart``) moves it too, archiving what was never delivered.
+* **The persister** is a per-offset map: a write overrides the offsets it names and drops all
+  below its start offset; a read returns maximal runs of equal (state, count).
+* **Status.** A partition whose read failed (a ``Reload`` refused by the persister) is FAILED
+  until a reload succeeds: the table's FAILED rows acquire nothing, answer acknowledgements and
+  releases with UNKNOWN_TOPIC_OR_PARTITION and ignore the log start; the clock, the persister
+  and reloads work in either status.
 
 Out of scope for now: record_limit acquire mode, read_committed transaction filtering, the
 deliveryCompleteCount field, writes held open across steps (Kafka's pending-while-timeout cases
@@ -29,94 +46,65 @@ E25/E26), and the manager dropping a partition after fatal errors (the machine k
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
+from typing import TypeVar, cast
 
 import icontract
 
+from groupspec.spec.kernel import ANY, Step, Table, put
+from groupspec.types import share_partition as sp
 from groupspec.types.errors import Errors
-from groupspec.types.share_partition import (
-    EMPTY_MEMBER_ID,
-    AckBatch,
-    AcknowledgeResponse,
-    AcknowledgeType,
-    AcquiredRecords,
-    AdvanceClock,
-    Answer,
-    BatchView,
-    FenceLeader,
-    Fetch,
-    FetchResponse,
-    MoveLogStart,
-    Output,
-    PersistedState,
-    PersisterBatch,
-    RecordState,
-    RecordView,
-    ReleaseMember,
-    ReleaseResponse,
-    Reload,
-    ReloadResponse,
-    ResetShareState,
-    SetPersisterError,
-    SharePartitionConfig,
-    SharePartitionEvent,
-    SharePartitionView,
-    StateWrite,
-    check_config,
-    check_event,
-    check_persisted,
-)
-from groupspec.types.share_partition import Acknowledge as AcknowledgeEvent
 
-AVAILABLE, ACQUIRED = RecordState.AVAILABLE, RecordState.ACQUIRED
-ACKNOWLEDGED, ARCHIVED = RecordState.ACKNOWLEDGED, RecordState.ARCHIVED
+AVAILABLE, ACQUIRED = sp.RecordState.AVAILABLE, sp.RecordState.ACQUIRED
+ACKNOWLEDGED, ARCHIVED = sp.RecordState.ACKNOWLEDGED, sp.RecordState.ARCHIVED
 ACTIVE, FAILED = "ACTIVE", "FAILED"
-_ACK_TYPES = frozenset(int(t) for t in AcknowledgeType)
-
-_TARGET = {AcknowledgeType.GAP: ARCHIVED, AcknowledgeType.ACCEPT: ACKNOWLEDGED,
-           AcknowledgeType.RELEASE: AVAILABLE, AcknowledgeType.REJECT: ARCHIVED}
-
+EMPTY = sp.EMPTY_MEMBER_ID
+NONE = Errors.NONE
+_ACK_TYPES = frozenset(int(t) for t in sp.AcknowledgeType)
+#: What an acknowledge type makes of an ACQUIRED record (RENEW keeps it and restarts its lock).
+_TARGET = {sp.AcknowledgeType.GAP: ARCHIVED, sp.AcknowledgeType.ACCEPT: ACKNOWLEDGED,
+           sp.AcknowledgeType.RELEASE: AVAILABLE, sp.AcknowledgeType.REJECT: ARCHIVED}
+T = TypeVar("T")
 
 # ---------------------------------------------------------------------------------------------
 # State
 # ---------------------------------------------------------------------------------------------
 
+#: An acquisition lock: when it expires, and a number telling locks made at once apart.
+Lock = tuple[int, int]
 
-@dataclass
+
+@dataclass(frozen=True)
 class Rec:
-    state: RecordState
+    state: sp.RecordState
     dc: int
-    member: str = EMPTY_MEMBER_ID
-    #: The lock timer holding this record (shared by an unsplit batch's offsets).
-    timer: int | None = None
+    member: str = EMPTY
+    lock: Lock | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Batch:
     last: int
     split: bool = False
 
 
-@dataclass
-class Timer:
-    deadline: int
-    first: int
-    last: int
-
-
-@dataclass
+@dataclass(frozen=True)
 class Persister:
+    """The share coordinator's copy: epochs, start offset, (state, count) per offset, and the
+    error it answers with from now on."""
+
     state_epoch: int
     leader_epoch: int
     start_offset: int
-    offsets: dict[int, tuple[RecordState, int]] = field(default_factory=dict)
-    error: Errors = Errors.NONE
+    offsets: Mapping[int, tuple[sp.RecordState, int]] = field(default_factory=dict)
+    error: Errors = NONE
 
 
-@dataclass
+@dataclass(frozen=True)
 class State:
-    config: SharePartitionConfig
+    config: sp.SharePartitionConfig
     now: int
     persister: Persister
     status: str = ACTIVE
@@ -124,24 +112,15 @@ class State:
     state_epoch: int = 0
     spso: int = 0
     end: int = 0
-    batches: dict[int, Batch] = field(default_factory=dict)
-    recs: dict[int, Rec] = field(default_factory=dict)
-    #: [gap start, end offset] of the persisted state's first gap (§5.4); active while its end is ``end``.
-    window: list[int] | None = None
-    timers: dict[int, Timer] = field(default_factory=dict)
+    batches: Mapping[int, Batch] = field(default_factory=dict)
+    recs: Mapping[int, Rec] = field(default_factory=dict)
+    #: (gap start, end offset) of the persisted state's first gap (§5.4); active while its end is ``end``.
+    window: tuple[int, int] | None = None
+    #: How many locks were made: numbers the next one.
     seq: int = 0
 
 
-class _Step:
-    def __init__(self, state: State) -> None:
-        self.s = state
-        self.answers: list[Answer] = []
-        self.writes: list[StateWrite] = []
-
-    @property
-    def cfg(self) -> SharePartitionConfig:
-        return self.s.config
-
+St = Step[State]
 
 # ---------------------------------------------------------------------------------------------
 # Invariants
@@ -149,34 +128,31 @@ class _Step:
 
 
 def invariants_hold(s: State) -> bool:
-    """Batches tile the cached offsets; unsplit batches are uniform; locks match ACQUIRED."""
-    covered: set[int] = set()
-    previous_last = None
-    for first in sorted(s.batches):
-        b = s.batches[first]
-        if b.last < first or (previous_last is not None and first <= previous_last):
-            return False
-        previous_last = b.last
-        offsets = range(first, b.last + 1)
-        covered.update(offsets)
-        if not b.split and len({(s.recs[o].state, s.recs[o].dc, s.recs[o].member, s.recs[o].timer)
-                                for o in offsets}) != 1:
-            return False
-    if covered != set(s.recs):
+    """Batches tile the cache, an unsplit one uniform; exactly the ACQUIRED records are held and
+    locked, within the delivery limit; a lock is held by a whole unsplit batch or one offset of
+    a split one, and is not yet due; nothing AVAILABLE below SPSO."""
+    firsts = sorted(s.batches)
+    if (any(s.batches[f].last < f for f in firsts)
+            or [o for f in firsts for o in _span(s, f)] != sorted(s.recs)
+            or any(not s.batches[f].split and len({s.recs[o] for o in _span(s, f)}) != 1 for f in firsts)):
         return False
-    for o, r in s.recs.items():
-        if r.state == ACQUIRED:
-            if not 1 <= r.dc <= s.config.delivery_count_limit:
-                return False
-            if r.member != EMPTY_MEMBER_ID and (r.timer is None or r.timer not in s.timers):
-                return False
-        elif r.timer is not None or r.member != EMPTY_MEMBER_ID:
+    held: dict[Lock, list[int]] = {}
+    for o in sorted(s.recs):
+        r = s.recs[o]
+        if (r.state == ACQUIRED) != (r.lock is not None) or (r.state == AVAILABLE and o < s.spso):
             return False
-        if r.state == AVAILABLE and o < s.spso:
+        if r.lock is None and r.member != EMPTY:
             return False
-    if not s.batches and s.end != s.spso:
-        return False
-    return all(t.deadline >= s.now for t in s.timers.values())
+        if r.lock is not None:
+            held.setdefault(r.lock, []).append(o)
+            if not 1 <= r.dc <= s.config.delivery_count_limit or r.lock[0] < s.now:
+                return False
+    for offsets in held.values():
+        first = _floor(s, offsets[0])
+        assert first is not None
+        if offsets != (list(_span(s, first)) if not s.batches[first].split else offsets[:1]):
+            return False
+    return bool(s.batches) or s.end == s.spso
 
 
 def _monotonic(before: State, after: State) -> bool:
@@ -200,241 +176,256 @@ def _monotonic(before: State, after: State) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-
-
 @icontract.ensure(lambda result: invariants_hold(result))
-def initial_state(config: SharePartitionConfig = SharePartitionConfig(),  # noqa: B008
-                  persisted: PersistedState = PersistedState(),  # noqa: B008
+def initial_state(config: sp.SharePartitionConfig = sp.SharePartitionConfig(),  # noqa: B008
+                  persisted: sp.PersistedState = sp.PersistedState(),  # noqa: B008
                   now_ms: int = 0, latest_offset: int = 0) -> State:
     """A share partition that has just read ``persisted`` from the persister (leader epoch 0)."""
-    check_config(config)
-    check_persisted(config, persisted)
+    sp.check_config(config)
+    sp.check_persisted(config, persisted)
     offsets = {o: (b.delivery_state, b.delivery_count)
                for b in persisted.batches for o in range(b.first_offset, b.last_offset + 1)}
-    s = State(config, now_ms, Persister(persisted.state_epoch, -1, persisted.start_offset, offsets))
-    _load(_Step(s), latest_offset)
-    return s
+    st = Step(State(config, now_ms, Persister(persisted.state_epoch, -1, persisted.start_offset, offsets)))
+    _load(st, latest_offset)
+    return st.state
 
 
 @icontract.require(lambda state: invariants_hold(state))
 @icontract.ensure(lambda result: invariants_hold(result[0]))
 @icontract.ensure(lambda state, event, result:
-                  isinstance(event, Reload | ResetShareState) or _monotonic(state, result[0]))
-def step(state: State, event: SharePartitionEvent, index: int) -> tuple[State, Output]:
+                  isinstance(event, sp.Reload | sp.ResetShareState) or _monotonic(state, result[0]))
+def step(state: State, event: sp.SharePartitionEvent, index: int) -> tuple[State, sp.Output]:
     """Apply one event; ``index`` numbers a request's answer. An event no broker could produce
     (a negative log offset, a start offset below -1, ...) is refused with an InputError naming
     the field, and ``state`` is left as it was."""
-    check_event(event)
-    st = _Step(copy.deepcopy(state))
-    match event:
-        case Fetch():
-            st.answers.append(Answer(index, _acquire(st, event)))
-        case AcknowledgeEvent():
-            st.answers.append(Answer(index, AcknowledgeResponse(_acknowledge(st, event))))
-        case ReleaseMember():
-            st.answers.append(Answer(index, ReleaseResponse(_release(st, event.member_id))))
-        case MoveLogStart():
-            if st.s.status == ACTIVE:
-                _move_log_start(st.s, event.log_start_offset)
-        case AdvanceClock():
-            _advance(st, event.to_ms)
-        case SetPersisterError():
-            st.s.persister.error = event.error
-        case FenceLeader():
-            p = st.s.persister
-            p.leader_epoch = max(p.leader_epoch, st.s.leader_epoch) + 1
-        case ResetShareState():
-            p = st.s.persister
-            p.state_epoch += 1
-            p.start_offset = event.start_offset
-            p.offsets.clear()
-        case Reload():
-            st.answers.append(Answer(index, ReloadResponse(_reload(st, event.latest_offset))))
-    return st.s, Output(tuple(st.answers), tuple(st.writes))
+    sp.check_event(event)
+    st = Step(state)
+    TABLE.rule(state.status, event)(st, event, index)
+    writes = cast("tuple[sp.StateWrite, ...]", tuple(st.records))
+    return st.state, sp.Output(tuple(sp.Answer(i, response) for i, response in st.answers), writes)
 
 
 # ---------------------------------------------------------------------------------------------
-# Cache helpers
+# Reading and changing the cache
 # ---------------------------------------------------------------------------------------------
+
+
+def _span(s: State, first: int) -> range:
+    return range(first, s.batches[first].last + 1)
 
 
 def _floor(s: State, offset: int) -> int | None:
-    keys = [k for k in s.batches if k <= offset]
-    return max(keys) if keys else None
+    """The first offset of the last batch starting at or before ``offset``."""
+    return max((f for f in s.batches if f <= offset), default=None)
 
 
-def _window_active(s: State) -> bool:
-    return s.window is not None and s.window[1] == s.end
+def _holder(s: State, offset: int) -> int | None:
+    """The first offset of the batch holding ``offset``, if it is cached."""
+    first = _floor(s, offset)
+    return first if first is not None and s.batches[first].last >= offset else None
 
 
-def _update_window(s: State, offset: int) -> None:
-    """§8.10: the gap window's start follows acquisition; it is dropped once the end moved on."""
-    if s.window is None:
-        return
-    if s.window[1] == s.end and offset <= s.window[1]:
-        s.window[0] = offset
-    else:
-        s.window = None
+def _window_start(s: State) -> int | None:
+    """The gap window's start while it is active (its end is still the cache's end, §5.4)."""
+    return s.window[0] if s.window is not None and s.window[1] == s.end else None
 
 
-def _schedule(s: State, first: int, last: int, deadline: int | None = None) -> int:
-    s.seq += 1
-    s.timers[s.seq] = Timer(s.now + s.config.record_lock_duration_ms if deadline is None else deadline,
-                            first, last)
-    return s.seq
+def _runs(items: Iterable[tuple[int, T]]) -> list[tuple[int, int, T]]:
+    """(offset, value) pairs in offset order as maximal runs (first, last, value)."""
+    runs: list[tuple[int, int, T]] = []
+    for o, value in items:
+        if runs and runs[-1][1] == o - 1 and runs[-1][2] == value:
+            runs[-1] = (runs[-1][0], o, value)
+        else:
+            runs.append((o, o, value))
+    return runs
 
 
-def _cancel(s: State, timer: int | None) -> None:
-    if timer is not None:
-        s.timers.pop(timer, None)
+def _set_recs(st: St, changes: Mapping[int, Rec]) -> None:
+    st.set(recs={**st.state.recs, **changes})
 
 
-def _split(s: State, first: int) -> None:
-    """Per-offset state from now on; a running batch lock becomes one lock per offset, same expiry."""
-    b = s.batches[first]
-    if b.split:
-        return
-    b.split = True
-    timer = s.recs[first].timer
-    if timer is None or timer not in s.timers:
-        # A lock that just fired (a split inside its own expiry): the offsets expire right away.
-        for o in range(first, b.last + 1):
-            s.recs[o].timer = None
-        return
-    deadline = s.timers[timer].deadline
-    _cancel(s, timer)
-    for o in range(first, b.last + 1):
-        s.recs[o].timer = _schedule(s, o, o, deadline)
+def _new_lock(st: St, deadline: int | None = None) -> Lock:
+    s = st.set(seq=st.state.seq + 1)
+    return (s.now + s.config.record_lock_duration_ms if deadline is None else deadline, s.seq)
 
 
-def _set(s: State, offsets: range, state: RecordState, member: str, timer: int | None) -> None:
-    for o in offsets:
-        r = s.recs[o]
-        r.state, r.member, r.timer = state, member, timer
-
-
-def _archive(s: State, offsets: range) -> None:
-    """InFlightState#archive: ARCHIVED whatever the state, lock cancelled, count unchanged."""
-    for o in offsets:
-        _cancel(s, s.recs[o].timer)
-    _set(s, offsets, ARCHIVED, EMPTY_MEMBER_ID, None)
-
-
-def _archive_available(s: State, start: int, end_exclusive: int, from_key: int) -> None:
-    """§14.1/§14.3: AVAILABLE records in [start, end) become ARCHIVED (not persisted).
-
-    Batches from ``from_key`` on are visited; one not wholly inside the range is split if it is
-    AVAILABLE, even when none of its offsets is in the range (SharePartition#archiveRecords).
-    """
-    for first in sorted(s.batches):
-        b = s.batches[first]
-        if first < from_key:
-            continue
-        if first >= end_exclusive:
-            break
-        if not b.split and first >= start and b.last < end_exclusive:
-            if s.recs[first].state == AVAILABLE:
-                _archive(s, range(first, b.last + 1))
-            continue
-        if not b.split:
-            if s.recs[first].state != AVAILABLE:
-                continue
-            _split(s, first)
-        for o in range(max(first, start), min(b.last, end_exclusive - 1) + 1):
-            if s.recs[o].state == AVAILABLE:
-                _archive(s, range(o, o + 1))
+@icontract.require(lambda st, first: not st.state.batches[first].split)
+def _split(st: St, first: int, relock: bool = True) -> None:
+    """Per-offset state from now on; a batch lock becomes one lock per offset, expiring when it did."""
+    s = st.set(batches=put(st.state.batches, first, Batch(st.state.batches[first].last, True)))
+    lock = s.recs[first].lock
+    if lock is not None and relock:  # numbered in offset order
+        _set_recs(st, {o: replace(s.recs[o], lock=_new_lock(st, lock[0])) for o in _span(s, first)})
 
 
 def next_fetch_offset(s: State) -> int:
     """§7: the first AVAILABLE offset, or a gap of the persisted state still to fetch, else the end."""
     if not s.batches or s.spso > s.batches[max(s.batches)].last:
         return s.end
-    active = _window_active(s)
-    gap = s.window[0] if s.window is not None and active else -1
+    gap = _window_start(s)
     for first in sorted(s.batches):
-        b = s.batches[first]
-        if active:
+        if gap is not None:
             if first > gap:
                 return gap
-            gap = max(b.last + 1, gap)
-        for o in range(first, b.last + 1) if b.split else (first,):
-            if s.recs[o].state == AVAILABLE:
-                return o
+            gap = max(s.batches[first].last + 1, gap)
+        available = [o for o in _span(s, first) if s.recs[o].state == AVAILABLE]
+        if available:
+            return available[0]
     return s.end + 1
 
 
+def _archive_available(st: St, start: int, stop: int, from_key: int) -> None:
+    """§14.1/§14.3: AVAILABLE records in [start, stop) become ARCHIVED (not persisted).
+
+    Batches from ``from_key`` on are visited; one not wholly inside the range is split if it is
+    AVAILABLE, even when none of its offsets is in the range (SharePartition#archiveRecords).
+    """
+    for first in sorted(f for f in st.state.batches if from_key <= f < stop):
+        s, b = st.state, st.state.batches[first]
+        if not b.split and not (first >= start and b.last < stop):
+            if s.recs[first].state != AVAILABLE:
+                continue
+            _split(st, first)
+        span = range(max(first, start), min(b.last, stop - 1) + 1)
+        _set_recs(st, {o: replace(s.recs[o], state=ARCHIVED) for o in span if s.recs[o].state == AVAILABLE})
+
+
 # ---------------------------------------------------------------------------------------------
-# Acquire (§8)
+# Acquire (§8, §9)
 # ---------------------------------------------------------------------------------------------
 
 
-def _log_batch_last(event: Fetch, offset: int) -> int:
-    for b in event.log:
-        if b.base_offset <= offset <= b.last_offset:
-            return b.last_offset
-    return offset
+@icontract.require(lambda st: st.state.status == ACTIVE)
+def acquire(st: St, event: sp.Fetch, index: int) -> None:
+    """§8: AVAILABLE cached records and new log records go to the member, each under a new lock."""
+    got: list[sp.AcquiredRecords] = []
+    _acquire(st, event, got)
+    st.answer(index, sp.FetchResponse(tuple(got), _width(got)))
 
 
-def _acquire_new(st: _Step, event: Fetch, first: int, last: int,
-                 limit: int) -> tuple[list[AcquiredRecords], int]:
-    """§8.4: records never cached before become new ACQUIRED batches, cut at log-batch bases (§8.5)."""
-    s = st.s
-    first_acq = s.end if not s.batches and s.end > first else first
-    last_acq = last
-    if limit < last_acq - first_acq + 1:
-        last_acq = _log_batch_last(event, first_acq + limit - 1)
-        if _window_active(s) and last_acq > last:
-            last_acq = last
-    if last_acq < first_acq:
-        return [], 0
-    ranges = []
-    cur = first_acq
-    if last_acq - first_acq + 1 > event.batch_size:
-        for b in event.log:
-            if b.base_offset > last_acq:
-                break
-            if b.base_offset - cur >= event.batch_size:
-                ranges.append((cur, b.base_offset - 1))
-                cur = b.base_offset
-    ranges.append((cur, last_acq))
-    acquired = []
-    for f, last_offset in ranges:
-        timer = _schedule(s, f, last_offset)
-        s.batches[f] = Batch(last_offset)
-        for o in range(f, last_offset + 1):
-            s.recs[o] = Rec(ACQUIRED, 1, event.member_id, timer)
-        acquired.append(AcquiredRecords(f, last_offset, 1))
-    if min(s.batches) == first_acq:
-        s.spso = first_acq
-    if last_acq > s.end:
-        s.end = last_acq
-    _update_window(s, last_acq + 1)
-    return acquired, last_acq - first_acq + 1
+def _width(got: list[sp.AcquiredRecords]) -> int:
+    """Offsets acquired, holes included (Kafka's count)."""
+    return sum(a.last_offset - a.first_offset + 1 for a in got)
 
 
-def _should_throttle(st: _Step, first: int, low: int, high: int) -> bool:
-    """§9: an AVAILABLE batch (or offsets in the request range) delivered T times or more."""
-    s, b = st.s, st.s.batches[first]
-    if not b.split:
-        return s.recs[first].state == AVAILABLE and s.recs[first].dc >= st.cfg.throttle_limit
-    counts = [s.recs[o].dc for o in range(max(first, low), min(b.last, high) + 1)
-              if s.recs[o].state == AVAILABLE]
-    return max(counts, default=0) >= st.cfg.throttle_limit
-
-
-def _acquire_subset(st: _Step, member: str, first: int, low: int,
-                    high: int) -> tuple[list[AcquiredRecords], int]:
-    """§8.7: offset by offset; near the limit, fewer at a time, and the last delivery alone."""
-    s = st.s
-    b = s.batches[first]
-    limit, throttle = st.cfg.delivery_count_limit, st.cfg.throttle_limit
-    taken: list[tuple[int, int]] = []
-    cap = -1
-    for o in range(first, b.last + 1):
-        if o < low:
-            continue
-        if o > high:
+def _acquire(st: St, event: sp.Fetch, got: list[sp.AcquiredRecords]) -> None:
+    s, log = st.state, event.log
+    # Verify there is something to fetch and room for it (§8.2); at the in-flight limit only
+    # offsets up to the end are fetched again.
+    if event.max_fetch_records <= 0 or not log or log[-1].last_offset < s.spso:
+        return
+    first_base, last = log[0].base_offset, log[-1].last_offset
+    in_flight = s.end - s.spso + 1 if s.batches else 0
+    room = min(event.max_fetch_records, s.config.max_in_flight_records - in_flight)
+    if room <= 0 and event.fetch_offset <= s.end:
+        room, last = min(event.max_fetch_records, s.end - event.fetch_offset + 1), min(last, s.end)
+    if room <= 0:
+        return
+    if s.batches and event.fetch_offset < first_base:  # §14.3: compacted away
+        holder = _holder(s, event.fetch_offset)
+        from_key = event.fetch_offset if holder is None else holder
+        _archive_available(st, event.fetch_offset, first_base, from_key)
+        s = st.state
+    # Start at the batch holding the first log offset; below SPSO with nothing cached, at SPSO.
+    base = low = first_base
+    if _floor(s, first_base) is None:
+        base = max(first_base, s.spso)
+    elif (holder := _holder(s, first_base)) is not None:
+        base = low = holder
+    overlapping = [f for f in sorted(s.batches) if low <= f <= last]
+    if not overlapping:
+        got += _acquire_new(st, event, base, last, room)
+        return
+    gap = base
+    for first in overlapping:
+        b = st.state.batches[first]
+        if _width(got) >= room:
             break
+        if _window_start(st.state) is not None:  # §5.4: the persisted state's holes are new records
+            if gap < first:
+                got += _acquire_new(st, event, gap, first - 1, room - _width(got))
+            gap = b.last + 1
+            if _width(got) >= room:
+                break
+        s = st.state
+        throttled = _throttled(s, first, first_base, last)
+        if throttled and got:
+            room = 0  # the throttled batch waits for a fetch of its own
+            break
+        if b.split or throttled or first < first_base or b.last > last:
+            if not b.split:
+                if s.recs[first].state != AVAILABLE:
+                    continue
+                _split(st, first)
+            more = _acquire_offsets(st, event.member_id, first, first_base, last)
+            got += more
+            if throttled and more:
+                room = 0
+                break
+        elif (head := s.recs[first]).state == AVAILABLE:
+            lock = _new_lock(st)
+            _set_recs(st, {o: Rec(ACQUIRED, head.dc + 1, event.member_id, lock) for o in _span(s, first)})
+            got.append(sp.AcquiredRecords(first, b.last, head.dc + 1))
+    tail = st.state.batches[overlapping[-1]].last
+    if _width(got) < room and tail < last:
+        got += _acquire_new(st, event, tail + 1, last, room - _width(got))
+    if got:
+        _follow_window(st, got[-1].last_offset + 1)
+
+
+def _acquire_new(st: St, event: sp.Fetch, first: int, last: int, room: int) -> list[sp.AcquiredRecords]:
+    """§8.4: records never cached become new ACQUIRED batches, cut at log-batch bases (§8.5)."""
+    s = st.state
+    first = s.end if not s.batches and s.end > first else first
+    stop = last
+    if room < stop - first + 1:  # whole log batches, even past the room
+        edge = first + room - 1
+        stop = next((b.last_offset for b in event.log if b.base_offset <= edge <= b.last_offset), edge)
+        if _window_start(s) is not None and stop > last:
+            stop = last
+    if stop < first:
+        return []
+    cuts = [first]
+    if stop - first + 1 > event.batch_size:
+        for b in event.log:
+            if b.base_offset > stop:
+                break
+            if b.base_offset - cuts[-1] >= event.batch_size:
+                cuts.append(b.base_offset)
+    acquired = []
+    for start, end in zip(cuts, [c - 1 for c in cuts[1:]] + [stop], strict=True):
+        lock = _new_lock(st)
+        st.set(batches=put(st.state.batches, start, Batch(end)))
+        _set_recs(st, {o: Rec(ACQUIRED, 1, event.member_id, lock) for o in range(start, end + 1)})
+        acquired.append(sp.AcquiredRecords(start, end, 1))
+    s = st.state
+    st.set(spso=first if min(s.batches) == first else s.spso, end=max(s.end, stop))
+    _follow_window(st, stop + 1)
+    return acquired
+
+
+def _follow_window(st: St, offset: int) -> None:
+    """§8.10: the gap window's start follows acquisition; it is dropped once the end moved on."""
+    w, end = st.state.window, st.state.end
+    if w is not None:
+        st.set(window=(offset, w[1]) if w[1] == end and offset <= w[1] else None)
+
+
+def _throttled(s: State, first: int, low: int, high: int) -> bool:
+    """§9: an AVAILABLE batch (or offsets of the request range) delivered T times or more."""
+    b = s.batches[first]
+    span = range(max(first, low), min(b.last, high) + 1) if b.split else _span(s, first)
+    return any(s.recs[o].state == AVAILABLE and s.recs[o].dc >= s.config.throttle_limit for o in span)
+
+
+def _acquire_offsets(st: St, member: str, first: int, low: int, high: int) -> list[sp.AcquiredRecords]:
+    """§8.7: offset by offset; near the limit fewer at a time (§9), and the last delivery alone."""
+    s = st.state
+    b, limit, throttle = s.batches[first], s.config.delivery_count_limit, s.config.throttle_limit
+    taken: dict[int, Rec] = {}
+    cap = -1
+    for o in range(max(first, low), min(b.last, high) + 1):
         r = s.recs[o]
         if r.state != AVAILABLE:
             continue
@@ -442,294 +433,204 @@ def _acquire_subset(st: _Step, member: str, first: int, low: int,
             break
         if r.dc >= throttle and cap < 0:
             cap = max(1, (b.last - first + 1) >> (r.dc - throttle + 1))
-        r.state, r.dc, r.member = ACQUIRED, r.dc + 1, member
-        r.timer = _schedule(s, o, o)
-        taken.append((o, r.dc))
-        if r.dc == limit and limit > 2:
+        taken[o] = Rec(ACQUIRED, r.dc + 1, member, _new_lock(st))
+        if (r.dc + 1 == limit and limit > 2) or len(taken) == cap:
             break
-        if len(taken) == cap:
-            break
+    _set_recs(st, taken)
     # Consecutive offsets with the same delivery count are reported as one range (§8.7).
-    out: list[AcquiredRecords] = []
-    for o, dc in taken:
-        if out and out[-1].last_offset == o - 1 and out[-1].delivery_count == dc:
-            out[-1] = AcquiredRecords(out[-1].first_offset, o, dc)
-        else:
-            out.append(AcquiredRecords(o, o, dc))
-    return out, len(taken)
-
-
-def _acquire(st: _Step, event: Fetch) -> FetchResponse:
-    s, cfg = st.s, st.cfg
-    if s.status != ACTIVE or event.max_fetch_records <= 0 or not event.log:
-        return FetchResponse()
-    first_batch, last_fetched = event.log[0], event.log[-1].last_offset
-    if last_fetched < s.spso:
-        return FetchResponse()
-    # §8.2: room under the in-flight limit; at the limit only offsets up to the end are re-fetched.
-    in_flight = s.end - s.spso + 1 if s.batches else 0
-    max_records = min(event.max_fetch_records, cfg.max_in_flight_records - in_flight)
-    last_to_acquire = last_fetched
-    if max_records <= 0 and event.fetch_offset <= s.end:
-        max_records = min(event.max_fetch_records, s.end - event.fetch_offset + 1)
-        last_to_acquire = min(last_fetched, s.end)
-    if max_records <= 0:
-        return FetchResponse()
-    base = first_batch.base_offset
-    if s.batches and event.fetch_offset < base:  # §14.3: compacted away
-        holder = _floor(s, event.fetch_offset)
-        holds = holder is not None and s.batches[holder].last >= event.fetch_offset
-        from_key = holder if holder is not None and holds else event.fetch_offset
-        _archive_available(s, event.fetch_offset, base, from_key)
-    floor = _floor(s, base)
-    if floor is None and base < s.spso:
-        base = s.spso
-    elif floor is not None and s.batches[floor].last >= base:
-        base = floor
-    low = min(first_batch.base_offset, base)
-    overlapping = [f for f in sorted(s.batches) if low <= f <= last_to_acquire]
-    if not overlapping:
-        acquired, count = _acquire_new(st, event, base, last_to_acquire, max_records)
-        return FetchResponse(tuple(acquired), count)
-    result: list[AcquiredRecords] = []
-    count = 0
-    gap = base
-    for first in overlapping:
-        b = s.batches[first]
-        if count >= max_records:
-            break
-        if _window_active(s):
-            if gap < first:
-                more, n = _acquire_new(st, event, gap, first - 1, max_records - count)
-                result += more
-                count += n
-            gap = b.last + 1
-            if count >= max_records:
-                break
-        full = first >= first_batch.base_offset and b.last <= last_to_acquire
-        throttled = _should_throttle(st, first, first_batch.base_offset, last_to_acquire)
-        if throttled and count > 0:
-            max_records = 0  # the throttled batch waits for a fetch of its own
-            break
-        if not full or b.split or throttled:
-            if not b.split:
-                if s.recs[first].state != AVAILABLE:
-                    continue
-                _split(s, first)
-            more, n = _acquire_subset(st, event.member_id, first, first_batch.base_offset, last_to_acquire)
-            result += more
-            count += n
-            if throttled and n > 0:
-                max_records = 0
-                break
-            continue
-        if s.recs[first].state != AVAILABLE:
-            continue
-        dc = s.recs[first].dc + 1
-        timer = _schedule(s, first, b.last)
-        for o in range(first, b.last + 1):
-            s.recs[o].dc = dc
-        _set(s, range(first, b.last + 1), ACQUIRED, event.member_id, timer)
-        result.append(AcquiredRecords(first, b.last, dc))
-        count += b.last - first + 1
-    tail = s.batches[overlapping[-1]].last
-    if count < max_records and tail < last_to_acquire:
-        more, n = _acquire_new(st, event, tail + 1, last_to_acquire, max_records - count)
-        result += more
-        count += n
-    if result:
-        _update_window(s, result[-1].last_offset + 1)
-    return FetchResponse(tuple(result), count)
+    return [sp.AcquiredRecords(*run) for run in _runs((o, r.dc) for o, r in taken.items())]
 
 
 # ---------------------------------------------------------------------------------------------
-# Acknowledge and release (§10, §11), writes and rollback (§15)
+# sp.Acknowledge and release (§10, §11)
 # ---------------------------------------------------------------------------------------------
 
 
-def _valid_request(batches: tuple[AckBatch, ...]) -> bool:
-    """KafkaApis#validateAcknowledgementBatches (§10.1), RENEW admitted."""
-    previous_last = None
-    for b in batches:
-        if b.first_offset > b.last_offset:
-            return False
-        if previous_last is not None and b.first_offset < previous_last:
-            return False
-        if not b.types:
-            return False
-        if len(b.types) > 1 and b.last_offset - b.first_offset != len(b.types) - 1:
-            return False
-        if any(t not in _ACK_TYPES for t in b.types):
-            return False
-        previous_last = b.last_offset
-    return True
-
-
+@dataclass
 class _Call:
-    """The transitions one acknowledge or release started: pending until the write answers."""
+    """What one acknowledge or release will make of its records once the persister has it."""
 
-    def __init__(self) -> None:
-        self.before: dict[int, tuple[RecordState, int, str]] = {}
-        self.batches: list[PersisterBatch] = []
+    pending: dict[int, Rec] = field(default_factory=dict)
+    written: list[sp.PersisterBatch] = field(default_factory=list)
 
-    def start(self, s: State, offsets: range, target: RecordState) -> None:
-        head = s.recs[offsets[0]]
-        if target == AVAILABLE and head.dc >= s.config.delivery_count_limit:
+    def start(self, s: State, first: int, last: int, target: sp.RecordState) -> None:
+        dc = s.recs[first].dc
+        if target == AVAILABLE and dc >= s.config.delivery_count_limit:
             target = ARCHIVED
-        for o in offsets:
-            r = s.recs[o]
-            self.before[o] = (r.state, r.dc, r.member)
-            r.state, r.member = target, EMPTY_MEMBER_ID
-        self.batches.append(PersisterBatch(offsets[0], offsets[-1], target, head.dc))
+        self.pending.update((o, Rec(target, dc)) for o in range(first, last + 1))
+        self.written.append(sp.PersisterBatch(first, last, target, dc))
 
 
-def _renew(s: State, first: int, last: int) -> None:
-    timer = _schedule(s, first, last)
-    for o in range(first, last + 1):
-        _cancel(s, s.recs[o].timer)
-        s.recs[o].timer = timer
+@icontract.require(lambda st: st.state.status == ACTIVE)
+def acknowledge(st: St, event: sp.Acknowledge, index: int) -> None:
+    """§10: the member's ACQUIRED records take the acknowledged states once they are written."""
+    # Verify the batches are well formed (KafkaApis#validateAcknowledgementBatches, §10.1)
+    if not _well_formed(event.batches):
+        st.answer(index, sp.AcknowledgeResponse(Errors.INVALID_REQUEST))
+        return
+    # Verify each batch against the cache; the first error refuses the whole call
+    call = _Call()
+    for batch in event.batches:
+        error = _ack_batch(st, event.member_id, batch, call)
+        if error != NONE:
+            st.answer(index, sp.AcknowledgeResponse(error))
+            return
+    st.answer(index, sp.AcknowledgeResponse(_finish(st, call)))
 
 
-def _ack_batch(s: State, member: str, batch: AckBatch, call: _Call) -> Errors:
-    if batch.last_offset < s.spso:
-        return Errors.NONE
-    floor = _floor(s, batch.first_offset)
+def _well_formed(batches: tuple[sp.AckBatch, ...]) -> bool:
+    """Sorted (touching allowed), first <= last, one type or one per offset, every type known."""
+    return (all(a.last_offset <= b.first_offset for a, b in pairwise(batches))
+            and all(b.first_offset <= b.last_offset and set(b.types) <= _ACK_TYPES
+                    and len(b.types) in {1, b.last_offset - b.first_offset + 1} for b in batches))
+
+
+def _ack_batch(st: St, member: str, ack: sp.AckBatch, call: _Call) -> Errors:
+    """§10.2: one acknowledgement batch, over the cached batches it covers."""
+    s = st.state
+    if ack.last_offset < s.spso:
+        return NONE  # finished already
+    floor = _floor(s, ack.first_offset)
     if floor is None:
-        if not batch.first_offset < s.spso <= batch.last_offset:
+        if not ack.first_offset < s.spso <= ack.last_offset:
             return Errors.INVALID_RECORD_STATE
         floor = _floor(s, s.spso)
         if floor is None:
             return Errors.UNKNOWN_SERVER_ERROR  # Kafka dereferences a missing entry here (trap T18)
-    covered = [f for f in sorted(s.batches) if floor <= f <= batch.last_offset]
-    if batch.last_offset > s.batches[covered[-1]].last:
+    covered = [f for f in sorted(s.batches) if floor <= f <= ack.last_offset]
+    if ack.last_offset > s.batches[covered[-1]].last:
         return Errors.INVALID_REQUEST
-    several = len(batch.types) > 1
     for first in covered:
-        c = s.batches[first]
-        if c.last < s.spso:
-            continue
-        head = s.recs[first]
-        # An unsplit batch: someone must hold it, and it must be this member (§10.2 steps 7-9).
-        if not c.split and (head.member == EMPTY_MEMBER_ID or head.member != member or first in call.before):
-            return Errors.INVALID_RECORD_STATE
-        per_offset = (c.split or several or first < batch.first_offset or c.last > batch.last_offset
-                      or first < s.spso <= c.last)
-        if not per_offset:
-            if head.state != ACQUIRED:
-                return Errors.INVALID_RECORD_STATE
-            kind = batch.types[0]
-            if kind == AcknowledgeType.RENEW:
-                _renew(s, first, c.last)
-            else:
-                call.start(s, range(first, c.last + 1), _TARGET[AcknowledgeType(kind)])
-            continue
-        if not c.split:
-            if head.state != ACQUIRED:
-                return Errors.INVALID_RECORD_STATE
-            _split(s, first)
-        for o in range(first, c.last + 1):
-            if o < batch.first_offset or o < s.spso:
-                continue
-            if o > batch.last_offset:
-                break
-            r = s.recs[o]
-            if r.state != ACQUIRED or o in call.before or r.member != member:
-                return Errors.INVALID_RECORD_STATE
-            kind = batch.types[o - batch.first_offset] if several else batch.types[0]
-            if kind == AcknowledgeType.RENEW:
-                _renew(s, o, o)
-            else:
-                call.start(s, range(o, o + 1), _TARGET[AcknowledgeType(kind)])
-    return Errors.NONE
-
-
-def _acknowledge(st: _Step, event: AcknowledgeEvent) -> Errors:
-    s = st.s
-    if s.status != ACTIVE:
-        return Errors.UNKNOWN_TOPIC_OR_PARTITION
-    if not _valid_request(event.batches):
-        return Errors.INVALID_REQUEST
-    call = _Call()
-    for batch in event.batches:
-        error = _ack_batch(s, event.member_id, batch, call)
-        if error != Errors.NONE:
-            _rollback(s, call)
+        error = _ack_cached(st, member, ack, call, first)
+        if error != NONE:
             return error
-    return _finish(st, call)
+    return NONE
 
 
-def _release(st: _Step, member: str) -> Errors:
-    """§11: every record the member holds goes back (or is archived at the limit / below SPSO)."""
-    s = st.s
-    if s.status != ACTIVE:
-        return Errors.UNKNOWN_TOPIC_OR_PARTITION
+def _ack_cached(st: St, member: str, ack: sp.AckBatch, call: _Call, first: int) -> Errors:
+    """One cached batch under an acknowledgement batch: whole, or split and offset by offset."""
+    s, b = st.state, st.state.batches[first]
+    head, several = s.recs[first], len(ack.types) > 1
+    if b.last < s.spso:
+        return NONE
+    # Verify an unsplit batch is ACQUIRED by this member, none of it pending (§10.2 steps 7-9)
+    if not b.split and (head.member == EMPTY or head.member != member
+                        or first in call.pending or head.state != ACQUIRED):
+        return Errors.INVALID_RECORD_STATE
+    # Whole: unsplit, wholly inside the acknowledged range, one type, SPSO not inside it
+    if not (b.split or several or first < ack.first_offset or b.last > ack.last_offset
+            or first < s.spso <= b.last):
+        _ack_range(st, call, first, b.last, ack.types[0])
+        return NONE
+    if not b.split:
+        _split(st, first)
+    for o in range(max(first, ack.first_offset, s.spso), min(b.last, ack.last_offset) + 1):
+        r = st.state.recs[o]
+        # Verify each offset is ACQUIRED by this member and not pending
+        if r.state != ACQUIRED or o in call.pending or r.member != member:
+            return Errors.INVALID_RECORD_STATE
+        _ack_range(st, call, o, o, ack.types[o - ack.first_offset] if several else ack.types[0])
+    return NONE
+
+
+def _ack_range(st: St, call: _Call, first: int, last: int, kind: int) -> None:
+    if kind == sp.AcknowledgeType.RENEW:  # a new lock now, nothing written
+        lock = _new_lock(st)
+        _set_recs(st, {o: replace(st.state.recs[o], lock=lock) for o in range(first, last + 1)})
+    else:
+        call.start(st.state, first, last, _TARGET[sp.AcknowledgeType(kind)])
+
+
+@icontract.require(lambda st: st.state.status == ACTIVE)
+def release(st: St, event: sp.ReleaseMember, index: int) -> None:
+    """§11: every record the member holds goes back (or is archived at the limit / below SPSO);
+    so do records held by nobody (the empty member id)."""
     call = _Call()
-    for first in sorted(s.batches):
-        c = s.batches[first]
+    holders = (event.member_id, EMPTY)
+    for first in sorted(st.state.batches):
+        s, b = st.state, st.state.batches[first]
         head = s.recs[first]
-        if not c.split and head.state == ACQUIRED and head.member == member and first < s.spso <= c.last:
-            _split(s, first)
-        if c.split:
-            for o in range(first, c.last + 1):
-                r = s.recs[o]
-                if r.member in (member, EMPTY_MEMBER_ID) and r.state == ACQUIRED:
-                    call.start(s, range(o, o + 1), ARCHIVED if o < s.spso else AVAILABLE)
-        elif head.member in (member, EMPTY_MEMBER_ID) and head.state == ACQUIRED:
-            call.start(s, range(first, c.last + 1), ARCHIVED if c.last < s.spso else AVAILABLE)
-    return _finish(st, call)
+        mine = head.state == ACQUIRED and head.member == event.member_id
+        if not b.split and mine and first < s.spso <= b.last:
+            _split(st, first)
+            s, b = st.state, st.state.batches[first]
+        if not b.split:
+            if head.member in holders and head.state == ACQUIRED:
+                call.start(s, first, b.last, ARCHIVED if b.last < s.spso else AVAILABLE)
+            continue
+        for o in _span(s, first):
+            if s.recs[o].member in holders and s.recs[o].state == ACQUIRED:
+                call.start(s, o, o, ARCHIVED if o < s.spso else AVAILABLE)
+    st.answer(index, sp.ReleaseResponse(_finish(st, call)))
 
 
-def _rollback(s: State, call: _Call) -> None:
-    for o, (state, dc, member) in call.before.items():
-        r = s.recs[o]
-        r.state, r.dc, r.member = state, dc, member
+def _finish(st: St, call: _Call) -> Errors:
+    """§10.3: no write for nothing; a failed write leaves every record as it was."""
+    if not call.written:
+        return NONE
+    error = _write(st, call.written)
+    if error != NONE:
+        return _told(error)
+    _set_recs(st, call.pending)
+    _advance_start(st)
+    return NONE
 
 
-def _persister_error(error: Errors) -> Errors:
-    """SharePartition#fetchPersisterError (§15.4): what the client is told."""
-    if error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
-                 Errors.COORDINATOR_LOAD_IN_PROGRESS):
-        return Errors.COORDINATOR_NOT_AVAILABLE
-    if error in (Errors.GROUP_ID_NOT_FOUND, Errors.UNKNOWN_TOPIC_OR_PARTITION):
-        return error
-    if error in (Errors.FENCED_LEADER_EPOCH, Errors.FENCED_STATE_EPOCH):
-        return Errors.NOT_LEADER_OR_FOLLOWER
-    return Errors.UNKNOWN_SERVER_ERROR
+# ---------------------------------------------------------------------------------------------
+# The persister (§15)
+# ---------------------------------------------------------------------------------------------
+
+#: SharePartition#fetchPersisterError (§15.4): what a client is told of the persister's error.
+#: Anything else is UNKNOWN_SERVER_ERROR.
+_TOLD = {**dict.fromkeys((Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
+                          Errors.COORDINATOR_LOAD_IN_PROGRESS), Errors.COORDINATOR_NOT_AVAILABLE),
+         **dict.fromkeys((Errors.FENCED_LEADER_EPOCH, Errors.FENCED_STATE_EPOCH),
+                         Errors.NOT_LEADER_OR_FOLLOWER),
+         **{e: e for e in (Errors.GROUP_ID_NOT_FOUND, Errors.UNKNOWN_TOPIC_OR_PARTITION)}}
 
 
-def _finish(st: _Step, call: _Call) -> Errors:
-    """§10.3: no write for nothing; a failed write undoes the call; a good one makes it final."""
-    s = st.s
-    if not call.batches:
-        return Errors.NONE
-    error = _write(st, call.batches)
-    if error != Errors.NONE:
-        _rollback(s, call)
-        return _persister_error(error)
-    for o in call.before:
-        _cancel(s, s.recs[o].timer)
-        s.recs[o].timer = None
-    _maybe_advance_start(s)
-    return Errors.NONE
+def _told(error: Errors) -> Errors:
+    return _TOLD.get(error, Errors.UNKNOWN_SERVER_ERROR)
 
 
-def _write(st: _Step, batches: list[PersisterBatch]) -> Errors:
-    """WriteShareGroupState to the in-memory share coordinator, with its fencing rules (§15.6)."""
-    s, p = st.s, st.s.persister
+def _write(st: St, batches: list[sp.PersisterBatch]) -> Errors:
+    """WriteShareGroupState to the in-memory share coordinator, fenced by both epochs (§15.6)."""
+    s, p = st.state, st.state.persister
     error = p.error
-    if error == Errors.NONE and p.leader_epoch > s.leader_epoch:
+    if error == NONE and p.leader_epoch > s.leader_epoch:
         error = Errors.FENCED_LEADER_EPOCH
-    if error == Errors.NONE and p.state_epoch > s.state_epoch:
+    if error == NONE and p.state_epoch > s.state_epoch:
         error = Errors.FENCED_STATE_EPOCH
-    st.writes.append(StateWrite(s.spso, s.state_epoch, s.leader_epoch, tuple(batches), error))
-    if error == Errors.NONE:
-        for b in batches:
-            for o in range(b.first_offset, b.last_offset + 1):
-                p.offsets[o] = (b.delivery_state, b.delivery_count)
-        p.start_offset = s.spso
-        for o in [o for o in p.offsets if o < p.start_offset]:
-            del p.offsets[o]
+    st.write(sp.StateWrite(s.spso, s.state_epoch, s.leader_epoch, tuple(batches), error))
+    if error == NONE:
+        offsets = dict(p.offsets)
+        offsets.update((o, (b.delivery_state, b.delivery_count))
+                       for b in batches for o in range(b.first_offset, b.last_offset + 1))
+        st.set(persister=replace(p, start_offset=s.spso,
+                                 offsets={o: v for o, v in offsets.items() if o >= s.spso}))
     return error
+
+
+def persisted_batches(p: Persister) -> tuple[sp.PersisterBatch, ...]:
+    """The persister's state as maximal runs of consecutive offsets with equal state and count."""
+    runs = _runs((o, p.offsets[o]) for o in sorted(p.offsets))
+    return tuple(sp.PersisterBatch(first, last, state, dc) for first, last, (state, dc) in runs)
+
+
+def set_persister_error(st: St, event: sp.SetPersisterError, index: int) -> None:
+    st.set(persister=replace(st.state.persister, error=event.error))
+
+
+def fence_leader(st: St, event: sp.FenceLeader, index: int) -> None:
+    """Another broker read the state with a newer leader epoch."""
+    p = st.state.persister
+    st.set(persister=replace(p, leader_epoch=max(p.leader_epoch, st.state.leader_epoch) + 1))
+
+
+def reset_share_state(st: St, event: sp.ResetShareState, index: int) -> None:
+    """InitializeShareGroupState: a new state epoch and start offset, nothing persisted."""
+    p = st.state.persister
+    st.set(persister=replace(p, state_epoch=p.state_epoch + 1, start_offset=event.start_offset, offsets={}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -737,67 +638,52 @@ def _write(st: _Step, batches: list[PersisterBatch]) -> Errors:
 # ---------------------------------------------------------------------------------------------
 
 
-def _maybe_advance_start(s: State) -> None:
+def _advance_start(st: St) -> None:
     """maybeUpdateCachedStateAndOffsets: past finished records at the front, dropping their batches."""
-    if not s.batches:
-        return
+    s = st.state
     floor = _floor(s, s.spso)
     if floor is None:
         return
-    at = s.recs.get(s.spso) if s.batches[floor].split else s.recs[floor]
+    at = s.recs.get(s.spso if s.batches[floor].split else floor)  # an unsplit batch: its head
     if at is None or not at.state.terminal:
         return
-    last_done = -1
-    for first in sorted(s.batches):
-        b = s.batches[first]
-        if _window_active(s) and s.window is not None and b.last >= s.window[0]:
+    window, keys = _window_start(s), sorted(s.batches)
+    last_done = None
+    for first in keys:
+        if window is not None and s.batches[first].last >= window:
             break
-        if not b.split:
-            if not s.recs[first].state.terminal:
-                break
-            last_done = b.last
-            continue
-        unfinished = next((o for o in range(first, b.last + 1) if not s.recs[o].state.terminal), None)
-        if unfinished is not None:
-            if unfinished > first:
-                last_done = unfinished - 1
+        unfinished = [o for o in _span(s, first) if not s.recs[o].state.terminal]
+        if unfinished:
+            if unfinished[0] > first:
+                last_done = unfinished[0] - 1
             break
-        last_done = b.last
-    if last_done == -1:
+        last_done = s.batches[first].last
+    if last_done is None:
         return
-    keys = sorted(s.batches)
-    if last_done == s.batches[keys[-1]].last:
-        s.spso = s.end = last_done + 1
-        s.batches.clear()
-        s.recs.clear()
+    if last_done == s.batches[keys[-1]].last:  # everything cached is finished
+        st.set(spso=last_done + 1, end=last_done + 1, batches={}, recs={})
         return
     holder = _floor(s, last_done)
     assert holder is not None
-    if last_done == s.batches[holder].last:
-        following = next(k for k in keys if k > holder)
-        s.spso = max(s.spso, following)
-        if _window_active(s) and s.window is not None:
-            s.spso = min(s.window[0], s.spso)
-        drop = [k for k in keys if k <= holder]
+    if last_done == s.batches[holder].last:  # SPSO to the next batch, capped by the gap window
+        spso = max(s.spso, min(k for k in keys if k > holder))
+        spso = spso if window is None else min(window, spso)
+        kept = [k for k in keys if k > holder]
     else:
-        s.spso = max(s.spso, last_done + 1)
-        drop = [k for k in keys if k < holder]
-    for k in drop:
-        for o in range(k, s.batches[k].last + 1):
-            del s.recs[o]
-        del s.batches[k]
+        spso, kept = max(s.spso, last_done + 1), [k for k in keys if k >= holder]
+    st.set(spso=spso, batches={k: s.batches[k] for k in kept},
+           recs={o: r for o, r in s.recs.items() if o >= kept[0]})
 
 
-def _move_log_start(s: State, log_start: int) -> None:
+@icontract.require(lambda st: st.state.status == ACTIVE)
+def move_log_start(st: St, event: sp.MoveLogStart, index: int) -> None:
     """updateCacheAndOffsets (§14.1): what is below the new log start was never delivered."""
+    s, log_start = st.state, event.log_start_offset
     if log_start <= s.spso:
         return
-    if not s.batches:
-        s.spso = s.end = log_start
-        return
-    _archive_available(s, s.spso, log_start, min(s.batches))
-    s.spso = log_start
-    s.end = max(s.end, s.spso)
+    if s.batches:
+        _archive_available(st, s.spso, log_start, min(s.batches))
+    st.set(spso=log_start, end=max(st.state.end, log_start))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -805,51 +691,34 @@ def _move_log_start(s: State, log_start: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _advance(st: _Step, to_ms: int) -> None:
-    s = st.s
-    s.now = max(s.now, to_ms)
+def advance_clock(st: St, event: sp.AdvanceClock, index: int) -> None:
+    """The clock moves; due locks fire one at a time, earliest first, then oldest first."""
+    st.set(now=max(st.state.now, event.to_ms))
     while True:
-        due = [(t.deadline, key) for key, t in s.timers.items() if t.deadline <= s.now]
+        due = [r.lock for r in st.state.recs.values() if r.lock is not None and r.lock[0] <= st.state.now]
         if not due:
             return
-        _, key = min(due)
-        _expire(st, s.timers.pop(key))
+        _expire(st, min(due))
 
 
-def _expired_target(s: State, below_start: bool, dc: int) -> RecordState:
-    if below_start or dc >= s.config.delivery_count_limit:
-        return ARCHIVED
-    return AVAILABLE
-
-
-def _expire(st: _Step, timer: Timer) -> None:
-    s = st.s
-    floor = _floor(s, timer.first)
-    if floor is None:
-        return
-    written: list[PersisterBatch] = []
-    for first in [f for f in sorted(s.batches) if floor <= f <= timer.last]:
-        c = s.batches[first]
-        head = s.recs[first]
-        if not c.split and head.state == ACQUIRED and first < s.spso <= c.last:
-            _split(s, first)
-        if not c.split:
-            if head.state == ACQUIRED:
-                target = _expired_target(s, c.last < s.spso, head.dc)
-                _cancel(s, head.timer)
-                _set(s, range(first, c.last + 1), target, EMPTY_MEMBER_ID, None)
-                written.append(PersisterBatch(first, c.last, target, head.dc))
-            continue
-        for o in range(max(first, timer.first), min(c.last, timer.last) + 1):
-            r = s.recs[o]
-            if r.state == ACQUIRED:
-                target = _expired_target(s, o < s.spso, r.dc)
-                _cancel(s, r.timer)
-                _set(s, range(o, o + 1), target, EMPTY_MEMBER_ID, None)
-                written.append(PersisterBatch(o, o, target, r.dc))
-    if written:
-        _write(st, written)  # a failed write is only logged: the expiry stands
-        _maybe_advance_start(s)
+@icontract.require(lambda st, lock: any(r.lock == lock for r in st.state.recs.values()))
+def _expire(st: St, lock: Lock) -> None:
+    """Its records go back: AVAILABLE, or ARCHIVED at the limit or below SPSO. An unsplit batch
+    is written as one range (split first if SPSO is inside it); a failed write is only logged."""
+    s = st.state
+    held = [o for o in sorted(s.recs) if s.recs[o].lock == lock]
+    first = _floor(s, held[0])
+    assert first is not None
+    if not s.batches[first].split and first < s.spso <= s.batches[first].last:
+        _split(st, first, relock=False)  # the offsets' lock is this one, firing now
+    limit = s.config.delivery_count_limit
+    back = {o: Rec(ARCHIVED if o < s.spso or s.recs[o].dc >= limit else AVAILABLE, s.recs[o].dc)
+            for o in held}
+    _set_recs(st, back)
+    split = st.state.batches[first].split
+    runs = [(o, o, back[o]) for o in held] if split else [(held[0], held[-1], back[first])]
+    _write(st, [sp.PersisterBatch(f, last, r.state, r.dc) for f, last, r in runs])
+    _advance_start(st)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -857,80 +726,87 @@ def _expire(st: _Step, timer: Timer) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def persisted_batches(p: Persister) -> tuple[PersisterBatch, ...]:
-    """The persister's state as maximal runs of consecutive offsets with equal state and count."""
-    runs: list[PersisterBatch] = []
-    for o in sorted(p.offsets):
-        state, dc = p.offsets[o]
-        last = runs[-1] if runs else None
-        if (last is not None and last.last_offset == o - 1
-                and (last.delivery_state, last.delivery_count) == (state, dc)):
-            runs[-1] = PersisterBatch(last.first_offset, o, state, dc)
-        else:
-            runs.append(PersisterBatch(o, o, state, dc))
-    return tuple(runs)
-
-
-def _load(st: _Step, latest_offset: int) -> Errors:
+def _load(st: St, latest_offset: int) -> Errors:
     """maybeInitialize: read the persisted state and rebuild the cache from it."""
-    s, p = st.s, st.s.persister
+    s, p = st.state, st.state.persister
     error = p.error
-    if error == Errors.NONE and p.leader_epoch > s.leader_epoch:
+    if error == NONE and p.leader_epoch > s.leader_epoch:
         error = Errors.FENCED_LEADER_EPOCH
-    if error != Errors.NONE:
-        s.status = FAILED
-        return _persister_error(error)
-    p.leader_epoch = max(p.leader_epoch, s.leader_epoch)  # a read raises the stored leader epoch
-    s.status = ACTIVE
-    s.state_epoch = p.state_epoch
-    s.spso = latest_offset if p.start_offset == -1 else p.start_offset
-    previous_last = s.spso - 1
-    gap_start = None
-    for b in persisted_batches(p):
-        if gap_start is None and b.first_offset > previous_last + 1:
-            gap_start = previous_last + 1
-        previous_last = b.last_offset
-        s.batches[b.first_offset] = Batch(b.last_offset)
-        for o in range(b.first_offset, b.last_offset + 1):
-            s.recs[o] = Rec(b.delivery_state, b.delivery_count)
-    if not s.batches:
-        s.end = s.spso
-        return Errors.NONE
-    s.end = s.batches[max(s.batches)].last
-    if gap_start is not None:
-        s.window = [gap_start, s.end]
-    _maybe_advance_start(s)
-    return Errors.NONE
+    if error != NONE:
+        st.set(status=FAILED)
+        return _told(error)
+    spso = latest_offset if p.start_offset == -1 else p.start_offset
+    runs = persisted_batches(p)
+    # A read raises the stored leader epoch.
+    s = st.set(persister=replace(p, leader_epoch=max(p.leader_epoch, s.leader_epoch)), status=ACTIVE,
+               state_epoch=p.state_epoch, spso=spso, end=runs[-1].last_offset if runs else spso,
+               batches={b.first_offset: Batch(b.last_offset) for b in runs},
+               recs={o: Rec(b.delivery_state, b.delivery_count)
+                     for b in runs for o in range(b.first_offset, b.last_offset + 1)})
+    # The first gap of the persisted state opens the gap window (§5.4).
+    ends = [spso - 1] + [b.last_offset for b in runs]
+    gap = next((ends[i] + 1 for i, b in enumerate(runs) if b.first_offset > ends[i] + 1), None)
+    if gap is not None:
+        st.set(window=(gap, s.end))
+    _advance_start(st)
+    return NONE
 
 
-def _reload(st: _Step, latest_offset: int) -> Errors:
-    s = st.s
-    s.leader_epoch = max(s.leader_epoch, s.persister.leader_epoch) + 1
-    s.timers.clear()
-    s.batches.clear()
-    s.recs.clear()
-    s.window = None
-    s.spso = s.end = s.state_epoch = 0
-    return _load(st, latest_offset)
+def reload(st: St, event: sp.Reload, index: int) -> None:
+    """A new leader epoch reads the persisted state; locks and anything not persisted are gone."""
+    s = st.state
+    st.set(leader_epoch=max(s.leader_epoch, s.persister.leader_epoch) + 1, batches={}, recs={},
+           window=None, spso=0, end=0, state_epoch=0)
+    st.answer(index, sp.ReloadResponse(_load(st, event.latest_offset)))
 
+
+# ---------------------------------------------------------------------------------------------
+# A failed partition, and the table
+# ---------------------------------------------------------------------------------------------
+
+
+def nothing_to_fetch(st: St, event: sp.Fetch, index: int) -> None:
+    st.answer(index, sp.FetchResponse())
+
+
+def unknown_partition(st: St, event: sp.Acknowledge | sp.ReleaseMember, index: int) -> None:
+    response = sp.AcknowledgeResponse if isinstance(event, sp.Acknowledge) else sp.ReleaseResponse
+    st.answer(index, response(Errors.UNKNOWN_TOPIC_OR_PARTITION))
+
+
+def ignore(st: St, event: object, index: int) -> None:
+    pass
+
+
+TABLE = Table("share_partition", {
+    (ACTIVE, sp.Fetch): acquire,
+    (ACTIVE, sp.Acknowledge): acknowledge,
+    (ACTIVE, sp.ReleaseMember): release,
+    (ACTIVE, sp.MoveLogStart): move_log_start,
+    (FAILED, sp.Fetch): nothing_to_fetch,
+    (FAILED, sp.Acknowledge): unknown_partition,
+    (FAILED, sp.ReleaseMember): unknown_partition,
+    (FAILED, sp.MoveLogStart): ignore,
+    (ANY, sp.AdvanceClock): advance_clock,
+    (ANY, sp.SetPersisterError): set_persister_error,
+    (ANY, sp.FenceLeader): fence_leader,
+    (ANY, sp.ResetShareState): reset_share_state,
+    (ANY, sp.Reload): reload,
+})
 
 # ---------------------------------------------------------------------------------------------
 # The observable view
 # ---------------------------------------------------------------------------------------------
 
 
-def view(s: State) -> SharePartitionView:
-    records = []
-    for o in sorted(s.recs):
-        r = s.recs[o]
-        deadline = s.timers[r.timer].deadline if r.timer is not None else None
-        records.append(RecordView(o, r.state, r.dc, r.member, deadline))
-    window = (s.window[0], s.window[1]) if s.window is not None and _window_active(s) else None
-    p = s.persister
-    return SharePartitionView(
+def view(s: State) -> sp.SharePartitionView:
+    p, window = s.persister, _window_start(s)
+    return sp.SharePartitionView(
         now_ms=s.now, status=s.status, leader_epoch=s.leader_epoch, state_epoch=s.state_epoch,
         start_offset=s.spso, end_offset=s.end, next_fetch_offset=next_fetch_offset(s),
-        batches=tuple(BatchView(f, s.batches[f].last, s.batches[f].split) for f in sorted(s.batches)),
-        records=tuple(records), gap_window=window, persisted_state_epoch=p.state_epoch,
-        persisted_leader_epoch=p.leader_epoch, persisted_start_offset=p.start_offset,
-        persisted=persisted_batches(p))
+        batches=tuple(sp.BatchView(f, b.last, b.split) for f, b in sorted(s.batches.items())),
+        records=tuple(sp.RecordView(o, r.state, r.dc, r.member, r.lock[0] if r.lock else None)
+                      for o, r in sorted(s.recs.items())),
+        gap_window=s.window if window is not None else None,
+        persisted_state_epoch=p.state_epoch, persisted_leader_epoch=p.leader_epoch,
+        persisted_start_offset=p.start_offset, persisted=persisted_batches(p))

@@ -6,7 +6,8 @@ overlapping, someone else's), leave, and let locks expire while the clock moves;
 moves, the persister fails or fences the partition, the share state is reset, and the partition
 is reloaded from what was persisted. After every step:
 
-- both layers gave the same answers and the persister saw the same writes;
+- both layers gave the same answers and the persister saw the same writes, and the state the spec
+  was handed is unchanged (a step builds a new frozen state);
 - both show the same view (every cached offset's state, delivery count, holder and lock; the
   batches and their splits; start, end and next fetch offsets; what the persister holds);
 - no delivery went past the delivery limit, and an accepted record never came back: until the
@@ -16,6 +17,8 @@ is reloaded from what was persisted. After every step:
 """
 
 from __future__ import annotations
+
+import copy
 
 from hypothesis import note
 from hypothesis import strategies as st
@@ -67,7 +70,9 @@ class ShareAgreement(RuleBasedStateMachine):
         index = self.index
         self.index += 1
         note(f"#{index}: {event!r}")
-        self.state, expected = spec.step(self.state, event, index)
+        before, snapshot = self.state, copy.deepcopy(self.state)
+        self.state, expected = spec.step(before, event, index)
+        assert before == snapshot, f"#{index}: spec.step changed the state it was handed"
         actual = self.impl.handle(event, index)
         assert actual == expected, f"#{index} {event!r}\nspec: {expected}\nimpl: {actual}"
         return expected.answers[0].response if expected.answers else None
