@@ -256,6 +256,14 @@ def _text(where: str, value: object) -> None:
         raise InputError(where, f"expected a string, got {type(value).__name__}")
 
 
+def _member(where: str, value: object) -> None:
+    """A member id is never empty: the empty id marks a record no member holds (Kafka's
+    EMPTY_MEMBER_ID, SharePartition.java), so a member called "" would own what nobody holds."""
+    _text(where, value)
+    if value == "":
+        raise InputError(where, "a member id is never empty (the empty id marks records no member holds)")
+
+
 def _tuple_of(where: str, value: object, cls: type) -> tuple[object, ...]:
     if not isinstance(value, tuple):
         raise InputError(where, f"expected a tuple of {cls.__name__}, got {type(value).__name__}")
@@ -291,7 +299,7 @@ def check_event(event: object) -> None:
     """
     match event:
         case Fetch():
-            _text("event.member_id", event.member_id)
+            _member("event.member_id", event.member_id)
             _integer("event.fetch_offset", event.fetch_offset, 0, INT64_MAX)
             previous = -1
             for i, b in enumerate(_tuple_of("event.log", event.log, LogBatch)):
@@ -304,7 +312,7 @@ def check_event(event: object) -> None:
             _integer("event.max_fetch_records", event.max_fetch_records, -INT32_MAX - 1, INT32_MAX)
             _integer("event.batch_size", event.batch_size, 1, INT32_MAX)
         case Acknowledge():
-            _text("event.member_id", event.member_id)
+            _member("event.member_id", event.member_id)
             for i, b in enumerate(_tuple_of("event.batches", event.batches, AckBatch)):
                 assert isinstance(b, AckBatch)
                 where = f"event.batches[{i}]"
@@ -315,7 +323,7 @@ def check_event(event: object) -> None:
                 for j, t in enumerate(b.types):
                     _integer(f"{where}.types[{j}]", t, -128, 127)
         case ReleaseMember():
-            _text("event.member_id", event.member_id)
+            _member("event.member_id", event.member_id)
         case MoveLogStart():
             _integer("event.log_start_offset", event.log_start_offset, 0, INT64_MAX)
         case AdvanceClock():

@@ -52,6 +52,12 @@ BAD_EVENTS: list[tuple[Any, str]] = [
     (Acknowledge(M1, (AckBatch(0, 0, (1,)), (0, 0, (1,)))), "event.batches[1]"),
     (Acknowledge(M1, (AckBatch(True, 0, (1,)),)), "event.batches[0].first_offset"),
     (ReleaseMember(7), "event.member_id"),
+    # The empty id marks records no member holds: a member called "" would hold what nobody does
+    # (found by the spec's postcondition: a release of another member made an offset below the
+    # start offset AVAILABLE when "" held the batch the start offset sat in).
+    (Fetch("", 0, (LogBatch(0, 4),)), "event.member_id"),
+    (Acknowledge("", (AckBatch(0, 0, (1,)),)), "event.member_id"),
+    (ReleaseMember(""), "event.member_id"),
     (SetPersisterError(5), "event.error"),
 ]
 
