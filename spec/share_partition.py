@@ -618,6 +618,7 @@ def persisted_batches(p: Persister) -> tuple[sp.PersisterBatch, ...]:
 
 
 def set_persister_error(st: St, event: sp.SetPersisterError, index: int) -> None:
+    """From now on every persister call fails with this error (NONE: it works again)."""
     st.set(persister=replace(st.state.persister, error=event.error))
 
 
@@ -766,16 +767,18 @@ def reload(st: St, event: sp.Reload, index: int) -> None:
 
 
 def nothing_to_fetch(st: St, event: sp.Fetch, index: int) -> None:
+    """A partition whose load failed acquires nothing."""
     st.answer(index, sp.FetchResponse())
 
 
 def unknown_partition(st: St, event: sp.Acknowledge | sp.ReleaseMember, index: int) -> None:
+    """A partition whose load failed answers UNKNOWN_TOPIC_OR_PARTITION."""
     response = sp.AcknowledgeResponse if isinstance(event, sp.Acknowledge) else sp.ReleaseResponse
     st.answer(index, response(Errors.UNKNOWN_TOPIC_OR_PARTITION))
 
 
 def ignore(st: St, event: object, index: int) -> None:
-    pass
+    """Nothing changes (a partition whose load failed has no cache to trim)."""
 
 
 TABLE = Table("share_partition", {
