@@ -29,7 +29,7 @@ from groupspec.types.share_partition import (
     SharePartitionConfig,
     SharePartitionEvent,
 )
-from tests.share_partition_targets import LAYERS, M1, TEST_CONFIG, Partition
+from tests.scenarios.share_partition.targets import LAYERS, M1, TEST_CONFIG, Partition
 
 BAD_EVENTS: list[tuple[Any, str]] = [
     (ResetShareState(-7), "event.start_offset"),

@@ -27,7 +27,7 @@ from groupspec.types.share_partition import (
     StateWrite,
     record_runs,
 )
-from tests.share_partition_targets import ACK, ACQ, ARCH, AV, LAYERS, M1, Partition
+from tests.scenarios.share_partition.targets import ACK, ACQ, ARCH, AV, LAYERS, M1, Partition
 
 ACCEPT, RELEASE, REJECT, RENEW = 1, 2, 3, 4
 

@@ -129,7 +129,14 @@ def test_tests_are_split_by_purpose_and_every_named_test_file_exists():
     folders = {"cover", "scenarios", "stateful", "quality", "repo", "pipeline", "crosshair"}
     loose = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
     assert loose == [], "put each test file in one of " + ", ".join(sorted(folders))
-    assert {p.parent.name for p in (ROOT / "tests").rglob("test_*.py")} <= folders
+    # The first folder under tests/ says the purpose; scenarios/ has one folder a machine.
+    tests = ROOT / "tests"
+    assert {p.relative_to(tests).parts[0] for p in tests.rglob("test_*.py")} <= folders
+    from groupspec.machines import BY_NAME
+
+    by_machine = {p.relative_to(tests / "scenarios").parts[0]
+                  for p in (tests / "scenarios").rglob("*.py") if p.parent != tests / "scenarios"}
+    assert by_machine <= set(BY_NAME), "a folder under tests/scenarios/ is named after its machine"
     named = set()
     for top in ("docs", "groupspec", "impl", "spec", "models", "bench", "tests", "README.md"):
         paths = [ROOT / top] if top.endswith(".md") else [

@@ -20,7 +20,7 @@ from groupspec.types.share_partition import (
     ReloadResponse,
     SharePartitionConfig,
 )
-from tests.share_partition_targets import ACK, ACQ, ARCH, AV, LAYERS, M1, TEST_CONFIG, Partition
+from tests.scenarios.share_partition.targets import ACK, ACQ, ARCH, AV, LAYERS, M1, TEST_CONFIG, Partition
 
 ACCEPT, RELEASE, REJECT, RENEW, GAP = 1, 2, 3, 4, 0
 M2 = "member-2"

@@ -15,7 +15,7 @@ from groupspec.types.share_consumer import (
     Unsubscribe,
 )
 from groupspec.types.share_group import ShareGroupHeartbeat, TopicPartitions
-from tests.share_consumer_targets import LAYERS, T1, Client
+from tests.scenarios.share_consumer.targets import LAYERS, T1, Client
 
 S = MemberState
 P0 = (TopicPartitions(T1, (0,)),)

@@ -32,7 +32,7 @@ from groupspec.types.share_group import (
     TopicPartitions,
     UpdateMetadata,
 )
-from tests.share_group_targets import LAYERS, Coordinator
+from tests.scenarios.share_group.targets import LAYERS, Coordinator
 
 T1 = TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 2)
 T2 = TopicMetadata("t2", "00000000-0000-4000-8000-000000000002", 2)
