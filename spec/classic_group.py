@@ -288,17 +288,17 @@ def _coordinator_refusal(cfg: ClassicConfig, event: c.ClassicEvent) -> object | 
     return None
 
 
-def _loading(st: _Step, event: c.ClassicRequest, index: int) -> None:
-    """A request that reaches a loading partition: COORDINATOR_LOAD_IN_PROGRESS in its shape.
+def _answer(response: object) -> kernel.Rule:
+    """A rule that answers the request with ``response`` and changes nothing."""
+    def rule(st: _Step, event: object, index: int) -> None:
+        st.answer(index, response)
+    return rule
 
-    Two exceptions, both GroupCoordinatorService's: a Heartbeat is answered NONE (the group is
-    loading, so the member is told to carry on rather than rejoin), and a JoinGroup's answer
-    carries no member id (the runtime's error path builds a bare response).
-    """
+
+def _loading(st: _Step, event: c.ClassicRequest, index: int) -> None:
+    """COORDINATOR_LOAD_IN_PROGRESS for each partition or group a request names."""
     load = Errors.COORDINATOR_LOAD_IN_PROGRESS
     match event:
-        case c.Heartbeat():
-            st.answer(index, c.HeartbeatResponse(Errors.NONE))
         case c.OffsetCommit():
             st.answer(index, c.OffsetCommitResponse(_all_partitions(event.topics, load)))
         case c.TxnOffsetCommit():
@@ -308,15 +308,6 @@ def _loading(st: _Step, event: c.ClassicRequest, index: int) -> None:
         case c.DescribeGroups():
             st.answer(index, c.DescribeGroupsResponse(tuple(c.DescribedGroup(g, load, "")
                                                             for g in event.group_ids)))
-        case _:
-            st.answer(index, _ERROR_RESPONSE[type(event)](load))
-
-
-_ERROR_RESPONSE: dict[type, type] = {
-    c.JoinGroup: c.JoinGroupResponse, c.SyncGroup: c.SyncGroupResponse, c.LeaveGroup: c.LeaveGroupResponse,
-    c.TxnMarker: c.TxnMarkerResponse, c.OffsetFetch: c.OffsetFetchResponse,
-    c.OffsetDelete: c.OffsetDeleteResponse, c.ListGroups: c.ListGroupsResponse,
-}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,11 +524,7 @@ def _join_creates_group(st: _Step, req: c.JoinGroup, index: int) -> None:
     if req.member_id != UNKNOWN_MEMBER_ID:
         st.answer(index, c.JoinGroupResponse(Errors.UNKNOWN_MEMBER_ID, member_id=req.member_id))
         return
-    now = st.state.now
-    st.save(Group(req.group_id, state_timestamp_ms=now))
-    st.log(CoordinatorRecord(GroupMetadataKey(req.group_id), GroupMetadataValue(
-        protocol_type="", generation=0, protocol=None, leader=None, current_state_timestamp=now,
-        members=())))
+    st.log(_group_metadata_record(st.save(Group(req.group_id, state_timestamp_ms=st.state.now)), {}))
     _join_empty(st, req, index)
 
 
@@ -671,10 +658,6 @@ def _replace_static(st: _Step, g: Group, req: c.JoinGroup, old_id: str, index: i
 # ---------------------------------------------------------------------------------------------
 
 
-def _unknown_member_sync(st: _Step, req: c.SyncGroup, index: int) -> None:
-    st.answer(index, c.SyncGroupResponse(Errors.UNKNOWN_MEMBER_ID))
-
-
 def _sync_error(g: Group, req: c.SyncGroup) -> Errors:
     """The checks of a SyncGroup in every state with members: member, generation, protocol."""
     error = _validate_member(g, req.member_id, req.group_instance_id)
@@ -737,10 +720,6 @@ def _remove_pending_sync(st: _Step, g: Group, member_id: str) -> Group:
     if not g.pending_sync:
         st.cancel(f"sync-{g.group_id}")
     return g
-
-
-def _unknown_member_heartbeat(st: _Step, req: c.Heartbeat, index: int) -> None:
-    st.answer(index, c.HeartbeatResponse(Errors.UNKNOWN_MEMBER_ID))
 
 
 def _heartbeat(st: _Step, req: c.Heartbeat, index: int) -> None:
@@ -967,10 +946,6 @@ def _forget_offset(g: Group, tp: TopicPartition) -> Group:
 def _tombstone(st: _Step, g: Group, tp: TopicPartition) -> Group:
     st.log(CoordinatorRecord(OffsetCommitKey(g.group_id, tp[0], tp[1]), None))
     return _forget_offset(g, tp)
-
-
-def _offset_delete_no_group(st: _Step, req: c.OffsetDelete, index: int) -> None:
-    st.answer(index, c.OffsetDeleteResponse(Errors.GROUP_ID_NOT_FOUND))
 
 
 def _offset_delete(st: _Step, req: c.OffsetDelete, index: int) -> None:
@@ -1227,17 +1202,20 @@ def _complete_load(st: _Step, event: c.CompleteLoad, index: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+UNKNOWN = Errors.UNKNOWN_MEMBER_ID
+LOAD = Errors.COORDINATOR_LOAD_IN_PROGRESS
+
 TABLE = kernel.Table("classic_group", {
     (DEAD, c.JoinGroup): _join_creates_group,
     (EMPTY, c.JoinGroup): _join_empty,
     (PREPARING, c.JoinGroup): _join_preparing,
     (COMPLETING, c.JoinGroup): _join_completing,
     (STABLE, c.JoinGroup): _join_stable,
-    **rows(_unknown_member_sync, c.SyncGroup, states=(DEAD, EMPTY)),
+    **rows(_answer(c.SyncGroupResponse(UNKNOWN)), c.SyncGroup, states=(DEAD, EMPTY)),
     (PREPARING, c.SyncGroup): _sync_preparing,
     (COMPLETING, c.SyncGroup): _sync_completing,
     (STABLE, c.SyncGroup): _sync_stable,
-    **rows(_unknown_member_heartbeat, c.Heartbeat, states=(DEAD, EMPTY)),
+    **rows(_answer(c.HeartbeatResponse(UNKNOWN)), c.Heartbeat, states=(DEAD, EMPTY)),
     **rows(_heartbeat, c.Heartbeat, states=(PREPARING, COMPLETING, STABLE)),
     (DEAD, c.LeaveGroup): _leave_no_group,
     (ANY, c.LeaveGroup): _leave,
@@ -1245,16 +1223,24 @@ TABLE = kernel.Table("classic_group", {
     (ANY, c.OffsetCommit): _commit,
     (DEAD, c.TxnOffsetCommit): _txn_commit_creates_group,
     (ANY, c.TxnOffsetCommit): _txn_commit,
-    (DEAD, c.OffsetDelete): _offset_delete_no_group,
-    (ANY, c.OffsetDelete): _offset_delete,
-    (ANY, c.OffsetFetch): _fetch,
     (ANY, c.TxnMarker): _txn_marker,
+    (ANY, c.OffsetFetch): _fetch,
+    (DEAD, c.OffsetDelete): _answer(c.OffsetDeleteResponse(Errors.GROUP_ID_NOT_FOUND)),
+    (ANY, c.OffsetDelete): _offset_delete,
     (ANY, c.DeleteGroups): _delete_groups,
     (ANY, c.DescribeGroups): _describe_groups,
     (ANY, c.ListGroups): _list_groups,
-    **rows(_loading, c.JoinGroup, c.SyncGroup, c.Heartbeat, c.LeaveGroup, c.OffsetCommit,
-           c.TxnOffsetCommit, c.TxnMarker, c.OffsetFetch, c.OffsetDelete, c.DeleteGroups,
-           c.DescribeGroups, c.ListGroups, states=(LOADING,)),
+    # A loading partition (GroupCoordinatorService): a Heartbeat is told to carry on (NONE) rather
+    # than rejoin; a JoinGroup's error carries no member id (the runtime builds a bare response).
+    (LOADING, c.JoinGroup): _answer(c.JoinGroupResponse(LOAD)),
+    (LOADING, c.SyncGroup): _answer(c.SyncGroupResponse(LOAD)),
+    (LOADING, c.Heartbeat): _answer(c.HeartbeatResponse(Errors.NONE)),
+    (LOADING, c.LeaveGroup): _answer(c.LeaveGroupResponse(LOAD)),
+    (LOADING, c.TxnMarker): _answer(c.TxnMarkerResponse(LOAD)),
+    (LOADING, c.OffsetFetch): _answer(c.OffsetFetchResponse(LOAD)),
+    (LOADING, c.OffsetDelete): _answer(c.OffsetDeleteResponse(LOAD)),
+    (LOADING, c.ListGroups): _answer(c.ListGroupsResponse(LOAD)),
+    **rows(_loading, c.OffsetCommit, c.TxnOffsetCommit, c.DeleteGroups, c.DescribeGroups, states=(LOADING,)),
     (ANY, c.AdvanceClock): _advance,
     (ANY, c.Restart): _restart,
     (ANY, c.BeginLoad): _begin_load,
