@@ -817,25 +817,32 @@ def _write_offsets(st: _Step, g: Group, topics: tuple[c.CommitTopic, ...], expir
             if len(metadata.encode("utf-16-le")) // 2 > st.cfg.offset_metadata_max_bytes:
                 parts.append(c.PartitionResult(p.partition, Errors.OFFSET_METADATA_TOO_LARGE))
                 continue
-            tp = (t.name, p.partition)
-            record = CoordinatorRecord(OffsetCommitKey(g.group_id, *tp), OffsetCommitValue(
+            record = CoordinatorRecord(OffsetCommitKey(g.group_id, t.name, p.partition), OffsetCommitValue(
                 offset=p.committed_offset, leader_epoch=p.committed_leader_epoch, metadata=metadata,
                 commit_timestamp=st.state.now, expire_timestamp=expire))
-            if producer is None:
-                position = st.log(record)
-                g = replace(g, offsets=put(g.offsets, tp, _offset(record, position)))
-            else:
-                position = st.log(c.TxnRecord(record, *producer))
-                pending = put(g.txn.get(producer[0], {}), tp, _offset(record, position))
-                g = replace(g, txn=put(g.txn, producer[0], pending))
+            g = _write_offset(st, g, record if producer is None else c.TxnRecord(record, *producer))
             parts.append(c.PartitionResult(p.partition, Errors.NONE))
         results.append(c.TopicResult(t.name, tuple(parts)))
     return g, tuple(results)
 
 
-def _offset(record: CoordinatorRecord, position: int) -> Offset:
-    v = cast(OffsetCommitValue, record.value)
-    return Offset(v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, v.expire_timestamp, position)
+def _write_offset(st: _Step, g: Group, entry: c.LogEntry) -> Group:
+    return _apply_offset(g, st.log(entry), entry)
+
+
+def _apply_offset(g: Group, position: int, entry: c.LogEntry) -> Group:
+    """What an offset entry does to its group, written or replayed (OffsetMetadataManager#replay):
+    an offset is set (pending under its producer if transactional) or, by a tombstone, removed."""
+    record = cast(CoordinatorRecord, entry.record if isinstance(entry, c.TxnRecord) else entry)
+    key, v = cast(OffsetCommitKey, record.key), cast(OffsetCommitValue | None, record.value)
+    tp = (key.topic, key.partition)
+    if v is None:
+        return replace(g, offsets=drop(g.offsets, tp),
+                       txn={p: rest for p, pending in g.txn.items() if (rest := drop(pending, tp))})
+    o = Offset(v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, v.expire_timestamp, position)
+    if isinstance(entry, c.TxnRecord):
+        return replace(g, txn=put(g.txn, entry.producer_id, put(g.txn.get(entry.producer_id, {}), tp, o)))
+    return replace(g, offsets=put(g.offsets, tp, o))
 
 
 def _commit_creates_group(st: _Step, req: c.OffsetCommit, index: int) -> None:
@@ -937,15 +944,8 @@ def _fetch(st: _Step, req: c.OffsetFetch, index: int) -> None:
         for name, partitions in wanted)))
 
 
-def _forget_offset(g: Group, tp: TopicPartition) -> Group:
-    """A tombstone's effect: the offset goes, committed or pending."""
-    return replace(g, offsets=drop(g.offsets, tp),
-                   txn={p: rest for p, pending in g.txn.items() if (rest := drop(pending, tp))})
-
-
 def _tombstone(st: _Step, g: Group, tp: TopicPartition) -> Group:
-    st.log(CoordinatorRecord(OffsetCommitKey(g.group_id, tp[0], tp[1]), None))
-    return _forget_offset(g, tp)
+    return _write_offset(st, g, CoordinatorRecord(OffsetCommitKey(g.group_id, *tp), None))
 
 
 def _offset_delete(st: _Step, req: c.OffsetDelete, index: int) -> None:
@@ -1138,16 +1138,7 @@ def replay(config: ClassicConfig, log: tuple[c.LogEntry, ...]) -> dict[str, Grou
                 groups[key.group] = _group_from_record(key.group, cast(GroupMetadataValue, value),
                                                        groups.get(key.group))
         elif isinstance(key, OffsetCommitKey):
-            g = groups.get(key.group) or Group(key.group)
-            tp = (key.topic, key.partition)
-            if value is None:
-                g = _forget_offset(g, tp)
-            elif isinstance(entry, c.TxnRecord):
-                pending = put(g.txn.get(entry.producer_id, {}), tp, _offset(record, position))
-                g = replace(g, txn=put(g.txn, entry.producer_id, pending))
-            else:
-                g = replace(g, offsets=put(g.offsets, tp, _offset(record, position)))
-            groups[key.group] = g
+            groups[key.group] = _apply_offset(groups.get(key.group) or Group(key.group), position, entry)
     return groups
 
 
