@@ -672,6 +672,7 @@ def _sync_error(g: Group, req: c.SyncGroup) -> Errors:
 
 
 def _sync_preparing(st: _Step, req: c.SyncGroup, index: int) -> None:
+    """Too early: the member must rejoin first (after the same checks as in the other states)."""
     error = _sync_error(st.state.groups[req.group_id], req)
     st.answer(index, c.SyncGroupResponse(Errors.REBALANCE_IN_PROGRESS if error == Errors.NONE else error))
 
@@ -857,6 +858,7 @@ def _commit_creates_group(st: _Step, req: c.OffsetCommit, index: int) -> None:
 
 
 def _commit(st: _Step, req: c.OffsetCommit, index: int) -> None:
+    """Offsets committed by a member of the current generation, or outside any generation."""
     g = st.state.groups[req.group_id]
     # Verify: ClassicGroup#validateOffsetCommit
     error = _validate_commit(g, req.generation_id_or_member_epoch, req.member_id, req.group_instance_id,
@@ -910,6 +912,7 @@ def _end_txn(g: Group, end: c.TxnEnd) -> Group:
 
 
 def _txn_marker(st: _Step, req: c.TxnMarker, index: int) -> None:
+    """A marker is written only if some group holds the producer's pending offsets."""
     if any(req.producer_id in g.txn for g in st.state.groups.values()):
         end = c.TxnEnd(req.producer_id, req.producer_epoch, req.commit, req.coordinator_epoch)
         st.log(end)
@@ -1061,6 +1064,7 @@ def _list_groups(st: _Step, req: c.ListGroups, index: int) -> None:
 
 
 def _advance(st: _Step, event: c.AdvanceClock, index: int) -> None:
+    """The clock moves first (never back); then due timers fire by (deadline, order armed)."""
     st.set(now=max(st.state.now, event.to_ms))
     while due := [(t.deadline, t.seq, k) for k, t in st.state.timers.items() if t.deadline <= st.state.now]:
         _, _, key = min(due)
