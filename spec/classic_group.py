@@ -529,9 +529,8 @@ def _join_creates_group(st: _Step, req: c.JoinGroup, index: int) -> None:
 
 
 def _join_empty(st: _Step, req: c.JoinGroup, index: int) -> None:
-    """An Empty group has no member to rejoin: a new member joins or the checks answer."""
-    if _join_known_member(st, req, index) is not None:
-        raise AssertionError("an Empty group has no members")
+    """An Empty group has no member to rejoin: a new member joins, or the shared checks answer."""
+    _join_known_member(st, req, index)
 
 
 def _join_preparing(st: _Step, req: c.JoinGroup, index: int) -> None:
@@ -561,6 +560,7 @@ def _join_stable(st: _Step, req: c.JoinGroup, index: int) -> None:
             st.answer(index, _joined(g, m, False))
 
 
+@icontract.ensure(lambda result: result is None or result[0].state != EMPTY, "an Empty group has no members")
 def _join_known_member(st: _Step, req: c.JoinGroup, index: int) -> tuple[Group, Member] | None:
     """The JoinGroup rules every state shares; the group and member if a known member rejoins."""
     g = st.state.groups[req.group_id]
