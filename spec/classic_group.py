@@ -26,9 +26,11 @@ diagram and the request table.
   ``AdvanceClock`` fires them: the clock moves first, then due timers run one at a time by
   (deadline, order armed), each seeing the new time; a timer armed by a callback that is
   already due runs in the same advance. What a timer does is code (:func:`_fire`), not a row.
-* **Records** are what Kafka appends to ``__consumer_offsets``. The state changes here are made
-  directly; the log is kept so that ``Restart`` can rebuild the groups from it exactly as a
-  coordinator does when it loads a partition (:func:`replay`).
+* **Records** are what Kafka appends to ``__consumer_offsets``. Group changes are made directly
+  (Kafka's group handlers do not replay their own writes); an offset changes by applying the
+  entry just written (:func:`_apply_offset`), the function a load replays with. The log is kept
+  so that ``Restart`` can rebuild the groups from it exactly as a coordinator does when it loads
+  a partition (:func:`replay`).
 
 Where Kafka leaves an order to a Java HashMap, this spec fixes one (member order = order added,
 a replaced static member's new id last; vote ties to the smallest protocol name; expired offsets
@@ -395,7 +397,10 @@ def _remove(g: Group, member_id: str) -> Group:
     if m is None:
         return g
     members = drop(g.members, member_id)
-    return replace(g, members=members, static={i: x for i, x in g.static.items() if x != member_id},
+    static = g.static
+    if m.instance_id is not None and static.get(m.instance_id) == member_id:
+        static = drop(static, m.instance_id)
+    return replace(g, members=members, static=static,
                    pending_sync=g.pending_sync - {member_id},
                    leader=next(iter(members), None) if g.leader == member_id else g.leader)
 
@@ -479,7 +484,8 @@ def _complete_join(st: _Step, g: Group) -> Group:
     for mid in [mid for mid, m in g.members.items() if m.join_request is None and m.instance_id is None]:
         g = _remove(g, mid)
         st.cancel(_heartbeat_key(g.group_id, mid))
-    if g.members and g.members[g.leader or ""].join_request is None:
+    leader = g.members[g.leader] if g.leader is not None else None
+    if g.members and (leader is None or leader.join_request is None):
         joined = next((mid for mid, m in g.members.items() if m.join_request is not None), None)
         if joined is None:
             st.arm(f"join-{g.group_id}", _rebalance_timeout(g), g.group_id)
