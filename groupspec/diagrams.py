@@ -254,6 +254,7 @@ class RuleTable:
 
 
 RULE_TABLES = (
+    RuleTable("classic_group_rules", "docs/machines/classic_group.md", "groupspec.spec.classic_group"),
     RuleTable("share_consumer_rules", "docs/machines/share_consumer.md", "groupspec.spec.share_consumer"),
     RuleTable("share_group_rules", "docs/machines/share_group.md", "groupspec.spec.share_group"),
     RuleTable("share_partition_rules", "docs/machines/share_partition.md", "groupspec.spec.share_partition"),

@@ -294,6 +294,9 @@ def _answer(response: object) -> kernel.Rule:
     """A rule that answers the request with ``response`` and changes nothing."""
     def rule(st: _Step, event: object, index: int) -> None:
         st.answer(index, response)
+    error = getattr(response, "error", None)
+    rule.__name__ = f"_answer({getattr(error, 'name', '')})"  # as the docs' rule table shows it
+    rule.__doc__ = f"Answers {getattr(error, 'name', '')}; nothing changes."
     return rule
 
 
@@ -745,6 +748,7 @@ def _heartbeat(st: _Step, req: c.Heartbeat, index: int) -> None:
 
 
 def _leave_no_group(st: _Step, req: c.LeaveGroup, index: int) -> None:
+    """No such group: the request succeeds and each listed member is UNKNOWN_MEMBER_ID."""
     st.answer(index, c.LeaveGroupResponse(Errors.NONE, tuple(c.MemberLeaveResult(
         x.member_id, x.group_instance_id, Errors.UNKNOWN_MEMBER_ID) for x in req.members)))
 
@@ -884,6 +888,7 @@ def _commit(st: _Step, req: c.OffsetCommit, index: int) -> None:
 
 
 def _txn_commit_creates_group(st: _Step, req: c.TxnOffsetCommit, index: int) -> None:
+    """A transactional commit outside any generation creates a missing group; with one, ILLEGAL_GENERATION."""
     # Verify: a generation names a group the coordinator holds
     if req.generation_id >= 0:
         st.answer(index, c.TxnOffsetCommitResponse(_all_partitions(req.topics, Errors.ILLEGAL_GENERATION)))
@@ -1041,6 +1046,7 @@ def _expire_group_metadata(st: _Step) -> None:
 
 
 def _describe_groups(st: _Step, req: c.DescribeGroups, index: int) -> None:
+    """Each named group as it stands; a missing one is reported Dead."""
     st.answer(index, c.DescribeGroupsResponse(tuple(_describe(st.state, gid) for gid in req.group_ids)))
 
 
@@ -1058,6 +1064,7 @@ def _describe(s: State, group_id: str) -> c.DescribedGroup:
 
 
 def _list_groups(st: _Step, req: c.ListGroups, index: int) -> None:
+    """Every group (by id), or those in the requested states (compared without case)."""
     wanted = {name.lower() for name in req.states_filter}
     groups = tuple(c.ListedGroup(g.group_id, g.protocol_type or "", g.state)
                    for _, g in sorted(st.state.groups.items()) if not wanted or g.state.lower() in wanted)
@@ -1189,11 +1196,13 @@ def _restart(st: _Step, event: c.Restart | c.CompleteLoad, index: int) -> None:
 
 
 def _begin_load(st: _Step, event: c.BeginLoad, index: int) -> None:
+    """The partition starts loading: everything in memory goes, requests are refused until it completes."""
     _unload(st)
     st.set(loading=True)
 
 
 def _complete_load(st: _Step, event: c.CompleteLoad, index: int) -> None:
+    """The load completes: the groups are replayed from the log, as after a restart."""
     if st.state.loading:
         _restart(st, event, index)
 
