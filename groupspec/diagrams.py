@@ -166,7 +166,7 @@ DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER)
 @dataclass(frozen=True)
 class Cell:
     """What a request gets in one state; ``error`` is the answer's error code where the cell
-    names one, which the scenario tests check on both layers (tests/scenarios/
+    names one, which the scenario tests check on both layers (tests/scenarios/classic_group/
     test_classic_request_table.py drives each layer into the state and sends ``probe``)."""
 
     text: str

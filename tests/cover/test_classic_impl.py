@@ -28,7 +28,7 @@ from groupspec.types.classic_group import (
     SyncGroup,
 )
 from groupspec.types.errors import Errors
-from tests.classic_group_targets import PROTOCOLS
+from tests.scenarios.classic_group.targets import PROTOCOLS
 
 TOPICS = (CommitTopic("orders", (CommitPartition(0, 42),)),)
 

@@ -44,7 +44,7 @@ from groupspec.types.classic_group import (
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records import OFFSETS_TOPIC, CoordinatorRecord, OffsetCommitKey, OffsetCommitValue
-from tests.classic_group_targets import PROTOCOLS
+from tests.scenarios.classic_group.targets import PROTOCOLS
 
 CONFIG = ClassicConfig(offsets_topic_partitions=3)
 

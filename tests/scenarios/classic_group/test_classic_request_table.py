@@ -25,7 +25,7 @@ from groupspec.types.classic_group import (
     SyncGroup,
 )
 from groupspec.types.errors import Errors
-from tests.classic_group_targets import LAYERS, PROTOCOLS, Driver
+from tests.scenarios.classic_group.targets import LAYERS, PROTOCOLS, Driver
 
 G = "g"
 TOPICS = (CommitTopic("orders", (CommitPartition(0, 7),)),)

@@ -31,7 +31,7 @@ from groupspec.types.classic_group import (
     SyncGroupResponse,
 )
 from groupspec.types.errors import Errors
-from tests.classic_group_targets import LAYERS, PROTOCOLS, Driver
+from tests.scenarios.classic_group.targets import LAYERS, PROTOCOLS, Driver
 
 #: Kafka 4.x waits group.initial.rebalance.delay.ms (3 s) before the first join of an Empty
 #: group completes; the seed's coordinator completed it at once. Advancing by the delay is the
