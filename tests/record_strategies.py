@@ -12,6 +12,7 @@ string-length limits are tested separately.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from hypothesis import strategies as st
@@ -71,6 +72,7 @@ def _any_value(slot: Slot) -> st.SearchStrategy[Any]:
     return st.one_of(st.just(slot.default), _scalar(slot.wire))
 
 
+@functools.cache  # built once: a strategy drawn from inside a test is otherwise rebuilt every example
 def struct_values(cls: type, version: int, flexible: bool) -> st.SearchStrategy[Any]:
     """Instances of a (nested) struct class as they may be written at ``version``."""
     fields: dict[str, st.SearchStrategy[Any]] = {}
@@ -82,6 +84,7 @@ def struct_values(cls: type, version: int, flexible: bool) -> st.SearchStrategy[
     return st.builds(cls, **fields)
 
 
+@functools.cache
 def message_values(cls: type, version: int) -> st.SearchStrategy[Any]:
     """Instances of a top-level message class that can be written at ``version``."""
     if version not in message_spec(cls).versions:
