@@ -8,9 +8,11 @@ states leave for FENCED alike), which keeps the picture readable while every sta
 still drawn. :func:`drift` compares the arrows with the vocabulary's table of allowed
 predecessors in both directions. A request table (request x state) is data too, and each of its
 cells that names an error is sent to both layers in that state by the scenario tests.
-``python -m groupspec.diagrams`` rewrites the blocks in the docs between
-``<!-- diagram: NAME -->`` / ``<!-- table: NAME -->`` and their closing marks; ``--check`` only
-says which differ (the repository tests run that check).
+Each stateful spec's transition table (``TABLE``, spec/kernel.py) is rendered as well, row by
+row with the rule that handles it, on its machine's page: the rows the spec dispatches by are
+the rows the docs show. ``python -m groupspec.diagrams`` rewrites the blocks in the docs between
+``<!-- diagram: NAME -->`` / ``<!-- table: NAME -->`` / ``<!-- rules: NAME -->`` and their
+closing marks; ``--check`` only says which differ (the repository tests run that check).
 """
 
 from __future__ import annotations
@@ -253,12 +255,12 @@ class RuleTable:
     module: str
 
 
-RULE_TABLES = (
-    RuleTable("classic_group_rules", "docs/machines/classic_group.md", "groupspec.spec.classic_group"),
-    RuleTable("share_consumer_rules", "docs/machines/share_consumer.md", "groupspec.spec.share_consumer"),
-    RuleTable("share_group_rules", "docs/machines/share_group.md", "groupspec.spec.share_group"),
-    RuleTable("share_partition_rules", "docs/machines/share_partition.md", "groupspec.spec.share_partition"),
-)
+def rule_tables() -> tuple[RuleTable, ...]:
+    """One for every machine of the registry whose spec dispatches through a TABLE, on its page."""
+    from groupspec.machines import MACHINES
+
+    return tuple(RuleTable(f"{m.name}_rules", m.page, m.spec) for m in MACHINES
+                 if m.spec is not None and hasattr(importlib.import_module(m.spec), "TABLE"))
 
 
 def render_rules(table: RuleTable) -> str:
@@ -324,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report pages that differ")
     args = parser.parse_args(argv)
     problems = [p for d in DIAGRAMS for p in drift(d)]
-    drawings: tuple[Diagram | RequestTable | RuleTable, ...] = (*DIAGRAMS, *TABLES, *RULE_TABLES)
+    drawings: tuple[Diagram | RequestTable | RuleTable, ...] = (*DIAGRAMS, *TABLES, *rule_tables())
     for drawing in drawings:
         page = args.root / drawing.page
         text = page.read_text(encoding="utf-8")
