@@ -498,6 +498,38 @@ def _last_member_leaves() -> Case:
         _sheet("§1.8, §2.4 step 6; §8.1 item 4", seed=SEED_001))
 
 
+def _leave_with_a_parked_join() -> Case:
+    s = Script()
+    a, _b = s.stable("g", [("a", 1), ("b", 2)])
+    rejoin = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    leave = s.add(LeaveGroup("g", (MemberIdentity(a),)))
+    s.answered(rejoin, Errors.UNKNOWN_MEMBER_ID)
+    s.answered(leave, Errors.NONE)
+    s.claim(Ends("g", "PreparingRebalance", 1))
+    return s.case(
+        "leave_answers_the_members_parked_join",
+        "The leader rejoins (its JoinGroup parked while the group waits for b) and then leaves: "
+        "the parked JoinGroup is answered UNKNOWN_MEMBER_ID before the member goes, and the "
+        "group keeps waiting for b.",
+        _sheet("§2.8", upstream="GroupMetadataManager.removeMemberAndUpdateClassicGroup"))
+
+
+def _last_awaited_member_leaves() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    rejoin = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    leave = s.add(LeaveGroup("g", (MemberIdentity(b),)))
+    s.answered(leave, Errors.NONE)
+    s.answered(rejoin, Errors.NONE)
+    s.claim(Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "last_awaited_member_leaves_the_join_completes",
+        "The leader rejoins and the group waits for b; b leaves instead: everyone left has "
+        "joined, so the join completes at once (generation 2) rather than at the rebalance "
+        "timeout.",
+        _sheet("§2.8", upstream="GroupMetadataManager.removeMemberAndUpdateClassicGroup"))
+
+
 def _session_expiry() -> Case:
     s = Script()
     a, b = s.stable("g", [("a", 1), ("b", 2)], session_ms=10_000)
@@ -1108,6 +1140,7 @@ def all_cases() -> list[Case]:
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
         _book_three_consumers, _old_version_join, _rejoin_in_stable, _leader_missed_join,
         _changed_metadata, _heartbeat_errors, _sync_errors, _leave_batch, _last_member_leaves,
+        _leave_with_a_parked_join, _last_awaited_member_leaves,
         _session_expiry, _new_member_timeout, _pending_member_expires, _sync_timeout,
         _join_timeout_removes_dynamic, _static_join_and_replace, _static_fencing, _static_leave,
         _static_kept_at_completion, _simple_commits, _commit_validation, _metadata_too_large,

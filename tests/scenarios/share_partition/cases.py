@@ -412,6 +412,57 @@ def _lock_expiry() -> Case:
                   _derived("E21"))
 
 
+def _expiry_at_the_start_offset() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.fetch(0, (0, 0), count=1)
+    s.advance(100)
+    s.fetch(0, (0, 0), count=1)
+    s.ends(0, 0, 1)
+    return s.case("lock_expiry_of_the_record_at_the_start_offset",
+                  "A one-record batch at the start offset whose lock expires is not below the start "
+                  "offset: it becomes AVAILABLE and is delivered again (delivery count 2), not "
+                  "archived.", _hand_made("§12: ARCHIVED only for offsets below the start offset"))
+
+
+def _expiry_of_a_piece_at_the_start_offset() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 1, ACCEPT), (3, 4, ACCEPT), error=Errors.NONE)
+    s.advance(100)
+    s.fetch(2, (0, 4), count=1)
+    s.ends(2, 4, 5)
+    return s.case("lock_expiry_of_a_split_record_at_the_start_offset",
+                  "0-1 and 3-4 acknowledged, so the start offset is 2 and the batch is split; when "
+                  "the lock expires, record 2 (at the start offset, not below it) is AVAILABLE and "
+                  "delivered again.", _hand_made("§12 on split batches"))
+
+
+def _expiry_across_the_start_offset() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.fetch(0, (0, 9), count=10)
+    s.add(MoveLogStart(5))
+    s.advance(100)
+    s.fetch(0, (5, 9), count=5)
+    s.ends(5, 9, 10)
+    return s.case("lock_expiry_of_a_batch_across_the_start_offset",
+                  "The log start moves to 5 inside a held batch (held records are not archived); "
+                  "when the lock expires the batch is split at the start offset: 0-4 ARCHIVED, 5-9 "
+                  "AVAILABLE and delivered again.", _derived("§12, §14.1"))
+
+
+def _release_ending_at_the_start_offset() -> Case:
+    s = Script()
+    s.fetch(0, (0, 5), count=6)
+    s.add(MoveLogStart(5))
+    s.release(error=Errors.NONE)
+    s.fetch(0, (5, 5), count=1)
+    s.ends(5, 5, 6)
+    return s.case("release_of_a_batch_ending_at_the_start_offset",
+                  "A held batch 0-5 whose last record is the start offset (the log start moved to 5): "
+                  "on release it is split, 0-4 ARCHIVED (below the start) and 5 AVAILABLE.",
+                  _derived("§11, §14.1"))
+
+
 def _failed_expiry_write() -> Case:
     s = Script(SharePartitionConfig(5, 200, 100))
     s.fetch(5, (5, 14))
@@ -535,7 +586,9 @@ def all_cases() -> list[Case]:
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
         _in_flight_limit, _reacquire_subsets, _next_fetch_two_members, _per_offset_types,
         _not_cached, _only_holder, _one_bad_batch, _failed_write, _start_moves, _window_caps_start,
-        _release_writes_changes, _delivery_limit, _lock_expiry, _failed_expiry_write, _renew,
+        _release_writes_changes, _delivery_limit, _lock_expiry, _expiry_at_the_start_offset,
+        _expiry_of_a_piece_at_the_start_offset, _expiry_across_the_start_offset,
+        _release_ending_at_the_start_offset, _failed_expiry_write, _renew,
         _throttling, _throttle_cap_already_reached, _log_start, _compacted, _spso_backwards,
         _missing_floor, _fencing,
     ]

@@ -308,6 +308,15 @@ def edge_cases() -> list[Case]:
         e("assignable_empty_map",
           "The assignable map is present but names no topic: nothing may be assigned.",
           group([("A", ["t"], {"t": [0]}), ("B", ["t"], {})], {"t": 2}, assignable={})),
+        e("shrunk_topic_keeps_what_still_exists",
+          "A homogeneous group whose topic shrank to 4 partitions (a previous target names 5): "
+          "A keeps partition 0, which still exists, and B keeps 1; only 2 and 3 are handed out.",
+          group([("A", ["t"], {"t": [0, 5]}), ("B", ["t"], {"t": [1]}), ("C", ["t"], {})], {"t": 4})),
+        e("assignable_subset_keeps_what_is_still_assignable",
+          "Only partitions 0, 2, 3 and 5 are assignable: A keeps 2 and 3 of its previous target, "
+          "B keeps 0, and the one left (5) goes to C.",
+          group([("A", ["t"], {"t": [2, 3]}), ("B", ["t"], {"t": [0]}), ("C", ["t"], {})], {"t": 6},
+                assignable={"t": [0, 2, 3, 5]})),
         e("zero_partition_topic", "A subscribed topic with no partitions.",
           group([("A", ["t"], {}), ("B", ["t"], {})], {"t": 0})),
         e("members_more_than_partitions",
