@@ -11,8 +11,9 @@ command, so the check can be the conformance suite itself, the program a user ru
 copies the sources into a tree of its own, which the symlinked ``groupspec/impl`` layout does not
 survive, and drives pytest only).
 
-* The check ``--against vectors`` (default) is ``groupspec conformance --target impl --filter
-  MACHINE``: the score of the vectors alone, what a user's implementation is held to.
+* The check ``--against vectors`` (default) is ``groupspec conformance --filter MACHINE`` with
+  ``--target impl`` and then ``--target impl-kafka``: the score of the vectors alone, what a
+  user's implementation is held to.
   ``--against quick`` is the quick test loop, stopping at the first failure; run it on the
   vectors' survivors (``--only FILE``) to see whether the tests catch what the vectors miss.
 * Mutants run in a scratch copy of the repository, never in the checkout, so nothing the tool
@@ -152,11 +153,14 @@ def _scratch_copy() -> Path:
     return scratch
 
 
-def check_command(machine: str, against: str) -> list[str]:
+def check_commands(machine: str, against: str) -> list[list[str]]:
+    """What a mutant must pass to survive. The vectors run on the impl and on its Kafka-exact mode
+    (held to the Kafka expectations): the mode's code (Java collection orders, Kafka's checks) is
+    part of the impl, and only that target reaches it."""
     if against == "vectors":
-        return [sys.executable, "-m", "groupspec.cli", "conformance", "--target", "impl",
-                "--filter", f"{machine}/"]
-    return [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *QUICK]
+        return [[sys.executable, "-m", "groupspec.cli", "conformance", "--target", target,
+                 "--filter", f"{machine}/"] for target in ("impl", "impl-kafka")]
+    return [[sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *QUICK]]
 
 
 def _compiles(source: str) -> bool:
@@ -167,18 +171,25 @@ def _compiles(source: str) -> bool:
     return True
 
 
-def run(mutants: Sequence[Mutant], command: list[str], timeout: float,
+def _passes(commands: Sequence[list[str]], cwd: Path, timeout: float) -> bool:
+    """Whether every command exits 0 (stopping at the first that does not)."""
+    return all(subprocess.run(c, cwd=cwd, capture_output=True, timeout=timeout).returncode == 0
+               for c in commands)
+
+
+def run(mutants: Sequence[Mutant], commands: Sequence[list[str]], timeout: float,
         progress: bool = False) -> Iterator[Outcome]:
-    """Each mutant applied in a scratch copy, ``command`` run there, the file put back."""
+    """Each mutant applied in a scratch copy, the check's ``commands`` run there, the file put back."""
     from cosmic_ray.mutating import use_mutation
     from cosmic_ray.plugins import get_operator
 
     scratch = _scratch_copy()
     try:
-        baseline = subprocess.run(command, cwd=scratch, capture_output=True, timeout=timeout * 4)
-        if baseline.returncode != 0:
-            raise MutationError(f"the check fails without any mutant ({' '.join(command[1:])}): "
-                                f"{baseline.stdout.decode(errors='replace')[-400:]}")
+        for command in commands:
+            baseline = subprocess.run(command, cwd=scratch, capture_output=True, timeout=timeout * 4)
+            if baseline.returncode != 0:
+                raise MutationError(f"the check fails without any mutant ({' '.join(command[1:])}): "
+                                    f"{baseline.stdout.decode(errors='replace')[-400:]}")
         for k, m in enumerate(mutants):
             operator = get_operator(m.operator)()
             started = time.monotonic()
@@ -191,8 +202,7 @@ def run(mutants: Sequence[Mutant], command: list[str], timeout: float,
                     status = "incompetent"
                 else:
                     try:
-                        done = subprocess.run(command, cwd=scratch, capture_output=True, timeout=timeout)
-                        status = "survived" if done.returncode == 0 else "killed"
+                        status = "survived" if _passes(commands, scratch, timeout) else "killed"
                     except subprocess.TimeoutExpired:
                         status = "timeout"
             outcome = Outcome(m, status, round(time.monotonic() - started, 2), diff)
@@ -270,7 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         only = _read_only(args.only) if args.only else None
         everything = enumerate_mutants(files)
         chosen = only if only is not None else sample(everything, args.sample, args.seed)
-        outcomes = list(run(chosen, check_command(args.machine, args.against), args.timeout, args.verbose))
+        outcomes = list(run(chosen, check_commands(args.machine, args.against), args.timeout,
+                            args.verbose))
     except MutationError as exc:
         print(f"mutation: error: {exc}", file=sys.stderr)
         return 2

@@ -42,8 +42,8 @@ def test_a_check_that_sees_the_change_kills_it_and_the_checkout_is_untouched() -
     sees = [sys.executable, "-c", f"import pathlib, sys; sys.exit(pathlib.Path({str(target)!r}).read_bytes() "
                                   f"!= {before!r})"]
     blind = [sys.executable, "-c", "pass"]
-    killed = list(mutation.run(mutants, sees, timeout=30))
-    survived = list(mutation.run(mutants, blind, timeout=30))
+    killed = list(mutation.run(mutants, [blind, sees], timeout=30))
+    survived = list(mutation.run(mutants, [blind], timeout=30))
     assert [o.status for o in killed] == ["killed"] * 3
     assert [o.status for o in survived] == ["survived"] * 3
     assert all(o.diff.startswith(f"--- {target}") for o in killed)
@@ -55,7 +55,7 @@ def test_a_check_that_sees_the_change_kills_it_and_the_checkout_is_untouched() -
 def test_a_check_failing_without_mutants_is_refused() -> None:
     with pytest.raises(mutation.MutationError, match="fails without any mutant"):
         failing = [sys.executable, "-c", "raise SystemExit(3)"]
-        list(mutation.run(mutation.enumerate_mutants(CONSUMER)[:1], failing, timeout=30))
+        list(mutation.run(mutation.enumerate_mutants(CONSUMER)[:1], [failing], timeout=30))
 
 
 def test_bad_requests_are_one_line_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
