@@ -26,29 +26,21 @@ import argparse
 import importlib
 import shutil
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from groupspec import machines
 from groupspec.conformance import vector_format as vf
+from groupspec.conformance.run_form import RunCase
 from groupspec.types import AssignorInput, GroupAssignment, GroupspecError, PartitionAssignorError
 
 MACHINE = "simple_assignor"
 HANDLER = machines.get(MACHINE).handler
 
 
-class AssignorCase(Protocol):
+class AssignorCase(RunCase, Protocol):
     """A SimpleAssignor case of tests/scenarios/simple_assignor/cases.py."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def source(self) -> Mapping[str, str]: ...
 
     @property
     def mode(self) -> str: ...
