@@ -12,10 +12,17 @@ import pytest
 from tests.quality import mutation
 
 CONSUMER = mutation.impl_files("share_consumer")
+#: One file of it: cosmic-ray takes about a second a package to find the sites.
+CLIENT = [Path("impl/share_consumer/consumer.py")]
+
+
+def test_the_machine_is_its_impl_package() -> None:
+    assert CLIENT[0] in CONSUMER
+    assert all(p.parts[:2] == ("impl", "share_consumer") for p in CONSUMER)
 
 
 def test_the_sites_are_the_kinds_of_change_issue_17_names() -> None:
-    mutants = mutation.enumerate_mutants(CONSUMER)
+    mutants = mutation.enumerate_mutants(CLIENT)
     kinds = Counter(m.operator.removeprefix("core/").split("_")[0] for m in mutants)
     for kind in ("ReplaceComparisonOperator", "ReplaceAndWithOr", "ReplaceOrWithAnd", "NumberReplacer",
                  "AddNot"):
@@ -26,7 +33,7 @@ def test_the_sites_are_the_kinds_of_change_issue_17_names() -> None:
 
 
 def test_a_sample_is_the_same_for_the_same_seed() -> None:
-    mutants = mutation.enumerate_mutants(CONSUMER)
+    mutants = mutation.enumerate_mutants(CLIENT)
     assert mutation.sample(mutants, 7, 3) == mutation.sample(mutants, 7, 3)
     assert mutation.sample(mutants, 7, 3) != mutation.sample(mutants, 7, 4)
     assert mutation.sample(mutants, None, 3) == mutants
@@ -35,9 +42,9 @@ def test_a_sample_is_the_same_for_the_same_seed() -> None:
 def test_a_check_that_sees_the_change_kills_it_and_the_checkout_is_untouched() -> None:
     """The check here is 'the file is as committed': every real mutant fails it, so each is
     killed; one that sees nothing (always passes) lets each survive. The checkout never changes."""
-    target = Path("impl/share_consumer/consumer.py")
+    (target,) = CLIENT
     before = (mutation.ROOT / target).read_bytes()
-    mutants = mutation.enumerate_mutants([target])[:3]
+    mutants = mutation.enumerate_mutants(CLIENT)[:3]
     assert len(mutants) == 3
     sees = [sys.executable, "-c", f"import pathlib, sys; sys.exit(pathlib.Path({str(target)!r}).read_bytes() "
                                   f"!= {before!r})"]
@@ -55,7 +62,7 @@ def test_a_check_that_sees_the_change_kills_it_and_the_checkout_is_untouched() -
 def test_a_check_failing_without_mutants_is_refused() -> None:
     with pytest.raises(mutation.MutationError, match="fails without any mutant"):
         failing = [sys.executable, "-c", "raise SystemExit(3)"]
-        list(mutation.run(mutation.enumerate_mutants(CONSUMER)[:1], [failing], timeout=30))
+        list(mutation.run(mutation.enumerate_mutants(CLIENT)[:1], [failing], timeout=30))
 
 
 def test_bad_requests_are_one_line_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
