@@ -224,6 +224,100 @@ def _stale() -> Case:
     )
 
 
+def _subscribed_only() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)), sends=None)
+    return s.case(
+        "subscribed_not_yet_polled",
+        "Before its first poll a subscribed consumer is UNSUBSCRIBED with epoch 0 and sends nothing.",
+        "§6.1",
+        MemberState.UNSUBSCRIBED,
+    )
+
+
+def _poll_timer_counts_from_the_last_poll() -> Case:
+    s = Script(config=ShareConsumerConfig(group_id="g", member_id="member", max_poll_interval_ms=10_000))
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=(), interval=60_000)
+    s.add(Tick(8_000))
+    s.add(Poll(), sends=None)
+    s.add(Tick(17_999), sends=None)
+    return s.case(
+        "poll_timer_counts_from_the_last_poll",
+        "max.poll.interval.ms counts from the last poll, not from the start: polled at 8 s, the "
+        "member is still in the group at 17.999 s.",
+        "§6.4",
+        MemberState.STABLE,
+    )
+
+
+def _stale_until_polled() -> Case:
+    s = Script(config=ShareConsumerConfig(group_id="g", member_id="member", max_poll_interval_ms=10_000))
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(10_000), sends=-1)
+    s.answer(epoch=-1, sends=None)
+    return s.case(
+        "poll_timeout_leaves_the_member_stale",
+        "The poll timer's leave ends in STALE (not UNSUBSCRIBED): the subscription stays, and the "
+        "next poll rejoins.",
+        "§6.4",
+        MemberState.STALE,
+    )
+
+
+def _unknown_server_error_is_fatal() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(Errors.UNKNOWN_SERVER_ERROR, sends=None)
+    return s.case(
+        "unknown_server_error_is_fatal",
+        "An error with a negative code (UNKNOWN_SERVER_ERROR, -1) is an error like any other: fatal.",
+        "§6.3",
+        MemberState.FATAL,
+    )
+
+
+def _rediscovery_waits_for_the_backoff() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000))
+    s.answer(Errors.NOT_COORDINATOR, sends=None)
+    s.add(Tick(5_099), sends=None)
+    s.add(Tick(5_100), sends=1)
+    return s.case(
+        "coordinator_rediscovered_after_the_backoff",
+        "After NOT_COORDINATOR no heartbeat goes until the coordinator is found again, "
+        "retry.backoff.ms (100 ms) later.",
+        "§6.3",
+        MemberState.STABLE,
+    )
+
+
+def _late_leave_answer() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Unsubscribe(), sends=-1)
+    s.add(Subscribe(("t1",)), sends=None)
+    s.add(Poll(), sends=None)
+    s.answer(epoch=-1, sends=0)
+    return s.case(
+        "leave_answered_after_rejoining",
+        "The member leaves and subscribes again while its leave is in flight: the poll joins, but "
+        "the join waits for the leave's answer (epoch -1), which it does not take as its epoch; "
+        "then the join goes with epoch 0.",
+        "§6.4",
+        MemberState.JOINING,
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join,
@@ -234,6 +328,12 @@ def all_cases() -> list[Case]:
         _failures,
         _leave,
         _stale,
+        _subscribed_only,
+        _poll_timer_counts_from_the_last_poll,
+        _stale_until_polled,
+        _unknown_server_error_is_fatal,
+        _rediscovery_waits_for_the_backoff,
+        _late_leave_answer,
     ]
     return [build() for build in builders]
 
