@@ -345,13 +345,56 @@ def _restamp() -> Case:
     )
 
 
+def _retry_after_the_interval() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    s.advance(35_000)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=1)
+    return s.case(
+        "unanswered_initialization_is_asked_again",
+        "An InitializeShareGroupState request nobody answered is asked again by the first "
+        "heartbeat after the retry interval (30 s) has passed, here at 35 s.",
+        _sheet("§3.2, §3.5"),
+    )
+
+
+def _blank_rack() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=1)
+    s.shows.append(Answered(s.add(ShareGroupHeartbeat("g", "m1", 1, rack_id="  ")), Errors.INVALID_REQUEST))
+    s.ends("g", "Stable", 1)
+    return s.case(
+        "blank_rack_is_refused",
+        "A rack id that is present but blank is an invalid request; the member is not touched.",
+        _sheet("§1.2"),
+    )
+
+
+def _config_bounds_are_inclusive() -> Case:
+    s = Script()
+    s.shows.append(Answered(s.add(SetGroupConfig("g", 60_000, 15_000)), Errors.NONE))
+    s.shows.append(Answered(s.add(SetGroupConfig("g", 50_000, None)), Errors.NONE))
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=1)
+    s.advance(49_999)
+    s.ends("g", "Stable", 1)
+    return s.case(
+        "group_config_bounds_are_inclusive",
+        "The broker's maximum session timeout and heartbeat interval are allowed values; a session "
+        "timeout set alone keeps the default interval and applies (the member outlives 45 s).",
+        _sheet("§5"),
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _first_heartbeat,
         _partitions_arrive,
         _second_member,
         _retry,
+        _retry_after_the_interval,
         _validation,
+        _blank_rack,
+        _config_bounds_are_inclusive,
         _epochs,
         _max_size,
         _leave,
