@@ -460,6 +460,56 @@ def _sync_errors() -> Case:
         _sheet("§1.6", seed=SEED_001, where="协调者处理“同步组请求” from 准备再平衡, steps (1)-(5)"))
 
 
+def _sync_protocol_type_differs() -> Case:
+    s = Script()
+    a, _b = s.stable("g", [("a", 1), ("b", 2)])
+    other_type = s.add(SyncGroup("g", 1, a, protocol_type="connect", protocol_name="range"))
+    other_name = s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="cooperative-sticky"))
+    s.answered(other_type, Errors.INCONSISTENT_GROUP_PROTOCOL)
+    s.answered(other_name, Errors.INCONSISTENT_GROUP_PROTOCOL)
+    s.claim(Ends("g", "Stable", 1))
+    return s.case(
+        "sync_group_with_another_protocol_type_or_name",
+        "A SyncGroup (v5+) naming a protocol type or protocol name other than the group's, "
+        "whichever way they sort, gets INCONSISTENT_GROUP_PROTOCOL; the group stays Stable.",
+        _sheet("§1.6"))
+
+
+def _simple_commit_while_completing() -> Case:
+    s = Script()
+    s.new_member("g", "a", 1)
+    s.new_member("g", "b", 2)
+    s.advance(3_000)
+    s.advance(3_000)  # the initial delay, extended once for the second member
+    commit = s.add(_commit("g", "orders", 0, 5))
+    s.answered(commit, Errors.UNKNOWN_MEMBER_ID)
+    s.claim(Wrote(commit, ()), Ends("g", "CompletingRebalance", 1))
+    return s.case(
+        "simple_commit_refused_while_completing_rebalance",
+        "A commit outside any generation (generation -1, no member id) is accepted only by an "
+        "Empty group: in CompletingRebalance it gets UNKNOWN_MEMBER_ID and nothing is written.",
+        _sheet("§1.9"))
+
+
+def _offset_delete_other_protocol() -> Case:
+    s = Script()
+    worker = (Protocol("default", b"\x00"),)
+    first = s.add(JoinGroup("w", client_id="w", protocol_type="connect", protocols=worker,
+                            new_member_uuid=member_uuid(1)))
+    s.answered(first, Errors.MEMBER_ID_REQUIRED)
+    s.add(JoinGroup("w", member_id=member_id("w", 1), client_id="w", protocol_type="connect",
+                    protocols=worker))
+    s.advance(3_000)
+    refused = s.add(OffsetDelete("w", (FetchTopic("orders", (0,)),)))
+    s.answered(refused, Errors.NON_EMPTY_GROUP)
+    s.claim(Ends("w", "CompletingRebalance", 1))
+    return s.case(
+        "offset_delete_in_a_group_of_another_protocol_type",
+        "OffsetDelete in a non-empty group goes ahead only when its protocol type is consumer "
+        "(for topics it does not subscribe to); a Connect group's is refused with NON_EMPTY_GROUP.",
+        _sheet("§1.10"))
+
+
 def _leave_batch() -> Case:
     s = Script()
     missing = s.add(LeaveGroup("nope", (MemberIdentity("x"),)))
@@ -511,7 +561,7 @@ def _leave_with_a_parked_join() -> Case:
         "The leader rejoins (its JoinGroup parked while the group waits for b) and then leaves: "
         "the parked JoinGroup is answered UNKNOWN_MEMBER_ID before the member goes, and the "
         "group keeps waiting for b.",
-        _sheet("§2.8", upstream="GroupMetadataManager.removeMemberAndUpdateClassicGroup"))
+        _sheet("§1.8", upstream="GroupMetadataManager.removeMemberAndUpdateClassicGroup"))
 
 
 def _last_awaited_member_leaves() -> Case:
@@ -527,7 +577,7 @@ def _last_awaited_member_leaves() -> Case:
         "The leader rejoins and the group waits for b; b leaves instead: everyone left has "
         "joined, so the join completes at once (generation 2) rather than at the rebalance "
         "timeout.",
-        _sheet("§2.8", upstream="GroupMetadataManager.removeMemberAndUpdateClassicGroup"))
+        _sheet("§1.8, §2.3", upstream="GroupMetadataManager.removeMemberAndUpdateClassicGroup"))
 
 
 def _session_expiry() -> Case:
@@ -1140,7 +1190,8 @@ def all_cases() -> list[Case]:
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
         _book_three_consumers, _old_version_join, _rejoin_in_stable, _leader_missed_join,
         _changed_metadata, _heartbeat_errors, _sync_errors, _leave_batch, _last_member_leaves,
-        _leave_with_a_parked_join, _last_awaited_member_leaves,
+        _leave_with_a_parked_join, _last_awaited_member_leaves, _sync_protocol_type_differs,
+        _simple_commit_while_completing, _offset_delete_other_protocol,
         _session_expiry, _new_member_timeout, _pending_member_expires, _sync_timeout,
         _join_timeout_removes_dynamic, _static_join_and_replace, _static_fencing, _static_leave,
         _static_kept_at_completion, _simple_commits, _commit_validation, _metadata_too_large,
