@@ -20,8 +20,9 @@ survive, and drives pytest only).
   does can leave a mutant behind in the sources.
 * ``--sample N --seed S`` draws N mutants (the same ones for the same seed and sources); without
   ``--sample`` every mutant runs. A mutant that runs past ``--timeout`` counts as killed (an
-  infinite loop is noticed), one whose mutated source does not import is *incompetent* and is
-  left out of the score.
+  infinite loop is noticed; the limit is never below three times the unmutated check's own
+  time, so a slow check is not mistaken for a hang), one whose mutated source does not import
+  is *incompetent* and is left out of the score.
 * tests/quality/equivalent_mutants.json lists survivors judged equivalent (no observable
   difference exists), each with a reason; they are reported but left out of the score.
 
@@ -77,6 +78,8 @@ SKIPPED_OPERATORS = frozenset({
 })
 
 QUICK = ("tests/cover", "tests/scenarios", "tests/quality", "tests/repo")
+#: The unmutated check must pass within this (the quick loop on one process takes minutes).
+BASELINE_LIMIT_S = 3600.0
 
 
 class MutationError(Exception):
@@ -188,11 +191,15 @@ def run(mutants: Sequence[Mutant], commands: Sequence[list[str]], timeout: float
 
     scratch = _scratch_copy()
     try:
+        started = time.monotonic()
         for command in commands:
-            baseline = subprocess.run(command, cwd=scratch, capture_output=True, timeout=timeout * 4)
+            baseline = subprocess.run(command, cwd=scratch, capture_output=True, timeout=BASELINE_LIMIT_S)
             if baseline.returncode != 0:
                 raise MutationError(f"the check fails without any mutant ({' '.join(command[1:])}): "
                                     f"{baseline.stdout.decode(errors='replace')[-400:]}")
+        # A mutant may take longer than the unmutated check (more retries, a longer search), but a
+        # run far beyond it is a hang: the limit is the larger of --timeout and 3 x the baseline.
+        timeout = max(timeout, 3 * (time.monotonic() - started))
         for k, m in enumerate(mutants):
             operator = get_operator(m.operator)()
             started = time.monotonic()

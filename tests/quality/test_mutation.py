@@ -59,6 +59,14 @@ def test_a_check_that_sees_the_change_kills_it_and_the_checkout_is_untouched() -
     assert (s.killed, s.survived, s.equivalent) == (0, 2, 1)
 
 
+def test_a_check_slower_than_the_timeout_is_not_taken_for_a_hang() -> None:
+    """The limit is at least three times the unmutated check's time: a check that takes 0.3 s
+    passes its mutant within a 0.05 s --timeout instead of killing it as a hang."""
+    slow = [sys.executable, "-c", "import time; time.sleep(0.3)"]
+    (outcome,) = mutation.run(mutation.enumerate_mutants(CLIENT)[:1], [slow], timeout=0.05)
+    assert outcome.status == "survived"
+
+
 def test_a_check_failing_without_mutants_is_refused() -> None:
     with pytest.raises(mutation.MutationError, match="fails without any mutant"):
         failing = [sys.executable, "-c", "raise SystemExit(3)"]
