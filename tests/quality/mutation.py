@@ -5,26 +5,31 @@ impl package (a comparison's boundary shifted or negated, ``and``/``or`` swapped
 changed, a condition negated, a loop run zero times, ``+``/``-`` swapped), runs a check against
 each such mutant, and reports which mutants the check *kills* (it fails) and which *survive*
 (it passes: the change is invisible to it). The mutations are cosmic-ray's (PyPI
-``cosmic-ray``): its operators find the sites and apply each change to a file on disk and put
-the file back after. cosmic-ray was chosen over mutmut because it mutates in place and runs any
-command, so the check can be the conformance suite itself, the program a user runs (mutmut
-copies the sources into a tree of its own, which the symlinked ``groupspec/impl`` layout does not
-survive, and drives pytest only).
+``cosmic-ray``): its operators find the sites and make each change to the source text. It was
+chosen over mutmut because it exposes the mutation of one site as a function, so the check can
+be anything, here the conformance suite itself, the program a user runs (mutmut copies the
+sources into a tree of its own, which the symlinked ``groupspec/impl`` layout does not survive,
+and drives pytest only).
 
-* The check ``--against vectors`` (default) is ``groupspec conformance --filter MACHINE`` with
-  ``--target impl`` and then ``--target impl-kafka``: the score of the vectors alone, what a
-  user's implementation is held to.
-  ``--against quick`` is the quick test loop, stopping at the first failure; run it on the
-  vectors' survivors (``--only FILE``) to see whether the tests catch what the vectors miss.
-* Mutants run in a scratch copy of the repository, never in the checkout, so nothing the tool
-  does can leave a mutant behind in the sources.
+* The check ``--against vectors`` (default) is the machine's conformance vectors on
+  ``--target impl`` and ``--target impl-kafka``: the score of the vectors alone, what a user's
+  implementation is held to. A mutant survives when every vector's outcome is as unmutated.
+  ``--against quick`` is the quick test loop, stopping at the first failure, narrowed for each
+  mutant to the tests that execute its line; run it on the vectors' survivors (``--only FILE``)
+  to see whether the tests catch what the vectors miss.
+* Each mutant runs in a forked child that imports the mutated text in place of the file
+  (mutation_fork.py); nothing is written, so no mutant can be left behind in the sources. Tests
+  that start another Python process see the file on disk, not the mutant: only in-process checks
+  can kill.
+* A mutant on a line the unmutated check never executes survives without running (``reached``
+  false in the report).
 * ``--sample N --seed S`` draws N mutants (the same ones for the same seed and sources); without
   ``--sample`` every mutant runs. A mutant that runs past ``--timeout`` counts as killed (an
   infinite loop is noticed; the limit is never below three times the unmutated check's own
-  time, so a slow check is not mistaken for a hang), one whose mutated source does not import
+  time, so a slow check is not mistaken for a hang), one whose mutated source does not compile
   is *incompetent* and is left out of the score.
-* tests/quality/equivalent_mutants.json lists survivors judged equivalent (no observable
-  difference exists), each with a reason; they are reported but left out of the score.
+* tests/quality/equivalent_mutants/<package>.json lists survivors judged equivalent (no
+  observable difference exists), each with a reason; they are reported but left out of the score.
 
 Output: a table on stdout, and with ``--out FILE`` a JSON report (every mutant's site, operator,
 diff and outcome) that ``--only`` reads back.
@@ -38,18 +43,19 @@ import difflib
 import functools
 import json
 import random
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tests.quality import mutation_fork
+
 ROOT = Path(__file__).resolve().parents[2]
-EQUIVALENT_FILE = Path(__file__).with_name("equivalent_mutants.json")
+#: One file per impl package: <package>.json, {"equivalent": [{"mutant": key, "reason": why}]}.
+EQUIVALENT_DIR = Path(__file__).with_name("equivalent_mutants")
 
 #: cosmic-ray's operators kept: the kinds of change issue 17 names. The arithmetic replacements
 #: beyond + and - (132 of them: ``a + b`` to ``a ** b``, ``a >> b``, ...) mostly give mutants any
@@ -107,6 +113,10 @@ class Outcome:
     status: str  # killed, survived, timeout, incompetent
     seconds: float
     diff: str
+    #: False: the unmutated check never executes the mutated line, so the mutant was not run.
+    reached: bool = True
+    #: What the check said when it did not pass (an exception, pytest's exit code).
+    detail: str = ""
 
 
 def impl_files(machine: str) -> list[Path]:
@@ -148,23 +158,63 @@ def sample(mutants: list[Mutant], n: int | None, seed: int) -> list[Mutant]:
     return sorted(random.Random(seed).sample(mutants, n), key=lambda m: (m.path, m.line, m.operator))
 
 
-def _scratch_copy() -> Path:
-    """A copy of the repository to mutate: sources only (no .git, no venv, no caches)."""
-    scratch = Path(tempfile.mkdtemp(prefix="groupspec-mutants-")) / "repo"
-    ignore = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".hypothesis", ".pytest_cache",
-                                    ".mypy_cache", ".ruff_cache", "*.egg-info", "spark-warehouse")
-    shutil.copytree(ROOT, scratch, symlinks=True, ignore=ignore)
-    return scratch
+def vectors_check(machine: str) -> mutation_fork.Check:
+    """The check ``--against vectors``: the machine's conformance vectors on the impl and on its
+    Kafka-exact mode (held to the Kafka expectations: the mode's code, Java collection orders and
+    Kafka's checks, is part of the impl and only that target reaches it). Its verdict is the set
+    of vectors that pass on each target; a mutant survives when it is the unmutated one's."""
+    from groupspec.conformance import vector_format as vf
+
+    root = vf.default_root()
+    vectors = [v for v in vf.load(root) if v.id.startswith(f"{machine}/")]
+    if not vectors:
+        raise MutationError(f"no vector of {machine} in {root}")
+
+    def check() -> object:
+        from groupspec.conformance import runner, targets
+
+        verdict = []
+        for name in ("impl", "impl-kafka"):
+            report = runner.run(vectors, targets.make_target(name, 60.0),
+                                targets.DEFAULT_FLAVOUR.get(name, "groupspec"), None, root=root)
+            verdict.append(tuple(sorted((o.id, o.status) for o in report.outcomes)))
+        return all(s != "failed" for v in verdict for _, s in v), tuple(verdict)
+
+    return check
 
 
-def check_commands(machine: str, against: str) -> list[list[str]]:
-    """What a mutant must pass to survive. The vectors run on the impl and on its Kafka-exact mode
-    (held to the Kafka expectations): the mode's code (Java collection orders, Kafka's checks) is
-    part of the impl, and only that target reaches it."""
-    if against == "vectors":
-        return [[sys.executable, "-m", "groupspec.cli", "conformance", "--target", target,
-                 "--filter", f"{machine}/"] for target in ("impl", "impl-kafka")]
-    return [[sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *QUICK]]
+class _NameTheTest:
+    """A pytest plugin: the line tracer files what runs under the test running it."""
+
+    @staticmethod
+    def pytest_runtest_setup(item: Any) -> None:
+        mutation_fork.CURRENT[0] = item.nodeid
+
+    @staticmethod
+    def pytest_runtest_logfinish() -> None:
+        mutation_fork.CURRENT[0] = None
+
+
+def quick_check(selected: Sequence[str] = QUICK) -> mutation_fork.Check:
+    """The check ``--against quick``: the quick test loop (or the tests in ``selected``, node
+    ids) in the child, stopping at the first failure; its verdict is pytest's exit code. The tool
+    itself (test_mutation.py) is left out: it checks the tool, not the impl."""
+
+    def check() -> tuple[bool, object]:
+        import pytest
+
+        code = int(pytest.main(["-x", "-q", "-n", "0", "-p", "no:cacheprovider",
+                                "--ignore", str(Path(__file__).with_name("test_mutation.py")),
+                                "--rootdir", str(ROOT), *selected], plugins=[_NameTheTest()]))
+        return code == 0, code
+
+    return check
+
+
+def quick_for(tests: set[str | None]) -> mutation_fork.Check:
+    """The quick loop narrowed to the tests that executed the mutated line unmutated: no other
+    test runs that line, so no other can see the change."""
+    return quick_check(sorted(t for t in tests if t is not None))
 
 
 def _compiles(source: str) -> bool:
@@ -177,58 +227,73 @@ def _compiles(source: str) -> bool:
     return True
 
 
-def _passes(commands: Sequence[list[str]], cwd: Path, timeout: float) -> bool:
-    """Whether every command exits 0 (stopping at the first that does not)."""
-    return all(subprocess.run(c, cwd=cwd, capture_output=True, timeout=timeout).returncode == 0
-               for c in commands)
-
-
-def run(mutants: Sequence[Mutant], commands: Sequence[list[str]], timeout: float,
-        progress: bool = False) -> Iterator[Outcome]:
-    """Each mutant applied in a scratch copy, the check's ``commands`` run there, the file put back."""
-    from cosmic_ray.mutating import use_mutation
+def _mutate(m: Mutant, root: Path) -> tuple[str, str | None]:
+    from cosmic_ray.mutating import mutate_code
     from cosmic_ray.plugins import get_operator
 
-    scratch = _scratch_copy()
+    original = (root / m.path).read_text(encoding="utf-8")
+    return original, mutate_code(original, get_operator(m.operator)(), m.occurrence)
+
+
+def run(mutants: Sequence[Mutant], check: mutation_fork.Check, timeout: float, workers: int = 2,
+        progress: bool = False, root: Path = ROOT,
+        narrow: Callable[[set[str | None]], mutation_fork.Check] | None = None) -> Iterator[Outcome]:
+    """Each mutant's check in a forked child that imports the mutated file instead of the one on
+    disk (mutation_fork.py): nothing is ever written, so no mutant can be left behind. A mutant on
+    a line the unmutated check never executes survives without running."""
+    files = sorted({Path(m.path) for m in mutants})
+    started = time.monotonic()
     try:
-        started = time.monotonic()
-        for command in commands:
-            baseline = subprocess.run(command, cwd=scratch, capture_output=True, timeout=BASELINE_LIMIT_S)
-            if baseline.returncode != 0:
-                raise MutationError(f"the check fails without any mutant ({' '.join(command[1:])}): "
-                                    f"{baseline.stdout.decode(errors='replace')[-400:]}")
-        # A mutant may take longer than the unmutated check (more retries, a longer search), but a
-        # run far beyond it is a hang: the limit is the larger of --timeout and 3 x the baseline.
-        timeout = max(timeout, 3 * (time.monotonic() - started))
-        for k, m in enumerate(mutants):
-            operator = get_operator(m.operator)()
-            started = time.monotonic()
-            with use_mutation(scratch / m.path, operator, m.occurrence) as (original, mutated):
-                if mutated is None:
-                    continue
-                diff = "\n".join(difflib.unified_diff(original.splitlines(), mutated.splitlines(),
-                                                      m.path, m.path, n=0, lineterm=""))
-                if not _compiles(mutated):
-                    status = "incompetent"
-                else:
-                    try:
-                        status = "survived" if _passes(commands, scratch, timeout) else "killed"
-                    except subprocess.TimeoutExpired:
-                        status = "timeout"
-            outcome = Outcome(m, status, round(time.monotonic() - started, 2), diff)
-            if progress:
-                print(f"[{k + 1}/{len(mutants)}] {status:11} {m.key}", file=sys.stderr)
-            yield outcome
-    finally:
-        shutil.rmtree(scratch.parent, ignore_errors=True)
+        verdict, reached = mutation_fork.reached_lines(check, files, root, BASELINE_LIMIT_S)
+    except RuntimeError as exc:
+        raise MutationError(str(exc)) from None
+    if not verdict[0]:
+        raise MutationError(f"the check fails without any mutant: {str(verdict[1])[:400]}")
+    # A mutant may take longer than the unmutated check (more retries, a longer search), but a
+    # run far beyond it is a hang: the limit is the larger of --timeout and 3 x the baseline.
+    timeout = max(timeout, 3 * (time.monotonic() - started))
+    jobs: list[tuple[Any, Any]] = []
+    done = 0
+
+    def note(o: Outcome) -> Outcome:
+        nonlocal done
+        done += 1
+        if progress:
+            print(f"[{done}/{len(mutants)}] {o.status:11} {o.mutant.key} {o.detail[:80]}", file=sys.stderr)
+        return o
+
+    diffs: dict[Mutant, str] = {}
+    for m in mutants:
+        original, mutated = _mutate(m, root)
+        if mutated is None:
+            continue
+        diff = "\n".join(difflib.unified_diff(original.splitlines(), mutated.splitlines(),
+                                              m.path, m.path, n=0, lineterm=""))
+        if not _compiles(mutated):
+            yield note(Outcome(m, "incompetent", 0.0, diff))
+        elif (m.path, m.line) not in reached:
+            yield note(Outcome(m, "survived", 0.0, diff, reached=False))
+        else:
+            diffs[m] = diff
+            own = narrow(reached[m.path, m.line]) if narrow else check
+            jobs.append((m, mutation_fork.mutant_work(own, m.path, root, mutated)))
+    for m, (status, value), seconds in mutation_fork.run_many(jobs, timeout, workers):
+        detail = ""
+        if status == "ok":
+            status = "survived" if value == verdict else "killed"
+            detail = "" if status == "survived" else str(value[1])[:300]
+        elif status == "error":
+            status, detail = "killed", str(value)[:300]
+        yield note(Outcome(m, status, round(seconds, 2), diffs[m], detail=detail))
 
 
 def equivalents() -> dict[str, str]:
     """Survivors judged equivalent: key -> why no observable difference exists."""
-    if not EQUIVALENT_FILE.is_file():
-        return {}
-    doc = json.loads(EQUIVALENT_FILE.read_text(encoding="utf-8"))
-    return {e["mutant"]: e["reason"] for e in doc["equivalent"]}
+    out: dict[str, str] = {}
+    for path in sorted(EQUIVALENT_DIR.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        out.update({e["mutant"]: e["reason"] for e in doc["equivalent"]})
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -260,7 +325,8 @@ def report_json(machine: str, against: str, outcomes: Sequence[Outcome], s: Scor
             "seed": seed, "score": round(s.ratio, 4), "killed": s.killed, "survived": s.survived,
             "equivalent": s.equivalent, "incompetent": s.incompetent,
             "mutants": [{**dataclasses.asdict(o.mutant), "key": o.mutant.key, "status": o.status,
-                         "seconds": o.seconds, "diff": o.diff} for o in outcomes]}
+                         "reached": o.reached, "detail": o.detail, "seconds": o.seconds, "diff": o.diff}
+                        for o in outcomes]}
 
 
 def _read_only(path: Path) -> list[Mutant]:
@@ -280,6 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=None, metavar="N", help="run N mutants drawn by --seed")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds a check may take")
+    parser.add_argument("--workers", type=int, default=2, metavar="N", help="mutants run at once")
     parser.add_argument("--only", type=Path, default=None, metavar="REPORT",
                         help="run only the survivors of an earlier JSON report")
     parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="write the JSON report")
@@ -290,8 +357,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         only = _read_only(args.only) if args.only else None
         everything = enumerate_mutants(files)
         chosen = only if only is not None else sample(everything, args.sample, args.seed)
-        outcomes = list(run(chosen, check_commands(args.machine, args.against), args.timeout,
-                            args.verbose))
+        if args.against == "vectors":
+            outcomes = list(run(chosen, vectors_check(args.machine), args.timeout, args.workers,
+                                args.verbose))
+        else:
+            outcomes = list(run(chosen, quick_check(), args.timeout, args.workers, args.verbose,
+                                narrow=quick_for))
     except MutationError as exc:
         print(f"mutation: error: {exc}", file=sys.stderr)
         return 2

@@ -3,7 +3,6 @@ it can tell a killed mutant from a surviving one, and that it never leaves a mut
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -39,38 +38,115 @@ def test_a_sample_is_the_same_for_the_same_seed() -> None:
     assert mutation.sample(mutants, None, 3) == mutants
 
 
+def _code_of(module_name: str) -> bytes:
+    """Every function's compiled code in a module as imported (a mutant changes it)."""
+    import importlib
+    import marshal
+
+    module = importlib.import_module(module_name)
+    codes = []
+    for value in vars(module).values():
+        for f in [value, *vars(value).values()] if isinstance(value, type) else [value]:
+            code = getattr(f, "__code__", None)
+            if code is not None and code.co_filename.endswith(CLIENT[0].name):
+                codes.append(marshal.dumps(code))
+    return b"".join(sorted(codes))
+
+
+VECTORS = mutation.vectors_check("share_consumer")
+
+
+def _sees() -> tuple[bool, object]:
+    """Runs the vectors (so every line they reach is reached) and answers with the client's code."""
+    VECTORS()
+    return True, _code_of("groupspec.impl.share_consumer.consumer")
+
+
+def _blind() -> tuple[bool, object]:
+    VECTORS()
+    return True, None
+
+
+def _reached(mutants: list[mutation.Mutant]) -> list[mutation.Mutant]:
+    """The mutants in method bodies the vectors execute (not in a default value: it is no part of
+    the code _code_of compares)."""
+    _, lines = mutation.mutation_fork.reached_lines(_blind, CLIENT, mutation.ROOT, 60)
+    text = (mutation.ROOT / CLIENT[0]).read_text(encoding="utf-8").splitlines()
+    return [m for m in mutants
+            if (m.path, m.line) in lines and not text[m.line - 1].lstrip().startswith("def ")]
+
+
 def test_a_check_that_sees_the_change_kills_it_and_the_checkout_is_untouched() -> None:
-    """The check here is 'the file is as committed': every real mutant fails it, so each is
-    killed; one that sees nothing (always passes) lets each survive. The checkout never changes."""
+    """Each child imports the mutated file: a check answering with the imported code kills every
+    mutant it reaches; one that sees nothing lets each survive. Nothing is written."""
     (target,) = CLIENT
     before = (mutation.ROOT / target).read_bytes()
-    mutants = mutation.enumerate_mutants(CLIENT)[:3]
+    mutants = _reached(mutation.enumerate_mutants(CLIENT))[:3]
     assert len(mutants) == 3
-    sees = [sys.executable, "-c", f"import pathlib, sys; sys.exit(pathlib.Path({str(target)!r}).read_bytes() "
-                                  f"!= {before!r})"]
-    blind = [sys.executable, "-c", "pass"]
-    killed = list(mutation.run(mutants, [blind, sees], timeout=30))
-    survived = list(mutation.run(mutants, [blind], timeout=30))
+    killed = list(mutation.run(mutants, _sees, timeout=30))
+    survived = list(mutation.run(mutants, _blind, timeout=30))
     assert [o.status for o in killed] == ["killed"] * 3
-    assert [o.status for o in survived] == ["survived"] * 3
+    assert [(o.status, o.reached) for o in survived] == [("survived", True)] * 3
     assert all(o.diff.startswith(f"--- {target}") for o in killed)
     assert (mutation.ROOT / target).read_bytes() == before
     s = mutation.score(survived, {survived[0].mutant.key: "planted equivalent"})
     assert (s.killed, s.survived, s.equivalent) == (0, 2, 1)
 
 
+def test_a_mutant_the_check_never_reaches_survives_without_running() -> None:
+    """The check here only imports the module: a change inside a method body cannot alter it."""
+
+    def imports_only() -> tuple[bool, object]:
+        _code_of("groupspec.impl.share_consumer.consumer")
+        return True, None
+
+    mutants = mutation.enumerate_mutants(CLIENT)
+    _, lines = mutation.mutation_fork.reached_lines(imports_only, CLIENT, mutation.ROOT, 60)
+    unreached = [m for m in mutants if (m.path, m.line) not in lines][:2]
+    assert len(unreached) == 2 and lines  # the def lines run at import, the bodies do not
+    outcomes = list(mutation.run(unreached, imports_only, timeout=30))
+    assert [(o.status, o.reached, o.seconds) for o in outcomes] == [("survived", False, 0.0)] * 2
+
+
+def test_the_vectors_kill_what_they_reach_and_a_hang_is_a_timeout() -> None:
+    """The real check kills a mutant the vectors pin; a check that never ends on a mutant is
+    stopped at the limit and counted as killed."""
+    mutants = _reached(mutation.enumerate_mutants(CLIENT))
+    (outcome,) = mutation.run(mutants[:1], VECTORS, timeout=30)
+    assert outcome.status == "killed", outcome.diff
+    committed = _code_of("groupspec.impl.share_consumer.consumer")
+
+    def hangs_on_a_mutant() -> tuple[bool, object]:
+        VECTORS()
+        if _code_of("groupspec.impl.share_consumer.consumer") != committed:
+            import time
+
+            time.sleep(3600)
+        return True, None
+
+    (hung,) = mutation.run(mutants[:1], hangs_on_a_mutant, timeout=0.5)
+    assert hung.status == "timeout"
+    assert mutation.score([hung], {}).killed == 1
+
+
 def test_a_check_slower_than_the_timeout_is_not_taken_for_a_hang() -> None:
     """The limit is at least three times the unmutated check's time: a check that takes 0.3 s
     passes its mutant within a 0.05 s --timeout instead of killing it as a hang."""
-    slow = [sys.executable, "-c", "import time; time.sleep(0.3)"]
-    (outcome,) = mutation.run(mutation.enumerate_mutants(CLIENT)[:1], [slow], timeout=0.05)
+
+    def slow() -> tuple[bool, object]:
+        import time
+
+        VECTORS()
+        time.sleep(0.3)
+        return True, None
+
+    (outcome,) = mutation.run(_reached(mutation.enumerate_mutants(CLIENT))[:1], slow, timeout=0.05)
     assert outcome.status == "survived"
 
 
 def test_a_check_failing_without_mutants_is_refused() -> None:
     with pytest.raises(mutation.MutationError, match="fails without any mutant"):
-        failing = [sys.executable, "-c", "raise SystemExit(3)"]
-        list(mutation.run(mutation.enumerate_mutants(CLIENT)[:1], [failing], timeout=30))
+        list(mutation.run(mutation.enumerate_mutants(CLIENT)[:1], lambda: (False, "planted"), timeout=30))
 
 
 def test_bad_requests_are_one_line_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
