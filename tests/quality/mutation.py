@@ -131,6 +131,19 @@ def impl_files(machine: str) -> list[Path]:
     return sorted(p.relative_to(ROOT) for p in package.rglob("*.py"))
 
 
+def spec_files(machine: str) -> list[Path]:
+    """The machine's spec module (the shared kernel, spec/kernel.py, is not part of any one)."""
+    from groupspec import machines
+
+    try:
+        entry = machines.get(machine)
+    except KeyError as exc:
+        raise MutationError(str(exc.args[0])) from None
+    if entry.spec is None:
+        raise MutationError(f"{machine} has no spec to mutate (its registry entry names none)")
+    return [Path("spec") / (entry.spec.removeprefix("groupspec.spec.").replace(".", "/") + ".py")]
+
+
 def enumerate_mutants(files: Sequence[Path], root: Path = ROOT) -> list[Mutant]:
     """Every site of every kept operator in ``files``, in a stable order."""
     return list(_enumerate(tuple(files), root))
@@ -158,7 +171,7 @@ def sample(mutants: list[Mutant], n: int | None, seed: int) -> list[Mutant]:
     return sorted(random.Random(seed).sample(mutants, n), key=lambda m: (m.path, m.line, m.operator))
 
 
-def vectors_check(machine: str) -> mutation_fork.Check:
+def vectors_check(machine: str, on: Sequence[str] = ("impl", "impl-kafka")) -> mutation_fork.Check:
     """The check ``--against vectors``: the machine's conformance vectors on the impl and on its
     Kafka-exact mode (held to the Kafka expectations: the mode's code, Java collection orders and
     Kafka's checks, is part of the impl and only that target reaches it). Its verdict is the set
@@ -174,7 +187,7 @@ def vectors_check(machine: str) -> mutation_fork.Check:
         from groupspec.conformance import runner, targets
 
         verdict = []
-        for name in ("impl", "impl-kafka"):
+        for name in on:
             report = runner.run(vectors, targets.make_target(name, 60.0),
                                 targets.DEFAULT_FLAVOUR.get(name, "groupspec"), None, root=root)
             verdict.append(tuple(sorted((o.id, o.status) for o in report.outcomes)))
@@ -316,6 +329,47 @@ def score(outcomes: Sequence[Outcome], equivalent: dict[str, str]) -> Score:
     return Score(killed, survived, eq, sum(o.status == "incompetent" for o in outcomes))
 
 
+#: What the CI gate holds the vectors to (test_mutation_gate.py): per machine, the score of a
+#: fixed sample, and of the full pass in the deep profile.
+FLOOR_FILE = Path(__file__).with_name("mutation_floor.json")
+
+
+def floors() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(FLOOR_FILE.read_text(encoding="utf-8"))
+    return doc
+
+
+@dataclasses.dataclass(frozen=True)
+class Gate:
+    machine: str
+    score: Score
+    floor: float
+    survivors: tuple[str, ...]
+
+    @property
+    def holds(self) -> bool:
+        return self.score.ratio >= self.floor
+
+    def explain(self) -> str:
+        return (f"{self.machine}: the vectors kill {self.score.ratio:.1%} of the sampled mutants, "
+                f"below the recorded {self.floor:.1%}. Survivors (not judged equivalent):\n  "
+                + "\n  ".join(self.survivors)
+                + "\nA vector lost its power, or new code has no vector: add one (or judge the "
+                  "survivor equivalent, with the reason) before lowering the figure in "
+                  f"{FLOOR_FILE.name}.")
+
+
+def gate(machine: str, sampled: int | None, seed: int, floor: float,
+         check: mutation_fork.Check | None = None, workers: int = 1) -> Gate:
+    """The machine's vectors (or ``check``) on ``sampled`` mutants drawn with ``seed`` (all of
+    them for None), against ``floor``."""
+    mutants = sample(enumerate_mutants(impl_files(machine)), sampled, seed)
+    outcomes = list(run(mutants, check or vectors_check(machine), 10.0, workers))
+    eq = equivalents()
+    left = tuple(o.mutant.key for o in outcomes if o.status == "survived" and o.mutant.key not in eq)
+    return Gate(machine, score(outcomes, eq), floor, left)
+
+
 def report_json(machine: str, against: str, outcomes: Sequence[Outcome], s: Score,
                 seed: int, sampled: int | None, total: int) -> dict[str, Any]:
     from importlib.metadata import version
@@ -342,10 +396,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.quality.mutation", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("machine", help="a machine of groupspec/machines.py (its impl package is mutated)")
+    parser.add_argument("--layer", choices=("impl", "spec"), default="impl",
+                        help="mutate the impl package, or the spec module (checked by the vectors on "
+                             "--target spec, which the spec wrote, and by its own contracts and tests)")
     parser.add_argument("--against", choices=("vectors", "quick"), default="vectors")
     parser.add_argument("--sample", type=int, default=None, metavar="N", help="run N mutants drawn by --seed")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds a check may take")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help="seconds a mutant's check may take (at least 3 x the unmutated check)")
     parser.add_argument("--workers", type=int, default=2, metavar="N", help="mutants run at once")
     parser.add_argument("--only", type=Path, default=None, metavar="REPORT",
                         help="run only the survivors of an earlier JSON report")
@@ -353,12 +411,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant on stderr")
     args = parser.parse_args(argv)
     try:
-        files = impl_files(args.machine)
+        files = impl_files(args.machine) if args.layer == "impl" else spec_files(args.machine)
         only = _read_only(args.only) if args.only else None
         everything = enumerate_mutants(files)
         chosen = only if only is not None else sample(everything, args.sample, args.seed)
         if args.against == "vectors":
-            outcomes = list(run(chosen, vectors_check(args.machine), args.timeout, args.workers,
+            on = ("impl", "impl-kafka") if args.layer == "impl" else ("spec",)
+            outcomes = list(run(chosen, vectors_check(args.machine, on), args.timeout, args.workers,
                                 args.verbose))
         else:
             outcomes = list(run(chosen, quick_check(), args.timeout, args.workers, args.verbose,
@@ -368,7 +427,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     eq = equivalents()
     s = score(outcomes, eq)
-    print(f"{args.machine} against {args.against}: {len(outcomes)} of {len(everything)} mutants; "
+    print(f"{args.machine} ({args.layer}) against {args.against}: "
+          f"{len(outcomes)} of {len(everything)} mutants; "
           f"killed {s.killed}, survived {s.survived}, equivalent {s.equivalent}, "
           f"incompetent {s.incompetent}; score {s.ratio:.1%}")
     for o in outcomes:
@@ -376,7 +436,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             mark = "equivalent" if o.mutant.key in eq else "SURVIVED"
             print(f"  {mark} {o.mutant.key}\n    " + "\n    ".join(o.diff.splitlines()[2:]))
     if args.out:
-        doc = report_json(args.machine, args.against, outcomes, s, args.seed, args.sample, len(everything))
+        doc = report_json(args.machine, f"{args.layer} against {args.against}", outcomes, s, args.seed,
+                          args.sample, len(everything))
         args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     return 0
 
