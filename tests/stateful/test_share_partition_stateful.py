@@ -92,7 +92,14 @@ class ShareAgreement(RuleBasedStateMachine):
     @rule(data=st.data())
     def move_log_start(self, data: st.DataObject) -> None:
         view = self.view()
-        to = data.draw(st.integers(view.start_offset, view.start_offset + 15), label="log start")
+        # Half the moves land on a batch's edge (its first or last offset, or just past it): the
+        # boundaries where mutation testing found splits and archiving unsearched (issue 17).
+        edges = sorted({o for b in view.batches for o in (b.first_offset, b.last_offset, b.last_offset + 1)
+                        if o >= view.start_offset})
+        if edges and data.draw(st.booleans(), label="at a batch edge"):
+            to = data.draw(st.sampled_from(edges), label="log start")
+        else:
+            to = data.draw(st.integers(view.start_offset, view.start_offset + 15), label="log start")
         self.log = [b for b in self.log if b.last_offset >= to] or [LogBatch(to, to)]
         self.send(MoveLogStart(to))
 
