@@ -182,7 +182,7 @@ def decode_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
         for view, batches in (("batches", True), ("records", False)):
             options = LogReadOptions(topic=topic, batches=batches, control=not batches)
             reports[view] = read_logs([path], options, views[view].append, lambda _: None)
-    for view, lines in views.items():
+    for lines in views.values():
         for i, line in enumerate(lines):
             line = {k: v for k, v in line.items() if k not in _WHERE}
             if line.get("quarantined"):

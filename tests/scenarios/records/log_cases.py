@@ -13,7 +13,6 @@ classic_group.md §5.2 where there are some). Expectations come from groupspec's
 from __future__ import annotations
 
 import struct
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -39,12 +38,12 @@ class LogCase:
     build: Callable[[], bytes]
 
 
-def _commit(offset: int, group: str = "testgroup", partition: int = 0, committed: int = 12345) -> tuple[bytes, bytes]:
+def _commit(offset: int, group: str = "testgroup", partition: int = 0) -> tuple[bytes, bytes]:
     from groupspec.impl.codec.records import encode_key, encode_value
     from groupspec.types.records import OffsetCommitKey, OffsetCommitValue
 
     key = encode_key(OffsetCommitKey(group=group, topic="orders", partition=partition))
-    value = encode_value(OffsetCommitValue(offset=committed, leader_epoch=7, metadata="m",
+    value = encode_value(OffsetCommitValue(offset=12345, leader_epoch=7, metadata="m",
                                            commit_timestamp=T0 + offset), 3)
     return key, value
 
@@ -70,7 +69,7 @@ def _compressed(codec: str) -> Callable[[], bytes]:
     def build() -> bytes:
         from groupspec.impl.codec.compression import Compression
 
-        return _ours(0, _mixed() + [_commit(3, partition=1)], compression=Compression[codec.upper()],
+        return _ours(0, [*_mixed(), _commit(3, partition=1)], compression=Compression[codec.upper()],
                      producer_id=-1)
     return build
 
@@ -174,16 +173,12 @@ def _several() -> bytes:
 
 def _share_state() -> bytes:
     from groupspec.impl.codec.records import encode_key, encode_value
-    from groupspec.types.records import ShareSnapshotKey, ShareUpdateKey, record_types
-
-    types = record_types(SHARE_STATE_TOPIC)
+    from groupspec.types.records import record_types
     from tests.scenarios.records.cases import _sample
 
-    pairs: list[tuple[bytes | None, bytes | None]] = []
-    for type_id, rt in sorted(types.items()):
-        pairs.append((encode_key(_sample(rt.key, type_id)), encode_value(_sample(rt.value, type_id))))
-    assert {ShareSnapshotKey, ShareUpdateKey} <= {rt.key for rt in types.values()}
-    _ = uuid
+    pairs: list[tuple[bytes | None, bytes | None]] = [
+        (encode_key(_sample(rt.key, type_id)), encode_value(_sample(rt.value, type_id)))
+        for type_id, rt in sorted(record_types(SHARE_STATE_TOPIC).items())]
     return _ours(0, pairs)
 
 
@@ -199,17 +194,18 @@ def _consumer_group() -> bytes:
     from groupspec.impl.codec.consumer_protocol import encode_assignment, encode_subscription
     from groupspec.impl.codec.records import encode_key, encode_value
     from groupspec.types.records import GroupMetadataKey, GroupMetadataValue
-    MemberMetadata = GroupMetadataValue.MemberMetadata
-    from groupspec.types.records.consumer_protocol import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+    from groupspec.types.records.consumer_protocol import ConsumerProtocolAssignment as Assignment
+    from groupspec.types.records.consumer_protocol import ConsumerProtocolSubscription as Subscription
 
-    member = MemberMetadata(
+    member_metadata = GroupMetadataValue.MemberMetadata
+    member = member_metadata(
         member_id="c-1", group_instance_id=None, client_id="c", client_host="/10.0.0.1",
         rebalance_timeout=300000, session_timeout=45000,
-        subscription=encode_subscription(ConsumerProtocolSubscription(
-            topics=("orders",), owned_partitions=(ConsumerProtocolSubscription.TopicPartition("orders", (1,)),)), 1),
-        assignment=encode_assignment(ConsumerProtocolAssignment(
-            assigned_partitions=(ConsumerProtocolAssignment.TopicPartition("orders", (0, 1)),)), 1))
-    waiting = MemberMetadata(
+        subscription=encode_subscription(Subscription(
+            topics=("orders",), owned_partitions=(Subscription.TopicPartition("orders", (1,)),)), 1),
+        assignment=encode_assignment(Assignment(
+            assigned_partitions=(Assignment.TopicPartition("orders", (0, 1)),)), 1))
+    waiting = member_metadata(
         member_id="c-2", group_instance_id=None, client_id="c", client_host="/10.0.0.2",
         rebalance_timeout=300000, session_timeout=45000, subscription=b"\x00\x09\xff", assignment=b"")
     value = GroupMetadataValue(protocol_type="consumer", generation=4, protocol="range", leader="c-1",
@@ -223,7 +219,8 @@ LOG_CASES: tuple[LogCase, ...] = (
     *(LogCase(f"log_{c}", f"one {c}-compressed batch of four records", "groupspec", OFFSETS_TOPIC,
               _compressed(c)) for c in ("gzip", "snappy", "lz4", "zstd")),
     *(LogCase(f"log_kafka_python_{c}", f"a {c} batch built by kafka-python's DefaultRecordBatchBuilder",
-              "kafka-python", OFFSETS_TOPIC, _kafka_python(c)) for c in ("none", "gzip", "snappy", "lz4", "zstd")),
+              "kafka-python", OFFSETS_TOPIC, _kafka_python(c))
+      for c in ("none", "gzip", "snappy", "lz4", "zstd")),
     LogCase("log_legacy_magic0", "a magic 0 message set (kafka-python's LegacyRecordBatchBuilder) "
             "then a v2 batch: the old format is refused as a bad batch, the v2 batch is read",
             "kafka-python, then groupspec", OFFSETS_TOPIC, _legacy(0)),
