@@ -152,11 +152,20 @@ def _unknown_compression() -> bytes:
 
 
 def _bad_records() -> bytes:
-    """A record whose value is cut short, a key-less record, an unknown type, then good ones."""
+    """A record whose value is cut short, a key-less record, an unknown type, a value version 9, a
+    good record, and a key of type id 0xffff (-1 as Kafka's int16 reads it: unknown, skipped)."""
     key, value = _commit(1)
     return _ours(0, [(COMMIT_KEY, COMMIT_V3), (key, value[:-3]), (None, value),
                      (bytes.fromhex("0011" "0001" "67"), bytes.fromhex("0000")),
-                     (GROUP_KEY, bytes.fromhex("0009" "00")), _commit(5, partition=3)])
+                     (GROUP_KEY, bytes.fromhex("0009" "00")), _commit(5, partition=3),
+                     (bytes.fromhex("ffff" "0001" "67"), None)])
+
+
+def _empty_first() -> bytes:
+    """A batch with no records (the cleaner leaves these to keep a producer's last sequence)
+    first: its length is 49, exactly the smallest a v2 batch can have."""
+    return _ours(0, [], last_offset_delta=2, producer_id=5, producer_epoch=0, base_sequence=7) + _ours(
+        3, [_commit(3)])
 
 
 def _offset_order() -> bytes:
@@ -250,8 +259,10 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_unknown_compression", "a batch with compression id 5 (CRC recomputed) between two "
             "good ones", "groupspec, damaged by hand", OFFSETS_TOPIC, _unknown_compression),
     LogCase("log_bad_records", "one batch: a good record, a value cut short, a key-less record, an "
-            "unknown type (skipped), a value version 9, a good record", "groupspec", OFFSETS_TOPIC,
+            "unknown type (skipped), a value version 9, a good record, type id 0xffff (skipped)", "groupspec", OFFSETS_TOPIC,
             _bad_records),
+    LogCase("log_empty_batch_first", "a segment starting with a batch of no records (length 49, the "
+            "minimum), then a batch of one", "groupspec", OFFSETS_TOPIC, _empty_first),
     LogCase("log_offsets_go_back", "batches at offsets 5, 2, 6: the one going back is a bad batch",
             "groupspec", OFFSETS_TOPIC, _offset_order),
     LogCase("log_several_batches", "four batches: producer fields, leader epochs, LogAppendTime, a "
