@@ -259,8 +259,8 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_unknown_compression", "a batch with compression id 5 (CRC recomputed) between two "
             "good ones", "groupspec, damaged by hand", OFFSETS_TOPIC, _unknown_compression),
     LogCase("log_bad_records", "one batch: a good record, a value cut short, a key-less record, an "
-            "unknown type (skipped), a value version 9, a good record, type id 0xffff (skipped)", "groupspec", OFFSETS_TOPIC,
-            _bad_records),
+            "unknown type (skipped), a value version 9, a good record, type id 0xffff (skipped)",
+            "groupspec", OFFSETS_TOPIC, _bad_records),
     LogCase("log_empty_batch_first", "a segment starting with a batch of no records (length 49, the "
             "minimum), then a batch of one", "groupspec", OFFSETS_TOPIC, _empty_first),
     LogCase("log_offsets_go_back", "batches at offsets 5, 2, 6: the one going back is a bad batch",
