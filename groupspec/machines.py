@@ -39,8 +39,9 @@ def load(reference: str) -> Any:
 @dataclass(frozen=True)
 class Machine:
     name: str
-    #: The conformance handler its vectors call ("run" for the stateful machines).
-    handler: str
+    #: The conformance handlers its vectors call ("run" for the stateful machines), the first the
+    #: main one; each has its own input and output checks and driver (see :meth:`role`).
+    handlers: tuple[str, ...]
     #: Where it lives: vocabulary module, spec module (None: the spec does not model it), impl package.
     vocabulary: str
     spec: str | None
@@ -53,19 +54,33 @@ class Machine:
     errors_expected: bool = False
 
     @property
+    def handler(self) -> str:
+        """The main handler (the only one of most machines)."""
+        return self.handlers[0]
+
+    @property
     def conformance(self) -> str:
         """Its conformance module: ``check_input`` / ``check_output`` (raise InputError naming the
         bad field of a vector's input / output), ``PROPERTIES``, ``JUDGE`` (how answers are
-        compared and properties checked) and ``handler(target)`` (runs one request in process)."""
+        compared and properties checked) and ``handler(target)`` (runs one request in process),
+        for the main handler; another handler's three are suffixed with its name (:meth:`role`)."""
         return f"groupspec.conformance.{self.name}"
+
+    def role(self, role: str, handler: str) -> str:
+        """``check_input``, ``check_output`` or ``handler`` of one of its handlers: the plain name
+        for the main handler, ``<role>_<handler>`` for another (``check_input_decode_log``)."""
+        if handler not in self.handlers:
+            raise KeyError(f"{self.name} has no handler {handler!r}")
+        suffix = "" if handler == self.handler else f"_{handler}"
+        return f"{self.conformance}:{role}{suffix}"
 
     @property
     def check_input(self) -> str:
-        return f"{self.conformance}:check_input"
+        return self.role("check_input", self.handler)
 
     @property
     def check_output(self) -> str:
-        return f"{self.conformance}:check_output"
+        return self.role("check_output", self.handler)
 
     @property
     def judge(self) -> str:
@@ -73,7 +88,7 @@ class Machine:
 
     @property
     def driver(self) -> str:
-        return f"{self.conformance}:handler"
+        return self.role("handler", self.handler)
 
     @property
     def properties(self) -> str:
@@ -93,20 +108,20 @@ class Machine:
 
 def _stateful(name: str, vectors: str) -> Machine:
     """A machine whose vectors are whole runs: events in, every output and the final view out."""
-    return Machine(name=name, handler="run", vocabulary=f"groupspec.types.{name}",
+    return Machine(name=name, handlers=("run",), vocabulary=f"groupspec.types.{name}",
                    spec=f"groupspec.spec.{name}", impl=f"groupspec.impl.{name}",
                    vectors=f"tests.scenarios.{name}.cases:{vectors}")
 
 
 MACHINES: tuple[Machine, ...] = (
     Machine(
-        name="simple_assignor", handler="assign",
+        name="simple_assignor", handlers=("assign",),
         vocabulary="groupspec.types.simple_assignor", spec="groupspec.spec.simple_assignor",
         impl="groupspec.impl.simple_assignor",
         vectors="tests.scenarios.simple_assignor.cases:assignor_vector_docs",
     ),
     Machine(
-        name="records", handler="decode_record",
+        name="records", handlers=("decode_record", "decode_log", "encode_record"),
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
         vectors="tests.scenarios.records.cases:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).

@@ -75,3 +75,178 @@ def decode_answer(doc: Any) -> dict[str, Any]:
 def handler(target: str) -> Handler:
     return decode_answer
 
+
+
+# --- decode_log: a whole log (record batches back to back) in, what the reader makes of it out ---
+
+#: The keys every line of ``groupspec decode`` carries that say where the bytes came from; a
+#: vector's log is one nameless buffer, so they are left out.
+_WHERE = ("topic", "partition", "file")
+
+
+def check_input_decode_log(doc: Any) -> None:
+    body = object_at(doc, "input")
+    only_keys(body, {"topic", "log"}, "input")
+    string_at(body, "topic", "input")
+    log = body.get("log")
+    if not isinstance(log, str):  # "" is a log too: an empty segment
+        raise InputError("input.log", "expected hex bytes")
+    try:
+        bytes.fromhex(log)
+    except ValueError:
+        raise InputError("input.log", "not hex") from None
+
+
+def check_output_decode_log(doc: Any) -> None:
+    body = object_at(doc, "output")
+    only_keys(body, {"batches", "records", "tornTail", "summary"}, "output")
+    for name in ("batches", "records"):
+        if not isinstance(body.get(name), list):
+            raise InputError(f"output.{name}", "expected a list")
+    if "tornTail" not in body:
+        raise InputError("output.tornTail", "missing")
+    object_at(body.get("summary"), "output.summary")
+
+
+def _error_kinds(topic: str, data: bytes) -> dict[int, str]:
+    """Where the batch reader refuses a batch or stops framing: byte position -> error kind."""
+    from groupspec.conformance.targets import error_kind
+    from groupspec.impl.codec.batch import BadBatch, BatchReader
+    from groupspec.impl.codec.errors import FramingError
+
+    kinds: dict[int, str] = {}
+    reader = BatchReader(lenient=True)
+    reader.max_tail_offset = (1 << 31) - 1
+    try:
+        for position, entry in reader.read(data):
+            if isinstance(entry, BadBatch):
+                kinds[position] = error_kind(entry.error)
+    except FramingError as exc:
+        kinds[exc.position] = error_kind(exc)
+    return kinds
+
+
+def _record_kind(topic: str, line: dict[str, Any]) -> str:
+    """The error kind of a quarantined record: its key and value decoded again."""
+    from groupspec.conformance.targets import error_kind
+    from groupspec.impl.codec.batch import Record, decode_control_marker
+    from groupspec.impl.codec.records import decode_record
+
+    key = None if line["key"] is None else bytes.fromhex(line["key"])
+    value = None if line["value"] is None else bytes.fromhex(line["value"])
+    try:
+        if line.get("control"):
+            decode_control_marker(Record(line["offset"], line["timestamp"], key, value))
+        elif key is None:
+            return "Codec"
+        else:
+            decode_record(topic, key, value)
+    except Exception as exc:
+        return error_kind(exc)
+    return "none"
+
+
+def _protocol_kinds(member: dict[str, Any]) -> None:
+    """A member's consumer-protocol bytes that do not decode: the reason as its error kind."""
+    from groupspec.conformance.targets import error_kind
+    from groupspec.impl.codec.consumer_protocol import decode_assignment, decode_subscription
+
+    for name, decode in (("subscription", decode_subscription), ("assignment", decode_assignment)):
+        entry = member.get(name)
+        if isinstance(entry, dict) and "error" in entry:
+            try:
+                decode(bytes.fromhex(entry["hex"]))
+            except Exception as exc:
+                entry["error"] = error_kind(exc)
+
+
+def decode_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
+    """What ``groupspec decode`` prints for a log, read both ways (``--batches``, and the record
+    view with ``--control``), the lines without where the bytes came from and each quarantined
+    entry's reason as its error kind (the exception's name, as a refused vector's ``error``)."""
+    import tempfile
+    from pathlib import Path
+
+    from groupspec.impl.codec.log_reader import LogReadOptions, read_logs
+
+    data = bytes.fromhex(doc["log"])
+    topic = doc["topic"]
+    kinds = _error_kinds(topic, data)
+    with tempfile.TemporaryDirectory() as folder:
+        # A segment file of base offset 0: the shape the reader reads (and a fetch response's
+        # records are the same bytes).
+        path = Path(folder) / "00000000000000000000.log"
+        path.write_bytes(data)
+        views: dict[str, list[dict[str, Any]]] = {"batches": [], "records": []}
+        reports = {}
+        for view, batches in (("batches", True), ("records", False)):
+            options = LogReadOptions(topic=topic, batches=batches, control=not batches)
+            reports[view] = read_logs([path], options, views[view].append, lambda _: None)
+    for lines in views.values():
+        for i, line in enumerate(lines):
+            line = {k: v for k, v in line.items() if k not in _WHERE}
+            if line.get("quarantined"):
+                del line["reason"]
+                if "key" in line:  # a record (or a control record) the codec refused
+                    line["error"] = _record_kind(topic, line)
+                else:
+                    line["error"] = kinds.get(line["position"], "unknown")
+            for member in line.get("consumerProtocol", ()):
+                _protocol_kinds(member)
+            lines[i] = line
+    records = reports["records"]
+    tails = records.partial_tails
+    summary = {"batches": records.batches, "records": records.records, "printed": records.printed,
+               "filtered": records.filtered,
+               "skipped": {str(t): n for t, n in sorted(records.unknown_types.items())},
+               "quarantinedRecords": records.quarantined_records, "badBatches": records.bad_batches,
+               "unreadable": records.unreadable}
+    return {"batches": views["batches"], "records": views["records"],
+            "tornTail": int(tails[0].rpartition("@")[2]) if tails else None, "summary": summary}
+
+
+def handler_decode_log(target: str) -> Handler:
+    return decode_log_answer
+
+
+# --- encode_record: the typed record in Kafka's JSON form in, its key and value bytes out ---------
+
+
+def check_input_encode_record(doc: Any) -> None:
+    body = object_at(doc, "input")
+    only_keys(body, {"topic", "type", "typeId", "key", "valueVersion", "value"}, "input")
+    string_at(body, "topic", "input")
+    for name in ("type", "typeId", "key", "valueVersion", "value"):
+        if name not in body:
+            raise InputError(f"input.{name}", "missing")
+
+
+def check_output_encode_record(doc: Any) -> None:
+    body = object_at(doc, "output")
+    only_keys(body, {"key", "value"}, "output")
+    for name in ("key", "value"):
+        if name not in body:
+            raise InputError(f"output.{name}", "missing")
+
+
+def encode_answer(doc: dict[str, Any]) -> dict[str, Any]:
+    """The key and value bytes (hex) a broker writes for a record given as decode_record prints it."""
+    from groupspec.impl.codec.json_form import from_json
+    from groupspec.impl.codec.records import encode_key, encode_value
+    from groupspec.types.records import record_types
+
+    rtype = record_types(doc["topic"]).get(doc["typeId"])
+    if rtype is None or rtype.name != doc["type"]:
+        raise InputError("input.typeId", f"no record type {doc['typeId']} {doc['type']} in {doc['topic']}")
+    key = encode_key(from_json(rtype.key, doc["key"], "input.key"))
+    if doc["value"] is None:
+        return {"key": key.hex(), "value": None}
+    version = doc["valueVersion"]
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InputError("input.valueVersion", "expected a version number")
+    value = encode_value(from_json(rtype.value, doc["value"], "input.value"), version)
+    return {"key": key.hex(), "value": value.hex()}
+
+
+def handler_encode_record(target: str) -> Handler:
+    return encode_answer

@@ -85,7 +85,7 @@ class Target(Protocol):
 
 
 # ---------------------------------------------------------------------------------------------
-# The dispatch table, shared with `groupspec adapter`: each machine's `handler`, from its module
+# The dispatch table, shared with `groupspec adapter`: each machine's handlers, from its module
 # ---------------------------------------------------------------------------------------------
 
 Handler = Callable[[Any], dict[str, Any]]
@@ -97,8 +97,9 @@ def handlers() -> dict[tuple[str, str], Mapping[str, Handler]]:
     the registry (:mod:`groupspec.machines`): each entry's driver, for the targets it serves."""
     table: dict[tuple[str, str], Mapping[str, Handler]] = {}
     for m in machines.MACHINES:
-        factory = machines.load(m.driver)
-        table[(m.name, m.handler)] = {target: factory(target) for target in m.targets}
+        for handler in m.handlers:
+            factory = machines.load(m.role("handler", handler))
+            table[(m.name, handler)] = {target: factory(target) for target in m.targets}
     return table
 
 

@@ -53,21 +53,24 @@ def default_root() -> Path:
 class MachineFormat:
     """What a machine's vectors may hold: its handlers, property names and payload checks.
 
-    ``check_input(doc)`` and ``check_output(doc)`` raise InputError naming the bad field.
+    ``check_input[handler](doc)`` and ``check_output[handler](doc)`` raise InputError naming the
+    bad field.
     """
 
     handlers: tuple[str, ...]
     properties: tuple[str, ...]
-    check_input: Callable[[Any], None]
-    check_output: Callable[[Any], None]
+    check_input: Mapping[str, Callable[[Any], None]]
+    check_output: Mapping[str, Callable[[Any], None]]
     #: Whether ``expected`` may be an error (a codec refusing bad bytes); an assignor never errs.
     errors_expected: bool = False
 
 
 def _format(machine: machines.Machine) -> MachineFormat:
-    return MachineFormat(handlers=(machine.handler,), properties=machine.property_names(),
-                         check_input=machines.load(machine.check_input),
-                         check_output=machines.load(machine.check_output),
+    return MachineFormat(handlers=machine.handlers, properties=machine.property_names(),
+                         check_input={h: machines.load(machine.role("check_input", h))
+                                      for h in machine.handlers},
+                         check_output={h: machines.load(machine.role("check_output", h))
+                                       for h in machine.handlers},
                          errors_expected=machine.errors_expected)
 
 
@@ -126,7 +129,8 @@ def _names(value: Any, allowed: Sequence[str], path: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _expectation(value: Any, fmt: MachineFormat, path: str, *, error_allowed: bool) -> None:
+def _expectation(value: Any, fmt: MachineFormat, handler: str, path: str, *,
+                 error_allowed: bool) -> None:
     body = object_at(value, path)
     if "error" in body:
         if not error_allowed:
@@ -136,7 +140,7 @@ def _expectation(value: Any, fmt: MachineFormat, path: str, *, error_allowed: bo
             raise InputError(f"{path}.error", "expected the name of the exception")
         return
     try:
-        fmt.check_output(body)
+        fmt.check_output[handler](body)
     except InputError as exc:
         raise InputError(f"{path}{exc.field.removeprefix('output')}", exc.problem) from None
 
@@ -184,11 +188,11 @@ def _vector(doc: Any, where: str) -> Vector:
     spellings = TopicIdSpellings()
     top = {**top, **{key: spellings.normalize(top[key])
                      for key in ("input", "expected", "expected_kafka") if key in top}}
-    fmt.check_input(top["input"])
-    _expectation(top["expected"], fmt, "vector.expected", error_allowed=fmt.errors_expected)
+    fmt.check_input[handler](top["input"])
+    _expectation(top["expected"], fmt, handler, "vector.expected", error_allowed=fmt.errors_expected)
     expected_kafka = top.get("expected_kafka")
     if expected_kafka is not None:
-        _expectation(expected_kafka, fmt, "vector.expected_kafka", error_allowed=True)
+        _expectation(expected_kafka, fmt, handler, "vector.expected_kafka", error_allowed=True)
     return Vector(machine, handler, case, description, source, mode, properties, top["input"],
                   top["expected"], expected_kafka, properties_kafka, where)
 

@@ -261,8 +261,12 @@ def test_every_registered_machine_has_its_one_name_everywhere():
             assert m.spec == f"groupspec.spec.{m.name}" and (ROOT / "spec" / f"{m.name}.py").is_file()
             assert m.impl == f"groupspec.impl.{m.name}" and (ROOT / "impl" / m.name).is_dir()
         assert (ROOT / m.page).is_file(), m.page
-        for role in (m.properties, m.check_input, m.check_output, m.judge, m.driver, m.vectors):
+        for role in (m.properties, m.judge, m.vectors):
             machines.load(role)
+        for handler in m.handlers:  # each handler its own checks and driver
+            for role in ("check_input", "check_output", "handler"):
+                machines.load(m.role(role, handler))
+            assert (m.name, handler) in targets.handlers(), (m.name, handler)
         assert m.property_names() == vf.MACHINES[m.name]().properties
     # The registry itself loads nothing of the project, so any module may read it.
     probe = ("import sys, groupspec.machines; print(sorted(m for m in sys.modules "

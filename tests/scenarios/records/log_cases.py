@@ -1,0 +1,299 @@
+"""Conformance vectors of whole logs (machine ``records``, handler ``decode_log``): the bytes of
+record batches back to back, as a segment file or a fetch response holds them, in; what
+groupspec's reader (``groupspec decode``) makes of them out.
+
+Each case says which writer made its bytes: groupspec's own batch writer
+(:func:`groupspec.impl.codec.batch.encode_batch`), kafka-python's (``DefaultRecordBatchBuilder``
+for message format v2, ``LegacyRecordBatchBuilder`` for the magic 0 and 1 message sets), or the
+writer's bytes then damaged by hand (the damage is spelled out in the case). The records inside
+are coordinator records encoded by groupspec's codec (the hand-computed bytes of
+classic_group.md §5.2 where there are some). Expectations come from groupspec's reader.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from unittest import mock
+
+from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC
+
+#: OffsetCommit v3 of testgroup/orders-0 and its key (classic_group.md §5.2).
+COMMIT_KEY = bytes.fromhex("0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000")
+COMMIT_V3 = bytes.fromhex("0003" "0000000000003039" "00000007" "0006" "6d6574612d78" "0000018bcfe5687b")
+#: GroupMetadata v3 of an empty testgroup and its key.
+GROUP_KEY = bytes.fromhex("0002" "0009" "7465737467726f7570")
+GROUP_EMPTY_V3 = bytes.fromhex("0003" "0000" "00000000" "ffff" "ffff" "0000018bcfe56800" "00000000")
+T0 = 1_700_000_000_000
+
+
+@dataclass(frozen=True)
+class LogCase:
+    case: str
+    description: str
+    #: Who wrote the bytes: "groupspec", "kafka-python", or either then damaged by hand.
+    writer: str
+    topic: str
+    build: Callable[[], bytes]
+
+
+def _commit(offset: int, group: str = "testgroup", partition: int = 0) -> tuple[bytes, bytes]:
+    from groupspec.impl.codec.records import encode_key, encode_value
+    from groupspec.types.records import OffsetCommitKey, OffsetCommitValue
+
+    key = encode_key(OffsetCommitKey(group=group, topic="orders", partition=partition))
+    value = encode_value(OffsetCommitValue(offset=12345, leader_epoch=7, metadata="m",
+                                           commit_timestamp=T0 + offset), 3)
+    return key, value
+
+
+def _records(base: int, pairs: list[tuple[bytes | None, bytes | None]], step: int = 1) -> list[Any]:
+    from groupspec.impl.codec.batch import Record
+
+    return [Record(base + i * step, T0 + 10 * i, k, v) for i, (k, v) in enumerate(pairs)]
+
+
+def _ours(base: int, pairs: list[tuple[bytes | None, bytes | None]], **kw: Any) -> bytes:
+    from groupspec.impl.codec.batch import encode_batch
+
+    return encode_batch(_records(base, pairs), base_offset=base, **kw)
+
+
+def _mixed() -> list[tuple[bytes | None, bytes | None]]:
+    """A commit, a group and a tombstone: three record types of the offsets topic."""
+    return [(COMMIT_KEY, COMMIT_V3), (GROUP_KEY, GROUP_EMPTY_V3), (COMMIT_KEY, None)]
+
+
+def _compressed(codec: str) -> Callable[[], bytes]:
+    def build() -> bytes:
+        from groupspec.impl.codec.compression import Compression
+
+        return _ours(0, [*_mixed(), _commit(3, partition=1)], compression=Compression[codec.upper()],
+                     producer_id=-1)
+    return build
+
+
+def _kafka_python(codec: str) -> Callable[[], bytes]:
+    def build() -> bytes:
+        from kafka.record.default_records import DefaultRecordBatchBuilder
+
+        ids = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+        builder = DefaultRecordBatchBuilder(magic=2, compression_type=ids[codec], is_transactional=False,
+                                            producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                            batch_size=1 << 20)
+        for i, (key, value) in enumerate(_mixed()):
+            builder.append(i, timestamp=T0 + 10 * i, key=key, value=value, headers=[])
+        # Python's gzip writes the current time into its header: a fixed clock keeps the bytes
+        # (and so the vector) the same on every run.
+        with mock.patch("gzip.time") as clock:
+            clock.time.return_value = T0 // 1000
+            return bytes(builder.build())
+    return build
+
+
+def _legacy(magic: int) -> Callable[[], bytes]:
+    def build() -> bytes:
+        from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+        builder = LegacyRecordBatchBuilder(magic=magic, compression_type=0, batch_size=1 << 20)
+        builder.append(0, timestamp=T0 if magic else None, key=COMMIT_KEY, value=COMMIT_V3)
+        builder.append(1, timestamp=T0 + 1 if magic else None, key=GROUP_KEY, value=GROUP_EMPTY_V3)
+        # then the broker upgraded: a v2 batch follows the old message set
+        return bytes(builder.build()) + _ours(2, [_commit(2)])
+    return build
+
+
+def _recrc(batch: bytearray) -> bytes:
+    import google_crc32c
+
+    struct.pack_into(">I", batch, 17, google_crc32c.value(bytes(batch[21:])))
+    return bytes(batch)
+
+
+def _transaction(marker: str) -> Callable[[], bytes]:
+    def build() -> bytes:
+        from groupspec.impl.codec.batch import ControlType, encode_control_batch
+
+        data = _ours(0, [_commit(0), _commit(1, partition=1)], is_transactional=True, producer_id=4000,
+                     producer_epoch=3, base_sequence=0, partition_leader_epoch=5)
+        control = encode_control_batch(ControlType[marker], offset=2, timestamp=T0 + 50, producer_id=4000,
+                                       producer_epoch=3, coordinator_epoch=11, partition_leader_epoch=5)
+        return data + control + _ours(3, [_commit(3, partition=2)], partition_leader_epoch=5)
+    return build
+
+
+def _torn_tail() -> bytes:
+    second = _ours(3, [_commit(3), _commit(4, partition=1)])
+    return _ours(0, _mixed()) + second[: len(second) - 9]
+
+
+def _torn_header() -> bytes:
+    return _ours(0, _mixed()) + _ours(3, [_commit(3)])[:10]
+
+
+def _crc_mismatch() -> bytes:
+    bad = bytearray(_ours(3, [_commit(3)]))
+    bad[-1] ^= 0x01  # the last byte of the record (the commit timestamp's): the CRC no longer matches
+    return _ours(0, _mixed()) + bytes(bad) + _ours(4, [_commit(4)])
+
+
+def _length_below_minimum() -> bytes:
+    bad = bytearray(_ours(3, [_commit(3)]))
+    struct.pack_into(">i", bad, 8, 20)  # a batch length of 20: below the v2 minimum of 49
+    return _ours(0, _mixed()) + bytes(bad)
+
+
+def _unknown_compression() -> bytes:
+    bad = bytearray(_ours(3, [_commit(3)]))
+    struct.pack_into(">h", bad, 21, 5)  # compression id 5, CRC recomputed
+    return _ours(0, _mixed()) + _recrc(bad) + _ours(4, [_commit(4)])
+
+
+def _bad_records() -> bytes:
+    """A record whose value is cut short, a key-less record, an unknown type, a value version 9, a
+    good record, and a key of type id 0xffff (-1 as Kafka's int16 reads it: unknown, skipped)."""
+    key, value = _commit(1)
+    return _ours(0, [(COMMIT_KEY, COMMIT_V3), (key, value[:-3]), (None, value),
+                     (bytes.fromhex("0011" "0001" "67"), bytes.fromhex("0000")),
+                     (GROUP_KEY, bytes.fromhex("0009" "00")), _commit(5, partition=3),
+                     (bytes.fromhex("ffff" "0001" "67"), None)])
+
+
+def _empty_first() -> bytes:
+    """A batch with no records (the cleaner leaves these to keep a producer's last sequence)
+    first: its length is 49, exactly the smallest a v2 batch can have."""
+    return _ours(0, [], last_offset_delta=2, producer_id=5, producer_epoch=0, base_sequence=7) + _ours(
+        3, [_commit(3)])
+
+
+def _offset_order() -> bytes:
+    return _ours(5, [_commit(5)]) + _ours(2, [_commit(2)]) + _ours(6, [_commit(6)])
+
+
+def _several() -> bytes:
+    from groupspec.impl.codec.batch import TimestampType
+    from groupspec.impl.codec.compression import Compression
+
+    return (_ours(0, _mixed(), partition_leader_epoch=0, producer_id=17, producer_epoch=0, base_sequence=0)
+            + _ours(3, [_commit(3), _commit(4, partition=1)], partition_leader_epoch=1, producer_id=17,
+                    producer_epoch=0, base_sequence=3, timestamp_type=TimestampType.LOG_APPEND_TIME,
+                    max_timestamp=T0 + 999)
+            + _ours(10, [(COMMIT_KEY, None)], partition_leader_epoch=2, delete_horizon_ms=T0 + 86_400_000)
+            + _ours(20, [_commit(20, group="g2")], compression=Compression.GZIP, last_offset_delta=4,
+                    base_sequence=2147483646, producer_id=18, producer_epoch=1))
+
+
+def _share_state() -> bytes:
+    from groupspec.impl.codec.records import encode_key, encode_value
+    from groupspec.types.records import record_types
+    from tests.scenarios.records.cases import _sample
+
+    pairs: list[tuple[bytes | None, bytes | None]] = [
+        (encode_key(_sample(rt.key, type_id)), encode_value(_sample(rt.value, type_id)))
+        for type_id, rt in sorted(record_types(SHARE_STATE_TOPIC).items())]
+    return _ours(0, pairs)
+
+
+def _bad_control() -> bytes:
+    from groupspec.impl.codec.batch import Record, encode_batch
+
+    # a control batch whose one record has a 1-byte value (a marker value holds version and epoch)
+    rec = Record(0, T0, struct.pack(">hh", 0, 1), b"\x00")
+    return encode_batch([rec], is_transactional=True, is_control=True, producer_id=9, producer_epoch=0)
+
+
+def _consumer_group() -> bytes:
+    from groupspec.impl.codec.consumer_protocol import encode_assignment, encode_subscription
+    from groupspec.impl.codec.records import encode_key, encode_value
+    from groupspec.types.records import GroupMetadataKey, GroupMetadataValue
+    from groupspec.types.records.consumer_protocol import ConsumerProtocolAssignment as Assignment
+    from groupspec.types.records.consumer_protocol import ConsumerProtocolSubscription as Subscription
+
+    member_metadata = GroupMetadataValue.MemberMetadata
+    member = member_metadata(
+        member_id="c-1", group_instance_id=None, client_id="c", client_host="/10.0.0.1",
+        rebalance_timeout=300000, session_timeout=45000,
+        subscription=encode_subscription(Subscription(
+            topics=("orders",), owned_partitions=(Subscription.TopicPartition("orders", (1,)),)), 1),
+        assignment=encode_assignment(Assignment(
+            assigned_partitions=(Assignment.TopicPartition("orders", (0, 1)),)), 1))
+    waiting = member_metadata(
+        member_id="c-2", group_instance_id=None, client_id="c", client_host="/10.0.0.2",
+        rebalance_timeout=300000, session_timeout=45000, subscription=b"\x00\x09\xff", assignment=b"")
+    value = GroupMetadataValue(protocol_type="consumer", generation=4, protocol="range", leader="c-1",
+                               current_state_timestamp=T0, members=(member, waiting))
+    return _ours(0, [(encode_key(GroupMetadataKey(group="g")), encode_value(value, 3))])
+
+
+LOG_CASES: tuple[LogCase, ...] = (
+    LogCase("log_uncompressed", "one batch of three offsets-topic records (a commit, a group, a "
+            "tombstone), no compression", "groupspec", OFFSETS_TOPIC, _compressed("none")),
+    *(LogCase(f"log_{c}", f"one {c}-compressed batch of four records", "groupspec", OFFSETS_TOPIC,
+              _compressed(c)) for c in ("gzip", "snappy", "lz4", "zstd")),
+    *(LogCase(f"log_kafka_python_{c}", f"a {c} batch built by kafka-python's DefaultRecordBatchBuilder",
+              "kafka-python", OFFSETS_TOPIC, _kafka_python(c))
+      for c in ("none", "gzip", "snappy", "lz4", "zstd")),
+    LogCase("log_legacy_magic0", "a magic 0 message set (kafka-python's LegacyRecordBatchBuilder) "
+            "then a v2 batch: the old format is refused as a bad batch, the v2 batch is read",
+            "kafka-python, then groupspec", OFFSETS_TOPIC, _legacy(0)),
+    LogCase("log_legacy_magic1", "a magic 1 message set (kafka-python's LegacyRecordBatchBuilder) "
+            "then a v2 batch", "kafka-python, then groupspec", OFFSETS_TOPIC, _legacy(1)),
+    LogCase("log_transaction_commit", "a transactional batch, its COMMIT marker (a control batch), "
+            "then a plain batch", "groupspec", OFFSETS_TOPIC, _transaction("COMMIT")),
+    LogCase("log_transaction_abort", "a transactional batch, its ABORT marker, then a plain batch",
+            "groupspec", OFFSETS_TOPIC, _transaction("ABORT")),
+    LogCase("log_bad_control_record", "a control batch whose record's value is one byte: quarantined",
+            "groupspec", OFFSETS_TOPIC, _bad_control),
+    LogCase("log_torn_tail", "a batch, then the second batch without its last 9 bytes (a crash "
+            "mid-write): a torn tail, reading ends quietly", "groupspec, cut by hand", OFFSETS_TOPIC,
+            _torn_tail),
+    LogCase("log_torn_header", "a batch, then the first 10 bytes of a batch header", "groupspec, cut by hand",
+            OFFSETS_TOPIC, _torn_header),
+    LogCase("log_crc_mismatch", "a batch whose last byte was flipped between two good ones: a "
+            "bad batch (CRC32C mismatch), reading goes on", "groupspec, damaged by hand", OFFSETS_TOPIC,
+            _crc_mismatch),
+    LogCase("log_batch_length_below_minimum", "a batch, then one whose length says 20 (below 49): "
+            "the rest cannot be framed", "groupspec, damaged by hand", OFFSETS_TOPIC, _length_below_minimum),
+    LogCase("log_unknown_compression", "a batch with compression id 5 (CRC recomputed) between two "
+            "good ones", "groupspec, damaged by hand", OFFSETS_TOPIC, _unknown_compression),
+    LogCase("log_bad_records", "one batch: a good record, a value cut short, a key-less record, an "
+            "unknown type (skipped), a value version 9, a good record, type id 0xffff (skipped)",
+            "groupspec", OFFSETS_TOPIC, _bad_records),
+    LogCase("log_empty_batch_first", "a segment starting with a batch of no records (length 49, the "
+            "minimum), then a batch of one", "groupspec", OFFSETS_TOPIC, _empty_first),
+    LogCase("log_offsets_go_back", "batches at offsets 5, 2, 6: the one going back is a bad batch",
+            "groupspec", OFFSETS_TOPIC, _offset_order),
+    LogCase("log_several_batches", "four batches: producer fields, leader epochs, LogAppendTime, a "
+            "delete horizon, gzip with a last offset delta past its record and a wrapping sequence",
+            "groupspec", OFFSETS_TOPIC, _several),
+    LogCase("log_share_state", "one batch of every share-state record type", "groupspec",
+            SHARE_STATE_TOPIC, _share_state),
+    LogCase("log_consumer_group", "a consumer group's GroupMetadata: members' subscription and "
+            "assignment decoded (one member's subscription is bad, one has no assignment)",
+            "groupspec", OFFSETS_TOPIC, _consumer_group),
+    LogCase("log_empty", "no bytes at all: nothing to read", "none", OFFSETS_TOPIC, lambda: b""),
+    LogCase("log_not_a_segment", "text where a segment's first batch belongs: refused",
+            "by hand", OFFSETS_TOPIC, lambda: b"this is not a kafka log segment at all\n"),
+)
+
+
+def log_vector_docs() -> Iterator[dict[str, Any]]:
+    from groupspec.conformance import vector_format as vf
+    from groupspec.conformance.records import decode_log_answer
+    from groupspec.conformance.targets import error_kind
+
+    for c in LOG_CASES:
+        doc_input = {"topic": c.topic, "log": c.build().hex()}
+        try:
+            expected: dict[str, Any] = decode_log_answer(doc_input)
+        except Exception as exc:  # the reader's refusal is the expectation
+            expected = {"error": error_kind(exc)}
+        yield {
+            "format": vf.FORMAT_VERSION, "machine": "records", "handler": "decode_log", "case": c.case,
+            "description": c.description,
+            "source": {"kind": "generated", "ref": f"bytes written by {c.writer}"},
+            "mode": "exact", "properties": [], "input": doc_input,
+            "expected": expected, "expected_kafka": expected,
+        }
