@@ -733,11 +733,14 @@ def _limit_reached_past_the_end() -> Case:
     s = Script(SharePartitionConfig(5, 12, 30_000), persisted(1, 3, (10, 14, AV, 1)))
     s.fetch(20, (1, 5), count=0)
     s.fetch(3, (1, 5), count=3)
+    s.fetch(14, (20, 25), count=0)
     s.ends(3, 14, 6)
     return s.case("in_flight_limit_reached_exactly",
                   "Start 3 and end 14 make 12 records in flight, the limit: a fetch past the end "
                   "offset takes nothing, even of older log batches; a fetch from the start offset "
-                  "takes the persisted hole from there, not the log below it.", _derived("§8.1, §8.2, §8.3"))
+                  "takes the persisted hole from there, not the log below it; a fetch at the end "
+                  "offset whose log starts past it takes nothing (and archives offset 14, which the "
+                  "log no longer has).", _derived("§8.1, §8.2, §8.3, §14.3"))
 
 
 def _limit_passed_past_the_end() -> Case:
@@ -929,6 +932,17 @@ def _throttle_on_split_batches() -> Case:
                   _derived("§9"))
 
 
+def _per_offset_types_from_below_zero() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((-2, 4, (ACCEPT, ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.NONE)
+    s.ends(1, 4, 1)
+    return s.case("per_offset_types_of_a_batch_from_a_negative_offset",
+                  "A batch of per-offset types starting at -2, below every cached offset: offsets "
+                  "0-4 take the types at positions 2-6 (ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT); "
+                  "those below the start offset are skipped.", _derived("§10.1, §10.2"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -949,7 +963,7 @@ def all_cases() -> list[Case]:
         _overlap_undoes_a_cut, _cached_batches_past_max_records, _subset_then_whole,
         _held_batch_overlapped, _throttled_after_records, _throttled_subset_then_stop,
         _new_records_after_cached, _cuts_after_the_first, _throttle_on_unsplit_states,
-        _throttle_on_split_batches,
+        _throttle_on_split_batches, _per_offset_types_from_below_zero,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
