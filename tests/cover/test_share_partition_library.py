@@ -61,7 +61,8 @@ class _BrokenPersister:
 
 
 def test_a_persisted_batch_below_the_start_or_reversed_fails_the_partition() -> None:
-    for batch in (PersisterBatch(3, 7, RecordState.AVAILABLE, 1), PersisterBatch(7, 6, RecordState.AVAILABLE, 1)):
+    av = RecordState.AVAILABLE
+    for batch in (PersisterBatch(3, 7, av, 1), PersisterBatch(7, 6, av, 1)):
         p = _partition(_BrokenPersister(batch))
         assert p.maybe_initialize(0) is Errors.UNKNOWN_SERVER_ERROR
         assert p.partition_state == SharePartitionState.FAILED and not p.cached

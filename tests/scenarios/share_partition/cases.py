@@ -643,7 +643,8 @@ def _uninitialized_start() -> Case:
     s.ends(10, 14, 15)
     case = s.case("uninitialized_state_starts_at_the_latest_offset",
                   "A persisted start offset of -1 (never initialized) starts the partition at the "
-                  "latest offset it is given: a fetch of older records takes them from there.", _derived("§5.2"))
+                  "latest offset it is given: a fetch of older records takes them from there.",
+                  _derived("§5.2"))
     return Case(case.name, case.description, case.source, case.events, case.config, case.persisted,
                 latest_offset=10, shows=case.shows)
 
@@ -760,9 +761,11 @@ def _end_past_the_cache() -> Case:
     s.add(MoveLogStart(20))
     s.fetch(20, (20, 24))
     return s.case("in_flight_limit_with_the_end_past_the_cache",
-                  "The log start moved past the held records, so the end offset is past the cache: "
-                  "at the in-flight limit a fetch at or below the end offset may still take records "
-                  "up to it, whole log batches when MaxRecords cuts inside one.", _derived("§8.2, §8.4, §14.1"))
+                  "The log start moved to 10, past the held records 0-4, so the end offset (10) is "
+                  "past the cache and one record is in flight, the limit: a fetch from 8 may take up "
+                  "to the end offset, but MaxRecords 2 cuts inside log batch 8-14, which is taken "
+                  "whole, past the end offset (the log start then moves to 20); a fetch at the end "
+                  "offset takes that one record.", _derived("§8.2, §8.3, §8.4, §14.1"))
 
 
 def _window_limits() -> Case:
