@@ -581,6 +581,371 @@ def _fencing() -> Case:
                   "sees NOT_LEADER_OR_FOLLOWER both times.", _hand_made(f"{FACT_SHEET} §15.4, §5"))
 
 
+# --- issue 17: partition.py, lines below 427 ---
+
+
+def _malformed_acknowledgements() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9), count=10)
+    s.ack((3, 2, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((0, 1, ()), error=Errors.INVALID_REQUEST)
+    s.ack((0, 4, ACCEPT), (3, 5, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((0, 2, (ACCEPT, ACCEPT)), error=Errors.INVALID_REQUEST)
+    s.ack((0, 1, (ACCEPT, ACCEPT, ACCEPT)), error=Errors.INVALID_REQUEST)
+    s.ack((0, 0, 9), error=Errors.INVALID_REQUEST)
+    s.ack((0, 9, ACCEPT), error=Errors.NONE)
+    s.ends(10, 10, 10)
+    return s.case("malformed_acknowledgements_are_invalid_requests",
+                  "A batch whose first offset is past its last, one with no type, a batch starting "
+                  "more than one offset before the previous one ends, per-offset types that do not "
+                  "match the range (fewer or more) and an unknown type each refuse the whole call "
+                  "with INVALID_REQUEST, and nothing changes: the held records are then accepted.",
+                  _derived("§10.1"))
+
+
+def _per_offset_types_across_batches() -> Case:
+    s = Script()
+    s.fetch(5, (5, 9))
+    s.fetch(10, (10, 14))
+    s.ack((5, 14, (ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, RELEASE, RELEASE, ACCEPT, ACCEPT, REJECT)),
+          error=Errors.NONE)
+    s.ends(7, 14, 7)
+    return s.case("per_offset_types_across_cached_batches",
+                  "One acknowledgement with a type per offset over two cached batches: each batch "
+                  "takes the types of its own offsets, none of its neighbour's.",
+                  _derived("§10.2"))
+
+
+def _failed_reload() -> Case:
+    s = Script(persisted=persisted(3, 5, (5, 9, AV, 1)))
+    s.fetch(5, (5, 9), count=5)
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    first = s.add(Reload(latest_offset=10))
+    s.shows.append(Answered(first, Errors.UNKNOWN_SERVER_ERROR))
+    s.add(SetPersisterError(Errors.GROUP_ID_NOT_FOUND))
+    second = s.add(Reload(latest_offset=10))
+    s.shows.append(Answered(second, Errors.GROUP_ID_NOT_FOUND))
+    s.add(SetPersisterError(Errors.NONE))
+    s.fetch(5, (5, 9), count=0)
+    s.ack((5, 9, ACCEPT), error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    s.release(error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    s.ends(0, 0, 0)
+    return s.case("failed_read_leaves_the_partition_failed",
+                  "A reload whose state read fails (UNKNOWN_SERVER_ERROR, then GROUP_ID_NOT_FOUND) "
+                  "answers the mapped error and leaves a FAILED partition at offsets 0 and state "
+                  "epoch 0: it acquires nothing and answers acknowledgements and releases with "
+                  "UNKNOWN_TOPIC_OR_PARTITION.", _derived("§5.1, §4.2, §15.4"))
+
+
+def _uninitialized_start() -> Case:
+    s = Script(persisted=PersistedState(2, -1))
+    s.fetch(8, (8, 14), count=5)
+    s.ends(10, 14, 15)
+    case = s.case("uninitialized_state_starts_at_the_latest_offset",
+                  "A persisted start offset of -1 (never initialized) starts the partition at the "
+                  "latest offset it is given: a fetch of older records takes them from there.",
+                  _derived("§5.2"))
+    return Case(case.name, case.description, case.source, case.events, case.config, case.persisted,
+                latest_offset=10, shows=case.shows)
+
+
+def _one_offset_hole() -> Case:
+    s = Script(persisted=persisted(1, 300, (300, 304, AV, 1), (306, 309, AV, 1)))
+    s.ends(300, 309, 300)
+    return s.case("persisted_hole_of_one_offset",
+                  "A hole of a single offset (305) between persisted batches opens the gap window "
+                  "there; batches that touch (the start offset and the first batch) open none.",
+                  _derived("§5.4"))
+
+
+def _window_scan_past_finished() -> Case:
+    s = Script(persisted=persisted(1, 10, (10, 12, AV, 1), (14, 14, ARCH, 1), (16, 18, AV, 1)))
+    s.fetch(10, (10, 13), count=4)
+    s.ends(10, 18, 15)
+    return s.case("next_fetch_offset_finds_the_next_hole",
+                  "With the gap window's first hole filled, the next fetch offset walks the cache: "
+                  "past the held batches and the archived one touching the filled hole, to the next "
+                  "hole (15), before the available batch after it.", _derived("§7, §8.10"))
+
+
+def _empty_log_and_zero_records() -> Case:
+    s = Script()
+    s.fetch(0, count=0)
+    s.fetch(0, (0, 4), max_records=0, count=0)
+    s.fetch(0, (0, 4), max_records=-1, count=0)
+    s.fetch(0, (0, 4), count=5)
+    s.ends(0, 4, 5)
+    return s.case("empty_log_or_no_records_wanted",
+                  "A fetch with no log batches, or with MaxRecords 0 or below, acquires nothing.",
+                  _derived("§8.1"))
+
+
+def _in_flight_limit_exact() -> Case:
+    s = Script(SharePartitionConfig(5, 5, 30_000))
+    s.fetch(0, *((o, o) for o in range(7)), batch_size=1, count=5)
+    s.ack((0, 1, ACCEPT), error=Errors.NONE)
+    s.fetch(5, *((o, o) for o in range(5, 10)), batch_size=1, count=2)
+    s.ends(2, 6, 7)
+    return s.case("in_flight_limit_counts_every_cached_offset",
+                  "The in-flight count is end - start + 1 (0 when nothing is cached): with a limit of "
+                  "5 a first fetch takes 5 single-record batches, and after 0-1 are accepted a fetch "
+                  "takes 2 more.", _derived("§8.2"))
+
+
+def _over_the_limit_inside_the_cache() -> Case:
+    s = Script(SharePartitionConfig(5, 5, 30_000))
+    s.fetch(0, (0, 2), (3, 5), (6, 9), batch_size=3, count=6)
+    s.ack((0, 2, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 2), (3, 5), (6, 9), batch_size=3, count=3)
+    s.ack((5, 5, RELEASE), error=Errors.NONE)
+    s.fetch(5, (3, 5), (6, 9), count=1)
+    s.fetch(6, (6, 9), count=0)
+    s.ends(0, 5, 6)
+    return s.case("over_the_in_flight_limit_only_cached_records",
+                  "A fetch past the limit (the log batch 3-5 took 6 records over a limit of 5) still "
+                  "takes released records inside the cache, from the fetch offset up to the end "
+                  "offset included, and nothing new.", _derived("§8.2"))
+
+
+def _at_the_limit_capped_by_the_end() -> Case:
+    s = Script(SharePartitionConfig(5, 4, 30_000))
+    s.fetch(0, (0, 0), (1, 1), (2, 2), (3, 3), batch_size=1, count=4)
+    s.ack((0, 3, RELEASE), error=Errors.NONE)
+    s.fetch(2, (0, 0), (1, 1), (2, 2), (3, 3), (4, 4), count=2)
+    s.ends(0, 3, 2)
+    return s.case("at_the_limit_records_capped_by_the_end_offset",
+                  "At the in-flight limit a fetch from offset 2 may take end - fetch offset + 1 = 2 "
+                  "records of the cache, counted from the first cached batch the log reaches.",
+                  _derived("§8.2"))
+
+
+def _one_below_the_limit() -> Case:
+    s = Script(SharePartitionConfig(5, 5, 30_000))
+    s.fetch(0, *((o, o) for o in range(5)), batch_size=1, count=5)
+    s.ack((0, 0, ACCEPT), (1, 2, RELEASE), error=Errors.NONE)
+    s.fetch(1, *((o, o) for o in range(1, 8)), batch_size=1, count=1)
+    s.ends(1, 4, 2)
+    return s.case("one_below_the_in_flight_limit",
+                  "One record below the limit, a fetch inside the cache takes one record, not every "
+                  "released one up to the end offset.", _derived("§8.2"))
+
+
+def _limit_reached_past_the_end() -> Case:
+    s = Script(SharePartitionConfig(5, 12, 30_000), persisted(1, 3, (10, 14, AV, 1)))
+    s.fetch(20, (1, 5), count=0)
+    s.fetch(3, (1, 5), count=3)
+    s.fetch(14, (20, 25), count=0)
+    s.ends(3, 14, 6)
+    return s.case("in_flight_limit_reached_exactly",
+                  "Start 3 and end 14 make 12 records in flight, the limit: a fetch past the end "
+                  "offset takes nothing, even of older log batches; a fetch from the start offset "
+                  "takes the persisted hole from there, not the log below it; a fetch at the end "
+                  "offset whose log starts past it takes nothing (and archives offset 14, which the "
+                  "log no longer has).", _derived("§8.1, §8.2, §8.3, §14.3"))
+
+
+def _limit_passed_past_the_end() -> Case:
+    s = Script(SharePartitionConfig(5, 11, 30_000), persisted(1, 3, (10, 14, AV, 1)))
+    s.fetch(20, (1, 5), count=0)
+    s.ends(3, 14, 3)
+    return s.case("in_flight_limit_passed",
+                  "Start 3 and end 14 make 12 records in flight, over the limit of 11: a fetch past "
+                  "the end offset takes nothing.", _derived("§8.2"))
+
+
+def _end_past_the_cache() -> Case:
+    s = Script(SharePartitionConfig(5, 1, 30_000))
+    s.fetch(0, (0, 4), count=5)
+    s.add(MoveLogStart(10))
+    s.fetch(8, (8, 14), max_records=2)
+    s.add(MoveLogStart(20))
+    s.fetch(20, (20, 24))
+    return s.case("in_flight_limit_with_the_end_past_the_cache",
+                  "The log start moved to 10, past the held records 0-4, so the end offset (10) is "
+                  "past the cache and one record is in flight, the limit: a fetch from 8 may take up "
+                  "to the end offset, but MaxRecords 2 cuts inside log batch 8-14, which is taken "
+                  "whole, past the end offset (the log start then moves to 20); a fetch at the end "
+                  "offset takes that one record.", _derived("§8.2, §8.3, §8.4, §14.1"))
+
+
+def _window_limits() -> Case:
+    s = Script(persisted=persisted(1, 0, (2, 2, AV, 1), (5, 9, AV, 1)))
+    s.fetch(0, (0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 9), max_records=4, count=4)
+    s.ends(0, 9, 4)
+    return s.case("persisted_holes_fetched_within_max_records",
+                  "Filling the persisted holes counts against MaxRecords: with 4 wanted, holes 0-1, "
+                  "batch 2 and hole offset 3 are taken, and offset 4 is left.", _derived("§8.6, §8.4"))
+
+
+def _window_hole_fills_max_records() -> Case:
+    s = Script(persisted=persisted(1, 0, (5, 9, AV, 1)))
+    s.fetch(0, (0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 9), max_records=5, count=5)
+    s.ends(0, 9, 5)
+    return s.case("persisted_hole_filling_max_records_stops",
+                  "A hole of exactly MaxRecords records is taken, and the cached batch after it is not.",
+                  _derived("§8.6"))
+
+
+def _window_start_moves() -> Case:
+    s = Script(persisted=persisted(1, 0, (10, 14, AV, 1)))
+    s.fetch(0, (0, 4), count=5)
+    s.ends(0, 14, 5)
+    return s.case("gap_window_start_follows_new_records",
+                  "Records taken from a persisted hole before the first cached batch move the gap "
+                  "window's start to the offset after them.", _derived("§8.10"))
+
+
+def _window_closes() -> Case:
+    s = Script(persisted=persisted(1, 10, (12, 14, AV, 1)))
+    s.fetch(10, (10, 14), count=5)
+    s.ends(10, 14, 15)
+    return s.case("gap_window_closes_past_its_end",
+                  "Acquiring through the end of the gap window closes it.", _derived("§8.10"))
+
+
+def _window_to_its_last_offset() -> Case:
+    s = Script(persisted=persisted(1, 10, (12, 14, AV, 1)))
+    s.fetch(10, (10, 13), count=4)
+    s.ends(10, 14, 14)
+    return s.case("gap_window_kept_up_to_its_last_offset",
+                  "Acquiring up to one before the gap window's end keeps it open, starting at its "
+                  "last offset.", _derived("§8.10"))
+
+
+def _split_after_time_passed() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9), count=10)
+    s.advance(10_000)
+    s.ack((0, 1, ACCEPT), error=Errors.NONE)
+    s.advance(30_000)
+    s.ends(2, 9, 2)
+    return s.case("split_keeps_the_lock_deadline",
+                  "A batch split 10 s after its acquisition keeps its lock's deadline (30 s) for the "
+                  "offsets still held: they are available again at 30 s.", _derived("§8.8, §13.5"))
+
+
+def _overlap_undoes_a_cut() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9), count=10)
+    s.ack((0, 1, ACCEPT), error=Errors.NONE)
+    s.ack((2, 5, RELEASE), (5, 6, ACCEPT), error=Errors.INVALID_RECORD_STATE)
+    s.ends(2, 9, 10)
+    return s.case("failed_call_undoes_the_runs_it_cut",
+                  "The second batch overlaps the first by one offset: cutting it off the pending run "
+                  "2-5 copies the pending state, and the refusal undoes both pieces.",
+                  _derived("§10.2, §10.3"))
+
+
+def _cached_batches_past_max_records() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4))
+    s.fetch(5, (5, 9))
+    s.ack((0, 9, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 4), (5, 9), max_records=1, count=5)
+    return s.case("max_records_stops_at_the_next_cached_batch",
+                  "A cached batch is taken whole even past MaxRecords, and the next one is not.",
+                  _derived("§8.6"))
+
+
+def _subset_then_whole() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4))
+    s.fetch(5, (5, 9))
+    s.ack((0, 1, RELEASE), error=Errors.NONE)
+    s.ack((5, 9, RELEASE), error=Errors.NONE)
+    s.fetch(10, (10, 12), member=M2)
+    s.ack((10, 12, RELEASE), member=M2, error=Errors.NONE)
+    s.fetch(0, (0, 4), (5, 9), (10, 12), member=M2, max_records=9, count=10)
+    return s.case("subset_then_whole_batches",
+                  "After a subset of a split batch the fetch goes on to the next cached batches.",
+                  _derived("§8.6, §8.7"))
+
+
+def _held_batch_overlapped() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9))
+    s.fetch(10, (10, 14))
+    s.ack((10, 14, RELEASE), error=Errors.NONE)
+    s.fetch(5, (5, 14), member=M2, count=5)
+    s.ends(0, 14, 15)
+    return s.case("held_batch_partly_fetched_is_skipped",
+                  "A fetch starting inside another member's held batch skips it unsplit and takes "
+                  "the released batch after it.", _derived("§8.6"))
+
+
+def _throttled_after_records() -> Case:
+    s = Script(persisted=persisted(1, 0, (0, 0, AV, 1), (1, 4, AV, 3)))
+    s.fetch(0, (0, 4), count=1)
+    return s.case("throttled_batch_after_taken_records_waits",
+                  "A batch at the throttle's delivery count is not taken by a fetch that already "
+                  "holds a record.", _derived("§9"))
+
+
+def _throttled_subset_then_stop() -> Case:
+    s = Script(persisted=persisted(1, 0, (0, 1, AV, 4), (2, 5, AV, 1)))
+    s.fetch(0, (0, 5), count=1)
+    return s.case("throttled_subset_ends_the_fetch",
+                  "The throttled batch in front gives its one record (the last delivery goes alone) "
+                  "and the fetch ends there.", _derived("§9"))
+
+
+def _new_records_after_cached() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4))
+    s.ack((0, 4, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), max_records=7, count=7)
+    s.fetch(0, *((o, o) for o in range(10, 16)), max_records=5, count=5)
+    return s.case("new_records_after_cached_within_max_records",
+                  "After the cached batch, new records are taken up to MaxRecords, log batch by log "
+                  "batch.", _derived("§8.6, §8.4"))
+
+
+def _cuts_after_the_first() -> Case:
+    s = Script()
+    s.fetch(0, (0, 2), (3, 5), (6, 8), (9, 11), batch_size=4, count=12)
+    s.fetch(12, (12, 14), (15, 17), (18, 20), batch_size=4, count=9)
+    return s.case("batch_cuts_counted_from_the_last_cut",
+                  "Each cut is counted from the previous one: 0-5 and 6-11 with a batch size of 4, "
+                  "then 12-17 and 18-20.", _derived("§8.5"))
+
+
+def _throttle_on_unsplit_states() -> Case:
+    s = Script(persisted=persisted(1, 0, (0, 0, AV, 1), (1, 4, ACK, 3), (5, 5, AV, 1), (6, 9, AV, 4)))
+    s.fetch(0, (0, 5), count=2)
+    s.fetch(6, (6, 9), count=1)
+    return s.case("throttle_only_for_available_batches",
+                  "A finished batch at a high delivery count does not throttle the fetch; an "
+                  "available one past the throttle count is handed out one record at its last "
+                  "delivery.", _derived("§9"))
+
+
+def _throttle_on_split_batches() -> Case:
+    s = Script(persisted=persisted(1, 0, (0, 0, AV, 1), (1, 10, AV, 3), (11, 11, AV, 1), (12, 21, AV, 2),
+                                   (22, 22, AV, 1), (23, 32, AV, 4)))
+    s.fetch(1, (1, 10), count=5)
+    s.fetch(0, (0, 10), count=1)
+    s.fetch(12, (12, 16), count=5)
+    s.fetch(11, (11, 21), count=6)
+    s.fetch(23, (23, 27), count=1)
+    s.fetch(22, (22, 32), count=1)
+    return s.case("throttle_of_split_batches_counts_available_runs",
+                  "In a split batch, only its available records' delivery counts decide the "
+                  "throttle: 6-10 at 3 deliveries stop a fetch that already holds offset 0; 17-21 "
+                  "at 2 do not, though 12-16 are held at 3; 24-32 at 4 stop one holding 22.",
+                  _derived("§9"))
+
+
+def _per_offset_types_from_below_zero() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((-2, 4, (ACCEPT, ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.NONE)
+    s.ends(1, 4, 1)
+    return s.case("per_offset_types_of_a_batch_from_a_negative_offset",
+                  "A batch of per-offset types starting at -2, below every cached offset: offsets "
+                  "0-4 take the types at positions 2-6 (ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT); "
+                  "those below the start offset are skipped.", _derived("§10.1, §10.2"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -591,6 +956,17 @@ def all_cases() -> list[Case]:
         _release_ending_at_the_start_offset, _failed_expiry_write, _renew,
         _throttling, _throttle_cap_already_reached, _log_start, _compacted, _spso_backwards,
         _missing_floor, _fencing,
+        # --- issue 17: partition.py, lines below 427 ---
+        _malformed_acknowledgements, _per_offset_types_across_batches, _failed_reload,
+        _uninitialized_start, _one_offset_hole, _window_scan_past_finished,
+        _empty_log_and_zero_records, _in_flight_limit_exact, _over_the_limit_inside_the_cache,
+        _at_the_limit_capped_by_the_end, _one_below_the_limit, _limit_reached_past_the_end,
+        _limit_passed_past_the_end, _end_past_the_cache, _window_limits, _window_hole_fills_max_records,
+        _window_start_moves, _window_closes, _window_to_its_last_offset, _split_after_time_passed,
+        _overlap_undoes_a_cut, _cached_batches_past_max_records, _subset_then_whole,
+        _held_batch_overlapped, _throttled_after_records, _throttled_subset_then_stop,
+        _new_records_after_cached, _cuts_after_the_first, _throttle_on_unsplit_states,
+        _throttle_on_split_batches, _per_offset_types_from_below_zero,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
