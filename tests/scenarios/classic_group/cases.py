@@ -1185,6 +1185,249 @@ def _requests_while_loading() -> Case:
                "COORDINATOR_LOAD_IN_PROGRESS; GroupCoordinatorService#listGroups fails on it"))
 
 
+# ---------------------------------------------------------------------------------------------
+# Issue 17: cases that pin rules the mutation survivors showed unobserved
+# ---------------------------------------------------------------------------------------------
+
+
+def _static_joins(s: Script, group: str, instances: Sequence[tuple[str, int]], *,
+                  protocols: tuple[Protocol, ...] = ORDERS) -> list[str]:
+    """Static members join (no MEMBER_ID_REQUIRED); ids are ``instance-UUID``."""
+    ids = []
+    for instance, n in instances:
+        s.add(JoinGroup(group, group_instance_id=instance, client_id=instance, protocols=protocols,
+                        new_member_uuid=member_uuid(n)))
+        ids.append(member_id(instance, n))
+    return ids
+
+
+def _static_sync_all(s: Script, group: str, generation: int, members: Sequence[tuple[str, str]]) -> None:
+    """The first pair is the leader: it syncs with one partition each, then the others."""
+    leader, leader_instance = members[0]
+    s.add(SyncGroup(group, generation, leader, leader_instance, "consumer", "range", tuple(
+        SyncAssignment(m, assignment({"orders": [k]})) for k, (m, _) in enumerate(members))))
+    for mid, instance in members[1:]:
+        s.add(SyncGroup(group, generation, mid, instance, "consumer", "range"))
+
+
+def _static_replace_answers() -> Case:
+    s = Script()
+    m, a, y, z = _static_joins(s, "g", [("m", 1), ("a", 2), ("y", 3), ("z", 4)])
+    s.advance(3_000)
+    s.advance(3_000)  # the initial delay, extended once for the later members
+    _static_sync_all(s, "g", 1, [(m, "m"), (a, "a"), (y, "y"), (z, "z")])
+    follower_after = s.add(JoinGroup("g", group_instance_id="z", client_id="z", protocols=ORDERS,
+                                     new_member_uuid=member_uuid(5)))
+    follower_before = s.add(JoinGroup("g", group_instance_id="a", client_id="a", protocols=ORDERS,
+                                      new_member_uuid=member_uuid(6)))
+    leader_v8 = s.add(JoinGroup("g", group_instance_id="m", client_id="m", protocols=ORDERS, version=8,
+                                new_member_uuid=member_uuid(7)))
+    z2, a2, m2 = member_id("z", 5), member_id("a", 6), member_id("m", 7)
+    leave = s.add(LeaveGroup("g", (MemberIdentity(z2, "z"), MemberIdentity(a2, "a"))))
+    y_rejoin = s.add(JoinGroup("g", member_id=y, group_instance_id="y", client_id="y", protocols=ORDERS))
+    m_rejoin = s.add(JoinGroup("g", member_id=m2, group_instance_id="m", client_id="m", protocols=ORDERS))
+    for request in (follower_after, follower_before, leader_v8, leave, y_rejoin, m_rejoin):
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(follower_after, ("GroupMetadata",)), Wrote(leader_v8, ("GroupMetadata",)),
+            Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "static_replacement_answer_by_version_and_leadership",
+        "Four static members m (leader), a, y, z; each of z, a and then m restarts with the "
+        "same protocols. A replaced follower (v9) gets no skip_assignment and no member list, "
+        "and the leader is unchanged whichever way the ids sort; the replaced leader (v8) "
+        "keeps the leadership under its new id (appended last) but is answered with the old "
+        "leader id, no skip_assignment and no member list. Then z and a leave: the leadership "
+        "stays with m's new id, the last in member order, and generation 2 is led by it.",
+        _sheet("§3 Replacement; §1.8"))
+
+
+def _static_replace_new_protocol() -> Case:
+    s = Script()
+    rr_first = (Protocol("roundrobin", subscription("orders")), Protocol("range", subscription("orders")))
+    coop_first = (Protocol("cooperative-sticky", subscription("orders")), Protocol("range", subscription("orders")))
+    results = []
+    for group, protocols, (n, new) in (("h", rr_first, (1, 2)), ("k", coop_first, (3, 4))):
+        (mid,) = _static_joins(s, group, [("i", n)])
+        s.advance(3_000)
+        s.add(SyncGroup(group, 1, mid, "i", "consumer", "range", (SyncAssignment(mid, b""),)))
+        results.append(s.add(JoinGroup(group, group_instance_id="i", client_id="i", protocols=protocols,
+                                       new_member_uuid=member_uuid(new))))
+        s.claim(Wrote(results[-1], ()))
+        s.answered(results[-1], Errors.NONE)
+        s.advance(0)
+    s.claim(Ends("h", "CompletingRebalance", 2), Ends("k", "CompletingRebalance", 2))
+    return s.case(
+        "static_replacement_with_new_preferred_protocol_rebalances",
+        "A lone static member restarts in Stable preferring another protocol that the group "
+        "would now select (roundrobin, or cooperative-sticky, over range): nothing is written "
+        "and the group rebalances; its only member having joined, generation 2 completes at once.",
+        _sheet("§3 Replacement; §2.7"))
+
+
+def _static_replace_rebalancing() -> Case:
+    s = Script()
+    a, b = _static_joins(s, "g", [("i1", 1), ("i2", 2)])
+    s.advance(3_000)
+    s.advance(3_000)
+    completing = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                                 new_member_uuid=member_uuid(3)))
+    a2 = member_id("i1", 3)
+    b_rejoin = s.add(JoinGroup("g", member_id=b, group_instance_id="i2", client_id="i2", protocols=ORDERS))
+    new = (Protocol("range", subscription("orders", "audit")),)
+    change = s.add(JoinGroup("g", member_id=b, group_instance_id="i2", client_id="i2", protocols=new))
+    preparing = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                                new_member_uuid=member_uuid(4)))
+    for request in (completing, b_rejoin, change, preparing):
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(completing, ()), Wrote(preparing, ()), Ends("g", "CompletingRebalance", 3))
+    del a, a2
+    return s.case(
+        "static_replacement_while_rebalancing",
+        "Two static members in CompletingRebalance: i1 restarts, its new id takes over and the "
+        "group prepares a rebalance (nothing written); i2 rejoins and generation 2 completes. "
+        "i2 rejoins with a new subscription (PreparingRebalance), then i1 restarts again: its "
+        "new id is parked and, everyone having joined, generation 3 completes at once.",
+        _sheet("§3 Replacement; §1.4 step 5.5"))
+
+
+def _new_member_flag_only_in_initial_delay() -> Case:
+    s = Script()
+    a, _ = s.new_member("g", "a", 1)
+    s.advance(3_000)
+    b, _ = s.new_member("g", "b", 2)        # added in CompletingRebalance: a rebalance
+    c, _ = s.new_member("g", "c", 3)        # added in PreparingRebalance after CompletingRebalance
+    s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    s.add(SyncGroup("g", 2, a, protocol_type="consumer", protocol_name="range", assignments=(
+        SyncAssignment(a, b""), SyncAssignment(b, b""), SyncAssignment(c, b""))))
+    d, _ = s.new_member("g", "d", 4)        # added in Stable: a rebalance
+    e, _ = s.new_member("g", "e", 5)        # added in PreparingRebalance after Stable
+    leave = s.add(LeaveGroup("g", tuple(MemberIdentity(m) for m in (a, b, c, d, e))))
+    _, f_join = s.new_member("g", "f", 6)   # the group is Empty again: a new initial delay
+    done = s.advance(3_000)
+    s.answered(leave, Errors.NONE)
+    s.answered(f_join, Errors.NONE)
+    s.claim(Wrote(leave, ("GroupMetadata",)), Ends("g", "CompletingRebalance", 4))
+    return s.case(
+        "initial_delay_extended_only_for_members_added_during_it",
+        "Members that join a group rebalancing after CompletingRebalance or Stable do not "
+        "mark it as having new members: when everyone leaves and a new member starts the "
+        "next first rebalance, its initial delay (3 s) is not extended.",
+        _sheet("§2.2"))
+
+
+def _initial_delay_bounded() -> Case:
+    s = Script()
+    # Rebalance timeout equal to the delay: nothing left to extend by.
+    a, a_join = s.new_member("g", "a", 1, rebalance_ms=3_000)
+    b, _ = s.new_member("g", "b", 2, rebalance_ms=3_000)
+    # Rebalance timeout twice the delay: one extension, then none even for a later member.
+    _, c_join = s.new_member("h", "c", 3, rebalance_ms=6_000)
+    s.new_member("h", "d", 4, rebalance_ms=6_000)
+    first = s.advance(3_000)
+    s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range",
+                    assignments=(SyncAssignment(a, b""), SyncAssignment(b, b""))))
+    s.add(SyncGroup("g", 1, b, protocol_type="consumer", protocol_name="range"))
+    s.new_member("h", "e", 5, rebalance_ms=6_000)
+    done = s.advance(3_000)
+    s.answered(a_join, Errors.NONE)
+    s.answered(c_join, Errors.NONE)
+    s.claim(Wrote(first, ()), Wrote(done, ()), Ends("g", "Stable", 1),
+            Ends("h", "CompletingRebalance", 1))
+    return s.case(
+        "initial_delay_extension_bounded_by_rebalance_timeout",
+        "The initial delay is extended while new members come, but only within the largest "
+        "rebalance timeout: with a 3 s rebalance timeout the join completes at the first 3 s "
+        "timer despite a second member; with 6 s it is extended once to 6 s and completes "
+        "then, though another member joined during the extension.",
+        _sheet("§2.2"))
+
+
+def _protocol_vote_majority() -> Case:
+    s = Script()
+    favourite = (Protocol("sticky", subscription("orders", "s")),
+                 Protocol("cooperative-sticky", subscription("orders", "cs")),
+                 Protocol("roundrobin", subscription("orders", "rr")),
+                 Protocol("range", subscription("orders", "ra")))
+    _, a_join = s.new_member("g", "a", 1, protocols=favourite)
+    s.new_member("g", "b", 2, protocols=favourite)
+    s.new_member("g", "c", 3, protocols=(Protocol("range", subscription("orders")),
+                                         Protocol("roundrobin", subscription("orders"))))
+    s.advance(3_000)
+    s.advance(3_000)
+    s.answered(a_join, Errors.NONE)
+    s.claim(Ends("g", "CompletingRebalance", 1))
+    return s.case(
+        "protocol_vote_majority_among_common_protocols",
+        "Two members prefer sticky, then cooperative-sticky, then roundrobin; the third only "
+        "knows range and roundrobin. Only protocols every member supports are voted for: the "
+        "two vote roundrobin, the third range, and roundrobin wins 2 to 1; the leader's member "
+        "list carries each member's roundrobin metadata.",
+        _sheet("§2.7"))
+
+
+def _join_protocol_checks() -> Case:
+    s = Script()
+    blank_type = s.add(JoinGroup("e", client_id="c", protocol_type="", protocols=ORDERS,
+                                 new_member_uuid=member_uuid(1)))
+    s.stable("g", [("a", 2)])
+    unknown = s.add(JoinGroup("g", client_id="x", protocols=(Protocol("sticky", b""),),
+                              new_member_uuid=member_uuid(3)))
+    connect = s.add(JoinGroup("g", client_id="x", protocol_type="connect", protocols=ORDERS,
+                              new_member_uuid=member_uuid(4)))
+    other = s.add(JoinGroup("g", client_id="x", protocol_type="other", protocols=ORDERS,
+                            new_member_uuid=member_uuid(5)))
+    # CompletingRebalance: a new member with no common protocol is refused as well.
+    c, _ = s.new_member("c", "c", 6)
+    s.advance(3_000)
+    completing = s.add(JoinGroup("c", client_id="x", protocols=(Protocol("sticky", b""),),
+                                 new_member_uuid=member_uuid(7)))
+    # PreparingRebalance with no member left (the leaver went during the initial delay): any
+    # protocol of the group's type is accepted.
+    p, _ = s.new_member("p", "p", 8)
+    s.add(LeaveGroup("p", (MemberIdentity(p),)))
+    emptied = s.add(JoinGroup("p", client_id="x", protocols=(Protocol("sticky", b""),),
+                              new_member_uuid=member_uuid(9)))
+    for request, error in ((blank_type, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (unknown, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (connect, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (other, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (completing, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (emptied, Errors.MEMBER_ID_REQUIRED)):
+        s.answered(request, error)
+    s.claim(Ends("g", "Stable", 1), Ends("c", "CompletingRebalance", 1), Ends("p", "PreparingRebalance", 0))
+    del c
+    return s.case(
+        "join_protocol_type_and_common_protocol",
+        "A JoinGroup with an empty protocol type is refused even by a new group. A group with "
+        "members refuses a protocol no member supports (Stable, CompletingRebalance) and "
+        "another protocol type whichever way it sorts (connect, other), with "
+        "INCONSISTENT_GROUP_PROTOCOL. A group rebalancing with no member left (its only member "
+        "left during the initial delay) accepts any protocol of its type.",
+        _sheet("§1.4 step 4.2"))
+
+
+def _static_rejoin_after_leave() -> Case:
+    s = Script()
+    (mid,) = _static_joins(s, "g", [("i1", 1)])
+    b, b_join = s.new_member("g", "b", 2)
+    s.advance(3_000)
+    s.advance(3_000)
+    leave = s.add(LeaveGroup("g", (MemberIdentity(mid, "i1"),)))
+    back = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                           new_member_uuid=member_uuid(3)))
+    s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS))
+    s.answered(leave, Errors.NONE)
+    s.answered(back, Errors.NONE)
+    s.answered(b_join, Errors.NONE)
+    s.claim(Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "static_member_rejoins_after_leaving",
+        "A static member leaves by member id and instance id; its instance id is forgotten, so "
+        "when it joins again without a member id it is a new member (a new id, added and "
+        "parked), not a replacement of the one that left.",
+        _sheet("§3 Leave, Replacement"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -1199,6 +1442,9 @@ def all_cases() -> list[Case]:
         _txn_commit, _txn_abort, _offset_delete, _delete_groups, _describe_and_list, _max_size,
         _join_errors, _protocol_tie, _restart_mid_rebalance, _restart_first_generation_lost,
         _restart_offsets, _heartbeat_while_loading, _requests_while_loading,
+        _static_replace_answers, _static_replace_new_protocol, _static_replace_rebalancing,
+        _new_member_flag_only_in_initial_delay, _initial_delay_bounded, _protocol_vote_majority,
+        _join_protocol_checks, _static_rejoin_after_leave,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
