@@ -1271,20 +1271,24 @@ def _static_replace_rebalancing() -> Case:
     s.advance(3_000)
     completing = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
                                  new_member_uuid=member_uuid(3)))
+    again = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                            new_member_uuid=member_uuid(5)))
     a2 = member_id("i1", 3)
     b_rejoin = s.add(JoinGroup("g", member_id=b, group_instance_id="i2", client_id="i2", protocols=ORDERS))
     new = (Protocol("range", subscription("orders", "audit")),)
     change = s.add(JoinGroup("g", member_id=b, group_instance_id="i2", client_id="i2", protocols=new))
     preparing = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
                                 new_member_uuid=member_uuid(4)))
-    for request in (completing, b_rejoin, change, preparing):
+    s.answered(completing, Errors.FENCED_INSTANCE_ID)
+    for request in (again, b_rejoin, change, preparing):
         s.answered(request, Errors.NONE)
     s.claim(Wrote(completing, ()), Wrote(preparing, ()), Ends("g", "CompletingRebalance", 3))
     del a, a2
     return s.case(
         "static_replacement_while_rebalancing",
         "Two static members in CompletingRebalance: i1 restarts, its new id takes over and the "
-        "group prepares a rebalance (nothing written); i2 rejoins and generation 2 completes. "
+        "group prepares a rebalance (nothing written); i1 restarts once more, its parked join "
+        "is fenced and the newest id parked instead; i2 rejoins and generation 2 completes. "
         "i2 rejoins with a new subscription (PreparingRebalance), then i1 restarts again: its "
         "new id is parked and, everyone having joined, generation 3 completes at once.",
         _sheet("§3 Replacement; §1.4 step 5.5"))
@@ -1327,18 +1331,31 @@ def _initial_delay_bounded() -> Case:
     s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range",
                     assignments=(SyncAssignment(a, b""), SyncAssignment(b, b""))))
     s.add(SyncGroup("g", 1, b, protocol_type="consumer", protocol_name="range"))
-    s.new_member("h", "e", 5, rebalance_ms=6_000)
+    e, _ = s.new_member("h", "e", 5, rebalance_ms=6_000)
     done = s.advance(3_000)
     s.answered(a_join, Errors.NONE)
     s.answered(c_join, Errors.NONE)
-    s.claim(Wrote(first, ()), Wrote(done, ()), Ends("g", "Stable", 1),
-            Ends("h", "CompletingRebalance", 1))
+    s.claim(Wrote(first, ()), Wrote(done, ()))
+    # Both joins completed with the new-member flag still set (it is cleared only when the
+    # delay is extended): once each group is emptied, the next initial delay is extended.
+    c, d = member_id("c", 3), member_id("d", 4)
+    s.add(LeaveGroup("g", (MemberIdentity(a), MemberIdentity(b))))
+    s.add(LeaveGroup("h", (MemberIdentity(c), MemberIdentity(d), MemberIdentity(e))))
+    _, f_join = s.new_member("g", "f", 6, rebalance_ms=9_000)
+    _, i_join = s.new_member("h", "i", 7, rebalance_ms=9_000)
+    extended = s.advance(3_000)
+    s.advance(3_000)
+    s.answered(f_join, Errors.NONE)
+    s.answered(i_join, Errors.NONE)
+    s.claim(Wrote(extended, ()), Ends("g", "CompletingRebalance", 3), Ends("h", "CompletingRebalance", 3))
     return s.case(
         "initial_delay_extension_bounded_by_rebalance_timeout",
         "The initial delay is extended while new members come, but only within the largest "
         "rebalance timeout: with a 3 s rebalance timeout the join completes at the first 3 s "
         "timer despite a second member; with 6 s it is extended once to 6 s and completes "
-        "then, though another member joined during the extension.",
+        "then, though another member joined during the extension. Neither completion clears "
+        "the new-member flag, so when each group is emptied and a new member starts the next "
+        "first rebalance (9 s rebalance timeout), that delay is extended once.",
         _sheet("§2.2"))
 
 
@@ -1416,6 +1433,14 @@ def _static_rejoin_after_leave() -> Case:
     back = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
                            new_member_uuid=member_uuid(3)))
     s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS))
+    # A static member that expires is forgotten too.
+    s.add(JoinGroup("h", group_instance_id="i1", client_id="i1", protocols=ORDERS, session_timeout_ms=10_000,
+                    new_member_uuid=member_uuid(4)))
+    s.advance(3_000)
+    expired = s.advance(10_000)
+    s.add(JoinGroup("h", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                    new_member_uuid=member_uuid(5)))
+    s.claim(Wrote(expired, ("GroupMetadata",)), Ends("h", "PreparingRebalance", 2))
     s.answered(leave, Errors.NONE)
     s.answered(back, Errors.NONE)
     s.answered(b_join, Errors.NONE)
@@ -1424,8 +1449,126 @@ def _static_rejoin_after_leave() -> Case:
         "static_member_rejoins_after_leaving",
         "A static member leaves by member id and instance id; its instance id is forgotten, so "
         "when it joins again without a member id it is a new member (a new id, added and "
-        "parked), not a replacement of the one that left.",
+        "parked until the other member rejoins), not a replacement of the one that left. The "
+        "same holds for a static member removed when its session expires.",
         _sheet("§3 Leave, Replacement"))
+
+
+def _leave_pending_and_unknown() -> Case:
+    s = Script()
+    a, = s.stable("g", [("a", 1)])
+    nobody = s.add(LeaveGroup("g", (MemberIdentity("ghost"),)))
+    s.add(JoinGroup("g", client_id="b", protocols=ORDERS, new_member_uuid=member_uuid(2)))
+    pending = member_id("b", 2)
+    new = (Protocol("range", subscription("orders", "audit")),)
+    rejoin = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=new))
+    leave = s.add(LeaveGroup("g", (MemberIdentity(pending),)))
+    # The last member leaves while a member id is pending: the rebalance waits for the
+    # largest rebalance timeout of no member, 0 ms, on the join timer.
+    (k,) = s.stable("k", [("k", 3)])
+    s.add(JoinGroup("k", client_id="p", protocols=ORDERS, new_member_uuid=member_uuid(4)))
+    last = s.add(LeaveGroup("k", (MemberIdentity(k),)))
+    s.answered(nobody, Errors.NONE)
+    s.answered(leave, Errors.NONE)
+    s.answered(rejoin, Errors.NONE)
+    s.answered(last, Errors.NONE)
+    s.claim(Wrote(nobody, ()), Ends("g", "CompletingRebalance", 2), Ends("k", "PreparingRebalance", 1))
+    return s.case(
+        "leave_of_pending_member_completes_join",
+        "A LeaveGroup naming only an unknown member changes nothing (Stable). A member id "
+        "issued with MEMBER_ID_REQUIRED but not yet used keeps a rebalance waiting; when it "
+        "leaves, every member has rejoined and generation 2 completes at once. When the last "
+        "member leaves while an id is pending, the join timer is armed for 0 ms (the largest "
+        "rebalance timeout of no member).",
+        _sheet("§1.8; §1.4 step 4.4"))
+
+
+def _leader_sorts_last() -> Case:
+    s = Script()
+    b, _ = s.new_member("g", "b", 1)
+    a, _ = s.new_member("g", "a", 2)
+    c, _ = s.new_member("g", "c", 3)
+    s.advance(3_000)
+    s.advance(3_000)
+    describe = s.add(DescribeGroups(("g",)))
+    retry_a = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    retry_c = s.add(JoinGroup("g", member_id=c, client_id="c", protocols=ORDERS))
+    c_sync = s.add(SyncGroup("g", 1, c, protocol_type="consumer", protocol_name="range"))
+    b_sync = s.add(SyncGroup("g", 1, b, protocol_type="consumer", protocol_name="range", assignments=tuple(
+        SyncAssignment(m, assignment({"orders": [k]})) for k, m in enumerate((b, a, c)))))
+    s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range"))
+    stable_a = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    ghost_generation = s.add(SyncGroup("g", 5, "ghost", protocol_type="consumer", protocol_name="range"))
+    ghost_type = s.add(SyncGroup("g", 1, "ghost", protocol_type="other", protocol_name="range"))
+    ahead = s.add(SyncGroup("g", 2, a, protocol_type="consumer", protocol_name="range"))
+    other = s.add(SyncGroup("g", 1, a, protocol_type="other", protocol_name="range"))
+    for request, error in ((describe, Errors.NONE), (retry_a, Errors.NONE), (retry_c, Errors.NONE),
+                           (c_sync, Errors.NONE), (b_sync, Errors.NONE), (stable_a, Errors.NONE),
+                           (ghost_generation, Errors.UNKNOWN_MEMBER_ID), (ghost_type, Errors.UNKNOWN_MEMBER_ID),
+                           (ahead, Errors.ILLEGAL_GENERATION), (other, Errors.INCONSISTENT_GROUP_PROTOCOL)):
+        s.answered(request, error)
+    s.claim(Wrote(c_sync, ()), Wrote(b_sync, ("GroupMetadata",)), Wrote(stable_a, ()), Ends("g", "Stable", 1))
+    return s.case(
+        "leader_is_first_joined_not_smallest_id",
+        "The leader is the first member to join (b), whose id sorts between the followers' (a, "
+        "c). DescribeGroups in CompletingRebalance shows no protocol, metadata or assignment. "
+        "Followers retrying their join in CompletingRebalance get no member list; follower c's "
+        "SyncGroup is parked until the leader's; in Stable, follower a rejoining with the same "
+        "metadata is answered at once. SyncGroup: an unknown member is UNKNOWN_MEMBER_ID "
+        "before a wrong generation or protocol type; a generation ahead of the group's is "
+        "ILLEGAL_GENERATION, another protocol type (sorting after consumer) "
+        "INCONSISTENT_GROUP_PROTOCOL.",
+        _sheet("§1.4 step 5.5, §1.6, §1.10; §2.8"))
+
+
+def _join_v4_member_id_required() -> Case:
+    s = Script()
+    v4 = s.add(JoinGroup("g", client_id="c", protocols=ORDERS, version=4, new_member_uuid=member_uuid(1)))
+    s.answered(v4, Errors.MEMBER_ID_REQUIRED)
+    s.claim(Ends("g", "Empty", 0))
+    return s.case(
+        "join_v4_member_id_required",
+        "JoinGroup v4 is the first version that gets MEMBER_ID_REQUIRED for an unknown member "
+        "(KIP-394): the member is not added.",
+        _sheet("§1.4 step 4.4"))
+
+
+def _max_size_while_rebalancing() -> Case:
+    s = Script()
+    _, a_join = s.new_member("g", "a", 1)
+    during_delay = s.add(JoinGroup("g", client_id="b", protocols=ORDERS, new_member_uuid=member_uuid(2)))
+    s.advance(3_000)
+    completing = s.add(JoinGroup("g", client_id="x", protocols=ORDERS, new_member_uuid=member_uuid(3)))
+    s.answered(a_join, Errors.NONE)
+    s.answered(during_delay, Errors.GROUP_MAX_SIZE_REACHED)
+    s.answered(completing, Errors.GROUP_MAX_SIZE_REACHED)
+    s.claim(Ends("g", "CompletingRebalance", 1))
+    return s.case(
+        "group_max_size_while_rebalancing",
+        "group.max.size 1: during the initial delay, with its one member's join parked, a new "
+        "member is refused; in CompletingRebalance, with one member, too.",
+        _sheet("§1.4 step 3; §8.5 item 6"),
+        ClassicConfig(max_size=1))
+
+
+def _parked_member_outlives_session() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)], session_ms=10_000)
+    s.advance(4_000)
+    s.add(Heartbeat("g", 1, b))
+    new = (Protocol("range", subscription("orders", "audit")),)
+    rejoin = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=new, session_timeout_ms=10_000))
+    a_due = s.advance(6_000)
+    b_due = s.advance(4_000)
+    s.answered(rejoin, Errors.NONE)
+    s.claim(Wrote(a_due, ()), Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "parked_join_keeps_member_past_session_timeout",
+        "Session timeout 10 s. The leader rejoins with new metadata and is parked; its session "
+        "timer comes due while it waits, but a member with a parked JoinGroup is alive and "
+        "stays. The follower, which neither rejoins nor heartbeats, expires, and the leader "
+        "alone forms generation 2.",
+        _sheet("§2.5"))
 
 
 def all_cases() -> list[Case]:
@@ -1444,7 +1587,9 @@ def all_cases() -> list[Case]:
         _restart_offsets, _heartbeat_while_loading, _requests_while_loading,
         _static_replace_answers, _static_replace_new_protocol, _static_replace_rebalancing,
         _new_member_flag_only_in_initial_delay, _initial_delay_bounded, _protocol_vote_majority,
-        _join_protocol_checks, _static_rejoin_after_leave,
+        _join_protocol_checks, _static_rejoin_after_leave, _leave_pending_and_unknown,
+        _leader_sorts_last, _join_v4_member_id_required, _max_size_while_rebalancing,
+        _parked_member_outlives_session,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
