@@ -1244,7 +1244,8 @@ def _static_replace_answers() -> Case:
 def _static_replace_new_protocol() -> Case:
     s = Script()
     rr_first = (Protocol("roundrobin", subscription("orders")), Protocol("range", subscription("orders")))
-    coop_first = (Protocol("cooperative-sticky", subscription("orders")), Protocol("range", subscription("orders")))
+    coop_first = (Protocol("cooperative-sticky", subscription("orders")),
+                  Protocol("range", subscription("orders")))
     results = []
     for group, protocols, (n, new) in (("h", rr_first, (1, 2)), ("k", coop_first, (3, 4))):
         (mid,) = _static_joins(s, group, [("i", n)])
@@ -1310,6 +1311,7 @@ def _new_member_flag_only_in_initial_delay() -> Case:
     done = s.advance(3_000)
     s.answered(leave, Errors.NONE)
     s.answered(f_join, Errors.NONE)
+    s.claim(Wrote(done, ()))
     s.claim(Wrote(leave, ("GroupMetadata",)), Ends("g", "CompletingRebalance", 4))
     return s.case(
         "initial_delay_extended_only_for_members_added_during_it",
@@ -1321,18 +1323,18 @@ def _new_member_flag_only_in_initial_delay() -> Case:
 
 def _initial_delay_bounded() -> Case:
     s = Script()
-    # Rebalance timeout equal to the delay: nothing left to extend by.
-    a, a_join = s.new_member("g", "a", 1, rebalance_ms=3_000)
-    b, _ = s.new_member("g", "b", 2, rebalance_ms=3_000)
-    # Rebalance timeout twice the delay: one extension, then none even for a later member.
-    _, c_join = s.new_member("h", "c", 3, rebalance_ms=6_000)
-    s.new_member("h", "d", 4, rebalance_ms=6_000)
+    # Rebalance timeout below the delay: nothing left to extend by.
+    a, a_join = s.new_member("g", "a", 1, rebalance_ms=1_000)
+    b, _ = s.new_member("g", "b", 2, rebalance_ms=1_000)
+    # Rebalance timeout 5 s: one extension by the 2 s left, then none even for a later member.
+    _, c_join = s.new_member("h", "c", 3, rebalance_ms=5_000)
+    s.new_member("h", "d", 4, rebalance_ms=5_000)
     first = s.advance(3_000)
     s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range",
                     assignments=(SyncAssignment(a, b""), SyncAssignment(b, b""))))
     s.add(SyncGroup("g", 1, b, protocol_type="consumer", protocol_name="range"))
-    e, _ = s.new_member("h", "e", 5, rebalance_ms=6_000)
-    done = s.advance(3_000)
+    e, _ = s.new_member("h", "e", 5, rebalance_ms=5_000)
+    done = s.advance(2_000)
     s.answered(a_join, Errors.NONE)
     s.answered(c_join, Errors.NONE)
     s.claim(Wrote(first, ()), Wrote(done, ()))
@@ -1351,9 +1353,9 @@ def _initial_delay_bounded() -> Case:
     return s.case(
         "initial_delay_extension_bounded_by_rebalance_timeout",
         "The initial delay is extended while new members come, but only within the largest "
-        "rebalance timeout: with a 3 s rebalance timeout the join completes at the first 3 s "
-        "timer despite a second member; with 6 s it is extended once to 6 s and completes "
-        "then, though another member joined during the extension. Neither completion clears "
+        "rebalance timeout: with a 1 s rebalance timeout the join completes at the first 3 s "
+        "timer despite a second member; with 5 s it is extended once, by the 2 s left, and "
+        "completes at 5 s, though another member joined during the extension. Neither completion clears "
         "the new-member flag, so when each group is emptied and a new member starts the next "
         "first rebalance (9 s rebalance timeout), that delay is extended once.",
         _sheet("§2.2"))
@@ -1458,6 +1460,7 @@ def _leave_pending_and_unknown() -> Case:
     s = Script()
     a, = s.stable("g", [("a", 1)])
     nobody = s.add(LeaveGroup("g", (MemberIdentity("ghost"),)))
+    beat = s.add(Heartbeat("g", 1, a))
     s.add(JoinGroup("g", client_id="b", protocols=ORDERS, new_member_uuid=member_uuid(2)))
     pending = member_id("b", 2)
     new = (Protocol("range", subscription("orders", "audit")),)
@@ -1469,6 +1472,7 @@ def _leave_pending_and_unknown() -> Case:
     s.add(JoinGroup("k", client_id="p", protocols=ORDERS, new_member_uuid=member_uuid(4)))
     last = s.add(LeaveGroup("k", (MemberIdentity(k),)))
     s.answered(nobody, Errors.NONE)
+    s.answered(beat, Errors.NONE)
     s.answered(leave, Errors.NONE)
     s.answered(rejoin, Errors.NONE)
     s.answered(last, Errors.NONE)
@@ -1493,26 +1497,27 @@ def _leader_sorts_last() -> Case:
     describe = s.add(DescribeGroups(("g",)))
     retry_a = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
     retry_c = s.add(JoinGroup("g", member_id=c, client_id="c", protocols=ORDERS))
-    c_sync = s.add(SyncGroup("g", 1, c, protocol_type="consumer", protocol_name="range"))
+    a_sync = s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range"))
     b_sync = s.add(SyncGroup("g", 1, b, protocol_type="consumer", protocol_name="range", assignments=tuple(
         SyncAssignment(m, assignment({"orders": [k]})) for k, m in enumerate((b, a, c)))))
-    s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range"))
+    s.add(SyncGroup("g", 1, c, protocol_type="consumer", protocol_name="range"))
     stable_a = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
     ghost_generation = s.add(SyncGroup("g", 5, "ghost", protocol_type="consumer", protocol_name="range"))
     ghost_type = s.add(SyncGroup("g", 1, "ghost", protocol_type="other", protocol_name="range"))
     ahead = s.add(SyncGroup("g", 2, a, protocol_type="consumer", protocol_name="range"))
     other = s.add(SyncGroup("g", 1, a, protocol_type="other", protocol_name="range"))
     for request, error in ((describe, Errors.NONE), (retry_a, Errors.NONE), (retry_c, Errors.NONE),
-                           (c_sync, Errors.NONE), (b_sync, Errors.NONE), (stable_a, Errors.NONE),
-                           (ghost_generation, Errors.UNKNOWN_MEMBER_ID), (ghost_type, Errors.UNKNOWN_MEMBER_ID),
+                           (a_sync, Errors.NONE), (b_sync, Errors.NONE), (stable_a, Errors.NONE),
+                           (ghost_generation, Errors.UNKNOWN_MEMBER_ID),
+                           (ghost_type, Errors.UNKNOWN_MEMBER_ID),
                            (ahead, Errors.ILLEGAL_GENERATION), (other, Errors.INCONSISTENT_GROUP_PROTOCOL)):
         s.answered(request, error)
-    s.claim(Wrote(c_sync, ()), Wrote(b_sync, ("GroupMetadata",)), Wrote(stable_a, ()), Ends("g", "Stable", 1))
+    s.claim(Wrote(a_sync, ()), Wrote(b_sync, ("GroupMetadata",)), Wrote(stable_a, ()), Ends("g", "Stable", 1))
     return s.case(
         "leader_is_first_joined_not_smallest_id",
         "The leader is the first member to join (b), whose id sorts between the followers' (a, "
         "c). DescribeGroups in CompletingRebalance shows no protocol, metadata or assignment. "
-        "Followers retrying their join in CompletingRebalance get no member list; follower c's "
+        "Followers retrying their join in CompletingRebalance get no member list; follower a's "
         "SyncGroup is parked until the leader's; in Stable, follower a rejoining with the same "
         "metadata is answered at once. SyncGroup: an unknown member is UNKNOWN_MEMBER_ID "
         "before a wrong generation or protocol type; a generation ahead of the group's is "
@@ -1561,7 +1566,7 @@ def _parked_member_outlives_session() -> Case:
     a_due = s.advance(6_000)
     b_due = s.advance(4_000)
     s.answered(rejoin, Errors.NONE)
-    s.claim(Wrote(a_due, ()), Ends("g", "CompletingRebalance", 2))
+    s.claim(Wrote(a_due, ()), Wrote(b_due, ()), Ends("g", "CompletingRebalance", 2))
     return s.case(
         "parked_join_keeps_member_past_session_timeout",
         "Session timeout 10 s. The leader rejoins with new metadata and is parked; its session "
@@ -1569,6 +1574,298 @@ def _parked_member_outlives_session() -> Case:
         "stays. The follower, which neither rejoins nor heartbeats, expires, and the leader "
         "alone forms generation 2.",
         _sheet("§2.5"))
+
+
+def _commit_generation_matrix() -> Case:
+    s = Script()
+    # An Empty group (its only member left): a negative generation commits whatever the member
+    # id; generation 0 or more is checked as a member's commit.
+    (e,) = s.stable("e", [("e", 1)])
+    s.add(LeaveGroup("e", (MemberIdentity(e),)))
+    named = s.add(_commit("e", "orders", 0, 1, member="someone"))
+    gen0 = s.add(_commit("e", "orders", 0, 2, generation=0))
+    gen1 = s.add(_commit("e", "orders", 0, 3, generation=1))
+    # A Stable group with a static member.
+    (a,) = _static_joins(s, "g", [("i1", 2)])
+    s.advance(3_000)
+    s.add(SyncGroup("g", 1, a, "i1", "consumer", "range", (SyncAssignment(a, b""),)))
+    no_generation = s.add(_commit("g", "orders", 0, 4, member=a, instance="i1"))
+    instance_only = s.add(_commit("g", "orders", 0, 5, instance="i1"))
+    ahead = s.add(_commit("g", "orders", 0, 6, generation=2, member=a, instance="i1"))
+    # Unknown groups: a generation of 0 is a generation; OffsetCommit v10 is v9's successor.
+    gen0_missing = s.add(_commit("nope", "orders", 0, 7, generation=0))
+    v10_missing = s.add(_commit("nope", "orders", 0, 8, generation=1, member="m", version=10))
+    for request, error in ((named, Errors.NONE), (gen0, Errors.UNKNOWN_MEMBER_ID),
+                           (gen1, Errors.UNKNOWN_MEMBER_ID), (no_generation, Errors.ILLEGAL_GENERATION),
+                           (instance_only, Errors.FENCED_INSTANCE_ID), (ahead, Errors.ILLEGAL_GENERATION),
+                           (gen0_missing, Errors.GROUP_ID_NOT_FOUND),
+                           (v10_missing, Errors.GROUP_ID_NOT_FOUND)):
+        s.answered(request, error)
+    s.claim(Wrote(named, ("OffsetCommit",)), Wrote(gen0_missing, ()), Ends("nope", None))
+    return s.case(
+        "offset_commit_generation_and_member_checks",
+        "In an Empty group an OffsetCommit with a negative generation is accepted even with a "
+        "member id; generation 0 or 1 without a member is UNKNOWN_MEMBER_ID. In a Stable "
+        "group a known member without a generation gets ILLEGAL_GENERATION, an instance id "
+        "without its member id FENCED_INSTANCE_ID, a generation ahead of the group's "
+        "ILLEGAL_GENERATION. To an unknown group, generation 0 counts as a generation "
+        "(GROUP_ID_NOT_FOUND, no group created), at v10 as at v9.",
+        _sheet("§1.9"))
+
+
+def _txn_commit_checks() -> Case:
+    s = Script()
+    topics = (CommitTopic("orders", (CommitPartition(0, 50),)),)
+
+    def txn(group: str, generation: int = -1, member: str = "", instance: str | None = None,
+            producer: int = 7) -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", producer, 1, group, generation, member, instance, topics)
+
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    anonymous = s.add(txn("g"))
+    below = s.add(txn("g", generation=-2))
+    gen0 = s.add(txn("g", generation=0))
+    stranger = s.add(txn("g", member="stranger"))
+    unknown_instance = s.add(txn("g", instance="i9"))
+    missing0 = s.add(txn("nope", generation=0))
+    missing1 = s.add(txn("nope", generation=1))
+    s.add(JoinGroup("g", member_id=b, client_id="b", protocols=(Protocol("range", subscription("audit")),)))
+    s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    completing = s.add(txn("g", generation=2, member=a, producer=8))
+    for request, error in ((anonymous, Errors.NONE), (below, Errors.UNKNOWN_MEMBER_ID),
+                           (gen0, Errors.UNKNOWN_MEMBER_ID), (stranger, Errors.UNKNOWN_MEMBER_ID),
+                           (unknown_instance, Errors.UNKNOWN_MEMBER_ID),
+                           (missing0, Errors.ILLEGAL_GENERATION), (missing1, Errors.ILLEGAL_GENERATION),
+                           (completing, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Wrote(anonymous, ("Txn:OffsetCommit",)), Wrote(completing, ("Txn:OffsetCommit",)),
+            Ends("nope", None))
+    return s.case(
+        "txn_offset_commit_member_checks",
+        "TxnOffsetCommit to a Stable group: without generation (-1), member or instance id (a "
+        "producer sending no group metadata) it is accepted; generation -2 or 0, an unknown "
+        "member id or an unknown instance id is UNKNOWN_MEMBER_ID. To an unknown group any "
+        "generation of 0 or more is ILLEGAL_GENERATION. In CompletingRebalance a member of the "
+        "current generation commits transactionally (only plain commits wait for the sync).",
+        _sheet("§1.9, §4.1"))
+
+
+def _commit_retention_by_version() -> Case:
+    s = Script()
+    results = []
+    for version, retention in ((2, 60_000), (3, 60_000), (4, 60_000), (5, 60_000), (3, -1), (4, -5)):
+        results.append(s.add(_commit("simple", "orders", len(results), 1, version=version,
+                                     retention_ms=retention)))
+    for request in results:
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(results[0], ("OffsetCommit",)), Ends("simple", "Empty", 0))
+    return s.case(
+        "offset_commit_retention_time_by_version",
+        "A retention time sets the offset's expire timestamp (commit time + retention) only at "
+        "OffsetCommit v2-v4, and only when it is not -1 (a negative one is honoured too, as "
+        "Kafka adds it); v5 ignores it.",
+        _sheet("§4.2"))
+
+
+
+def _commit_partition_errors() -> Case:
+    s = Script()
+    (a,) = s.stable("g", [("a", 1)])
+    both = s.add(OffsetCommit("g", 1, a, topics=(CommitTopic("audit", (
+        CommitPartition(0, 1, -1, "123456789"), CommitPartition(1, 2, -1, ""))),)))
+    delete = s.add(OffsetDelete("g", (FetchTopic("orders", (0, 1)),)))
+    s.claim(Wrote(both, ("OffsetCommit",)), Wrote(delete, ()))
+    return s.case(
+        "partition_errors_do_not_stop_the_others",
+        "offset.metadata.max.bytes is 8: a commit whose first partition's metadata is too large "
+        "(OFFSET_METADATA_TOO_LARGE) still commits the second. OffsetDelete of a topic the "
+        "group subscribes to answers GROUP_SUBSCRIBED_TO_TOPIC for every partition listed.",
+        _sheet("§1.9 step 7, §1.10, §4.5"),
+        ClassicConfig(offset_metadata_max_bytes=8))
+
+
+def _connect_group(s: Script, group: str, n: int) -> str:
+    """A one-member group of protocol type connect brought to Stable, generation 1."""
+    default = (Protocol("default", b"\x00\x01"),)
+    s.add(JoinGroup(group, client_id="w", protocol_type="connect", protocols=default,
+                    session_timeout_ms=600_000, new_member_uuid=member_uuid(n)))
+    mid = member_id("w", n)
+    s.add(JoinGroup(group, member_id=mid, client_id="w", protocol_type="connect", protocols=default,
+                    session_timeout_ms=600_000))
+    s.advance(3_000)
+    s.add(SyncGroup(group, 1, mid, protocol_type="connect", protocol_name="default",
+                    assignments=(SyncAssignment(mid, b"\x00"),)))
+    return mid
+
+
+def _offset_delete_non_consumer_stable() -> Case:
+    s = Script()
+    _connect_group(s, "k", 1)
+    refused = s.add(OffsetDelete("k", (FetchTopic("orders", (0,)),)))
+    s.add(JoinGroup("o", client_id="x", protocol_type="other", protocols=ORDERS,
+                    new_member_uuid=member_uuid(2)))
+    ox = member_id("x", 2)
+    s.add(JoinGroup("o", member_id=ox, client_id="x", protocol_type="other", protocols=ORDERS))
+    s.advance(3_000)
+    s.add(SyncGroup("o", 1, ox, protocol_type="other", protocol_name="range",
+                    assignments=(SyncAssignment(ox, b""),)))
+    other = s.add(OffsetDelete("o", (FetchTopic("orders", (0,)),)))
+    s.answered(refused, Errors.NON_EMPTY_GROUP)
+    s.answered(other, Errors.NON_EMPTY_GROUP)
+    s.claim(Ends("k", "Stable", 1), Ends("o", "Stable", 1))
+    return s.case(
+        "offset_delete_refused_in_stable_non_consumer_group",
+        "OffsetDelete to a Stable group whose protocol type is not consumer (connect, or one "
+        "sorting after consumer) is refused with NON_EMPTY_GROUP.",
+        _sheet("§1.10"))
+
+
+def _expiration_bases() -> Case:
+    s = Script()
+    long = 600_000
+    s.add(_commit("s", "orders", 0, 1))                       # 0: creates the simple group
+    (g,) = s.stable("g", [("a", 1)], session_ms=long)          # Stable at 3 s
+    _connect_group(s, "k", 2)                                  # Stable at 6 s
+    kw = member_id("w", 2)
+    s.add(_commit("k", "orders", 0, 2, generation=1, member=kw))
+    (c,) = s.stable("c", [("c", 3)], session_ms=long)          # Stable at 9 s
+    s.add(_commit("c", "retired", 0, 3, generation=1, member=c))
+    s.new_member("c", "d", 4, session_ms=long)                 # c rebalances...
+    s.add(JoinGroup("c", member_id=c, client_id="c", protocols=ORDERS, session_timeout_ms=long))
+    s.advance(6_000)                                           # 15 s
+    s.add(_commit("s", "orders", 1, 4))
+    retired = s.add(_commit("g", "retired", 0, 5, generation=1, member=g))
+    first = s.advance(5_000)                                   # 20 s: the first run
+    second = s.advance(20_000)                                 # 40 s
+    s.answered(retired, Errors.NONE)
+    s.claim(Wrote(first, ()), Wrote(second, ("-OffsetCommit",)), Ends("c", "CompletingRebalance", 2),
+            Ends("g", "Stable", 1), Ends("k", "Stable", 1), Ends("s", "Empty", 0))
+    return s.case(
+        "expiration_counts_from_each_commit_where_it_applies",
+        "Retention 30 s, a run every 20 s. At 40 s: the simple group's offset committed at 0 "
+        "expires, the one committed at 15 s stays (each counted from its own commit, not from "
+        "the group's creation); the Stable consumer group's unsubscribed 'retired' offset "
+        "committed at 15 s stays (counted from the commit, not from when the group became "
+        "Stable); a Stable connect group's offsets and a rebalancing consumer group's "
+        "unsubscribed offset never expire. A commit also re-arms the member's session timer.",
+        _sheet("§4.3"),
+        ClassicConfig(offsets_retention_ms=30_000, offsets_retention_check_interval_ms=20_000))
+
+
+def _expiration_explicit_and_empty() -> Case:
+    s = Script()
+    s.add(_commit("s", "orders", 0, 1, version=4, retention_ms=20_000))
+    s.add(_commit("s", "orders", 1, 2, version=4, retention_ms=50_000))
+    s.add(_commit("s", "orders", 2, 3, version=4, retention_ms=-1_000_000))
+    (a,) = s.stable("e", [("a", 1)], session_ms=600_000)
+    s.add(_commit("e", "orders", 0, 4, generation=1, member=a))
+    at_expiry = s.advance(17_000)                               # 20 s: the first run
+    s.advance(30_000)                                           # 50 s
+    s.add(LeaveGroup("e", (MemberIdentity(a),)))                # Empty from 50 s
+    kept = s.advance(70_000)                                    # 120 s
+    s.claim(Wrote(at_expiry, ("-OffsetCommit", "-OffsetCommit")), Wrote(kept, ()), Ends("e", "Empty", 2))
+    return s.case(
+        "expiration_explicit_timestamp_and_empty_since",
+        "Retention 100 s, a run every 20 s. Offsets committed with a retention time (v4) "
+        "expire when the run's time reaches their expire timestamp, exactly at it (20 s) or "
+        "long past it (a negative retention); the 50 s one stays until then. A consumer group's "
+        "offset committed at 3 s, the group Empty from 50 s, is kept at 120 s: retention "
+        "counts from when the group became Empty.",
+        _sheet("§4.2, §4.3"),
+        ClassicConfig(offsets_retention_ms=100_000, offsets_retention_check_interval_ms=20_000))
+
+
+def _expiration_deletes_only_empty() -> Case:
+    s = Script()
+    s.stable("s", [("a", 1)], session_ms=600_000)                # Stable at 3 s
+    s.new_member("c", "c", 2, session_ms=600_000)
+    s.advance(3_000)                                              # c CompletingRebalance at 6 s
+    refused = s.add(JoinGroup("e", client_id="x", new_member_uuid=member_uuid(3)))  # an Empty group
+    run = s.advance(4_000)                                        # 10 s: the first run
+    s.answered(refused, Errors.INCONSISTENT_GROUP_PROTOCOL)
+    s.claim(Wrote(run, ("-GroupMetadata",)), Ends("e", None), Ends("s", "Stable", 1),
+            Ends("c", "CompletingRebalance", 1))
+    return s.case(
+        "expiration_deletes_empty_groups_without_offsets",
+        "The expiration run deletes an Empty group that has no offsets (a GroupMetadata "
+        "tombstone) but not a Stable or CompletingRebalance group without offsets.",
+        _sheet("§4.4"),
+        ClassicConfig(offsets_retention_check_interval_ms=10_000))
+
+
+def _txn_bookkeeping() -> Case:
+    s = Script()
+
+    def txn(producer: int, group: str, partition: int, offset: int) -> TxnOffsetCommit:
+        return TxnOffsetCommit(f"tx{producer}", producer, 1, group,
+                               topics=(CommitTopic("orders", (CommitPartition(partition, offset),)),))
+
+    def fetch(group: str, *partitions: int) -> OffsetFetch:
+        return OffsetFetch(group, (FetchTopic("orders", partitions),), require_stable=True)
+
+    # The later record wins when a transaction commits.
+    s.add(txn(7, "t", 0, 50))
+    s.add(_commit("t", "orders", 0, 60))
+    s.add(_commit("t", "orders", 1, 10))
+    s.add(txn(8, "t", 1, 20))
+    s.add(TxnMarker(7, 1, commit=True))
+    s.add(TxnMarker(8, 1, commit=True))
+    later = s.add(fetch("t", 0, 1))
+    # A deleted offset takes the pending offsets of its partition with it.
+    s.add(_commit("d", "orders", 0, 1))
+    s.add(txn(9, "d", 0, 2))
+    s.add(txn(9, "d2", 0, 3))
+    s.add(txn(10, "d", 1, 4))
+    s.add(txn(11, "d", 2, 5))
+    delete = s.add(OffsetDelete("d", (FetchTopic("orders", (0,)),)))
+    nine = s.add(TxnMarker(9, 1, commit=True))
+    ten = s.add(TxnMarker(10, 1, commit=True))
+    mid = s.add(fetch("d", 0, 1, 2))
+    s.add(fetch("d2", 0))
+    s.add(TxnMarker(11, 1, commit=False))
+    # An abort clears the producer's pending offsets in every group.
+    s.add(txn(12, "a1", 0, 6))
+    s.add(txn(12, "a2", 0, 7))
+    abort = s.add(TxnMarker(12, 1, commit=False))
+    after = s.add(fetch("a2", 0))
+    for request in (later, delete, nine, ten, mid, abort, after):
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(delete, ("-OffsetCommit",)), Wrote(nine, ("TxnEnd",)), Wrote(abort, ("TxnEnd",)))
+    return s.case(
+        "txn_pending_offsets_bookkeeping",
+        "A committed transaction's offset replaces the committed one only if its record is "
+        "the later: orders-0 keeps the plain commit made after the transactional one, orders-1 "
+        "takes the transactional one made after the plain. Deleting an offset also drops the "
+        "pending transactional offsets of that partition, for that group only: the producer's "
+        "marker then commits only its other group's offset, and another producer's pending "
+        "offset in the same group stays pending until its own marker. An ABORT clears the "
+        "producer's pending offsets in every group it wrote to.",
+        _sheet("§4.1, §1.10", rule="docs/divergences.md: transactions as TxnRecord/TxnEnd entries"))
+
+
+def _service_checks() -> Case:
+    s = Script()
+    empty_id = s.add(JoinGroup("", member_id="m", client_id="c", protocols=ORDERS))
+    longest = s.add(JoinGroup("g", client_id="c", protocols=ORDERS, session_timeout_ms=1_800_000,
+                              new_member_uuid=member_uuid(1)))
+    mid = member_id("c", 1)
+    s.add(JoinGroup("g", member_id=mid, client_id="c", protocols=ORDERS, session_timeout_ms=1_800_000))
+    s.advance(3_000)
+    v4 = s.add(SyncGroup("g", 1, mid, assignments=(SyncAssignment(mid, b""),), version=4))
+    no_name = s.add(SyncGroup("g", 1, mid, protocol_type="consumer"))
+    no_type = s.add(SyncGroup("g", 1, mid, protocol_name="range"))
+    for request, error in ((empty_id, Errors.INVALID_GROUP_ID), (longest, Errors.MEMBER_ID_REQUIRED),
+                           (v4, Errors.NONE), (no_name, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (no_type, Errors.INCONSISTENT_GROUP_PROTOCOL)):
+        s.answered(request, error)
+    s.claim(Ends("g", "Stable", 1))
+    return s.case(
+        "service_checks_session_bounds_and_sync_protocol",
+        "JoinGroup with an empty group id gets INVALID_GROUP_ID, echoing its member id; a "
+        "session timeout equal to group.max.session.timeout.ms is allowed. SyncGroup v4 may "
+        "leave the protocol type and name out; from v5 either one missing is "
+        "INCONSISTENT_GROUP_PROTOCOL.",
+        _sheet("§1.3, §1.6"))
 
 
 def all_cases() -> list[Case]:
@@ -1589,7 +1886,10 @@ def all_cases() -> list[Case]:
         _new_member_flag_only_in_initial_delay, _initial_delay_bounded, _protocol_vote_majority,
         _join_protocol_checks, _static_rejoin_after_leave, _leave_pending_and_unknown,
         _leader_sorts_last, _join_v4_member_id_required, _max_size_while_rebalancing,
-        _parked_member_outlives_session,
+        _parked_member_outlives_session, _commit_generation_matrix, _txn_commit_checks,
+        _commit_retention_by_version, _commit_partition_errors, _offset_delete_non_consumer_stable,
+        _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
+        _txn_bookkeeping, _service_checks,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
