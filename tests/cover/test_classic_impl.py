@@ -136,3 +136,21 @@ def test_thousands_of_groups_spread_over_shards() -> None:
     used = {partition_for(f"simple-{n}") for n in range(2_000)}
     assert len(used) == 50
     assert len(coordinator.view().groups) == 2_000
+
+
+def test_by_default_the_clock_starts_at_zero_and_writes_are_not_synced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The constructor's defaults, which no vector sees (the driver passes every argument)."""
+    import os
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    coordinator = ClassicCoordinator(log_dir=tmp_path / "plain")
+    out = coordinator.handle(JoinGroup("g", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    assert out.records[0].value.current_state_timestamp == 0  # type: ignore[union-attr]
+    assert synced == []
+    coordinator.runtime.close()
+    syncing = ClassicCoordinator(log_dir=tmp_path / "synced", fsync=True)
+    syncing.handle(JoinGroup("g", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    assert synced
+    syncing.runtime.close()

@@ -1540,18 +1540,20 @@ def _join_v4_member_id_required() -> Case:
 
 def _max_size_while_rebalancing() -> Case:
     s = Script()
-    _, a_join = s.new_member("g", "a", 1)
+    s.new_member("g", "a", 1)
     during_delay = s.add(JoinGroup("g", client_id="b", protocols=ORDERS, new_member_uuid=member_uuid(2)))
+    again = s.add(JoinGroup("g", member_id=member_id("a", 1), client_id="a", protocols=ORDERS))
     s.advance(3_000)
     completing = s.add(JoinGroup("g", client_id="x", protocols=ORDERS, new_member_uuid=member_uuid(3)))
-    s.answered(a_join, Errors.NONE)
     s.answered(during_delay, Errors.GROUP_MAX_SIZE_REACHED)
+    s.answered(again, Errors.NONE)
     s.answered(completing, Errors.GROUP_MAX_SIZE_REACHED)
     s.claim(Ends("g", "CompletingRebalance", 1))
     return s.case(
         "group_max_size_while_rebalancing",
         "group.max.size 1: during the initial delay, with its one member's join parked, a new "
-        "member is refused; in CompletingRebalance, with one member, too.",
+        "member is refused but the member itself may join again (its new JoinGroup is the one "
+        "answered); in CompletingRebalance, with one member, a new member is refused too.",
         _sheet("§1.4 step 3; §8.5 item 6"),
         ClassicConfig(max_size=1))
 
@@ -1590,6 +1592,7 @@ def _commit_generation_matrix() -> Case:
     s.advance(3_000)
     s.add(SyncGroup("g", 1, a, "i1", "consumer", "range", (SyncAssignment(a, b""),)))
     no_generation = s.add(_commit("g", "orders", 0, 4, member=a, instance="i1"))
+    member_only = s.add(_commit("g", "orders", 0, 5, member=a))
     instance_only = s.add(_commit("g", "orders", 0, 5, instance="i1"))
     ahead = s.add(_commit("g", "orders", 0, 6, generation=2, member=a, instance="i1"))
     # Unknown groups: a generation of 0 is a generation; OffsetCommit v10 is v9's successor.
@@ -1597,6 +1600,7 @@ def _commit_generation_matrix() -> Case:
     v10_missing = s.add(_commit("nope", "orders", 0, 8, generation=1, member="m", version=10))
     for request, error in ((named, Errors.NONE), (gen0, Errors.UNKNOWN_MEMBER_ID),
                            (gen1, Errors.UNKNOWN_MEMBER_ID), (no_generation, Errors.ILLEGAL_GENERATION),
+                           (member_only, Errors.ILLEGAL_GENERATION),
                            (instance_only, Errors.FENCED_INSTANCE_ID), (ahead, Errors.ILLEGAL_GENERATION),
                            (gen0_missing, Errors.GROUP_ID_NOT_FOUND),
                            (v10_missing, Errors.GROUP_ID_NOT_FOUND)):
@@ -1606,7 +1610,8 @@ def _commit_generation_matrix() -> Case:
         "offset_commit_generation_and_member_checks",
         "In an Empty group an OffsetCommit with a negative generation is accepted even with a "
         "member id; generation 0 or 1 without a member is UNKNOWN_MEMBER_ID. In a Stable "
-        "group a known member without a generation gets ILLEGAL_GENERATION, an instance id "
+        "group a known member without a generation gets ILLEGAL_GENERATION, with or without "
+        "its instance id, an instance id "
         "without its member id FENCED_INSTANCE_ID, a generation ahead of the group's "
         "ILLEGAL_GENERATION. To an unknown group, generation 0 counts as a generation "
         "(GROUP_ID_NOT_FOUND, no group created), at v10 as at v9.",
@@ -1652,6 +1657,7 @@ def _txn_commit_checks() -> Case:
 
 def _commit_retention_by_version() -> Case:
     s = Script()
+    s.advance(1_000)
     results = []
     for version, retention in ((2, 60_000), (3, 60_000), (4, 60_000), (5, 60_000), (3, -1), (4, -5)):
         results.append(s.add(_commit("simple", "orders", len(results), 1, version=version,
@@ -1661,7 +1667,7 @@ def _commit_retention_by_version() -> Case:
     s.claim(Wrote(results[0], ("OffsetCommit",)), Ends("simple", "Empty", 0))
     return s.case(
         "offset_commit_retention_time_by_version",
-        "A retention time sets the offset's expire timestamp (commit time + retention) only at "
+        "At 1 s, a retention time sets the offset's expire timestamp (commit time + retention) only at "
         "OffsetCommit v2-v4, and only when it is not -1 (a negative one is honoured too, as "
         "Kafka adds it); v5 ignores it.",
         _sheet("§4.2"))
@@ -1824,10 +1830,10 @@ def _txn_bookkeeping() -> Case:
     s.add(fetch("d2", 0))
     s.add(TxnMarker(11, 1, commit=False))
     # An abort clears the producer's pending offsets in every group.
-    s.add(txn(12, "a1", 0, 6))
-    s.add(txn(12, "a2", 0, 7))
+    s.add(txn(12, "a1", 0, 6))    # a1 and a85: groups of the same __consumer_offsets partition
+    s.add(txn(12, "a85", 0, 7))
     abort = s.add(TxnMarker(12, 1, commit=False))
-    after = s.add(fetch("a2", 0))
+    after = s.add(fetch("a85", 0))
     for request in (later, delete, nine, ten, mid, abort, after):
         s.answered(request, Errors.NONE)
     s.claim(Wrote(delete, ("-OffsetCommit",)), Wrote(nine, ("TxnEnd",)), Wrote(abort, ("TxnEnd",)))
@@ -1839,7 +1845,8 @@ def _txn_bookkeeping() -> Case:
         "pending transactional offsets of that partition, for that group only: the producer's "
         "marker then commits only its other group's offset, and another producer's pending "
         "offset in the same group stays pending until its own marker. An ABORT clears the "
-        "producer's pending offsets in every group it wrote to.",
+        "producer's pending offsets in every group it wrote to, two groups of one partition "
+        "included.",
         _sheet("§4.1, §1.10", rule="docs/divergences.md: transactions as TxnRecord/TxnEnd entries"))
 
 
@@ -1850,11 +1857,13 @@ def _service_checks() -> Case:
                               new_member_uuid=member_uuid(1)))
     mid = member_id("c", 1)
     s.add(JoinGroup("g", member_id=mid, client_id="c", protocols=ORDERS, session_timeout_ms=1_800_000))
+    too_long = s.add(JoinGroup("h", client_id="c", protocols=ORDERS, session_timeout_ms=1_800_001))
     s.advance(3_000)
     v4 = s.add(SyncGroup("g", 1, mid, assignments=(SyncAssignment(mid, b""),), version=4))
     no_name = s.add(SyncGroup("g", 1, mid, protocol_type="consumer"))
     no_type = s.add(SyncGroup("g", 1, mid, protocol_name="range"))
     for request, error in ((empty_id, Errors.INVALID_GROUP_ID), (longest, Errors.MEMBER_ID_REQUIRED),
+                           (too_long, Errors.INVALID_SESSION_TIMEOUT),
                            (v4, Errors.NONE), (no_name, Errors.INCONSISTENT_GROUP_PROTOCOL),
                            (no_type, Errors.INCONSISTENT_GROUP_PROTOCOL)):
         s.answered(request, error)
@@ -1862,11 +1871,64 @@ def _service_checks() -> Case:
     return s.case(
         "service_checks_session_bounds_and_sync_protocol",
         "JoinGroup with an empty group id gets INVALID_GROUP_ID, echoing its member id; a "
-        "session timeout equal to group.max.session.timeout.ms is allowed. SyncGroup v4 may "
+        "session timeout equal to group.max.session.timeout.ms is allowed, one above it is "
+        "INVALID_SESSION_TIMEOUT. SyncGroup v4 may "
         "leave the protocol type and name out; from v5 either one missing is "
         "INCONSISTENT_GROUP_PROTOCOL.",
         _sheet("§1.3, §1.6"))
 
+
+
+def _restart_keeps_record_fields() -> Case:
+    s = Script()
+    s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                    new_member_uuid=member_uuid(1)))
+    s.add(JoinGroup("g", group_instance_id="i2", client_id="i2", protocols=ORDERS, rebalance_timeout_ms=0,
+                    new_member_uuid=member_uuid(2)))
+    a, b = member_id("i1", 1), member_id("i2", 2)
+    s.advance(3_000)
+    s.advance(3_000)                                         # generation 1, the delay extended once
+    _static_sync_all(s, "g", 1, [(a, "i1"), (b, "i2")])
+    restart = s.add(Restart())
+    s.claim(Wrote(restart, ()), Ends("g", "Stable", 1))
+    return s.case(
+        "restart_keeps_a_zero_rebalance_timeout",
+        "A static member joined with a rebalance timeout of 0; after a restart the loaded "
+        "record keeps it as 0 (only -1 stands for 'the session timeout').",
+        _sheet("§5.2, §5.4"))
+
+def _timer_empties_group() -> Case:
+    s = Script()
+    s.stable("g", [("a", 1)], session_ms=10_000)
+    expired = s.advance(10_000)
+    s.claim(Wrote(expired, ("GroupMetadata",)), Ends("g", "Empty", 2))
+    return s.case(
+        "session_expiry_empties_group_keeping_its_protocol_type",
+        "The only member's session expires: the group completes an empty generation 2 and "
+        "writes its record; the group in memory keeps its protocol type (consumer), which "
+        "the record, written for an Empty group, leaves blank.",
+        _sheet("§2.5, §1.8"))
+
+
+
+def _restart_after_group_record() -> Case:
+    s = Script()
+    (a,) = s.stable("g", [("a", 1)])
+    s.add(_commit("g", "orders", 0, 7, generation=1, member=a))
+    s.add(LeaveGroup("g", (MemberIdentity(a),)))     # a GroupMetadata record after the commit
+    s.add(Restart())
+    fetched = s.add(OffsetFetch("g", (FetchTopic("orders", (0,)),)))
+    s.new_member("c", "c", 2)
+    s.advance(3_000)
+    refused = s.add(DeleteGroups(("c",)))
+    s.answered(fetched, Errors.NONE)
+    s.claim(Wrote(refused, ()), Ends("g", "Empty", 2), Ends("c", "CompletingRebalance", 1))
+    return s.case(
+        "restart_keeps_offsets_written_before_a_group_record",
+        "A group commits, then its member leaves (a GroupMetadata record after the commit); "
+        "after a restart the offset is still there: only a group tombstone takes a group's "
+        "offsets. DeleteGroups of a CompletingRebalance group is refused (NON_EMPTY_GROUP).",
+        _sheet("§5.4, §1.10"))
 
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
@@ -1889,7 +1951,8 @@ def all_cases() -> list[Case]:
         _parked_member_outlives_session, _commit_generation_matrix, _txn_commit_checks,
         _commit_retention_by_version, _commit_partition_errors, _offset_delete_non_consumer_stable,
         _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
-        _txn_bookkeeping, _service_checks,
+        _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
+        _restart_after_group_record,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
