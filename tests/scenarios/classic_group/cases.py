@@ -1560,7 +1560,7 @@ def _max_size_while_rebalancing() -> Case:
 
 def _parked_member_outlives_session() -> Case:
     s = Script()
-    a, b = s.stable("g", [("a", 1), ("b", 2)], session_ms=10_000)
+    a, b, _ = s.stable("g", [("a", 1), ("b", 2), ("c", 3)], session_ms=10_000)
     s.advance(4_000)
     s.add(Heartbeat("g", 1, b))
     new = (Protocol("range", subscription("orders", "audit")),)
@@ -1573,8 +1573,9 @@ def _parked_member_outlives_session() -> Case:
         "parked_join_keeps_member_past_session_timeout",
         "Session timeout 10 s. The leader rejoins with new metadata and is parked; its session "
         "timer comes due while it waits, but a member with a parked JoinGroup is alive and "
-        "stays. The follower, which neither rejoins nor heartbeats, expires, and the leader "
-        "alone forms generation 2.",
+        "stays. Follower c, silent since the sync, expires at the same time; follower b, which "
+        "heartbeat once, is still awaited, so the join does not complete until b expires too, "
+        "and the leader alone forms generation 2.",
         _sheet("§2.5"))
 
 
@@ -1897,19 +1898,25 @@ def _restart_keeps_record_fields() -> Case:
         "record keeps it as 0 (only -1 stands for 'the session timeout').",
         _sheet("§5.2, §5.4"))
 
+
 def _timer_empties_group() -> Case:
     s = Script()
-    s.stable("g", [("a", 1)], session_ms=10_000)
-    expired = s.advance(10_000)
-    s.claim(Wrote(expired, ("GroupMetadata",)), Ends("g", "Empty", 2))
+    s.stable("g", [("a", 1)], session_ms=10_000)            # Stable at 3 s, a due at 13 s
+    s.advance(2_000)
+    first = s.add(JoinGroup("g", client_id="p", protocols=ORDERS, new_member_uuid=member_uuid(2)))
+    expired = s.advance(8_000)
+    pending = s.add(JoinGroup("g", member_id=member_id("p", 2), client_id="p", protocols=ORDERS))
+    s.answered(first, Errors.MEMBER_ID_REQUIRED)
+    s.claim(Wrote(expired, ("GroupMetadata",)), Ends("g", "PreparingRebalance", 2))
+    del pending
     return s.case(
-        "session_expiry_empties_group_keeping_its_protocol_type",
-        "The only member's session expires: the group completes an empty generation 2 and "
-        "writes its record; the group in memory keeps its protocol type (consumer), which "
-        "the record, written for an Empty group, leaves blank.",
-        _sheet("§2.5, §1.8"))
-
-
+        "timer_emptied_group_keeps_pending_member",
+        "A member id was issued (MEMBER_ID_REQUIRED) to a Stable group; then the only member's "
+        "session expires: the rebalance waits for the pending id on a 0 ms join timer, which "
+        "completes an empty generation 2 and writes its record. The group in memory is not "
+        "rebuilt from that record: the pending id is still known, and its JoinGroup is "
+        "added to the group.",
+        _sheet("§2.5, §1.4 step 4.4"))
 
 def _restart_after_group_record() -> Case:
     s = Script()
