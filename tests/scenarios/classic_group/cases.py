@@ -1937,6 +1937,37 @@ def _restart_after_group_record() -> Case:
         "offsets. DeleteGroups of a CompletingRebalance group is refused (NON_EMPTY_GROUP).",
         _sheet("§5.4, §1.10"))
 
+def _static_members_kept_beyond_max_size() -> Case:
+    s = Script()
+    long = 600_000
+    for instance, n in (("s1", 1), ("s2", 2)):
+        s.add(JoinGroup("g", group_instance_id=instance, client_id=instance, protocols=ORDERS,
+                        session_timeout_ms=long, rebalance_timeout_ms=100_000,
+                        new_member_uuid=member_uuid(n)))
+    s1, s2 = member_id("s1", 1), member_id("s2", 2)
+    s.advance(3_000)
+    s.advance(3_000)
+    _static_sync_all(s, "g", 1, [(s1, "s1"), (s2, "s2")])
+    new = (Protocol("range", subscription("orders", "audit")),)
+    s.add(JoinGroup("g", member_id=s1, group_instance_id="s1", client_id="s1", protocols=new,
+                    session_timeout_ms=long, rebalance_timeout_ms=100_000))
+    d, d_join = s.new_member("g", "d", 3, session_ms=long, rebalance_ms=100_000)  # 1 of 2 parked
+    s.advance(100_000)                                        # the join timer: s2 is static, kept
+    refused = s.add(JoinGroup("g", client_id="x", protocols=ORDERS, new_member_uuid=member_uuid(4)))
+    s.answered(d_join, Errors.NONE)
+    s.answered(refused, Errors.GROUP_MAX_SIZE_REACHED)
+    s.claim(Ends("g", "CompletingRebalance", 2))
+    del d
+    return s.case(
+        "group_over_max_size_refuses_new_members",
+        "group.max.size 2: while two static members rebalance, one rejoined, a new member is "
+        "accepted (only parked joins count then); the static member that never rejoins is "
+        "kept at the join timeout, so generation 2 has three members, and a further new "
+        "member is refused with GROUP_MAX_SIZE_REACHED.",
+        _sheet("§1.4 step 3; §3; §2.4 step 2"),
+        ClassicConfig(max_size=2))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -1959,7 +1990,7 @@ def all_cases() -> list[Case]:
         _commit_retention_by_version, _commit_partition_errors, _offset_delete_non_consumer_stable,
         _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
         _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
-        _restart_after_group_record,
+        _restart_after_group_record, _static_members_kept_beyond_max_size,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
