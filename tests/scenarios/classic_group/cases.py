@@ -1659,7 +1659,7 @@ def _txn_commit_checks() -> Case:
 def _commit_retention_by_version() -> Case:
     s = Script()
     s.advance(1_000)
-    results = []
+    results: list[int] = []
     for version, retention in ((2, 60_000), (3, 60_000), (4, 60_000), (5, 60_000), (3, -1), (4, -5)):
         results.append(s.add(_commit("simple", "orders", len(results), 1, version=version,
                                      retention_ms=retention)))
