@@ -18,11 +18,13 @@ from groupspec.types.classic_group import (
     CommitTopic,
     DeleteGroups,
     DescribeGroups,
+    FetchTopic,
     Heartbeat,
     JoinGroup,
     JoinGroupResponse,
     ListGroups,
     OffsetCommit,
+    OffsetDelete,
     OffsetFetch,
     Restart,
     SyncGroup,
@@ -136,3 +138,40 @@ def test_thousands_of_groups_spread_over_shards() -> None:
     used = {partition_for(f"simple-{n}") for n in range(2_000)}
     assert len(used) == 50
     assert len(coordinator.view().groups) == 2_000
+
+
+def test_by_default_the_clock_starts_at_zero_and_writes_are_not_synced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The constructor's defaults, which no vector sees (the driver passes every argument)."""
+    import os
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    coordinator = ClassicCoordinator(log_dir=tmp_path / "plain")
+    out = coordinator.handle(JoinGroup("g", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    assert out.records[0].value.current_state_timestamp == 0  # type: ignore[union-attr]
+    assert synced == []
+    coordinator.runtime.close()
+    syncing = ClassicCoordinator(log_dir=tmp_path / "synced", fsync=True)
+    syncing.handle(JoinGroup("g", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    assert synced
+    syncing.runtime.close()
+
+
+def test_a_group_built_from_python_literals_is_a_consumer_group() -> None:
+    """Events built in Python carry the very ``"consumer"`` string object the implementation
+    compares with; the vectors' decoded strings never do, so only a library user sees whether a
+    protocol type is compared by value: a Stable consumer group knows its subscription (an
+    unsubscribed topic's offset can be deleted, and expires counted from its commit)."""
+    coordinator = ClassicCoordinator(ClassicConfig(offsets_retention_ms=10_000,
+                                                   offsets_retention_check_interval_ms=20_000))
+    member = stable_group(coordinator)
+    audit = (CommitTopic("audit", (CommitPartition(0, 1), CommitPartition(1, 2))),)
+    commit = coordinator.handle(OffsetCommit("testgroup", 1, member, topics=audit), 4)
+    assert [p.error for p in commit.answers[0].response.topics[0].partitions] == [Errors.NONE] * 2  # type: ignore[attr-defined]
+    deleted = coordinator.handle(OffsetDelete("testgroup", (FetchTopic("audit", (0,)),)), 5)
+    assert deleted.answers[0].response.topics[0].partitions[0].error is Errors.NONE  # type: ignore[attr-defined]
+    assert len(deleted.records) == 1
+    coordinator.handle(Heartbeat("testgroup", 1, member), 6)
+    expired = coordinator.handle(AdvanceClock(20_000), 7)
+    assert [(r.key.topic, r.key.partition, r.value) for r in expired.records] == [("audit", 1, None)]  # type: ignore[union-attr]

@@ -1185,6 +1185,789 @@ def _requests_while_loading() -> Case:
                "COORDINATOR_LOAD_IN_PROGRESS; GroupCoordinatorService#listGroups fails on it"))
 
 
+# ---------------------------------------------------------------------------------------------
+# Issue 17: cases that pin rules the mutation survivors showed unobserved
+# ---------------------------------------------------------------------------------------------
+
+
+def _static_joins(s: Script, group: str, instances: Sequence[tuple[str, int]], *,
+                  protocols: tuple[Protocol, ...] = ORDERS) -> list[str]:
+    """Static members join (no MEMBER_ID_REQUIRED); ids are ``instance-UUID``."""
+    ids = []
+    for instance, n in instances:
+        s.add(JoinGroup(group, group_instance_id=instance, client_id=instance, protocols=protocols,
+                        new_member_uuid=member_uuid(n)))
+        ids.append(member_id(instance, n))
+    return ids
+
+
+def _static_sync_all(s: Script, group: str, generation: int, members: Sequence[tuple[str, str]]) -> None:
+    """The first pair is the leader: it syncs with one partition each, then the others."""
+    leader, leader_instance = members[0]
+    s.add(SyncGroup(group, generation, leader, leader_instance, "consumer", "range", tuple(
+        SyncAssignment(m, assignment({"orders": [k]})) for k, (m, _) in enumerate(members))))
+    for mid, instance in members[1:]:
+        s.add(SyncGroup(group, generation, mid, instance, "consumer", "range"))
+
+
+def _static_replace_answers() -> Case:
+    s = Script()
+    m, a, y, z = _static_joins(s, "g", [("m", 1), ("a", 2), ("y", 3), ("z", 4)])
+    s.advance(3_000)
+    s.advance(3_000)  # the initial delay, extended once for the later members
+    _static_sync_all(s, "g", 1, [(m, "m"), (a, "a"), (y, "y"), (z, "z")])
+    follower_after = s.add(JoinGroup("g", group_instance_id="z", client_id="z", protocols=ORDERS,
+                                     new_member_uuid=member_uuid(5)))
+    follower_before = s.add(JoinGroup("g", group_instance_id="a", client_id="a", protocols=ORDERS,
+                                      new_member_uuid=member_uuid(6)))
+    leader_v8 = s.add(JoinGroup("g", group_instance_id="m", client_id="m", protocols=ORDERS, version=8,
+                                new_member_uuid=member_uuid(7)))
+    z2, a2, m2 = member_id("z", 5), member_id("a", 6), member_id("m", 7)
+    leave = s.add(LeaveGroup("g", (MemberIdentity(z2, "z"), MemberIdentity(a2, "a"))))
+    y_rejoin = s.add(JoinGroup("g", member_id=y, group_instance_id="y", client_id="y", protocols=ORDERS))
+    m_rejoin = s.add(JoinGroup("g", member_id=m2, group_instance_id="m", client_id="m", protocols=ORDERS))
+    for request in (follower_after, follower_before, leader_v8, leave, y_rejoin, m_rejoin):
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(follower_after, ("GroupMetadata",)), Wrote(leader_v8, ("GroupMetadata",)),
+            Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "static_replacement_answer_by_version_and_leadership",
+        "Four static members m (leader), a, y, z; each of z, a and then m restarts with the "
+        "same protocols. A replaced follower (v9) gets no skip_assignment and no member list, "
+        "and the leader is unchanged whichever way the ids sort; the replaced leader (v8) "
+        "keeps the leadership under its new id (appended last) but is answered with the old "
+        "leader id, no skip_assignment and no member list. Then z and a leave: the leadership "
+        "stays with m's new id, the last in member order, and generation 2 is led by it.",
+        _sheet("§3 Replacement; §1.8"))
+
+
+def _static_replace_new_protocol() -> Case:
+    s = Script()
+    rr_first = (Protocol("roundrobin", subscription("orders")), Protocol("range", subscription("orders")))
+    coop_first = (Protocol("cooperative-sticky", subscription("orders")),
+                  Protocol("range", subscription("orders")))
+    results = []
+    for group, protocols, (n, new) in (("h", rr_first, (1, 2)), ("k", coop_first, (3, 4))):
+        (mid,) = _static_joins(s, group, [("i", n)])
+        s.advance(3_000)
+        s.add(SyncGroup(group, 1, mid, "i", "consumer", "range", (SyncAssignment(mid, b""),)))
+        results.append(s.add(JoinGroup(group, group_instance_id="i", client_id="i", protocols=protocols,
+                                       new_member_uuid=member_uuid(new))))
+        s.claim(Wrote(results[-1], ()))
+        s.answered(results[-1], Errors.NONE)
+        s.advance(0)
+    s.claim(Ends("h", "CompletingRebalance", 2), Ends("k", "CompletingRebalance", 2))
+    return s.case(
+        "static_replacement_with_new_preferred_protocol_rebalances",
+        "A lone static member restarts in Stable preferring another protocol that the group "
+        "would now select (roundrobin, or cooperative-sticky, over range): nothing is written "
+        "and the group rebalances; its only member having joined, generation 2 completes at once.",
+        _sheet("§3 Replacement; §2.7"))
+
+
+def _static_replace_rebalancing() -> Case:
+    s = Script()
+    a, b = _static_joins(s, "g", [("i1", 1), ("i2", 2)])
+    s.advance(3_000)
+    s.advance(3_000)
+    completing = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                                 new_member_uuid=member_uuid(3)))
+    again = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                            new_member_uuid=member_uuid(5)))
+    a2 = member_id("i1", 3)
+    b_rejoin = s.add(JoinGroup("g", member_id=b, group_instance_id="i2", client_id="i2", protocols=ORDERS))
+    new = (Protocol("range", subscription("orders", "audit")),)
+    change = s.add(JoinGroup("g", member_id=b, group_instance_id="i2", client_id="i2", protocols=new))
+    preparing = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                                new_member_uuid=member_uuid(4)))
+    s.answered(completing, Errors.FENCED_INSTANCE_ID)
+    for request in (again, b_rejoin, change, preparing):
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(completing, ()), Wrote(preparing, ()), Ends("g", "CompletingRebalance", 3))
+    del a, a2
+    return s.case(
+        "static_replacement_while_rebalancing",
+        "Two static members in CompletingRebalance: i1 restarts, its new id takes over and the "
+        "group prepares a rebalance (nothing written); i1 restarts once more, its parked join "
+        "is fenced and the newest id parked instead; i2 rejoins and generation 2 completes. "
+        "i2 rejoins with a new subscription (PreparingRebalance), then i1 restarts again: its "
+        "new id is parked and, everyone having joined, generation 3 completes at once.",
+        _sheet("§3 Replacement; §1.4 step 5.5"))
+
+
+def _new_member_flag_only_in_initial_delay() -> Case:
+    s = Script()
+    a, _ = s.new_member("g", "a", 1)
+    s.advance(3_000)
+    b, _ = s.new_member("g", "b", 2)        # added in CompletingRebalance: a rebalance
+    c, _ = s.new_member("g", "c", 3)        # added in PreparingRebalance after CompletingRebalance
+    s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    s.add(SyncGroup("g", 2, a, protocol_type="consumer", protocol_name="range", assignments=(
+        SyncAssignment(a, b""), SyncAssignment(b, b""), SyncAssignment(c, b""))))
+    d, _ = s.new_member("g", "d", 4)        # added in Stable: a rebalance
+    e, _ = s.new_member("g", "e", 5)        # added in PreparingRebalance after Stable
+    leave = s.add(LeaveGroup("g", tuple(MemberIdentity(m) for m in (a, b, c, d, e))))
+    _, f_join = s.new_member("g", "f", 6)   # the group is Empty again: a new initial delay
+    done = s.advance(3_000)
+    s.answered(leave, Errors.NONE)
+    s.answered(f_join, Errors.NONE)
+    s.claim(Wrote(done, ()))
+    s.claim(Wrote(leave, ("GroupMetadata",)), Ends("g", "CompletingRebalance", 4))
+    return s.case(
+        "initial_delay_extended_only_for_members_added_during_it",
+        "Members that join a group rebalancing after CompletingRebalance or Stable do not "
+        "mark it as having new members: when everyone leaves and a new member starts the "
+        "next first rebalance, its initial delay (3 s) is not extended.",
+        _sheet("§2.2"))
+
+
+def _initial_delay_bounded() -> Case:
+    s = Script()
+    # Rebalance timeout below the delay: nothing left to extend by.
+    a, a_join = s.new_member("g", "a", 1, rebalance_ms=1_000)
+    b, _ = s.new_member("g", "b", 2, rebalance_ms=1_000)
+    # Rebalance timeout 5 s: one extension by the 2 s left, then none even for a later member.
+    _, c_join = s.new_member("h", "c", 3, rebalance_ms=5_000)
+    s.new_member("h", "d", 4, rebalance_ms=5_000)
+    first = s.advance(3_000)
+    s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range",
+                    assignments=(SyncAssignment(a, b""), SyncAssignment(b, b""))))
+    s.add(SyncGroup("g", 1, b, protocol_type="consumer", protocol_name="range"))
+    e, _ = s.new_member("h", "e", 5, rebalance_ms=5_000)
+    done = s.advance(2_000)
+    s.answered(a_join, Errors.NONE)
+    s.answered(c_join, Errors.NONE)
+    s.claim(Wrote(first, ()), Wrote(done, ()))
+    # Both joins completed with the new-member flag still set (it is cleared only when the
+    # delay is extended): once each group is emptied, the next initial delay is extended.
+    c, d = member_id("c", 3), member_id("d", 4)
+    s.add(LeaveGroup("g", (MemberIdentity(a), MemberIdentity(b))))
+    s.add(LeaveGroup("h", (MemberIdentity(c), MemberIdentity(d), MemberIdentity(e))))
+    _, f_join = s.new_member("g", "f", 6, rebalance_ms=9_000)
+    _, i_join = s.new_member("h", "i", 7, rebalance_ms=9_000)
+    extended = s.advance(3_000)
+    s.advance(3_000)
+    s.answered(f_join, Errors.NONE)
+    s.answered(i_join, Errors.NONE)
+    s.claim(Wrote(extended, ()), Ends("g", "CompletingRebalance", 3), Ends("h", "CompletingRebalance", 3))
+    return s.case(
+        "initial_delay_extension_bounded_by_rebalance_timeout",
+        "The initial delay is extended while new members come, but only within the largest "
+        "rebalance timeout: with a 1 s rebalance timeout the join completes at the first 3 s "
+        "timer despite a second member; with 5 s it is extended once, by the 2 s left, and "
+        "completes at 5 s, though another member joined during the extension. Neither completion clears "
+        "the new-member flag, so when each group is emptied and a new member starts the next "
+        "first rebalance (9 s rebalance timeout), that delay is extended once.",
+        _sheet("§2.2"))
+
+
+def _protocol_vote_majority() -> Case:
+    s = Script()
+    favourite = (Protocol("sticky", subscription("orders", "s")),
+                 Protocol("cooperative-sticky", subscription("orders", "cs")),
+                 Protocol("roundrobin", subscription("orders", "rr")),
+                 Protocol("range", subscription("orders", "ra")))
+    _, a_join = s.new_member("g", "a", 1, protocols=favourite)
+    s.new_member("g", "b", 2, protocols=favourite)
+    s.new_member("g", "c", 3, protocols=(Protocol("range", subscription("orders")),
+                                         Protocol("roundrobin", subscription("orders"))))
+    s.advance(3_000)
+    s.advance(3_000)
+    s.answered(a_join, Errors.NONE)
+    s.claim(Ends("g", "CompletingRebalance", 1))
+    return s.case(
+        "protocol_vote_majority_among_common_protocols",
+        "Two members prefer sticky, then cooperative-sticky, then roundrobin; the third only "
+        "knows range and roundrobin. Only protocols every member supports are voted for: the "
+        "two vote roundrobin, the third range, and roundrobin wins 2 to 1; the leader's member "
+        "list carries each member's roundrobin metadata.",
+        _sheet("§2.7"))
+
+
+def _join_protocol_checks() -> Case:
+    s = Script()
+    blank_type = s.add(JoinGroup("e", client_id="c", protocol_type="", protocols=ORDERS,
+                                 new_member_uuid=member_uuid(1)))
+    s.stable("g", [("a", 2)])
+    unknown = s.add(JoinGroup("g", client_id="x", protocols=(Protocol("sticky", b""),),
+                              new_member_uuid=member_uuid(3)))
+    connect = s.add(JoinGroup("g", client_id="x", protocol_type="connect", protocols=ORDERS,
+                              new_member_uuid=member_uuid(4)))
+    other = s.add(JoinGroup("g", client_id="x", protocol_type="other", protocols=ORDERS,
+                            new_member_uuid=member_uuid(5)))
+    # CompletingRebalance: a new member with no common protocol is refused as well.
+    c, _ = s.new_member("c", "c", 6)
+    s.advance(3_000)
+    completing = s.add(JoinGroup("c", client_id="x", protocols=(Protocol("sticky", b""),),
+                                 new_member_uuid=member_uuid(7)))
+    # PreparingRebalance with no member left (the leaver went during the initial delay): any
+    # protocol of the group's type is accepted.
+    p, _ = s.new_member("p", "p", 8)
+    s.add(LeaveGroup("p", (MemberIdentity(p),)))
+    emptied = s.add(JoinGroup("p", client_id="x", protocols=(Protocol("sticky", b""),),
+                              new_member_uuid=member_uuid(9)))
+    for request, error in ((blank_type, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (unknown, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (connect, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (other, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (completing, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (emptied, Errors.MEMBER_ID_REQUIRED)):
+        s.answered(request, error)
+    s.claim(Ends("g", "Stable", 1), Ends("c", "CompletingRebalance", 1), Ends("p", "PreparingRebalance", 0))
+    del c
+    return s.case(
+        "join_protocol_type_and_common_protocol",
+        "A JoinGroup with an empty protocol type is refused even by a new group. A group with "
+        "members refuses a protocol no member supports (Stable, CompletingRebalance) and "
+        "another protocol type whichever way it sorts (connect, other), with "
+        "INCONSISTENT_GROUP_PROTOCOL. A group rebalancing with no member left (its only member "
+        "left during the initial delay) accepts any protocol of its type.",
+        _sheet("§1.4 step 4.2"))
+
+
+def _static_rejoin_after_leave() -> Case:
+    s = Script()
+    (mid,) = _static_joins(s, "g", [("i1", 1)])
+    b, b_join = s.new_member("g", "b", 2)
+    s.advance(3_000)
+    s.advance(3_000)
+    leave = s.add(LeaveGroup("g", (MemberIdentity(mid, "i1"),)))
+    back = s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                           new_member_uuid=member_uuid(3)))
+    s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS))
+    # A static member that expires is forgotten too.
+    s.add(JoinGroup("h", group_instance_id="i1", client_id="i1", protocols=ORDERS, session_timeout_ms=10_000,
+                    new_member_uuid=member_uuid(4)))
+    s.advance(3_000)
+    expired = s.advance(10_000)
+    s.add(JoinGroup("h", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                    new_member_uuid=member_uuid(5)))
+    s.claim(Wrote(expired, ("GroupMetadata",)), Ends("h", "PreparingRebalance", 2))
+    s.answered(leave, Errors.NONE)
+    s.answered(back, Errors.NONE)
+    s.answered(b_join, Errors.NONE)
+    s.claim(Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "static_member_rejoins_after_leaving",
+        "A static member leaves by member id and instance id; its instance id is forgotten, so "
+        "when it joins again without a member id it is a new member (a new id, added and "
+        "parked until the other member rejoins), not a replacement of the one that left. The "
+        "same holds for a static member removed when its session expires.",
+        _sheet("§3 Leave, Replacement"))
+
+
+def _leave_pending_and_unknown() -> Case:
+    s = Script()
+    a, = s.stable("g", [("a", 1)])
+    nobody = s.add(LeaveGroup("g", (MemberIdentity("ghost"),)))
+    beat = s.add(Heartbeat("g", 1, a))
+    s.add(JoinGroup("g", client_id="b", protocols=ORDERS, new_member_uuid=member_uuid(2)))
+    pending = member_id("b", 2)
+    new = (Protocol("range", subscription("orders", "audit")),)
+    rejoin = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=new))
+    leave = s.add(LeaveGroup("g", (MemberIdentity(pending),)))
+    # The last member leaves while a member id is pending: the rebalance waits for the
+    # largest rebalance timeout of no member, 0 ms, on the join timer.
+    (k,) = s.stable("k", [("k", 3)])
+    s.add(JoinGroup("k", client_id="p", protocols=ORDERS, new_member_uuid=member_uuid(4)))
+    last = s.add(LeaveGroup("k", (MemberIdentity(k),)))
+    s.answered(nobody, Errors.NONE)
+    s.answered(beat, Errors.NONE)
+    s.answered(leave, Errors.NONE)
+    s.answered(rejoin, Errors.NONE)
+    s.answered(last, Errors.NONE)
+    s.claim(Wrote(nobody, ()), Ends("g", "CompletingRebalance", 2), Ends("k", "PreparingRebalance", 1))
+    return s.case(
+        "leave_of_pending_member_completes_join",
+        "A LeaveGroup naming only an unknown member changes nothing (Stable). A member id "
+        "issued with MEMBER_ID_REQUIRED but not yet used keeps a rebalance waiting; when it "
+        "leaves, every member has rejoined and generation 2 completes at once. When the last "
+        "member leaves while an id is pending, the join timer is armed for 0 ms (the largest "
+        "rebalance timeout of no member).",
+        _sheet("§1.8; §1.4 step 4.4"))
+
+
+def _leader_sorts_last() -> Case:
+    s = Script()
+    b, _ = s.new_member("g", "b", 1)
+    a, _ = s.new_member("g", "a", 2)
+    c, _ = s.new_member("g", "c", 3)
+    s.advance(3_000)
+    s.advance(3_000)
+    describe = s.add(DescribeGroups(("g",)))
+    retry_a = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    retry_c = s.add(JoinGroup("g", member_id=c, client_id="c", protocols=ORDERS))
+    a_sync = s.add(SyncGroup("g", 1, a, protocol_type="consumer", protocol_name="range"))
+    b_sync = s.add(SyncGroup("g", 1, b, protocol_type="consumer", protocol_name="range", assignments=tuple(
+        SyncAssignment(m, assignment({"orders": [k]})) for k, m in enumerate((b, a, c)))))
+    s.add(SyncGroup("g", 1, c, protocol_type="consumer", protocol_name="range"))
+    stable_a = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    ghost_generation = s.add(SyncGroup("g", 5, "ghost", protocol_type="consumer", protocol_name="range"))
+    ghost_type = s.add(SyncGroup("g", 1, "ghost", protocol_type="other", protocol_name="range"))
+    ahead = s.add(SyncGroup("g", 2, a, protocol_type="consumer", protocol_name="range"))
+    other = s.add(SyncGroup("g", 1, a, protocol_type="other", protocol_name="range"))
+    for request, error in ((describe, Errors.NONE), (retry_a, Errors.NONE), (retry_c, Errors.NONE),
+                           (a_sync, Errors.NONE), (b_sync, Errors.NONE), (stable_a, Errors.NONE),
+                           (ghost_generation, Errors.UNKNOWN_MEMBER_ID),
+                           (ghost_type, Errors.UNKNOWN_MEMBER_ID),
+                           (ahead, Errors.ILLEGAL_GENERATION), (other, Errors.INCONSISTENT_GROUP_PROTOCOL)):
+        s.answered(request, error)
+    s.claim(Wrote(a_sync, ()), Wrote(b_sync, ("GroupMetadata",)), Wrote(stable_a, ()), Ends("g", "Stable", 1))
+    return s.case(
+        "leader_is_first_joined_not_smallest_id",
+        "The leader is the first member to join (b), whose id sorts between the followers' (a, "
+        "c). DescribeGroups in CompletingRebalance shows no protocol, metadata or assignment. "
+        "Followers retrying their join in CompletingRebalance get no member list; follower a's "
+        "SyncGroup is parked until the leader's; in Stable, follower a rejoining with the same "
+        "metadata is answered at once. SyncGroup: an unknown member is UNKNOWN_MEMBER_ID "
+        "before a wrong generation or protocol type; a generation ahead of the group's is "
+        "ILLEGAL_GENERATION, another protocol type (sorting after consumer) "
+        "INCONSISTENT_GROUP_PROTOCOL.",
+        _sheet("§1.4 step 5.5, §1.6, §1.10; §2.8"))
+
+
+def _join_v4_member_id_required() -> Case:
+    s = Script()
+    v4 = s.add(JoinGroup("g", client_id="c", protocols=ORDERS, version=4, new_member_uuid=member_uuid(1)))
+    s.answered(v4, Errors.MEMBER_ID_REQUIRED)
+    s.claim(Ends("g", "Empty", 0))
+    return s.case(
+        "join_v4_member_id_required",
+        "JoinGroup v4 is the first version that gets MEMBER_ID_REQUIRED for an unknown member "
+        "(KIP-394): the member is not added.",
+        _sheet("§1.4 step 4.4"))
+
+
+def _max_size_while_rebalancing() -> Case:
+    s = Script()
+    s.new_member("g", "a", 1)
+    during_delay = s.add(JoinGroup("g", client_id="b", protocols=ORDERS, new_member_uuid=member_uuid(2)))
+    again = s.add(JoinGroup("g", member_id=member_id("a", 1), client_id="a", protocols=ORDERS))
+    s.advance(3_000)
+    completing = s.add(JoinGroup("g", client_id="x", protocols=ORDERS, new_member_uuid=member_uuid(3)))
+    s.answered(during_delay, Errors.GROUP_MAX_SIZE_REACHED)
+    s.answered(again, Errors.NONE)
+    s.answered(completing, Errors.GROUP_MAX_SIZE_REACHED)
+    s.claim(Ends("g", "CompletingRebalance", 1))
+    return s.case(
+        "group_max_size_while_rebalancing",
+        "group.max.size 1: during the initial delay, with its one member's join parked, a new "
+        "member is refused but the member itself may join again (its new JoinGroup is the one "
+        "answered); in CompletingRebalance, with one member, a new member is refused too.",
+        _sheet("§1.4 step 3; §8.5 item 6"),
+        ClassicConfig(max_size=1))
+
+
+def _parked_member_outlives_session() -> Case:
+    s = Script()
+    a, b, _ = s.stable("g", [("a", 1), ("b", 2), ("c", 3)], session_ms=10_000)
+    s.advance(4_000)
+    s.add(Heartbeat("g", 1, b))
+    new = (Protocol("range", subscription("orders", "audit")),)
+    rejoin = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=new, session_timeout_ms=10_000))
+    a_due = s.advance(6_000)
+    b_due = s.advance(4_000)
+    s.answered(rejoin, Errors.NONE)
+    s.claim(Wrote(a_due, ()), Wrote(b_due, ()), Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "parked_join_keeps_member_past_session_timeout",
+        "Session timeout 10 s. The leader rejoins with new metadata and is parked; its session "
+        "timer comes due while it waits, but a member with a parked JoinGroup is alive and "
+        "stays. Follower c, silent since the sync, expires at the same time; follower b, which "
+        "heartbeat once, is still awaited, so the join does not complete until b expires too, "
+        "and the leader alone forms generation 2.",
+        _sheet("§2.5"))
+
+
+def _commit_generation_matrix() -> Case:
+    s = Script()
+    # An Empty group (its only member left): a negative generation commits whatever the member
+    # id; generation 0 or more is checked as a member's commit.
+    (e,) = s.stable("e", [("e", 1)])
+    s.add(LeaveGroup("e", (MemberIdentity(e),)))
+    named = s.add(_commit("e", "orders", 0, 1, member="someone"))
+    gen0 = s.add(_commit("e", "orders", 0, 2, generation=0))
+    gen1 = s.add(_commit("e", "orders", 0, 3, generation=1))
+    # A Stable group with a static member.
+    (a,) = _static_joins(s, "g", [("i1", 2)])
+    s.advance(3_000)
+    s.add(SyncGroup("g", 1, a, "i1", "consumer", "range", (SyncAssignment(a, b""),)))
+    no_generation = s.add(_commit("g", "orders", 0, 4, member=a, instance="i1"))
+    member_only = s.add(_commit("g", "orders", 0, 5, member=a))
+    instance_only = s.add(_commit("g", "orders", 0, 5, instance="i1"))
+    ahead = s.add(_commit("g", "orders", 0, 6, generation=2, member=a, instance="i1"))
+    # Unknown groups: a generation of 0 is a generation; OffsetCommit v10 is v9's successor.
+    gen0_missing = s.add(_commit("nope", "orders", 0, 7, generation=0))
+    v10_missing = s.add(_commit("nope", "orders", 0, 8, generation=1, member="m", version=10))
+    for request, error in ((named, Errors.NONE), (gen0, Errors.UNKNOWN_MEMBER_ID),
+                           (gen1, Errors.UNKNOWN_MEMBER_ID), (no_generation, Errors.ILLEGAL_GENERATION),
+                           (member_only, Errors.ILLEGAL_GENERATION),
+                           (instance_only, Errors.FENCED_INSTANCE_ID), (ahead, Errors.ILLEGAL_GENERATION),
+                           (gen0_missing, Errors.GROUP_ID_NOT_FOUND),
+                           (v10_missing, Errors.GROUP_ID_NOT_FOUND)):
+        s.answered(request, error)
+    s.claim(Wrote(named, ("OffsetCommit",)), Wrote(gen0_missing, ()), Ends("nope", None))
+    return s.case(
+        "offset_commit_generation_and_member_checks",
+        "In an Empty group an OffsetCommit with a negative generation is accepted even with a "
+        "member id; generation 0 or 1 without a member is UNKNOWN_MEMBER_ID. In a Stable "
+        "group a known member without a generation gets ILLEGAL_GENERATION, with or without "
+        "its instance id, an instance id "
+        "without its member id FENCED_INSTANCE_ID, a generation ahead of the group's "
+        "ILLEGAL_GENERATION. To an unknown group, generation 0 counts as a generation "
+        "(GROUP_ID_NOT_FOUND, no group created), at v10 as at v9.",
+        _sheet("§1.9"))
+
+
+def _txn_commit_checks() -> Case:
+    s = Script()
+    topics = (CommitTopic("orders", (CommitPartition(0, 50),)),)
+
+    def txn(group: str, generation: int = -1, member: str = "", instance: str | None = None,
+            producer: int = 7) -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", producer, 1, group, generation, member, instance, topics)
+
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    anonymous = s.add(txn("g"))
+    below = s.add(txn("g", generation=-2))
+    gen0 = s.add(txn("g", generation=0))
+    stranger = s.add(txn("g", member="stranger"))
+    unknown_instance = s.add(txn("g", instance="i9"))
+    missing0 = s.add(txn("nope", generation=0))
+    missing1 = s.add(txn("nope", generation=1))
+    s.add(JoinGroup("g", member_id=b, client_id="b", protocols=(Protocol("range", subscription("audit")),)))
+    s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    completing = s.add(txn("g", generation=2, member=a, producer=8))
+    for request, error in ((anonymous, Errors.NONE), (below, Errors.UNKNOWN_MEMBER_ID),
+                           (gen0, Errors.UNKNOWN_MEMBER_ID), (stranger, Errors.UNKNOWN_MEMBER_ID),
+                           (unknown_instance, Errors.UNKNOWN_MEMBER_ID),
+                           (missing0, Errors.ILLEGAL_GENERATION), (missing1, Errors.ILLEGAL_GENERATION),
+                           (completing, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Wrote(anonymous, ("Txn:OffsetCommit",)), Wrote(completing, ("Txn:OffsetCommit",)),
+            Ends("nope", None))
+    return s.case(
+        "txn_offset_commit_member_checks",
+        "TxnOffsetCommit to a Stable group: without generation (-1), member or instance id (a "
+        "producer sending no group metadata) it is accepted; generation -2 or 0, an unknown "
+        "member id or an unknown instance id is UNKNOWN_MEMBER_ID. To an unknown group any "
+        "generation of 0 or more is ILLEGAL_GENERATION. In CompletingRebalance a member of the "
+        "current generation commits transactionally (only plain commits wait for the sync).",
+        _sheet("§1.9, §4.1"))
+
+
+def _commit_retention_by_version() -> Case:
+    s = Script()
+    s.advance(1_000)
+    results: list[int] = []
+    for version, retention in ((2, 60_000), (3, 60_000), (4, 60_000), (5, 60_000), (3, -1), (4, -5)):
+        results.append(s.add(_commit("simple", "orders", len(results), 1, version=version,
+                                     retention_ms=retention)))
+    for request in results:
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(results[0], ("OffsetCommit",)), Ends("simple", "Empty", 0))
+    return s.case(
+        "offset_commit_retention_time_by_version",
+        "At 1 s, a retention time sets the offset's expire timestamp (commit time + retention) only at "
+        "OffsetCommit v2-v4, and only when it is not -1 (a negative one is honoured too, as "
+        "Kafka adds it); v5 ignores it.",
+        _sheet("§4.2"))
+
+
+
+def _commit_partition_errors() -> Case:
+    s = Script()
+    (a,) = s.stable("g", [("a", 1)])
+    both = s.add(OffsetCommit("g", 1, a, topics=(CommitTopic("audit", (
+        CommitPartition(0, 1, -1, "123456789"), CommitPartition(1, 2, -1, ""))),)))
+    delete = s.add(OffsetDelete("g", (FetchTopic("orders", (0, 1)),)))
+    s.claim(Wrote(both, ("OffsetCommit",)), Wrote(delete, ()))
+    return s.case(
+        "partition_errors_do_not_stop_the_others",
+        "offset.metadata.max.bytes is 8: a commit whose first partition's metadata is too large "
+        "(OFFSET_METADATA_TOO_LARGE) still commits the second. OffsetDelete of a topic the "
+        "group subscribes to answers GROUP_SUBSCRIBED_TO_TOPIC for every partition listed.",
+        _sheet("§1.9 step 7, §1.10, §4.5"),
+        ClassicConfig(offset_metadata_max_bytes=8))
+
+
+def _connect_group(s: Script, group: str, n: int) -> str:
+    """A one-member group of protocol type connect brought to Stable, generation 1."""
+    default = (Protocol("default", b"\x00\x01"),)
+    s.add(JoinGroup(group, client_id="w", protocol_type="connect", protocols=default,
+                    session_timeout_ms=600_000, new_member_uuid=member_uuid(n)))
+    mid = member_id("w", n)
+    s.add(JoinGroup(group, member_id=mid, client_id="w", protocol_type="connect", protocols=default,
+                    session_timeout_ms=600_000))
+    s.advance(3_000)
+    s.add(SyncGroup(group, 1, mid, protocol_type="connect", protocol_name="default",
+                    assignments=(SyncAssignment(mid, b"\x00"),)))
+    return mid
+
+
+def _offset_delete_non_consumer_stable() -> Case:
+    s = Script()
+    _connect_group(s, "k", 1)
+    refused = s.add(OffsetDelete("k", (FetchTopic("orders", (0,)),)))
+    s.add(JoinGroup("o", client_id="x", protocol_type="other", protocols=ORDERS,
+                    new_member_uuid=member_uuid(2)))
+    ox = member_id("x", 2)
+    s.add(JoinGroup("o", member_id=ox, client_id="x", protocol_type="other", protocols=ORDERS))
+    s.advance(3_000)
+    s.add(SyncGroup("o", 1, ox, protocol_type="other", protocol_name="range",
+                    assignments=(SyncAssignment(ox, b""),)))
+    other = s.add(OffsetDelete("o", (FetchTopic("orders", (0,)),)))
+    s.answered(refused, Errors.NON_EMPTY_GROUP)
+    s.answered(other, Errors.NON_EMPTY_GROUP)
+    s.claim(Ends("k", "Stable", 1), Ends("o", "Stable", 1))
+    return s.case(
+        "offset_delete_refused_in_stable_non_consumer_group",
+        "OffsetDelete to a Stable group whose protocol type is not consumer (connect, or one "
+        "sorting after consumer) is refused with NON_EMPTY_GROUP.",
+        _sheet("§1.10"))
+
+
+def _expiration_bases() -> Case:
+    s = Script()
+    long = 600_000
+    s.add(_commit("s", "orders", 0, 1))                       # 0: creates the simple group
+    (g,) = s.stable("g", [("a", 1)], session_ms=long)          # Stable at 3 s
+    _connect_group(s, "k", 2)                                  # Stable at 6 s
+    kw = member_id("w", 2)
+    s.add(_commit("k", "orders", 0, 2, generation=1, member=kw))
+    (c,) = s.stable("c", [("c", 3)], session_ms=long)          # Stable at 9 s
+    s.add(_commit("c", "retired", 0, 3, generation=1, member=c))
+    s.new_member("c", "d", 4, session_ms=long)                 # c rebalances...
+    s.add(JoinGroup("c", member_id=c, client_id="c", protocols=ORDERS, session_timeout_ms=long))
+    s.advance(6_000)                                           # 15 s
+    s.add(_commit("s", "orders", 1, 4))
+    retired = s.add(_commit("g", "retired", 0, 5, generation=1, member=g))
+    first = s.advance(5_000)                                   # 20 s: the first run
+    second = s.advance(20_000)                                 # 40 s
+    s.answered(retired, Errors.NONE)
+    s.claim(Wrote(first, ()), Wrote(second, ("-OffsetCommit",)), Ends("c", "CompletingRebalance", 2),
+            Ends("g", "Stable", 1), Ends("k", "Stable", 1), Ends("s", "Empty", 0))
+    return s.case(
+        "expiration_counts_from_each_commit_where_it_applies",
+        "Retention 30 s, a run every 20 s. At 40 s: the simple group's offset committed at 0 "
+        "expires, the one committed at 15 s stays (each counted from its own commit, not from "
+        "the group's creation); the Stable consumer group's unsubscribed 'retired' offset "
+        "committed at 15 s stays (counted from the commit, not from when the group became "
+        "Stable); a Stable connect group's offsets and a rebalancing consumer group's "
+        "unsubscribed offset never expire. A commit also re-arms the member's session timer.",
+        _sheet("§4.3"),
+        ClassicConfig(offsets_retention_ms=30_000, offsets_retention_check_interval_ms=20_000))
+
+
+def _expiration_explicit_and_empty() -> Case:
+    s = Script()
+    s.add(_commit("s", "orders", 0, 1, version=4, retention_ms=20_000))
+    s.add(_commit("s", "orders", 1, 2, version=4, retention_ms=50_000))
+    s.add(_commit("s", "orders", 2, 3, version=4, retention_ms=-1_000_000))
+    (a,) = s.stable("e", [("a", 1)], session_ms=600_000)
+    s.add(_commit("e", "orders", 0, 4, generation=1, member=a))
+    at_expiry = s.advance(17_000)                               # 20 s: the first run
+    s.advance(30_000)                                           # 50 s
+    s.add(LeaveGroup("e", (MemberIdentity(a),)))                # Empty from 50 s
+    kept = s.advance(70_000)                                    # 120 s
+    s.claim(Wrote(at_expiry, ("-OffsetCommit", "-OffsetCommit")), Wrote(kept, ()), Ends("e", "Empty", 2))
+    return s.case(
+        "expiration_explicit_timestamp_and_empty_since",
+        "Retention 100 s, a run every 20 s. Offsets committed with a retention time (v4) "
+        "expire when the run's time reaches their expire timestamp, exactly at it (20 s) or "
+        "long past it (a negative retention); the 50 s one stays until then. A consumer group's "
+        "offset committed at 3 s, the group Empty from 50 s, is kept at 120 s: retention "
+        "counts from when the group became Empty.",
+        _sheet("§4.2, §4.3"),
+        ClassicConfig(offsets_retention_ms=100_000, offsets_retention_check_interval_ms=20_000))
+
+
+def _expiration_deletes_only_empty() -> Case:
+    s = Script()
+    s.stable("s", [("a", 1)], session_ms=600_000)                # Stable at 3 s
+    s.new_member("c", "c", 2, session_ms=600_000)
+    s.advance(3_000)                                              # c CompletingRebalance at 6 s
+    refused = s.add(JoinGroup("e", client_id="x", new_member_uuid=member_uuid(3)))  # an Empty group
+    run = s.advance(4_000)                                        # 10 s: the first run
+    s.answered(refused, Errors.INCONSISTENT_GROUP_PROTOCOL)
+    s.claim(Wrote(run, ("-GroupMetadata",)), Ends("e", None), Ends("s", "Stable", 1),
+            Ends("c", "CompletingRebalance", 1))
+    return s.case(
+        "expiration_deletes_empty_groups_without_offsets",
+        "The expiration run deletes an Empty group that has no offsets (a GroupMetadata "
+        "tombstone) but not a Stable or CompletingRebalance group without offsets.",
+        _sheet("§4.4"),
+        ClassicConfig(offsets_retention_check_interval_ms=10_000))
+
+
+def _txn_bookkeeping() -> Case:
+    s = Script()
+
+    def txn(producer: int, group: str, partition: int, offset: int) -> TxnOffsetCommit:
+        return TxnOffsetCommit(f"tx{producer}", producer, 1, group,
+                               topics=(CommitTopic("orders", (CommitPartition(partition, offset),)),))
+
+    def fetch(group: str, *partitions: int) -> OffsetFetch:
+        return OffsetFetch(group, (FetchTopic("orders", partitions),), require_stable=True)
+
+    # The later record wins when a transaction commits.
+    s.add(txn(7, "t", 0, 50))
+    s.add(_commit("t", "orders", 0, 60))
+    s.add(_commit("t", "orders", 1, 10))
+    s.add(txn(8, "t", 1, 20))
+    s.add(TxnMarker(7, 1, commit=True))
+    s.add(TxnMarker(8, 1, commit=True))
+    later = s.add(fetch("t", 0, 1))
+    # A deleted offset takes the pending offsets of its partition with it.
+    s.add(_commit("d", "orders", 0, 1))
+    s.add(txn(9, "d", 0, 2))
+    s.add(txn(9, "d2", 0, 3))
+    s.add(txn(10, "d", 1, 4))
+    s.add(txn(11, "d", 2, 5))
+    delete = s.add(OffsetDelete("d", (FetchTopic("orders", (0,)),)))
+    nine = s.add(TxnMarker(9, 1, commit=True))
+    ten = s.add(TxnMarker(10, 1, commit=True))
+    mid = s.add(fetch("d", 0, 1, 2))
+    s.add(fetch("d2", 0))
+    s.add(TxnMarker(11, 1, commit=False))
+    # An abort clears the producer's pending offsets in every group.
+    s.add(txn(12, "a1", 0, 6))    # a1 and a85: groups of the same __consumer_offsets partition
+    s.add(txn(12, "a85", 0, 7))
+    abort = s.add(TxnMarker(12, 1, commit=False))
+    after = s.add(fetch("a85", 0))
+    for request in (later, delete, nine, ten, mid, abort, after):
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(delete, ("-OffsetCommit",)), Wrote(nine, ("TxnEnd",)), Wrote(abort, ("TxnEnd",)))
+    return s.case(
+        "txn_pending_offsets_bookkeeping",
+        "A committed transaction's offset replaces the committed one only if its record is "
+        "the later: orders-0 keeps the plain commit made after the transactional one, orders-1 "
+        "takes the transactional one made after the plain. Deleting an offset also drops the "
+        "pending transactional offsets of that partition, for that group only: the producer's "
+        "marker then commits only its other group's offset, and another producer's pending "
+        "offset in the same group stays pending until its own marker. An ABORT clears the "
+        "producer's pending offsets in every group it wrote to, two groups of one partition "
+        "included.",
+        _sheet("§4.1, §1.10", rule="docs/divergences.md: transactions as TxnRecord/TxnEnd entries"))
+
+
+def _service_checks() -> Case:
+    s = Script()
+    empty_id = s.add(JoinGroup("", member_id="m", client_id="c", protocols=ORDERS))
+    longest = s.add(JoinGroup("g", client_id="c", protocols=ORDERS, session_timeout_ms=1_800_000,
+                              new_member_uuid=member_uuid(1)))
+    mid = member_id("c", 1)
+    s.add(JoinGroup("g", member_id=mid, client_id="c", protocols=ORDERS, session_timeout_ms=1_800_000))
+    too_long = s.add(JoinGroup("h", client_id="c", protocols=ORDERS, session_timeout_ms=1_800_001))
+    s.advance(3_000)
+    v4 = s.add(SyncGroup("g", 1, mid, assignments=(SyncAssignment(mid, b""),), version=4))
+    no_name = s.add(SyncGroup("g", 1, mid, protocol_type="consumer"))
+    no_type = s.add(SyncGroup("g", 1, mid, protocol_name="range"))
+    for request, error in ((empty_id, Errors.INVALID_GROUP_ID), (longest, Errors.MEMBER_ID_REQUIRED),
+                           (too_long, Errors.INVALID_SESSION_TIMEOUT),
+                           (v4, Errors.NONE), (no_name, Errors.INCONSISTENT_GROUP_PROTOCOL),
+                           (no_type, Errors.INCONSISTENT_GROUP_PROTOCOL)):
+        s.answered(request, error)
+    s.claim(Ends("g", "Stable", 1))
+    return s.case(
+        "service_checks_session_bounds_and_sync_protocol",
+        "JoinGroup with an empty group id gets INVALID_GROUP_ID, echoing its member id; a "
+        "session timeout equal to group.max.session.timeout.ms is allowed, one above it is "
+        "INVALID_SESSION_TIMEOUT. SyncGroup v4 may "
+        "leave the protocol type and name out; from v5 either one missing is "
+        "INCONSISTENT_GROUP_PROTOCOL.",
+        _sheet("§1.3, §1.6"))
+
+
+
+def _restart_keeps_record_fields() -> Case:
+    s = Script()
+    s.add(JoinGroup("g", group_instance_id="i1", client_id="i1", protocols=ORDERS,
+                    new_member_uuid=member_uuid(1)))
+    s.add(JoinGroup("g", group_instance_id="i2", client_id="i2", protocols=ORDERS, rebalance_timeout_ms=0,
+                    new_member_uuid=member_uuid(2)))
+    a, b = member_id("i1", 1), member_id("i2", 2)
+    s.advance(3_000)
+    s.advance(3_000)                                         # generation 1, the delay extended once
+    _static_sync_all(s, "g", 1, [(a, "i1"), (b, "i2")])
+    restart = s.add(Restart())
+    s.claim(Wrote(restart, ()), Ends("g", "Stable", 1))
+    return s.case(
+        "restart_keeps_a_zero_rebalance_timeout",
+        "A static member joined with a rebalance timeout of 0; after a restart the loaded "
+        "record keeps it as 0 (only -1 stands for 'the session timeout').",
+        _sheet("§5.2, §5.4"))
+
+
+def _timer_empties_group() -> Case:
+    s = Script()
+    s.stable("g", [("a", 1)], session_ms=10_000)            # Stable at 3 s, a due at 13 s
+    s.advance(2_000)
+    first = s.add(JoinGroup("g", client_id="p", protocols=ORDERS, new_member_uuid=member_uuid(2)))
+    expired = s.advance(8_000)
+    pending = s.add(JoinGroup("g", member_id=member_id("p", 2), client_id="p", protocols=ORDERS))
+    s.answered(first, Errors.MEMBER_ID_REQUIRED)
+    s.claim(Wrote(expired, ("GroupMetadata",)), Ends("g", "PreparingRebalance", 2))
+    del pending
+    return s.case(
+        "timer_emptied_group_keeps_pending_member",
+        "A member id was issued (MEMBER_ID_REQUIRED) to a Stable group; then the only member's "
+        "session expires: the rebalance waits for the pending id on a 0 ms join timer, which "
+        "completes an empty generation 2 and writes its record. The group in memory is not "
+        "rebuilt from that record: the pending id is still known, and its JoinGroup is "
+        "added to the group.",
+        _sheet("§2.5, §1.4 step 4.4"))
+
+def _restart_after_group_record() -> Case:
+    s = Script()
+    (a,) = s.stable("g", [("a", 1)])
+    s.add(_commit("g", "orders", 0, 7, generation=1, member=a))
+    s.add(LeaveGroup("g", (MemberIdentity(a),)))     # a GroupMetadata record after the commit
+    s.add(Restart())
+    fetched = s.add(OffsetFetch("g", (FetchTopic("orders", (0,)),)))
+    s.new_member("c", "c", 2)
+    s.advance(3_000)
+    refused = s.add(DeleteGroups(("c",)))
+    s.answered(fetched, Errors.NONE)
+    s.claim(Wrote(refused, ()), Ends("g", "Empty", 2), Ends("c", "CompletingRebalance", 1))
+    return s.case(
+        "restart_keeps_offsets_written_before_a_group_record",
+        "A group commits, then its member leaves (a GroupMetadata record after the commit); "
+        "after a restart the offset is still there: only a group tombstone takes a group's "
+        "offsets. DeleteGroups of a CompletingRebalance group is refused (NON_EMPTY_GROUP).",
+        _sheet("§5.4, §1.10"))
+
+def _static_members_kept_beyond_max_size() -> Case:
+    s = Script()
+    long = 600_000
+    for instance, n in (("s1", 1), ("s2", 2)):
+        s.add(JoinGroup("g", group_instance_id=instance, client_id=instance, protocols=ORDERS,
+                        session_timeout_ms=long, rebalance_timeout_ms=100_000,
+                        new_member_uuid=member_uuid(n)))
+    s1, s2 = member_id("s1", 1), member_id("s2", 2)
+    s.advance(3_000)
+    s.advance(3_000)
+    _static_sync_all(s, "g", 1, [(s1, "s1"), (s2, "s2")])
+    new = (Protocol("range", subscription("orders", "audit")),)
+    s.add(JoinGroup("g", member_id=s1, group_instance_id="s1", client_id="s1", protocols=new,
+                    session_timeout_ms=long, rebalance_timeout_ms=100_000))
+    d, d_join = s.new_member("g", "d", 3, session_ms=long, rebalance_ms=100_000)  # 1 of 2 parked
+    s.advance(100_000)                                        # the join timer: s2 is static, kept
+    refused = s.add(JoinGroup("g", client_id="x", protocols=ORDERS, new_member_uuid=member_uuid(4)))
+    s.answered(d_join, Errors.NONE)
+    s.answered(refused, Errors.GROUP_MAX_SIZE_REACHED)
+    s.claim(Ends("g", "CompletingRebalance", 2))
+    del d
+    return s.case(
+        "group_over_max_size_refuses_new_members",
+        "group.max.size 2: while two static members rebalance, one rejoined, a new member is "
+        "accepted (only parked joins count then); the static member that never rejoins is "
+        "kept at the join timeout, so generation 2 has three members, and a further new "
+        "member is refused with GROUP_MAX_SIZE_REACHED.",
+        _sheet("§1.4 step 3; §3; §2.4 step 2"),
+        ClassicConfig(max_size=2))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -1199,6 +1982,15 @@ def all_cases() -> list[Case]:
         _txn_commit, _txn_abort, _offset_delete, _delete_groups, _describe_and_list, _max_size,
         _join_errors, _protocol_tie, _restart_mid_rebalance, _restart_first_generation_lost,
         _restart_offsets, _heartbeat_while_loading, _requests_while_loading,
+        _static_replace_answers, _static_replace_new_protocol, _static_replace_rebalancing,
+        _new_member_flag_only_in_initial_delay, _initial_delay_bounded, _protocol_vote_majority,
+        _join_protocol_checks, _static_rejoin_after_leave, _leave_pending_and_unknown,
+        _leader_sorts_last, _join_v4_member_id_required, _max_size_while_rebalancing,
+        _parked_member_outlives_session, _commit_generation_matrix, _txn_commit_checks,
+        _commit_retention_by_version, _commit_partition_errors, _offset_delete_non_consumer_stable,
+        _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
+        _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
+        _restart_after_group_record, _static_members_kept_beyond_max_size,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
