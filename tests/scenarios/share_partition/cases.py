@@ -581,6 +581,23 @@ def _fencing() -> Case:
                   "sees NOT_LEADER_OR_FOLLOWER both times.", _hand_made(f"{FACT_SHEET} §15.4, §5"))
 
 
+# --- issue 17: partition.py from line 427, machine, persister, in_flight ---
+
+
+def _expiry_of_a_batch_ending_at_the_start_offset() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.fetch(0, (0, 5), count=6)
+    s.add(MoveLogStart(5))
+    s.advance(100)
+    s.fetch(0, (5, 5), count=1)
+    s.ends(5, 5, 6)
+    return s.case("lock_expiry_of_a_batch_ending_at_the_start_offset",
+                  "A held batch 0-5 whose last record is the start offset (the log start moved to "
+                  "5): its whole-batch lock expires, the batch is split at the start offset, 0-4 "
+                  "ARCHIVED (below the start) and the one-record piece 5 AVAILABLE (at the start, "
+                  "not below it) and delivered again.", _derived("§12, §14.1"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -591,6 +608,8 @@ def all_cases() -> list[Case]:
         _release_ending_at_the_start_offset, _failed_expiry_write, _renew,
         _throttling, _throttle_cap_already_reached, _log_start, _compacted, _spso_backwards,
         _missing_floor, _fencing,
+        # --- issue 17: partition.py from line 427, machine, persister, in_flight ---
+        _expiry_of_a_batch_ending_at_the_start_offset,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
