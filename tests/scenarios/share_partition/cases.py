@@ -598,6 +598,258 @@ def _expiry_of_a_batch_ending_at_the_start_offset() -> Case:
                   "not below it) and delivered again.", _derived("§12, §14.1"))
 
 
+M3 = "member-3"
+
+
+def _log_start_over_whole_and_straddling_batches() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.ack((24, 29, (0, 4, 4, 1, 2, 1)), member=M3, error=Errors.INVALID_RECORD_STATE)
+    s.fetch(0, (0, 3), member=M3, max_records=2, count=4)
+    s.fetch(3, (3, 4), (5, 10), member=M2, max_records=3, count=7)
+    s.fetch(9, (9, 12), member=M3, max_records=2, count=2)
+    s.advance(150)
+    s.add(MoveLogStart(12))
+    s.add(MoveLogStart(25))
+    s.fetch(25, (20, 26), (27, 30), (31, 31), member=M3, max_records=2, count=7)
+    s.ends(25, 26, 27)
+    return s.case("log_start_moves_over_whole_and_straddling_batches",
+                  "Nothing cached, an acknowledgement is refused; three fetches by two members (a "
+                  "log batch is never cut by max records), their locks expire, then the log start "
+                  "moves to 12 and to 25: AVAILABLE records below it are archived, batches wholly "
+                  "below as they are, the batch 11-12 the first move falls inside split at it; a "
+                  "fetch reading from 20 then takes 20-26 as new records.", _derived("§14.1, §12"))
+
+
+def _last_delivery_waits_in_a_split_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 15, 100))
+    s.fetch(13, (8, 9), (11, 14), (15, 15), member=M2, batch_size=3, count=8)
+    s.advance(150)
+    s.fetch(10, (10, 15), (16, 21), member=M2, max_records=1, count=1)
+    s.advance(150)
+    s.fetch(0, (0, 4), (5, 9), (10, 10), member=M2, max_records=3, batch_size=1, count=2)
+    s.add(MoveLogStart(22))
+    s.ends(22, 22, 22)
+    return s.case("last_delivery_waits_for_a_later_fetch_in_a_split_batch",
+                  "Limit 3: record 10 comes back from its lock at 2 deliveries next to 8 and 9 in "
+                  "the split batch 8-10; a fetch takes 8 and 9 and stops before 10, whose last "
+                  "delivery goes alone in a later fetch; then the log start passes everything.",
+                  _derived("§8.7, §9"))
+
+
+def _throttled_walk_stops_at_the_cap() -> Case:
+    s = Script(SharePartitionConfig(4, 15, 100), persisted(2, 4, (4, 7, AV, 3), (9, 13, AV, 2)))
+    s.fetch(11, (11, 11), member=M2, max_records=2, batch_size=1, count=1)
+    s.fetch(11, (9, 15), (16, 21), (22, 24), member=M3, batch_size=1, count=2)
+    s.ends(4, 13, 4)
+    return s.case("throttled_walk_stops_when_its_count_reaches_the_cap",
+                  "Limit 4 (T = 2): the persisted batch 9-13 at 2 deliveries is throttled, cap "
+                  "5 >> 1 = 2; after 11 was taken alone, the next fetch takes 9 and 10 and stops "
+                  "there, 12 and 13 still AVAILABLE.", _derived("§9"))
+
+
+def _expiry_at_the_limit_moves_the_start() -> Case:
+    s = Script(SharePartitionConfig(2, 8, 100), persisted(2, 3, (3, 7, AV, 1), (8, 8, ARCH, 2),
+                                                          (10, 14, ARCH, 2)))
+    s.add(MoveLogStart(4))
+    s.fetch(7, (2, 8), (9, 13), (14, 17), member=M2, max_records=2, batch_size=3, count=4)
+    s.advance(250)
+    s.ends(8, 14, 9)
+    return s.case("lock_expiry_at_the_limit_moves_the_start_past_a_split_batch",
+                  "Limit 2: the log start moves to 4 inside the persisted batch 3-7 (3 archived, "
+                  "the batch split); 4-7 are delivered a second time and their locks expire at the "
+                  "limit: archived one by one, and the start offset moves past the finished batch.",
+                  _derived("§12, §13, §14.1"))
+
+
+def _final_delivery_alone_from_a_persisted_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 8, 100), persisted(3, 3, (3, 6, AV, 2), (8, 11, AV, 1),
+                                                          (13, 16, AV, 1)))
+    s.fetch(10, (10, 15), (16, 18), member=M2, max_records=3, batch_size=1, count=3)
+    s.release(M2, error=Errors.NONE)
+    s.fetch(9, (4, 8), member=M2, max_records=1, batch_size=3, count=1)
+    s.ends(3, 16, 3)
+    return s.case("final_delivery_goes_alone_from_a_persisted_batch",
+                  "Limit 3: a fetch takes 10-11 of one persisted batch and the hole 12 (max records "
+                  "3), the member leaves and they are written back one offset each; then from the "
+                  "batch 3-6 at 2 deliveries a fetch asking from 4 takes 4 alone, its last delivery.",
+                  _derived("§8.7, §9, §11"))
+
+
+def _persisted_neighbours_merge() -> Case:
+    s = Script(SharePartitionConfig(2, 200, 100), persisted(1, 4, (5, 6, AV, 1), (8, 8, AV, 1),
+                                                            (9, 10, AV, 1)))
+    s.ends(4, 10, 4)
+    return s.case("persisted_neighbours_with_the_same_state_merge",
+                  "The share coordinator combines a state's batches: 8 and 9-10, adjacent with the "
+                  "same state and delivery count, are held as one batch 8-10; 5-6 is not adjacent.",
+                  _derived("§15.1 (PersisterStateBatchCombiner)"))
+
+
+def _failed_load_refuses_everything() -> Case:
+    s = Script(SharePartitionConfig(2, 15, 100))
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    reload = s.add(Reload(latest_offset=2))
+    s.shows.append(Answered(reload, Errors.UNKNOWN_SERVER_ERROR))
+    s.add(MoveLogStart(8))
+    s.ack((22, 25, (3, 2, 3, 0)), member=M2, error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    s.release(M3, error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    s.ends(0, 0, 0)
+    return s.case("a_failed_load_leaves_the_partition_failed",
+                  "The persister fails the reload's read: the partition is FAILED; a log start "
+                  "move changes nothing, an acknowledgement and a release are answered "
+                  "UNKNOWN_TOPIC_OR_PARTITION.", _derived("§4.2, §5.1"))
+
+
+def _release_of_another_members_batch_across_the_start() -> Case:
+    s = Script(SharePartitionConfig(6, 15, 100))
+    s.fetch(21, (21, 25), (26, 26), (28, 33), member=M2, max_records=3, count=5)
+    s.add(MoveLogStart(24))
+    s.add(MoveLogStart(14))
+    s.release(error=Errors.NONE)
+    s.release(M3, error=Errors.NONE)
+    s.ends(24, 25, 26)
+    return s.case("release_leaves_another_members_batch_across_the_start",
+                  "The log start moves to 24 inside a batch member-2 holds, then back to 14 "
+                  "(ignored); member-1 and member-3, holding nothing, leave: the batch stays whole "
+                  "and held, nothing is written.", _derived("§11, §14.1"))
+
+
+def _throttle_to_one_record() -> Case:
+    s = Script(SharePartitionConfig(6, 200, 100), persisted(0, 4, (6, 10, AV, 3), (13, 17, AV, 4),
+                                                            (19, 22, ARCH, 4)))
+    s.fetch(16, (16, 21), max_records=1, batch_size=3, count=1)
+    s.ends(4, 22, 6)
+    return s.case("throttle_cap_of_one_record",
+                  "Limit 6 (T = 3): the persisted batch 13-17 at 4 deliveries goes one record a "
+                  "fetch (5 >> 2 = 1): a fetch from 16 takes 16 alone.", _derived("§9"))
+
+
+def _acquired_ranges_by_delivery_count() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100), persisted(1, 4, (6, 9, AV, 1)))
+    s.fetch(1, (0, 0), (2, 2), (3, 7), batch_size=1, count=4)
+    s.release(error=Errors.NONE)
+    s.fetch(5, (3, 9), (10, 16), (17, 23), member=M3, max_records=3, batch_size=3, count=6)
+    s.ends(4, 9, 10)
+    return s.case("acquired_records_carry_each_offsets_delivery_count",
+                  "The hole 4-5 before the persisted batch 6-9 is fetched new with 6-7; after a "
+                  "release, one fetch takes 4-5 at their second delivery, 6-7 at their third and "
+                  "8-9 at their second, each range with its own delivery count.", _derived("§8.6, §8.7"))
+
+
+def _ack_from_below_the_first_cached_offset() -> Case:
+    s = Script(SharePartitionConfig(2, 8, 100))
+    s.fetch(20, (18, 23), member=M3, batch_size=1, count=6)
+    s.ack((17, 18, (1, 0)), member=M3, error=Errors.NONE)
+    s.ends(19, 23, 24)
+    return s.case("acknowledgement_starting_below_the_first_cached_offset",
+                  "18-23 cached, the start offset 18; an acknowledgement of 17-18 (a type per "
+                  "offset) starts below the cache: it applies from the start offset, 18 archived as "
+                  "a gap.", _derived("§10.2"))
+
+
+def _release_and_renew_around_a_moved_log_start() -> Case:
+    s = Script(SharePartitionConfig(2, 15, 100), persisted(1, 3, (3, 3, AV, 1), (4, 5, AV, 1),
+                                                           (6, 7, AV, 1)))
+    s.fetch(0, (0, 1), (2, 4), member=M2, max_records=2, batch_size=1, count=2)
+    s.release(M2, error=Errors.NONE)
+    s.fetch(25, (23, 23), member=M3, count=1)
+    s.add(MoveLogStart(23))
+    s.fetch(19, (14, 20), (21, 25), member=M3, max_records=1, batch_size=1, count=2)
+    s.ack((25, 25, RENEW), (28, 29, RENEW), member=M2, error=Errors.INVALID_RECORD_STATE)
+    s.ends(23, 25, 26)
+    return s.case("release_and_renew_around_a_moved_log_start",
+                  "Limit 2: records released at their second delivery are archived; the log start "
+                  "moves to 23 past the persisted batches; a RENEW by a member of a record another "
+                  "member holds is refused.", _derived("§10.4, §11, §14.1"))
+
+
+def _expiry_below_a_moved_log_start() -> Case:
+    s = Script(SharePartitionConfig(5, 15, 100), persisted(2, 0, (1, 5, ARCH, 5), (6, 7, AV, 4)))
+    s.add(MoveLogStart(10))
+    s.fetch(11, (6, 12), (13, 16), member=M3, batch_size=3, count=9)
+    s.advance(100)
+    s.ends(10, 16, 10)
+    return s.case("lock_expiry_across_a_moved_log_start",
+                  "The log start moves to 10 past the persisted batches (6-7 archived); a fetch "
+                  "from 8 takes 8-16 anew; when the locks expire 8-9, below the start offset, are "
+                  "archived and 10-16 become AVAILABLE.", _derived("§12, §14.1"))
+
+
+def _gap_window_at_load() -> Case:
+    s = Script(SharePartitionConfig(2, 8, 100), persisted(0, 2, (2, 3, ACK, 1), (5, 8, ARCH, 2),
+                                                          (11, 13, ARCH, 1)))
+    s.ends(4, 13, 4)
+    return s.case("loaded_start_stops_at_the_first_hole",
+                  "Persisted batches all finished but with holes: the start offset moves past 2-3 "
+                  "and stops at the first hole 4, not past the finished batches after it.",
+                  _derived("§5.4, §13.2"))
+
+
+def _release_across_a_moved_log_start() -> Case:
+    s = Script(SharePartitionConfig(6, 8, 100), persisted(3, 4, (5, 8, ARCH, 2), (9, 13, AV, 1)))
+    s.add(MoveLogStart(15))
+    s.fetch(5, (5, 11), (12, 18), member=M2, max_records=2, count=5)
+    s.release(M2, error=Errors.NONE)
+    s.ends(15, 18, 15)
+    return s.case("release_of_a_batch_across_a_moved_log_start",
+                  "The log start moves to 15; a fetch takes 14-18 as new records; on release the "
+                  "batch is split at the start offset: 14 ARCHIVED, 15-18 AVAILABLE.",
+                  _derived("§11, §14.1"))
+
+
+def _start_below_the_cache_stays() -> Case:
+    s = Script(SharePartitionConfig(5, 8, 100), persisted(0, 4, (5, 9, ACK, 4)))
+    s.fetch(5, (5, 11), (12, 17), member=M3, max_records=2, count=2)
+    s.advance(100)
+    s.ends(4, 11, 10)
+    return s.case("start_offset_below_the_cache_stays",
+                  "The persisted start offset 4 has no cached record (the first batch is 5-9, "
+                  "ACKNOWLEDGED): the start offset cannot move, even when a lock expiry is written.",
+                  _derived("§13.1"))
+
+
+def _log_start_move_recomputes_next_fetch() -> Case:
+    s = Script(SharePartitionConfig(4, 15, 100), persisted(3, 4, (5, 6, ARCH, 4), (9, 12, AV, 1)))
+    s.add(MoveLogStart(10))
+    s.ends(10, 12, 4)
+    return s.case("log_start_move_that_archives_recomputes_the_next_fetch_offset",
+                  "The log start moves to 10, archiving 9: the next fetch offset is looked for "
+                  "again, and the gap window (from the hole at 4) still answers its start, 4.",
+                  _derived("§7, §14.1, §14.2"))
+
+
+def _start_stops_at_an_unfinished_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 8, 100), persisted(0, 3, (3, 3, ACK, 1), (4, 6, AV, 2),
+                                                          (7, 11, ARCH, 3)))
+    s.ends(4, 11, 4)
+    return s.case("start_offset_stops_at_the_first_unfinished_batch",
+                  "Loaded: 3 is finished, 4-6 AVAILABLE, 7-11 ARCHIVED: the start offset moves to "
+                  "4 and stops there.", _derived("§13.2"))
+
+
+def _renew_of_part_of_a_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 8, 100))
+    s.fetch(13, (13, 17), (18, 21), member=M3, max_records=1, count=5)
+    s.ack((5, 7, GAP), (10, 15, RENEW), member=M3, error=Errors.NONE)
+    s.advance(250)
+    s.ends(13, 17, 13)
+    return s.case("renew_of_part_of_a_batch_expires_offset_by_offset",
+                  "RENEW of 13-15 of the held batch 13-17 splits it: 13-15 get new per-offset "
+                  "locks, 16-17 keep the old one; when both expire every offset is written on its "
+                  "own, 16 and 17 first.", _derived("§10.4, §12"))
+
+
+def _other_member_in_a_split_batch() -> Case:
+    s = Script(SharePartitionConfig(5, 15, 100))
+    s.fetch(7, (7, 10), (11, 11), (12, 18), member=M3, batch_size=3, count=12)
+    s.ack((11, 12, (ACCEPT, ACCEPT)), member=M3, error=Errors.NONE)
+    s.ack((18, 18, REJECT), error=Errors.INVALID_RECORD_STATE)
+    s.ends(7, 18, 19)
+    return s.case("another_member_cannot_acknowledge_in_a_split_batch",
+                  "member-3's batch 11-18 is split by its acknowledgement of 11-12; member-1's "
+                  "REJECT of 18 is refused.", _derived("§10.2"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -610,6 +862,15 @@ def all_cases() -> list[Case]:
         _missing_floor, _fencing,
         # --- issue 17: partition.py from line 427, machine, persister, in_flight ---
         _expiry_of_a_batch_ending_at_the_start_offset,
+        _log_start_over_whole_and_straddling_batches, _last_delivery_waits_in_a_split_batch,
+        _throttled_walk_stops_at_the_cap, _expiry_at_the_limit_moves_the_start,
+        _final_delivery_alone_from_a_persisted_batch, _persisted_neighbours_merge,
+        _failed_load_refuses_everything, _release_of_another_members_batch_across_the_start,
+        _throttle_to_one_record, _acquired_ranges_by_delivery_count,
+        _ack_from_below_the_first_cached_offset, _release_and_renew_around_a_moved_log_start,
+        _expiry_below_a_moved_log_start, _gap_window_at_load, _release_across_a_moved_log_start,
+        _start_below_the_cache_stays, _log_start_move_recomputes_next_fetch,
+        _start_stops_at_an_unfinished_batch, _renew_of_part_of_a_batch, _other_member_in_a_split_batch,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
