@@ -850,6 +850,133 @@ def _other_member_in_a_split_batch() -> Case:
                   "REJECT of 18 is refused.", _derived("§10.2"))
 
 
+def _limit_two_takes_every_available_run() -> Case:
+    s = Script(SharePartitionConfig(2, 200, 30_000))
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 0, RELEASE), (2, 2, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 4), member=M2, count=2)
+    s.ends(0, 4, 5)
+    return s.case("limit_two_has_no_last_delivery_alone",
+                  "With a delivery limit of 2 the rule that a last delivery goes alone does not "
+                  "apply (it needs a limit above 2): records 0 and 2, released at 1 delivery in a "
+                  "split batch, are both taken by the next fetch.", _derived("§8.7, §9"))
+
+
+def _two_types_for_a_two_record_batch() -> Case:
+    s = Script()
+    s.fetch(0, (0, 1), count=2)
+    s.ack((0, 1, (ACCEPT, REJECT)), error=Errors.NONE)
+    s.ends(2, 2, 2)
+    return s.case("per_offset_types_for_a_two_record_batch",
+                  "Two types for a two-record batch are one type per offset: 0 ACKNOWLEDGED, 1 "
+                  "ARCHIVED.", _derived("§10.2"))
+
+
+def _ack_of_a_batch_the_log_start_falls_inside() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9), count=10)
+    s.add(MoveLogStart(5))
+    s.ack((0, 9, ACCEPT), error=Errors.NONE)
+    s.ends(10, 10, 10)
+    return s.case("acknowledging_a_whole_batch_the_log_start_falls_inside",
+                  "The log start moves to 5 inside the held batch 0-9; an ACCEPT of all of 0-9 "
+                  "acknowledges only 5-9 (the batch is split, records below the start are "
+                  "skipped).", _derived("§10.2, §14.1"))
+
+
+def _last_delivery_between_earlier_runs() -> Case:
+    s = Script(SharePartitionConfig(3, 200, 30_000))
+    s.fetch(8, (8, 12), count=5)
+    s.ack((10, 10, RELEASE), error=Errors.NONE)
+    s.fetch(10, (10, 10), member=M2, count=1)
+    s.ack((10, 10, RELEASE), member=M2, error=Errors.NONE)
+    s.ack((8, 9, RELEASE), (11, 12, RELEASE), error=Errors.NONE)
+    s.fetch(8, (8, 12), member=M2, count=2)
+    s.ends(8, 12, 10)
+    return s.case("last_delivery_ends_the_walk_of_a_split_batch",
+                  "Limit 3, one split batch: 8-9 and 11-12 AVAILABLE at 1 delivery, 10 at 2; a "
+                  "fetch takes 8 and 9 and ends at 10 (its last delivery goes alone, later), so "
+                  "11 and 12 wait too.", _derived("§8.7, §9"))
+
+
+def _positive_read_error_fails_the_load() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.add(SetPersisterError(Errors.GROUP_ID_NOT_FOUND))
+    reload = s.add(Reload(latest_offset=5))
+    s.shows.append(Answered(reload, Errors.GROUP_ID_NOT_FOUND))
+    s.fetch(0, (0, 4), count=0)
+    s.ends(0, 0, 0)
+    return s.case("read_error_with_a_positive_code_fails_the_load",
+                  "The persister answers the reload's read with GROUP_ID_NOT_FOUND: the partition "
+                  "is FAILED and acquires nothing.", _derived("§5.1, §15.4"))
+
+
+def _throttle_cap_never_below_one() -> Case:
+    s = Script(SharePartitionConfig(7, 200, 30_000), persisted(1, 0, (0, 1, AV, 5)))
+    s.fetch(0, (0, 1), count=1)
+    s.ends(0, 1, 1)
+    return s.case("throttle_cap_is_at_least_one_record",
+                  "Limit 7 (T = 4): a two-record batch at 5 deliveries gives 2 >> 2 = 0, but the "
+                  "cap is at least 1: the fetch takes record 0 alone.", _derived("§9"))
+
+
+def _throttle_cap_below_the_count() -> Case:
+    s = Script(SharePartitionConfig(4, 200, 30_000))
+    s.fetch(0, (0, 3), count=4)
+    s.ack((3, 3, RELEASE), error=Errors.NONE)
+    s.fetch(3, (3, 3), member=M2, count=1)
+    s.ack((3, 3, RELEASE), member=M2, error=Errors.NONE)
+    s.ack((0, 2, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M3, count=4)
+    s.ends(0, 3, 4)
+    return s.case("throttle_cap_below_the_count_stops_nothing",
+                  "Limit 4 (T = 2): in the split batch 0-3, 0-2 are AVAILABLE at 1 delivery and 3 "
+                  "at 2; the walk takes 0-2 before it meets 3, whose cap (4 >> 1 = 2) the count 3 "
+                  "has already passed: 3 is taken too.", _derived("§9"))
+
+
+def _throttle_cap_counts_what_was_taken() -> Case:
+    s = Script(SharePartitionConfig(4, 200, 30_000))
+    s.fetch(0, (0, 3), count=4)
+    s.ack((1, 3, RELEASE), error=Errors.NONE)
+    s.fetch(1, (1, 3), member=M2, count=3)
+    s.ack((1, 3, RELEASE), member=M2, error=Errors.NONE)
+    s.ack((0, 0, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M3, count=2)
+    s.ends(0, 3, 2)
+    return s.case("throttle_cap_counts_the_records_already_taken",
+                  "Limit 4 (T = 2): 0 AVAILABLE at 1 delivery, 1-3 at 2 in one split batch; the "
+                  "walk takes 0, then the cap 4 >> 1 = 2 leaves room for one more: 0-1 acquired.",
+                  _derived("§9"))
+
+
+def _throttle_cap_over_runs_apart() -> Case:
+    s = Script(SharePartitionConfig(4, 200, 30_000))
+    s.fetch(0, (0, 3), count=4)
+    s.ack((0, 0, RELEASE), (2, 2, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M2, count=2)
+    s.ack((0, 0, RELEASE), (2, 2, RELEASE), member=M2, error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M3, count=2)
+    s.ends(0, 3, 4)
+    return s.case("throttle_cap_reached_over_runs_apart",
+                  "Limit 4 (T = 2): 0 and 2 AVAILABLE at 2 deliveries, 1 and 3 held; the cap "
+                  "(4 >> 1 = 2) is not reached after 0, so the walk goes on and takes 2.",
+                  _derived("§9"))
+
+
+def _acquired_runs_with_a_held_record_between() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 0, RELEASE), (1, 1, ACCEPT), (2, 2, RELEASE), (3, 3, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 4), member=M2, count=3)
+    s.ends(0, 4, 5)
+    return s.case("reacquired_records_around_a_finished_one",
+                  "0, 2 and 3 released one by one around the acknowledged 1: another member "
+                  "acquires exactly 0, 2 and 3 at their second delivery, not 1.", _test(
+                      "E18", "testReacquireSubsetWithAnotherMember"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -871,6 +998,11 @@ def all_cases() -> list[Case]:
         _expiry_below_a_moved_log_start, _gap_window_at_load, _release_across_a_moved_log_start,
         _start_below_the_cache_stays, _log_start_move_recomputes_next_fetch,
         _start_stops_at_an_unfinished_batch, _renew_of_part_of_a_batch, _other_member_in_a_split_batch,
+        _limit_two_takes_every_available_run, _two_types_for_a_two_record_batch,
+        _ack_of_a_batch_the_log_start_falls_inside, _last_delivery_between_earlier_runs,
+        _positive_read_error_fails_the_load, _throttle_cap_never_below_one,
+        _throttle_cap_below_the_count, _throttle_cap_counts_what_was_taken,
+        _throttle_cap_over_runs_apart, _acquired_runs_with_a_held_record_between,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
