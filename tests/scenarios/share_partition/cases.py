@@ -977,6 +977,34 @@ def _acquired_runs_with_a_held_record_between() -> Case:
                       "E18", "testReacquireSubsetWithAnotherMember"))
 
 
+def _start_over_split_new_batches() -> Case:
+    s = Script(SharePartitionConfig(5, 8, 100), persisted(3, 3, (4, 8, ACK, 2), (9, 11, AV, 3)))
+    s.add(MoveLogStart(14))
+    s.fetch(25, (20, 21), (22, 26), member=M2, batch_size=1, count=7)
+    s.ack((21, 24, REJECT), member=M2, error=Errors.NONE)
+    s.ends(20, 26, 27)
+    return s.case("start_offset_after_a_log_start_move_stops_at_a_held_record",
+                  "The log start moves to 14 past the persisted batches; new records 20-21 and "
+                  "22-26 are acquired as two batches; a REJECT of 21-24 splits both, and the start "
+                  "offset stays at 20, the first record still held.", _derived("§13.2, §14.1"))
+
+
+def _last_deliveries_then_expiry() -> Case:
+    s = Script(SharePartitionConfig(5, 8, 100), persisted(1, 4, (4, 6, AV, 4), (7, 10, AV, 3),
+                                                          (11, 15, AV, 3)))
+    s.fetch(0, (0, 6), (7, 8), member=M2, count=1)
+    s.fetch(5, (5, 11), (12, 15), (16, 16), member=M3, max_records=2, batch_size=1, count=1)
+    s.fetch(6, (4, 8), member=M3, max_records=1, count=1)
+    s.release(M3, error=Errors.NONE)
+    s.advance(200)
+    s.ends(7, 15, 7)
+    return s.case("last_deliveries_one_by_one_then_expiry_finishes_the_batch",
+                  "Limit 5: the persisted batch 4-6 at 4 deliveries goes one record a fetch (each "
+                  "its last delivery, alone); member-3 leaves (5 and 6 archived at the limit), 4's "
+                  "lock expires (archived), and the start offset moves past the batch to 7.",
+                  _derived("§9, §11, §12"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -1003,6 +1031,7 @@ def all_cases() -> list[Case]:
         _positive_read_error_fails_the_load, _throttle_cap_never_below_one,
         _throttle_cap_below_the_count, _throttle_cap_counts_what_was_taken,
         _throttle_cap_over_runs_apart, _acquired_runs_with_a_held_record_between,
+        _start_over_split_new_batches, _last_deliveries_then_expiry,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
