@@ -1005,6 +1005,33 @@ def _last_deliveries_then_expiry() -> Case:
                   _derived("§9, §11, §12"))
 
 
+def _throttle_cap_set_once_per_walk() -> Case:
+    s = Script(SharePartitionConfig(6, 200, 30_000), persisted(1, 0, (0, 7, AV, 3)))
+    s.fetch(2, (2, 7), count=4)
+    s.ack((2, 4, RELEASE), error=Errors.NONE)
+    s.fetch(1, (1, 1), member=M2, count=1)
+    s.fetch(0, (0, 7), member=M3, count=4)
+    s.ends(0, 7, 6)
+    return s.case("throttle_cap_is_set_once_per_walk",
+                  "Limit 6 (T = 3), the split batch 0-7: 0 AVAILABLE at 3 deliveries, 2-4 at 4; "
+                  "the cap is set at the first throttled record, 8 >> 1 = 4, and kept for the "
+                  "rest of the walk (2-4 would give 8 >> 2 = 2): 0 and 2-4 acquired.", _derived("§9"))
+
+
+def _stale_archiving_keeps_later_records_findable() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.fetch(5, (5, 9), count=5)
+    s.fetch(10, (10, 14), count=5)
+    s.release(error=Errors.NONE)
+    s.fetch(0, (5, 9), (10, 14), member=M2, max_records=5, count=5)
+    s.ends(0, 14, 10)
+    return s.case("compaction_archiving_leaves_the_next_fetch_offset_to_be_found",
+                  "All released; a fetch from 0 whose log starts at 5 archives 0-4 (compacted "
+                  "away) and takes 5-9 (max records 5); the next fetch offset is found again: 10, "
+                  "the first record still AVAILABLE.", _test("E34", "testAcquireWhenBatchesRemovedForFetchOffset"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -1032,6 +1059,7 @@ def all_cases() -> list[Case]:
         _throttle_cap_below_the_count, _throttle_cap_counts_what_was_taken,
         _throttle_cap_over_runs_apart, _acquired_runs_with_a_held_record_between,
         _start_over_split_new_batches, _last_deliveries_then_expiry,
+        _throttle_cap_set_once_per_walk, _stale_archiving_keeps_later_records_findable,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
