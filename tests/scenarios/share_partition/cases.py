@@ -1032,6 +1032,46 @@ def _stale_archiving_keeps_later_records_findable() -> Case:
                   "the first record still AVAILABLE.", _test("E34", "testAcquireWhenBatchesRemovedForFetchOffset"))
 
 
+def _renew_of_a_whole_batch_expires() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.fetch(0, (0, 4), count=5)
+    s.advance(50)
+    s.ack((0, 4, RENEW), error=Errors.NONE)
+    s.advance(100)
+    s.ends(0, 4, 0)
+    return s.case("renewed_whole_batch_lock_expires",
+                  "RENEW of a whole held batch gives it a new whole-batch lock; when that lock "
+                  "expires the batch is AVAILABLE again.", _derived("§10.4, §12"))
+
+
+def _start_after_a_log_start_move_inside_a_split_batch() -> Case:
+    s = Script()
+    s.fetch(10, (10, 19), count=10)
+    s.fetch(20, (20, 29), count=10)
+    s.ack((10, 10, ACCEPT), error=Errors.NONE)
+    s.add(MoveLogStart(12))
+    s.ack((12, 12, ACCEPT), error=Errors.NONE)
+    s.ends(12, 29, 30)
+    return s.case("start_offset_held_below_a_moved_log_start",
+                  "10 acknowledged (the start offset 11), the log start moves to 12, 12 "
+                  "acknowledged: 11, below the start offset, is still held, so the start offset "
+                  "stays at 12 and both batches stay cached.", _derived("§13.2, §14.1"))
+
+
+def _held_last_record_below_a_moved_log_start() -> Case:
+    s = Script()
+    s.fetch(10, (10, 12), count=3)
+    s.fetch(13, (13, 15), count=3)
+    s.ack((10, 11, ACCEPT), error=Errors.NONE)
+    s.add(MoveLogStart(13))
+    s.ack((13, 13, ACCEPT), error=Errors.NONE)
+    s.ends(13, 15, 16)
+    return s.case("held_last_record_keeps_its_batch_cached",
+                  "10-11 acknowledged, 12 still held; the log start moves to 13 and 13 is "
+                  "acknowledged: the batch 10-12 stays cached for its held last record.",
+                  _derived("§13.2, §14.1"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -1060,6 +1100,8 @@ def all_cases() -> list[Case]:
         _throttle_cap_over_runs_apart, _acquired_runs_with_a_held_record_between,
         _start_over_split_new_batches, _last_deliveries_then_expiry,
         _throttle_cap_set_once_per_walk, _stale_archiving_keeps_later_records_findable,
+        _renew_of_a_whole_batch_expires, _start_after_a_log_start_move_inside_a_split_batch,
+        _held_last_record_below_a_moved_log_start,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
