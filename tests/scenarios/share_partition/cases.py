@@ -1072,6 +1072,21 @@ def _held_last_record_below_a_moved_log_start() -> Case:
                   _derived("§13.2, §14.1"))
 
 
+def _expiry_below_the_log_start_after_persisted_holes() -> Case:
+    s = Script(SharePartitionConfig(3, 200, 100), persisted(3, 2, (3, 7, ARCH, 3), (9, 11, AV, 1),
+                                                            (14, 15, AV, 2)))
+    s.fetch(9, (9, 13), (14, 19), (20, 23), batch_size=3, count=5)
+    s.add(MoveLogStart(22))
+    s.advance(150)
+    s.ends(16, 16, 16)
+    return s.case("start_moves_back_after_the_gap_window_is_gone",
+                  "Persisted state with holes (a gap window); a fetch takes 9-11 and the hole "
+                  "12-13 and stops at the throttled 14-15; the log start moves to 22 past "
+                  "everything; when the locks expire (archived, below the start) the start offset "
+                  "is put after the last cached offset, 16, not held at the old window's start.",
+                  _kafka_quirk("share_spso_backwards"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -1101,7 +1116,7 @@ def all_cases() -> list[Case]:
         _start_over_split_new_batches, _last_deliveries_then_expiry,
         _throttle_cap_set_once_per_walk, _stale_archiving_keeps_later_records_findable,
         _renew_of_a_whole_batch_expires, _start_after_a_log_start_move_inside_a_split_batch,
-        _held_last_record_below_a_moved_log_start,
+        _held_last_record_below_a_moved_log_start, _expiry_below_the_log_start_after_persisted_holes,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
