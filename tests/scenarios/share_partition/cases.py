@@ -1029,7 +1029,8 @@ def _stale_archiving_keeps_later_records_findable() -> Case:
     return s.case("compaction_archiving_leaves_the_next_fetch_offset_to_be_found",
                   "All released; a fetch from 0 whose log starts at 5 archives 0-4 (compacted "
                   "away) and takes 5-9 (max records 5); the next fetch offset is found again: 10, "
-                  "the first record still AVAILABLE.", _test("E34", "testAcquireWhenBatchesRemovedForFetchOffset"))
+                  "the first record still AVAILABLE.",
+                  _test("E34", "testAcquireWhenBatchesRemovedForFetchOffset"))
 
 
 def _renew_of_a_whole_batch_expires() -> Case:
