@@ -62,3 +62,13 @@ def test_acquired_offsets_merge_into_ranges_of_one_delivery_count() -> None:
                                       AckBatch(3, 3, (2,)))), 1)
     out = m.handle(Fetch("member-2", 0, (LogBatch(0, 4),)), 2)
     assert out.answers[0].response == FetchResponse((AcquiredRecords(0, 0, 2), AcquiredRecords(2, 3, 2)), 3)
+
+
+def test_record_runs_do_not_merge_across_a_hole_and_an_unsplit_batch_keeps_one_state() -> None:
+    from groupspec.types.share_partition import PersisterBatch, RecordState
+
+    av = RecordState.AVAILABLE
+    m = SharePartitionMachine(persisted=PersistedState(1, 0, (PersisterBatch(0, 1, av, 1),
+                                                              PersisterBatch(3, 4, av, 1))))
+    assert [(r.first_offset, r.last_offset) for r in m.record_runs()] == [(0, 1), (3, 4)]
+    assert m.runs_kept() == 2
