@@ -944,6 +944,511 @@ def _per_offset_types_from_below_zero() -> Case:
                   "A batch of per-offset types starting at -2, below every cached offset: offsets "
                   "0-4 take the types at positions 2-6 (ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT); "
                   "those below the start offset are skipped.", _derived("§10.1, §10.2"))
+# --- issue 17: partition.py from line 427, machine, persister, in_flight ---
+
+
+def _expiry_of_a_batch_ending_at_the_start_offset() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.fetch(0, (0, 5), count=6)
+    s.add(MoveLogStart(5))
+    s.advance(100)
+    s.fetch(0, (5, 5), count=1)
+    s.ends(5, 5, 6)
+    return s.case("lock_expiry_of_a_batch_ending_at_the_start_offset",
+                  "A held batch 0-5 whose last record is the start offset (the log start moved to "
+                  "5): its whole-batch lock expires, the batch is split at the start offset, 0-4 "
+                  "ARCHIVED (below the start) and the one-record piece 5 AVAILABLE (at the start, "
+                  "not below it) and delivered again.", _derived("§12, §14.1"))
+
+
+M3 = "member-3"
+
+
+def _log_start_over_whole_and_straddling_batches() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.ack((24, 29, (0, 4, 4, 1, 2, 1)), member=M3, error=Errors.INVALID_RECORD_STATE)
+    s.fetch(0, (0, 3), member=M3, max_records=2, count=4)
+    s.fetch(3, (3, 4), (5, 10), member=M2, max_records=3, count=7)
+    s.fetch(9, (9, 12), member=M3, max_records=2, count=2)
+    s.advance(150)
+    s.add(MoveLogStart(12))
+    s.add(MoveLogStart(25))
+    s.fetch(25, (20, 26), (27, 30), (31, 31), member=M3, max_records=2, count=7)
+    s.ends(25, 26, 27)
+    return s.case("log_start_moves_over_whole_and_straddling_batches",
+                  "Nothing cached, an acknowledgement is refused; three fetches by two members (a "
+                  "log batch is never cut by max records), their locks expire, then the log start "
+                  "moves to 12 and to 25: AVAILABLE records below it are archived, batches wholly "
+                  "below as they are, the batch 11-12 the first move falls inside split at it; a "
+                  "fetch reading from 20 then takes 20-26 as new records.", _derived("§14.1, §12"))
+
+
+def _last_delivery_waits_in_a_split_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 15, 100))
+    s.fetch(13, (8, 9), (11, 14), (15, 15), member=M2, batch_size=3, count=8)
+    s.advance(150)
+    s.fetch(10, (10, 15), (16, 21), member=M2, max_records=1, count=1)
+    s.advance(150)
+    s.fetch(0, (0, 4), (5, 9), (10, 10), member=M2, max_records=3, batch_size=1, count=2)
+    s.add(MoveLogStart(22))
+    s.ends(22, 22, 22)
+    return s.case("last_delivery_waits_for_a_later_fetch_in_a_split_batch",
+                  "Limit 3: record 10 comes back from its lock at 2 deliveries next to 8 and 9 in "
+                  "the split batch 8-10; a fetch takes 8 and 9 and stops before 10, whose last "
+                  "delivery goes alone in a later fetch; then the log start passes everything.",
+                  _derived("§8.7, §9"))
+
+
+def _throttled_walk_stops_at_the_cap() -> Case:
+    s = Script(SharePartitionConfig(4, 15, 100), persisted(2, 4, (4, 7, AV, 3), (9, 13, AV, 2)))
+    s.fetch(11, (11, 11), member=M2, max_records=2, batch_size=1, count=1)
+    s.fetch(11, (9, 15), (16, 21), (22, 24), member=M3, batch_size=1, count=2)
+    s.ends(4, 13, 4)
+    return s.case("throttled_walk_stops_when_its_count_reaches_the_cap",
+                  "Limit 4 (T = 2): the persisted batch 9-13 at 2 deliveries is throttled, cap "
+                  "5 >> 1 = 2; after 11 was taken alone, the next fetch takes 9 and 10 and stops "
+                  "there, 12 and 13 still AVAILABLE.", _derived("§9"))
+
+
+def _expiry_at_the_limit_moves_the_start() -> Case:
+    s = Script(SharePartitionConfig(2, 8, 100), persisted(2, 3, (3, 7, AV, 1), (8, 8, ARCH, 2),
+                                                          (10, 14, ARCH, 2)))
+    s.add(MoveLogStart(4))
+    s.fetch(7, (2, 8), (9, 13), (14, 17), member=M2, max_records=2, batch_size=3, count=4)
+    s.advance(250)
+    s.ends(8, 14, 9)
+    return s.case("lock_expiry_at_the_limit_moves_the_start_past_a_split_batch",
+                  "Limit 2: the log start moves to 4 inside the persisted batch 3-7 (3 archived, "
+                  "the batch split); 4-7 are delivered a second time and their locks expire at the "
+                  "limit: archived one by one, and the start offset moves past the finished batch.",
+                  _derived("§12, §13, §14.1"))
+
+
+def _final_delivery_alone_from_a_persisted_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 8, 100), persisted(3, 3, (3, 6, AV, 2), (8, 11, AV, 1),
+                                                          (13, 16, AV, 1)))
+    s.fetch(10, (10, 15), (16, 18), member=M2, max_records=3, batch_size=1, count=3)
+    s.release(M2, error=Errors.NONE)
+    s.fetch(9, (4, 8), member=M2, max_records=1, batch_size=3, count=1)
+    s.ends(3, 16, 3)
+    return s.case("final_delivery_goes_alone_from_a_persisted_batch",
+                  "Limit 3: a fetch takes 10-11 of one persisted batch and the hole 12 (max records "
+                  "3), the member leaves and they are written back one offset each; then from the "
+                  "batch 3-6 at 2 deliveries a fetch asking from 4 takes 4 alone, its last delivery.",
+                  _derived("§8.7, §9, §11"))
+
+
+def _persisted_neighbours_merge() -> Case:
+    s = Script(SharePartitionConfig(2, 200, 100), persisted(1, 4, (5, 6, AV, 1), (8, 8, AV, 1),
+                                                            (9, 10, AV, 1)))
+    s.ends(4, 10, 4)
+    return s.case("persisted_neighbours_with_the_same_state_merge",
+                  "The share coordinator combines a state's batches: 8 and 9-10, adjacent with the "
+                  "same state and delivery count, are held as one batch 8-10; 5-6 is not adjacent.",
+                  _derived("§15.1 (PersisterStateBatchCombiner)"))
+
+
+def _failed_load_refuses_everything() -> Case:
+    s = Script(SharePartitionConfig(2, 15, 100))
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    reload = s.add(Reload(latest_offset=2))
+    s.shows.append(Answered(reload, Errors.UNKNOWN_SERVER_ERROR))
+    s.add(MoveLogStart(8))
+    s.ack((22, 25, (3, 2, 3, 0)), member=M2, error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    s.release(M3, error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    s.ends(0, 0, 0)
+    return s.case("a_failed_load_leaves_the_partition_failed",
+                  "The persister fails the reload's read: the partition is FAILED; a log start "
+                  "move changes nothing, an acknowledgement and a release are answered "
+                  "UNKNOWN_TOPIC_OR_PARTITION.", _derived("§4.2, §5.1"))
+
+
+def _release_of_another_members_batch_across_the_start() -> Case:
+    s = Script(SharePartitionConfig(6, 15, 100))
+    s.fetch(21, (21, 25), (26, 26), (28, 33), member=M2, max_records=3, count=5)
+    s.add(MoveLogStart(24))
+    s.add(MoveLogStart(14))
+    s.release(error=Errors.NONE)
+    s.release(M3, error=Errors.NONE)
+    s.ends(24, 25, 26)
+    return s.case("release_leaves_another_members_batch_across_the_start",
+                  "The log start moves to 24 inside a batch member-2 holds, then back to 14 "
+                  "(ignored); member-1 and member-3, holding nothing, leave: the batch stays whole "
+                  "and held, nothing is written.", _derived("§11, §14.1"))
+
+
+def _throttle_to_one_record() -> Case:
+    s = Script(SharePartitionConfig(6, 200, 100), persisted(0, 4, (6, 10, AV, 3), (13, 17, AV, 4),
+                                                            (19, 22, ARCH, 4)))
+    s.fetch(16, (16, 21), max_records=1, batch_size=3, count=1)
+    s.ends(4, 22, 6)
+    return s.case("throttle_cap_of_one_record",
+                  "Limit 6 (T = 3): the persisted batch 13-17 at 4 deliveries goes one record a "
+                  "fetch (5 >> 2 = 1): a fetch from 16 takes 16 alone.", _derived("§9"))
+
+
+def _acquired_ranges_by_delivery_count() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100), persisted(1, 4, (6, 9, AV, 1)))
+    s.fetch(1, (0, 0), (2, 2), (3, 7), batch_size=1, count=4)
+    s.release(error=Errors.NONE)
+    s.fetch(5, (3, 9), (10, 16), (17, 23), member=M3, max_records=3, batch_size=3, count=6)
+    s.ends(4, 9, 10)
+    return s.case("acquired_records_carry_each_offsets_delivery_count",
+                  "The hole 4-5 before the persisted batch 6-9 is fetched new with 6-7; after a "
+                  "release, one fetch takes 4-5 at their second delivery, 6-7 at their third and "
+                  "8-9 at their second, each range with its own delivery count.", _derived("§8.6, §8.7"))
+
+
+def _ack_from_below_the_first_cached_offset() -> Case:
+    s = Script(SharePartitionConfig(2, 8, 100))
+    s.fetch(20, (18, 23), member=M3, batch_size=1, count=6)
+    s.ack((17, 18, (1, 0)), member=M3, error=Errors.NONE)
+    s.ends(19, 23, 24)
+    return s.case("acknowledgement_starting_below_the_first_cached_offset",
+                  "18-23 cached, the start offset 18; an acknowledgement of 17-18 (a type per "
+                  "offset) starts below the cache: it applies from the start offset, 18 archived as "
+                  "a gap.", _derived("§10.2"))
+
+
+def _release_and_renew_around_a_moved_log_start() -> Case:
+    s = Script(SharePartitionConfig(2, 15, 100), persisted(1, 3, (3, 3, AV, 1), (4, 5, AV, 1),
+                                                           (6, 7, AV, 1)))
+    s.fetch(0, (0, 1), (2, 4), member=M2, max_records=2, batch_size=1, count=2)
+    s.release(M2, error=Errors.NONE)
+    s.fetch(25, (23, 23), member=M3, count=1)
+    s.add(MoveLogStart(23))
+    s.fetch(19, (14, 20), (21, 25), member=M3, max_records=1, batch_size=1, count=2)
+    s.ack((25, 25, RENEW), (28, 29, RENEW), member=M2, error=Errors.INVALID_RECORD_STATE)
+    s.ends(23, 25, 26)
+    return s.case("release_and_renew_around_a_moved_log_start",
+                  "Limit 2: records released at their second delivery are archived; the log start "
+                  "moves to 23 past the persisted batches; a RENEW by a member of a record another "
+                  "member holds is refused.", _derived("§10.4, §11, §14.1"))
+
+
+def _expiry_below_a_moved_log_start() -> Case:
+    s = Script(SharePartitionConfig(5, 15, 100), persisted(2, 0, (1, 5, ARCH, 5), (6, 7, AV, 4)))
+    s.add(MoveLogStart(10))
+    s.fetch(11, (6, 12), (13, 16), member=M3, batch_size=3, count=9)
+    s.advance(100)
+    s.ends(10, 16, 10)
+    return s.case("lock_expiry_across_a_moved_log_start",
+                  "The log start moves to 10 past the persisted batches (6-7 archived); a fetch "
+                  "from 8 takes 8-16 anew; when the locks expire 8-9, below the start offset, are "
+                  "archived and 10-16 become AVAILABLE.", _derived("§12, §14.1"))
+
+
+def _gap_window_at_load() -> Case:
+    s = Script(SharePartitionConfig(2, 8, 100), persisted(0, 2, (2, 3, ACK, 1), (5, 8, ARCH, 2),
+                                                          (11, 13, ARCH, 1)))
+    s.ends(4, 13, 4)
+    return s.case("loaded_start_stops_at_the_first_hole",
+                  "Persisted batches all finished but with holes: the start offset moves past 2-3 "
+                  "and stops at the first hole 4, not past the finished batches after it.",
+                  _derived("§5.4, §13.2"))
+
+
+def _release_across_a_moved_log_start() -> Case:
+    s = Script(SharePartitionConfig(6, 8, 100), persisted(3, 4, (5, 8, ARCH, 2), (9, 13, AV, 1)))
+    s.add(MoveLogStart(15))
+    s.fetch(5, (5, 11), (12, 18), member=M2, max_records=2, count=5)
+    s.release(M2, error=Errors.NONE)
+    s.ends(15, 18, 15)
+    return s.case("release_of_a_batch_across_a_moved_log_start",
+                  "The log start moves to 15; a fetch takes 14-18 as new records; on release the "
+                  "batch is split at the start offset: 14 ARCHIVED, 15-18 AVAILABLE.",
+                  _derived("§11, §14.1"))
+
+
+def _start_below_the_cache_stays() -> Case:
+    s = Script(SharePartitionConfig(5, 8, 100), persisted(0, 4, (5, 9, ACK, 4)))
+    s.fetch(5, (5, 11), (12, 17), member=M3, max_records=2, count=2)
+    s.advance(100)
+    s.ends(4, 11, 10)
+    return s.case("start_offset_below_the_cache_stays",
+                  "The persisted start offset 4 has no cached record (the first batch is 5-9, "
+                  "ACKNOWLEDGED): the start offset cannot move, even when a lock expiry is written.",
+                  _derived("§13.1"))
+
+
+def _log_start_move_recomputes_next_fetch() -> Case:
+    s = Script(SharePartitionConfig(4, 15, 100), persisted(3, 4, (5, 6, ARCH, 4), (9, 12, AV, 1)))
+    s.add(MoveLogStart(10))
+    s.ends(10, 12, 4)
+    return s.case("log_start_move_that_archives_recomputes_the_next_fetch_offset",
+                  "The log start moves to 10, archiving 9: the next fetch offset is looked for "
+                  "again, and the gap window (from the hole at 4) still answers its start, 4.",
+                  _derived("§7, §14.1, §14.2"))
+
+
+def _start_stops_at_an_unfinished_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 8, 100), persisted(0, 3, (3, 3, ACK, 1), (4, 6, AV, 2),
+                                                          (7, 11, ARCH, 3)))
+    s.ends(4, 11, 4)
+    return s.case("start_offset_stops_at_the_first_unfinished_batch",
+                  "Loaded: 3 is finished, 4-6 AVAILABLE, 7-11 ARCHIVED: the start offset moves to "
+                  "4 and stops there.", _derived("§13.2"))
+
+
+def _renew_of_part_of_a_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 8, 100))
+    s.fetch(13, (13, 17), (18, 21), member=M3, max_records=1, count=5)
+    s.ack((5, 7, GAP), (10, 15, RENEW), member=M3, error=Errors.NONE)
+    s.advance(250)
+    s.ends(13, 17, 13)
+    return s.case("renew_of_part_of_a_batch_expires_offset_by_offset",
+                  "RENEW of 13-15 of the held batch 13-17 splits it: 13-15 get new per-offset "
+                  "locks, 16-17 keep the old one; when both expire every offset is written on its "
+                  "own, 16 and 17 first.", _derived("§10.4, §12"))
+
+
+def _other_member_in_a_split_batch() -> Case:
+    s = Script(SharePartitionConfig(5, 15, 100))
+    s.fetch(7, (7, 10), (11, 11), (12, 18), member=M3, batch_size=3, count=12)
+    s.ack((11, 12, (ACCEPT, ACCEPT)), member=M3, error=Errors.NONE)
+    s.ack((18, 18, REJECT), error=Errors.INVALID_RECORD_STATE)
+    s.ends(7, 18, 19)
+    return s.case("another_member_cannot_acknowledge_in_a_split_batch",
+                  "member-3's batch 11-18 is split by its acknowledgement of 11-12; member-1's "
+                  "REJECT of 18 is refused.", _derived("§10.2"))
+
+
+def _limit_two_takes_every_available_run() -> Case:
+    s = Script(SharePartitionConfig(2, 200, 30_000))
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 0, RELEASE), (2, 2, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 4), member=M2, count=2)
+    s.ends(0, 4, 5)
+    return s.case("limit_two_has_no_last_delivery_alone",
+                  "With a delivery limit of 2 the rule that a last delivery goes alone does not "
+                  "apply (it needs a limit above 2): records 0 and 2, released at 1 delivery in a "
+                  "split batch, are both taken by the next fetch.", _derived("§8.7, §9"))
+
+
+def _two_types_for_a_two_record_batch() -> Case:
+    s = Script()
+    s.fetch(0, (0, 1), count=2)
+    s.ack((0, 1, (ACCEPT, REJECT)), error=Errors.NONE)
+    s.ends(2, 2, 2)
+    return s.case("per_offset_types_for_a_two_record_batch",
+                  "Two types for a two-record batch are one type per offset: 0 ACKNOWLEDGED, 1 "
+                  "ARCHIVED.", _derived("§10.2"))
+
+
+def _ack_of_a_batch_the_log_start_falls_inside() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9), count=10)
+    s.add(MoveLogStart(5))
+    s.ack((0, 9, ACCEPT), error=Errors.NONE)
+    s.ends(10, 10, 10)
+    return s.case("acknowledging_a_whole_batch_the_log_start_falls_inside",
+                  "The log start moves to 5 inside the held batch 0-9; an ACCEPT of all of 0-9 "
+                  "acknowledges only 5-9 (the batch is split, records below the start are "
+                  "skipped).", _derived("§10.2, §14.1"))
+
+
+def _last_delivery_between_earlier_runs() -> Case:
+    s = Script(SharePartitionConfig(3, 200, 30_000))
+    s.fetch(8, (8, 12), count=5)
+    s.ack((10, 10, RELEASE), error=Errors.NONE)
+    s.fetch(10, (10, 10), member=M2, count=1)
+    s.ack((10, 10, RELEASE), member=M2, error=Errors.NONE)
+    s.ack((8, 9, RELEASE), (11, 12, RELEASE), error=Errors.NONE)
+    s.fetch(8, (8, 12), member=M2, count=2)
+    s.ends(8, 12, 10)
+    return s.case("last_delivery_ends_the_walk_of_a_split_batch",
+                  "Limit 3, one split batch: 8-9 and 11-12 AVAILABLE at 1 delivery, 10 at 2; a "
+                  "fetch takes 8 and 9 and ends at 10 (its last delivery goes alone, later), so "
+                  "11 and 12 wait too.", _derived("§8.7, §9"))
+
+
+def _positive_read_error_fails_the_load() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.add(SetPersisterError(Errors.GROUP_ID_NOT_FOUND))
+    reload = s.add(Reload(latest_offset=5))
+    s.shows.append(Answered(reload, Errors.GROUP_ID_NOT_FOUND))
+    s.fetch(0, (0, 4), count=0)
+    s.ends(0, 0, 0)
+    return s.case("read_error_with_a_positive_code_fails_the_load",
+                  "The persister answers the reload's read with GROUP_ID_NOT_FOUND: the partition "
+                  "is FAILED and acquires nothing.", _derived("§5.1, §15.4"))
+
+
+def _throttle_cap_never_below_one() -> Case:
+    s = Script(SharePartitionConfig(7, 200, 30_000), persisted(1, 0, (0, 1, AV, 5)))
+    s.fetch(0, (0, 1), count=1)
+    s.ends(0, 1, 1)
+    return s.case("throttle_cap_is_at_least_one_record",
+                  "Limit 7 (T = 4): a two-record batch at 5 deliveries gives 2 >> 2 = 0, but the "
+                  "cap is at least 1: the fetch takes record 0 alone.", _derived("§9"))
+
+
+def _throttle_cap_below_the_count() -> Case:
+    s = Script(SharePartitionConfig(4, 200, 30_000))
+    s.fetch(0, (0, 3), count=4)
+    s.ack((3, 3, RELEASE), error=Errors.NONE)
+    s.fetch(3, (3, 3), member=M2, count=1)
+    s.ack((3, 3, RELEASE), member=M2, error=Errors.NONE)
+    s.ack((0, 2, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M3, count=4)
+    s.ends(0, 3, 4)
+    return s.case("throttle_cap_below_the_count_stops_nothing",
+                  "Limit 4 (T = 2): in the split batch 0-3, 0-2 are AVAILABLE at 1 delivery and 3 "
+                  "at 2; the walk takes 0-2 before it meets 3, whose cap (4 >> 1 = 2) the count 3 "
+                  "has already passed: 3 is taken too.", _derived("§9"))
+
+
+def _throttle_cap_counts_what_was_taken() -> Case:
+    s = Script(SharePartitionConfig(4, 200, 30_000))
+    s.fetch(0, (0, 3), count=4)
+    s.ack((1, 3, RELEASE), error=Errors.NONE)
+    s.fetch(1, (1, 3), member=M2, count=3)
+    s.ack((1, 3, RELEASE), member=M2, error=Errors.NONE)
+    s.ack((0, 0, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M3, count=2)
+    s.ends(0, 3, 2)
+    return s.case("throttle_cap_counts_the_records_already_taken",
+                  "Limit 4 (T = 2): 0 AVAILABLE at 1 delivery, 1-3 at 2 in one split batch; the "
+                  "walk takes 0, then the cap 4 >> 1 = 2 leaves room for one more: 0-1 acquired.",
+                  _derived("§9"))
+
+
+def _throttle_cap_over_runs_apart() -> Case:
+    s = Script(SharePartitionConfig(4, 200, 30_000))
+    s.fetch(0, (0, 3), count=4)
+    s.ack((0, 0, RELEASE), (2, 2, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M2, count=2)
+    s.ack((0, 0, RELEASE), (2, 2, RELEASE), member=M2, error=Errors.NONE)
+    s.fetch(0, (0, 3), member=M3, count=2)
+    s.ends(0, 3, 4)
+    return s.case("throttle_cap_reached_over_runs_apart",
+                  "Limit 4 (T = 2): 0 and 2 AVAILABLE at 2 deliveries, 1 and 3 held; the cap "
+                  "(4 >> 1 = 2) is not reached after 0, so the walk goes on and takes 2.",
+                  _derived("§9"))
+
+
+def _acquired_runs_with_a_held_record_between() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 0, RELEASE), (1, 1, ACCEPT), (2, 2, RELEASE), (3, 3, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 4), member=M2, count=3)
+    s.ends(0, 4, 5)
+    return s.case("reacquired_records_around_a_finished_one",
+                  "0, 2 and 3 released one by one around the acknowledged 1: another member "
+                  "acquires exactly 0, 2 and 3 at their second delivery, not 1.", _test(
+                      "E18", "testReacquireSubsetWithAnotherMember"))
+
+
+def _start_over_split_new_batches() -> Case:
+    s = Script(SharePartitionConfig(5, 8, 100), persisted(3, 3, (4, 8, ACK, 2), (9, 11, AV, 3)))
+    s.add(MoveLogStart(14))
+    s.fetch(25, (20, 21), (22, 26), member=M2, batch_size=1, count=7)
+    s.ack((21, 24, REJECT), member=M2, error=Errors.NONE)
+    s.ends(20, 26, 27)
+    return s.case("start_offset_after_a_log_start_move_stops_at_a_held_record",
+                  "The log start moves to 14 past the persisted batches; new records 20-21 and "
+                  "22-26 are acquired as two batches; a REJECT of 21-24 splits both, and the start "
+                  "offset stays at 20, the first record still held.", _derived("§13.2, §14.1"))
+
+
+def _last_deliveries_then_expiry() -> Case:
+    s = Script(SharePartitionConfig(5, 8, 100), persisted(1, 4, (4, 6, AV, 4), (7, 10, AV, 3),
+                                                          (11, 15, AV, 3)))
+    s.fetch(0, (0, 6), (7, 8), member=M2, count=1)
+    s.fetch(5, (5, 11), (12, 15), (16, 16), member=M3, max_records=2, batch_size=1, count=1)
+    s.fetch(6, (4, 8), member=M3, max_records=1, count=1)
+    s.release(M3, error=Errors.NONE)
+    s.advance(200)
+    s.ends(7, 15, 7)
+    return s.case("last_deliveries_one_by_one_then_expiry_finishes_the_batch",
+                  "Limit 5: the persisted batch 4-6 at 4 deliveries goes one record a fetch (each "
+                  "its last delivery, alone); member-3 leaves (5 and 6 archived at the limit), 4's "
+                  "lock expires (archived), and the start offset moves past the batch to 7.",
+                  _derived("§9, §11, §12"))
+
+
+def _throttle_cap_set_once_per_walk() -> Case:
+    s = Script(SharePartitionConfig(6, 200, 30_000), persisted(1, 0, (0, 7, AV, 3)))
+    s.fetch(2, (2, 7), count=4)
+    s.ack((2, 4, RELEASE), error=Errors.NONE)
+    s.fetch(1, (1, 1), member=M2, count=1)
+    s.fetch(0, (0, 7), member=M3, count=4)
+    s.ends(0, 7, 6)
+    return s.case("throttle_cap_is_set_once_per_walk",
+                  "Limit 6 (T = 3), the split batch 0-7: 0 AVAILABLE at 3 deliveries, 2-4 at 4; "
+                  "the cap is set at the first throttled record, 8 >> 1 = 4, and kept for the "
+                  "rest of the walk (2-4 would give 8 >> 2 = 2): 0 and 2-4 acquired.", _derived("§9"))
+
+
+def _stale_archiving_keeps_later_records_findable() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.fetch(5, (5, 9), count=5)
+    s.fetch(10, (10, 14), count=5)
+    s.release(error=Errors.NONE)
+    s.fetch(0, (5, 9), (10, 14), member=M2, max_records=5, count=5)
+    s.ends(0, 14, 10)
+    return s.case("compaction_archiving_leaves_the_next_fetch_offset_to_be_found",
+                  "All released; a fetch from 0 whose log starts at 5 archives 0-4 (compacted "
+                  "away) and takes 5-9 (max records 5); the next fetch offset is found again: 10, "
+                  "the first record still AVAILABLE.",
+                  _test("E34", "testAcquireWhenBatchesRemovedForFetchOffset"))
+
+
+def _renew_of_a_whole_batch_expires() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 100))
+    s.fetch(0, (0, 4), count=5)
+    s.advance(50)
+    s.ack((0, 4, RENEW), error=Errors.NONE)
+    s.advance(100)
+    s.ends(0, 4, 0)
+    return s.case("renewed_whole_batch_lock_expires",
+                  "RENEW of a whole held batch gives it a new whole-batch lock; when that lock "
+                  "expires the batch is AVAILABLE again.", _derived("§10.4, §12"))
+
+
+def _start_after_a_log_start_move_inside_a_split_batch() -> Case:
+    s = Script()
+    s.fetch(10, (10, 19), count=10)
+    s.fetch(20, (20, 29), count=10)
+    s.ack((10, 10, ACCEPT), error=Errors.NONE)
+    s.add(MoveLogStart(12))
+    s.ack((12, 12, ACCEPT), error=Errors.NONE)
+    s.ends(12, 29, 30)
+    return s.case("start_offset_held_below_a_moved_log_start",
+                  "10 acknowledged (the start offset 11), the log start moves to 12, 12 "
+                  "acknowledged: 11, below the start offset, is still held, so the start offset "
+                  "stays at 12 and both batches stay cached.", _derived("§13.2, §14.1"))
+
+
+def _held_last_record_below_a_moved_log_start() -> Case:
+    s = Script()
+    s.fetch(10, (10, 12), count=3)
+    s.fetch(13, (13, 15), count=3)
+    s.ack((10, 11, ACCEPT), error=Errors.NONE)
+    s.add(MoveLogStart(13))
+    s.ack((13, 13, ACCEPT), error=Errors.NONE)
+    s.ends(13, 15, 16)
+    return s.case("held_last_record_keeps_its_batch_cached",
+                  "10-11 acknowledged, 12 still held; the log start moves to 13 and 13 is "
+                  "acknowledged: the batch 10-12 stays cached for its held last record.",
+                  _derived("§13.2, §14.1"))
+
+
+def _expiry_below_the_log_start_after_persisted_holes() -> Case:
+    s = Script(SharePartitionConfig(3, 200, 100), persisted(3, 2, (3, 7, ARCH, 3), (9, 11, AV, 1),
+                                                            (14, 15, AV, 2)))
+    s.fetch(9, (9, 13), (14, 19), (20, 23), batch_size=3, count=5)
+    s.add(MoveLogStart(22))
+    s.advance(150)
+    s.ends(16, 16, 16)
+    return s.case("start_moves_back_after_the_gap_window_is_gone",
+                  "Persisted state with holes (a gap window); a fetch takes 9-11 and the hole "
+                  "12-13 and stops at the throttled 14-15; the log start moves to 22 past "
+                  "everything; when the locks expire (archived, below the start) the start offset "
+                  "is put after the last cached offset, 16, not held at the old window's start.",
+                  _kafka_quirk("share_spso_backwards"))
 
 
 def all_cases() -> list[Case]:
@@ -967,6 +1472,26 @@ def all_cases() -> list[Case]:
         _held_batch_overlapped, _throttled_after_records, _throttled_subset_then_stop,
         _new_records_after_cached, _cuts_after_the_first, _throttle_on_unsplit_states,
         _throttle_on_split_batches, _per_offset_types_from_below_zero,
+        # --- issue 17: partition.py from line 427, machine, persister, in_flight ---
+        _expiry_of_a_batch_ending_at_the_start_offset,
+        _log_start_over_whole_and_straddling_batches, _last_delivery_waits_in_a_split_batch,
+        _throttled_walk_stops_at_the_cap, _expiry_at_the_limit_moves_the_start,
+        _final_delivery_alone_from_a_persisted_batch, _persisted_neighbours_merge,
+        _failed_load_refuses_everything, _release_of_another_members_batch_across_the_start,
+        _throttle_to_one_record, _acquired_ranges_by_delivery_count,
+        _ack_from_below_the_first_cached_offset, _release_and_renew_around_a_moved_log_start,
+        _expiry_below_a_moved_log_start, _gap_window_at_load, _release_across_a_moved_log_start,
+        _start_below_the_cache_stays, _log_start_move_recomputes_next_fetch,
+        _start_stops_at_an_unfinished_batch, _renew_of_part_of_a_batch, _other_member_in_a_split_batch,
+        _limit_two_takes_every_available_run, _two_types_for_a_two_record_batch,
+        _ack_of_a_batch_the_log_start_falls_inside, _last_delivery_between_earlier_runs,
+        _positive_read_error_fails_the_load, _throttle_cap_never_below_one,
+        _throttle_cap_below_the_count, _throttle_cap_counts_what_was_taken,
+        _throttle_cap_over_runs_apart, _acquired_runs_with_a_held_record_between,
+        _start_over_split_new_batches, _last_deliveries_then_expiry,
+        _throttle_cap_set_once_per_walk, _stale_archiving_keeps_later_records_findable,
+        _renew_of_a_whole_batch_expires, _start_after_a_log_start_move_inside_a_split_batch,
+        _held_last_record_below_a_moved_log_start, _expiry_below_the_log_start_after_persisted_holes,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
