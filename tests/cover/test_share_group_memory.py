@@ -1,0 +1,46 @@
+"""The share group's in-memory objects (impl/share_group/group.py) and the coordinator's
+defaults, as a library user sees them: what the vectors cannot reach because every record batch
+overwrites it before anything is answered."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from groupspec.impl.share_group import ShareGroupCoordinator
+from groupspec.impl.share_group.group import ShareGroup, ShareGroupMember
+
+
+def test_a_member_is_immutable_with_kafkas_defaults() -> None:
+    member = ShareGroupMember("m1")
+    assert (member.member_epoch, member.previous_member_epoch, member.rack_id) == (0, -1, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        member.member_epoch = 3  # type: ignore[misc]
+    assert hash(member) == hash(ShareGroupMember("m1"))
+
+
+def test_a_new_group_starts_at_zero_with_its_metadata_due() -> None:
+    group = ShareGroup("g")
+    assert (group.group_epoch, group.metadata_hash, group.target_assignment_epoch) == (0, 0, 0)
+    assert (group.metadata_refresh_deadline_ms, group.metadata_refresh_deadline_epoch) == (0, 0)
+    assert group.has_metadata_expired(0)
+
+
+def test_metadata_expiry_by_time_or_by_an_older_epoch() -> None:
+    group = ShareGroup("g", group_epoch=5)
+    group.set_metadata_refresh_deadline(100, 5)
+    assert not group.has_metadata_expired(99)
+    assert group.has_metadata_expired(100)
+    assert group.has_metadata_expired(101)
+    group.group_epoch = 6
+    assert not group.has_metadata_expired(99)
+    group.group_epoch = 4  # the write that set the deadline's epoch was lost
+    assert group.has_metadata_expired(99)
+    group.request_metadata_refresh()
+    assert (group.metadata_refresh_deadline_ms, group.metadata_refresh_deadline_epoch) == (0, 0)
+
+
+def test_the_coordinator_clock_starts_at_zero_by_default() -> None:
+    assert ShareGroupCoordinator().view().now_ms == 0
+    assert ShareGroupCoordinator(start_ms=7).view().now_ms == 7
