@@ -5,11 +5,14 @@ overwrites it before anything is answered."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from groupspec.impl.share_group import ShareGroupCoordinator
 from groupspec.impl.share_group.group import ShareGroup, ShareGroupMember
+from groupspec.types.errors import Errors
+from groupspec.types.share_group import ShareGroupConfig, ShareGroupHeartbeat, TopicMetadata
 
 
 def test_a_member_is_immutable_with_kafkas_defaults() -> None:
@@ -44,3 +47,18 @@ def test_metadata_expiry_by_time_or_by_an_older_epoch() -> None:
 def test_the_coordinator_clock_starts_at_zero_by_default() -> None:
     assert ShareGroupCoordinator().view().now_ms == 0
     assert ShareGroupCoordinator(start_ms=7).view().now_ms == 7
+
+
+def test_a_group_above_a_lowered_max_size_takes_no_new_member(tmp_path: Path) -> None:
+    """group.share.max.size lowered across a restart: the loaded group is above it, so a new
+    member is refused (a count at or above the limit, not only equal to it)."""
+    t1 = TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 2)
+    first = ShareGroupCoordinator(ShareGroupConfig(max_size=3), (t1,), log_dir=tmp_path)
+    for i, member in enumerate(("m1", "m2", "m3")):
+        first.handle(ShareGroupHeartbeat("g", member, 0, subscribed_topic_names=("t1",)), i)
+    second = ShareGroupCoordinator(ShareGroupConfig(max_size=2), (t1,), log_dir=tmp_path)
+    assert len(second.view().groups[0].members) == 3
+    out = second.handle(ShareGroupHeartbeat("g", "m4", 0, subscribed_topic_names=("t1",)), 3)
+    assert out.answers[0].response.error is Errors.GROUP_MAX_SIZE_REACHED
+    out = second.handle(ShareGroupHeartbeat("g", "m1", 1), 4)
+    assert out.answers[0].response.error is Errors.NONE
