@@ -62,3 +62,23 @@ def test_a_group_above_a_lowered_max_size_takes_no_new_member(tmp_path: Path) ->
     assert out.answers[0].response.error is Errors.GROUP_MAX_SIZE_REACHED
     out = second.handle(ShareGroupHeartbeat("g", "m1", 1), 4)
     assert out.answers[0].response.error is Errors.NONE
+
+
+def test_epochs_above_the_small_int_cache_compare_by_value(tmp_path: Path) -> None:
+    """Epochs past 256 (CPython caches smaller ints, so equal larger ones may be distinct
+    objects) are compared by value: after a load that decodes them from the log, a heartbeat with
+    the member's epoch is neither fenced nor given a new target. A vector would need 257 epochs."""
+    t1 = TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 2)
+    t2 = TopicMetadata("t2", "00000000-0000-4000-8000-000000000002", 2)
+    first = ShareGroupCoordinator(topics=(t1, t2), log_dir=tmp_path)
+    epoch = 0
+    for i in range(260):
+        topics = ("t1", "t2") if i % 2 else ("t1",)
+        out = first.handle(ShareGroupHeartbeat("g", "m1", epoch, subscribed_topic_names=topics), i)
+        epoch = out.answers[0].response.member_epoch
+    assert epoch == 260
+    second = ShareGroupCoordinator(topics=(t1, t2), log_dir=tmp_path)
+    out = second.handle(ShareGroupHeartbeat("g", "m1", int(str(epoch))), 260)
+    assert out.answers[0].response.error is Errors.NONE
+    assert out.answers[0].response.member_epoch == 260
+    assert out.records == ()
