@@ -46,8 +46,9 @@ def test_state_epoch_fencing_boundaries() -> None:
     assert p.snapshots[("g", T, 0)] == ShareSnapshot(2, 3)
     assert p.initialize(InitializeRequest(3, "g", -1, (TopicPartitions(T, (0,)),))) is Errors.NONE
     assert p.snapshots[("g", T, 0)] == ShareSnapshot(3, -1)
-    assert p.initialize(InitializeRequest(4, "g", 0, (TopicPartitions(T, (1,)),))) is Errors.FENCED_STATE_EPOCH
-    assert p.initialize(InitializeRequest(5, "g", -2, (TopicPartitions(T, (2,)),))) is Errors.FENCED_STATE_EPOCH
+    for index, (state_epoch, partition) in enumerate(((0, 1), (-2, 2)), start=4):
+        request = InitializeRequest(index, "g", state_epoch, (TopicPartitions(T, (partition,)),))
+        assert p.initialize(request) is Errors.FENCED_STATE_EPOCH
     assert p.snapshots[("g", T, 1)] == p.snapshots[("g", T, 2)] == ShareSnapshot(0, 3)
 
 
