@@ -318,6 +318,91 @@ def _late_leave_answer() -> Case:
     )
 
 
+def _subscription_changes() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll(), sends=0)
+    s.answer(epoch=1, assignment=())
+    s.add(Subscribe(("t1", "t2")), sends=None)
+    s.add(Tick(5_000), sends=1)
+    s.answer(epoch=2, assignment=())
+    s.add(Subscribe(()), sends=-1)
+    s.answer(epoch=-1, interval=0, sends=None)
+    return s.case(
+        "new_subscription_is_sent_and_an_empty_one_leaves",
+        "A changed subscription in the group waits for the next heartbeat, which carries the new "
+        "topics; subscribing to nothing leaves at once, and the leave ends UNSUBSCRIBED (not "
+        "STALE: the application asked for it).",
+        "§6.2, §6.4",
+        MemberState.UNSUBSCRIBED,
+    )
+
+
+def _late_tick_expires_the_poll_timer() -> Case:
+    s = Script(config=ShareConsumerConfig(group_id="g", member_id="member", max_poll_interval_ms=10_000))
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=(), interval=60_000)
+    s.add(Tick(15_000), sends=-1)
+    return s.case(
+        "poll_timer_expired_by_a_later_tick",
+        "The poll timer has expired whenever the time since the last poll reaches "
+        "max.poll.interval.ms, here first seen 5 s after it did: the member leaves (STALE).",
+        "§6.4",
+        MemberState.STALE,
+    )
+
+
+def _late_rediscovery() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000))
+    s.answer(Errors.NOT_COORDINATOR, sends=None)
+    s.add(Tick(6_000), sends=1)
+    return s.case(
+        "coordinator_rediscovered_by_a_later_tick",
+        "After NOT_COORDINATOR the coordinator is found again at any time past retry.backoff.ms, "
+        "not only exactly at it: a tick 900 ms past the backoff sends the heartbeat.",
+        "§6.3",
+        MemberState.STABLE,
+    )
+
+
+def _emptied_assignment() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=P01)
+    s.add(Poll(), sends=1)
+    s.answer(epoch=2, assignment=(), sends=None)
+    s.add(Poll(), sends=2)
+    return s.case(
+        "an_emptied_assignment_is_reconciled",
+        "A target with fewer partitions (here none) is a new assignment like a larger one: the "
+        "next poll releases the partitions and acknowledges at once.",
+        "§6.3",
+        MemberState.STABLE,
+    )
+
+
+def _load_in_progress_backs_off() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll(), sends=0)
+    s.answer(Errors.COORDINATOR_LOAD_IN_PROGRESS, sends=None)
+    s.add(Tick(99), sends=None)
+    s.add(Tick(100), sends=0)
+    return s.case(
+        "coordinator_loading_backs_off",
+        "COORDINATOR_LOAD_IN_PROGRESS keeps the coordinator and retries the join after "
+        "retry.backoff.ms (100 ms), not at once.",
+        "§6.3",
+        MemberState.JOINING,
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join,
@@ -334,6 +419,11 @@ def all_cases() -> list[Case]:
         _unknown_server_error_is_fatal,
         _rediscovery_waits_for_the_backoff,
         _late_leave_answer,
+        _subscription_changes,
+        _late_tick_expires_the_poll_timer,
+        _late_rediscovery,
+        _emptied_assignment,
+        _load_in_progress_backs_off,
     ]
     return [build() for build in builders]
 

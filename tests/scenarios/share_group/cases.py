@@ -385,6 +385,220 @@ def _config_bounds_are_inclusive() -> Case:
     )
 
 
+def _grown_topic_noticed_later() -> Case:
+    s = Script(topics=(T1, T2))
+    join = s.hb("m1", 0, ("t1",))
+    s.answer(join)
+    s.hb("m1", 1)
+    s.add(UpdateMetadata((replace(T1, partitions=4), T2)))
+    s.advance(10_000)
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    s.ends("g", "Stable", 3)
+    return s.case(
+        "a_grown_topic_is_noticed_by_a_later_heartbeat",
+        "A metadata change to the only topic the group subscribes to (t2, unchanged, is not "
+        "subscribed) asks for a refresh that waits for the next heartbeat, here 10 s later: the "
+        "new hash (lower than the old one) bumps the epoch.",
+        _sheet("§1.9, §3.5"),
+    )
+
+
+def _failover_rechecks_hash() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.answer(join)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.add(Restart())
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=2)
+    s.add(UpdateMetadata((replace(T1, partitions=4),)))
+    s.add(Restart())
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    s.ends("g", "Stable", 3)
+    return s.case(
+        "a_failover_rechecks_the_metadata_hash",
+        "After a load the first heartbeat recomputes the metadata hash: unchanged, it writes "
+        "nothing; changed before the failover (and not yet seen), it bumps the epoch even at the "
+        "same instant.",
+        _sheet("§1.7, §1.9"),
+    )
+
+
+def _between_epochs() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    s.hb("m2", 0, ("t1",))
+    s.hb("m3", 0, ("t1",))
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=3)
+    s.hb("m1", 2, error=Errors.FENCED_MEMBER_EPOCH)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=3)
+    return s.case(
+        "an_epoch_between_previous_and_current_is_fenced",
+        "A member that went from epoch 1 to 3 in one answer accepts 3 and its previous 1, but "
+        "an epoch in between (2), which it never had, is fenced.",
+        _sheet("§1.2 rows 16-17, §1.4"),
+    )
+
+
+T3 = TopicMetadata("t3", "00000000-0000-4000-8000-000000000003", 3)
+
+
+def _own_target() -> Case:
+    s = Script(topics=(T3,))
+    join = s.hb("b", 0, ("t3",))
+    s.hb("a", 0, ("t3",))
+    s.hb("c", 0, ("t3",))
+    s.answer(join)
+    s.hb("b", 1, error=Errors.NONE, expect_epoch=4)
+    s.hb("a", 2, error=Errors.NONE, expect_epoch=4)
+    s.hb("c", 3, error=Errors.NONE, expect_epoch=4)
+    s.ends("g", "Stable", 4)
+    return s.case(
+        "the_heartbeating_member_takes_its_own_target",
+        "A heartbeat that computes a new target for the whole group (here b's, the first to "
+        "join, after the initialization landed) answers with b's own share of it, whatever the "
+        "other members' ids; the others take theirs on their next heartbeat.",
+        _sheet("§1.3 steps 5-7, §1.5"),
+    )
+
+
+def _rack_kept() -> Case:
+    s = Script()
+    first = s.add(ShareGroupHeartbeat("g", "m1", 0, rack_id="rack-a", subscribed_topic_names=("t1",)))
+    s.shows.append(Answered(first, Errors.NONE, 1))
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=1)
+    s.add(ShareGroupHeartbeat("g", "m1", 1, rack_id="rack-b"))
+    return s.case(
+        "rack_is_kept_until_sent_again",
+        "A member's rack is recorded on join, kept by a heartbeat that does not send one, and "
+        "replaced by one that sends another.",
+        _sheet("§1.3 step 4"),
+    )
+
+
+def _narrower_subscription() -> Case:
+    s = Script(topics=(T1, T2))
+    s.hb("m1", 0, ("t1", "t2"))
+    s.hb("m1", 1, ("t1",), error=Errors.NONE, expect_epoch=2)
+    s.hb("m1", 2, ("t1", "t2"), error=Errors.NONE, expect_epoch=3)
+    s.ends("g", "Stable", 3)
+    return s.case(
+        "a_narrower_subscription_bumps_the_epoch",
+        "Dropping a topic from the subscription is a subscription change like adding one: the "
+        "group epoch rises each time.",
+        _sheet("§1.3 step 5"),
+    )
+
+
+def _unknown_topics() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t9",), error=Errors.NONE, expect_epoch=1)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=1)
+    s.hb("m1", 0, ("t0", "t1"), group="h", error=Errors.NONE, expect_epoch=1)
+    s.ends("g", "Stable", 1)
+    s.ends("h", "Stable", 1)
+    return s.case(
+        "topics_missing_from_the_metadata_are_skipped",
+        "A subscribed topic the metadata image does not have is skipped: a group that names no "
+        "known topic writes no share-state bookkeeping and asks for nothing, and keeps "
+        "heartbeating; one that also names a known topic (t1, after the unknown t0) asks for "
+        "that topic's partitions.",
+        _sheet("§3.2"),
+    )
+
+
+def _refused_initialization() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.answer(join, Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=1)
+    s.ends("g", "Stable", 1)
+    return s.case(
+        "a_refused_initialization_assigns_nothing",
+        "The persister refusing the request with any error (here UNKNOWN_TOPIC_OR_PARTITION) "
+        "initializes nothing: the partitions leave initializing and the next heartbeat assigns "
+        "nothing.",
+        _sheet("§3.5"),
+    )
+
+
+def _config_edges() -> Case:
+    s = Script()
+    for request, error in (
+        (SetGroupConfig("g", 45_000, 5_000), Errors.NONE),
+        (SetGroupConfig("g", 60_001, None), Errors.INVALID_CONFIG),
+        (SetGroupConfig("g", None, 4_999), Errors.INVALID_CONFIG),
+        (SetGroupConfig("g", None, 8_000), Errors.NONE),
+    ):
+        s.shows.append(Answered(s.add(request), error))
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=1)
+    return s.case(
+        "group_config_edges",
+        "The broker's minimum session timeout and heartbeat interval are allowed; one above the "
+        "maximum session or below the minimum interval is refused; an interval set alone "
+        "applies (the heartbeat answers 8000).",
+        _sheet("§5"),
+    )
+
+
+def _session_above_interval() -> Case:
+    s = Script(config=ShareGroupConfig(min_session_timeout_ms=10_000, max_heartbeat_interval_ms=20_000))
+    for request, error in (
+        (SetGroupConfig("g", 15_000, 15_000), Errors.INVALID_CONFIG),
+        (SetGroupConfig("g", 12_000, 15_000), Errors.INVALID_CONFIG),
+        (SetGroupConfig("g", 15_001, 15_000), Errors.NONE),
+    ):
+        s.shows.append(Answered(s.add(request), error))
+    return s.case(
+        "group_session_must_exceed_interval",
+        "With bounds that overlap, a session timeout equal to the heartbeat interval, or below "
+        "it, is refused; one above it is allowed.",
+        _sheet("§5"),
+    )
+
+
+SOLO = TopicMetadata("solo", "00000000-0000-4000-8000-000000000004", 1)
+
+
+def _shared_partition() -> Case:
+    s = Script(topics=(SOLO, T1))
+    join = s.hb("m1", 0, ("solo",))
+    s.hb("m2", 0, ("solo",))
+    s.answer(join)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=3)
+    s.hb("m2", 2, error=Errors.NONE, expect_epoch=3)
+    s.hb("m1", 3, ("t1",), error=Errors.NONE, expect_epoch=4)
+    s.hb("m2", 3, error=Errors.NONE, expect_epoch=4)
+    s.hb("m2", 4, error=Errors.NONE, expect_epoch=4)
+    s.ends("g", "Stable", 4)
+    return s.case(
+        "a_partition_one_member_drops_stays_assigned",
+        "Two members share a one-partition topic; when one moves to another topic the other "
+        "still holds the partition, so nothing initialized is waiting and the epoch stays.",
+        _sheet("§3.4, §1.5"),
+    )
+
+
+def _topic_back_under_its_id() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.answer(join)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.add(UpdateMetadata(()))
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    s.add(UpdateMetadata((T1,)))
+    back = s.hb("m1", 3, error=Errors.NONE, expect_epoch=4)
+    s.answer(back)
+    s.hb("m1", 4, error=Errors.NONE, expect_epoch=5)
+    s.ends("g", "Stable", 5)
+    return s.case(
+        "a_topic_published_again_is_assigned_again",
+        "A subscribed topic leaves the image (its partitions leave the target) and is published "
+        "again under the same id: it is initialized anew and, once the persister answers, "
+        "assigned again, one epoch later.",
+        _sheet("§3.4, §3.5"),
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _first_heartbeat,
@@ -404,6 +618,18 @@ def all_cases() -> list[Case]:
         _deleted_topic,
         _delete_groups,
         _restamp,
+        _grown_topic_noticed_later,
+        _failover_rechecks_hash,
+        _between_epochs,
+        _own_target,
+        _rack_kept,
+        _narrower_subscription,
+        _unknown_topics,
+        _refused_initialization,
+        _config_edges,
+        _session_above_interval,
+        _shared_partition,
+        _topic_back_under_its_id,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
