@@ -253,6 +253,39 @@ def _mutate(m: Mutant, root: Path) -> tuple[str, str | None]:
     return original, mutate_code(original, get_operator(m.operator)(), m.occurrence)
 
 
+@functools.cache
+def _header_lines(path: Path) -> dict[int, tuple[int, ...]]:
+    """Line -> the lines of the statement (a compound statement's header only) it belongs to.
+
+    The tracer sees the lines Python reports as it runs, and a condition spread over several
+    lines (``if not (a <\n b)``) reports only some of them: a mutant on another line of the same
+    statement is reached all the same."""
+    import ast
+
+    spans: dict[int, tuple[int, ...]] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.stmt) or node.end_lineno is None:
+            continue
+        body = getattr(node, "body", None)
+        last = body[0].lineno - 1 if isinstance(body, list) and body and body[0].lineno > node.lineno \
+            else node.end_lineno
+        if isinstance(body, list) and body and last < node.lineno:
+            last = node.lineno
+        lines = tuple(range(node.lineno, last + 1))
+        for line in lines:
+            if line not in spans or len(lines) < len(spans[line]):
+                spans[line] = lines  # the innermost statement holding the line
+    return spans
+
+
+def _who_reached(m: Mutant, reached: dict[tuple[str, int], set[str | None]], root: Path) -> set[str | None]:
+    """Who executed the statement the mutant is on (empty: nobody)."""
+    out: set[str | None] = set()
+    for line in _header_lines(root / m.path).get(m.line, (m.line,)):
+        out |= reached.get((m.path, line), set())
+    return out
+
+
 def run(mutants: Sequence[Mutant], check: mutation_fork.Check, timeout: float, workers: int = 2,
         progress: bool = False, root: Path = ROOT,
         narrow: Callable[[set[str | None]], mutation_fork.Check] | None = None) -> Iterator[Outcome]:
@@ -289,11 +322,11 @@ def run(mutants: Sequence[Mutant], check: mutation_fork.Check, timeout: float, w
                                               m.path, m.path, n=0, lineterm=""))
         if not _compiles(mutated):
             yield note(Outcome(m, "incompetent", 0.0, diff))
-        elif (m.path, m.line) not in reached:
+        elif not (who := _who_reached(m, reached, root)):
             yield note(Outcome(m, "survived", 0.0, diff, reached=False))
         else:
             diffs[m] = diff
-            own = narrow(reached[m.path, m.line]) if narrow else check
+            own = narrow(who) if narrow else check
             jobs.append((m, mutation_fork.mutant_work(own, m.path, root, mutated)))
     for m, (status, value), seconds in mutation_fork.run_many(jobs, timeout, workers):
         detail = ""

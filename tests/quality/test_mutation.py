@@ -172,3 +172,14 @@ def test_every_equivalent_mutant_says_why_in_its_packages_file() -> None:
             home = package if layer == "impl" else "spec"
             assert (layer, home) in {("impl", path.stem), ("spec", "spec")}, key
             assert len(reason) > 20, key
+
+
+def test_a_line_of_a_multi_line_condition_counts_as_its_statement(tmp_path: Path) -> None:
+    """Python reports only some lines of ``if not (...)`` spread over several lines as it runs; a
+    mutant on another one (service.py:250 was counted unreached) belongs to the whole header."""
+    source = tmp_path / "m.py"
+    source.write_text("def f(a, b, c):\n    if not (\n        a < b\n        and c\n    ):\n"
+                      "        return 1\n    return 2\n", encoding="utf-8")
+    spans = mutation._header_lines(source)
+    assert spans[3] == spans[4] == (2, 3, 4, 5)
+    assert spans[6] == (6,) and spans[7] == (7,)
