@@ -15,6 +15,10 @@ Sources, in the order the vectors list them:
   targets produced the way the test produces them (Kafka's own answers, here the Kafka mode).
 * ``divergence``: every case of cases/assignor_divergences.py (when that module is present).
 * ``hand-made``: edge cases.
+* ``observed``: a few groups from tests/data/kafka_simple_assignor*_observed.jsonl, whose
+  answers were observed by running Kafka 4.2's own SimpleAssignor classes; the tree-bin ones
+  make java.util.HashMap tree bins, which decide Kafka's answer there. Picked because together
+  they run the most of the implementation's code the other cases leave unrun (issue 17).
 * ``generated``: ``groupspec.generate.cases`` with small sizes (exact) and larger ones
   (property-only).
 """
@@ -360,6 +364,49 @@ def edge_cases() -> list[Case]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Observed from Kafka 4.2
+# ---------------------------------------------------------------------------------------------
+
+OBSERVED_DATA = "tests/data/kafka_simple_assignor_observed.jsonl"
+TREE_BIN_DATA = "tests/data/kafka_simple_assignor_treebins_observed.jsonl"
+
+#: (name, data file, row (1 = the line after the header), what the group is).
+OBSERVED = (
+    ("observed_tree_bins_partition_stride", TREE_BIN_DATA, 24,
+     "59 members on one topic of 702 partitions, previous targets of partitions k*64+c (equal "
+     "Integer buckets): the HashSets of previous partitions become tree bins"),
+    ("observed_tree_bins_many_topics", TREE_BIN_DATA, 41,
+     "2 members with different subscriptions over 57 topics whose topic ids pile up in few "
+     "HashMap buckets: the maps keyed by topic id become tree bins"),
+    ("observed_tree_bins_colliding_member_ids", TREE_BIN_DATA, 14,
+     "40 members with previous targets on 28 partitions, many of them with ids of equal String "
+     "hash codes (\"Aa\"/\"BB\" blocks): the maps keyed by member id become tree bins"),
+    ("observed_heterogeneous_previous_targets", OBSERVED_DATA, 46,
+     "5 members with different subscriptions over 4 topics, with previous targets"),
+)
+
+
+def observed_cases() -> list[Case]:
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    out = []
+    for name, data, row, what in OBSERVED:
+        lines = (root / data).read_text(encoding="utf-8").splitlines()
+        header, doc = json.loads(lines[0]), json.loads(lines[row])
+        d = doc["input"]
+        g = group([(m, b["topics"], b["assignment"]) for m, b in d["members"].items()],
+                  d["topics"], d.get("topic_ids"), d.get("assignable"))
+        out.append(Case(name, f"{what}. Kafka's answer was observed from Kafka 4.2's own "
+                        "SimpleAssignor classes.",
+                        {"kind": "observed", "file": data, "row": row,
+                         "kafka_commit": header["kafka_commit"],
+                         "what": "observed from Kafka 4.2"}, g))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Generated cases
 # ---------------------------------------------------------------------------------------------
 
@@ -392,6 +439,7 @@ def all_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> Itera
     yield from upstream_cases(kafka_assign)
     yield from divergence_cases()
     yield from edge_cases()
+    yield from observed_cases()
     yield from generated_cases()
 
 
