@@ -360,6 +360,31 @@ def edge_cases() -> list[Case]:
                  ("0x9kWBqfTmChx2rJJbH1Zg", ["orders"], {})], {"orders": 8})),
         e("non_ascii_names", "Topic and member names outside ASCII.",
           group([("消费者-1", ["主题"], {}), ("consumer-ü", ["主题"], {})], {"主题": 3})),
+        e("same_topics_in_another_order",
+          "B lists the same topics as A and C in another order: the subscriptions are equal as "
+          "sets, so the group is homogeneous: one pool of 3 partitions over both topics, 1 each "
+          "(per-topic pools would have every member share t1-0).",
+          group([("A", ["t1", "t2"], {}), ("B", ["t2", "t1"], {}), ("C", ["t1", "t2"], {})],
+                {"t1": 1, "t2": 2})),
+        e("stale_partitions_next_to_an_empty_topic",
+          "Heterogeneous, with a topic of no partitions named first: A keeps partitions 1 and 2 of "
+          "b (its 7 no longer exists) and B gets the other two; the empty topic assigns nothing "
+          "and stops nothing.",
+          group([("A", ["a", "b"], {"b": [1, 2, 7]}), ("B", ["b"], {})], {"a": 0, "b": 4})),
+        e("assignable_names_a_partition_beyond_the_count",
+          "The assignable map names partitions 3 and 5 of a topic of 3 partitions (0 to 2) and "
+          "leaves 0 out: only 1 and 2 are handed out.",
+          group([("A", ["t"], {}), ("B", ["t"], {})], {"t": 3}, assignable={"t": [1, 2, 3, 5]})),
+        e("overshared_previous_at_the_counts_heterogeneous",
+          "Heterogeneous: A and B each held partition 1 of 2 (sharing 1), so each is at its count "
+          "yet partition 0 is unheld: B gives up 1 and takes 0.",
+          group([("A", ["t"], {"t": [1]}), ("B", ["t"], {"t": [1]}), ("C", [], {})], {"t": 2})),
+        e("fill_in_rounds_with_uneven_room",
+          "Three members on two topics (18 partitions, 6 each), B and C holding some of them "
+          "(B's 3 and 8 also in C's previous target, where they are revoked): the fill hands out "
+          "the rest in rounds while the members' room differs.",
+          group([("A", ["t0", "t1"], {}), ("B", ["t0", "t1"], {"t0": [3, 6, 8]}),
+                 ("C", ["t0", "t1"], {"t0": [1, 3, 4, 7, 8, 9]})], {"t0": 10, "t1": 8})),
     ]
 
 
