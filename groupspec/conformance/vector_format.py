@@ -37,7 +37,8 @@ KAFKA_VERSION = "kafka-4.2"
 VECTOR_FILE = "vector.json"
 MANIFEST_FILE = "manifest.json"
 MODES = ("exact", "properties")
-SOURCE_KINDS = ("seed", "upstream", "divergence", "hand-made", "generated", "fact-sheet")
+SOURCE_KINDS = ("seed", "upstream", "divergence", "hand-made", "generated", "fact-sheet",
+                "observed")
 
 _REQUIRED = ("format", "machine", "handler", "case", "description", "source", "mode",
              "properties", "input", "expected")

@@ -17,7 +17,7 @@ from groupspec.impl.simple_assignor import assign as dispatch
 from groupspec.impl.simple_assignor.simple import assign as impl_assign
 from groupspec.spec.simple_assignor import assign as spec_assign
 from groupspec.spec.simple_assignor import check_properties
-from groupspec.types import AssignorInput, GroupAssignment
+from groupspec.types import AssignorInput, GroupAssignment, MemberSpec
 from tests.strategies import groups
 
 
@@ -64,3 +64,17 @@ def test_impl_does_not_alias_its_input(group):
     before = {m.member_id: dict(m.assignment) for m in group.members}
     impl_assign(group)
     assert {m.member_id: dict(m.assignment) for m in group.members} == before
+
+
+def test_a_repeated_member_id_merges_its_positions_topic_by_topic():
+    """Outside the spec's domain (it requires unique ids) but reachable from the library: a
+    heterogeneous group naming member A twice. A's positions share one answer, written topic by
+    topic in name order and position order, the later position winning (simple.py's
+    ``HeterogeneousBuilder.result``). t1 (3 partitions) goes round-robin to positions 0 and 1
+    (A 0 and 2, B 1); t2 (2 partitions) to positions 0 and 2 (0, then 1, which wins): A ends
+    with t1 0 and 2 and t2 1."""
+    group = AssignorInput((MemberSpec("A", ("t1", "t2")), MemberSpec("B", ("t1",)),
+                           MemberSpec("A", ("t2",))), {"t1": 3, "t2": 2}, {})
+    got = impl_assign(group)
+    assert got == {"A": {"t1": frozenset({0, 2}), "t2": frozenset({1})}, "B": {"t1": frozenset({1})}}
+    assert list(got["A"]) == ["t1", "t2"]

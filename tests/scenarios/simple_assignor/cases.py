@@ -15,6 +15,10 @@ Sources, in the order the vectors list them:
   targets produced the way the test produces them (Kafka's own answers, here the Kafka mode).
 * ``divergence``: every case of cases/assignor_divergences.py (when that module is present).
 * ``hand-made``: edge cases.
+* ``observed``: a few groups from tests/data/kafka_simple_assignor*_observed.jsonl, whose
+  answers were observed by running Kafka 4.2's own SimpleAssignor classes; the tree-bin ones
+  make java.util.HashMap tree bins, which decide Kafka's answer there. Picked because together
+  they run the most of the implementation's code the other cases leave unrun (issue 17).
 * ``generated``: ``groupspec.generate.cases`` with small sizes (exact) and larger ones
   (property-only).
 """
@@ -356,7 +360,75 @@ def edge_cases() -> list[Case]:
                  ("0x9kWBqfTmChx2rJJbH1Zg", ["orders"], {})], {"orders": 8})),
         e("non_ascii_names", "Topic and member names outside ASCII.",
           group([("消费者-1", ["主题"], {}), ("consumer-ü", ["主题"], {})], {"主题": 3})),
+        e("same_topics_in_another_order",
+          "B lists the same topics as A and C in another order: the subscriptions are equal as "
+          "sets, so the group is homogeneous: one pool of 3 partitions over both topics, 1 each "
+          "(per-topic pools would have every member share t1-0).",
+          group([("A", ["t1", "t2"], {}), ("B", ["t2", "t1"], {}), ("C", ["t1", "t2"], {})],
+                {"t1": 1, "t2": 2})),
+        e("stale_partitions_next_to_an_empty_topic",
+          "Heterogeneous, with a topic of no partitions named first: A keeps partitions 1 and 2 of "
+          "b (its 7 no longer exists) and B gets the other two; the empty topic assigns nothing "
+          "and stops nothing.",
+          group([("A", ["a", "b"], {"b": [1, 2, 7]}), ("B", ["b"], {})], {"a": 0, "b": 4})),
+        e("assignable_names_a_partition_beyond_the_count",
+          "The assignable map names partitions 3 and 5 of a topic of 3 partitions (0 to 2) and "
+          "leaves 0 out: only 1 and 2 are handed out.",
+          group([("A", ["t"], {}), ("B", ["t"], {})], {"t": 3}, assignable={"t": [1, 2, 3, 5]})),
+        e("overshared_previous_at_the_counts_heterogeneous",
+          "Heterogeneous: A and B each held partition 1 of 2 (sharing 1), so each is at its count "
+          "yet partition 0 is unheld: B gives up 1 and takes 0.",
+          group([("A", ["t"], {"t": [1]}), ("B", ["t"], {"t": [1]}), ("C", [], {})], {"t": 2})),
+        e("fill_in_rounds_with_uneven_room",
+          "Three members on two topics (18 partitions, 6 each), B and C holding some of them "
+          "(B's 3 and 8 also in C's previous target, where they are revoked): the fill hands out "
+          "the rest in rounds while the members' room differs.",
+          group([("A", ["t0", "t1"], {}), ("B", ["t0", "t1"], {"t0": [3, 6, 8]}),
+                 ("C", ["t0", "t1"], {"t0": [1, 3, 4, 7, 8, 9]})], {"t0": 10, "t1": 8})),
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Observed from Kafka 4.2
+# ---------------------------------------------------------------------------------------------
+
+OBSERVED_DATA = "tests/data/kafka_simple_assignor_observed.jsonl"
+TREE_BIN_DATA = "tests/data/kafka_simple_assignor_treebins_observed.jsonl"
+
+#: (name, data file, row (1 = the line after the header), what the group is).
+OBSERVED = (
+    ("observed_tree_bins_partition_stride", TREE_BIN_DATA, 24,
+     "59 members on one topic of 702 partitions, previous targets of partitions k*64+c (equal "
+     "Integer buckets): the HashSets of previous partitions become tree bins"),
+    ("observed_tree_bins_many_topics", TREE_BIN_DATA, 41,
+     "2 members with different subscriptions over 57 topics whose topic ids pile up in few "
+     "HashMap buckets: the maps keyed by topic id become tree bins"),
+    ("observed_tree_bins_colliding_member_ids", TREE_BIN_DATA, 14,
+     "40 members with previous targets on 28 partitions, many of them with ids of equal String "
+     "hash codes (\"Aa\"/\"BB\" blocks): the maps keyed by member id become tree bins"),
+    ("observed_heterogeneous_previous_targets", OBSERVED_DATA, 46,
+     "5 members with different subscriptions over 4 topics, with previous targets"),
+)
+
+
+def observed_cases() -> list[Case]:
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    out = []
+    for name, data, row, what in OBSERVED:
+        lines = (root / data).read_text(encoding="utf-8").splitlines()
+        header, doc = json.loads(lines[0]), json.loads(lines[row])
+        d = doc["input"]
+        g = group([(m, b["topics"], b["assignment"]) for m, b in d["members"].items()],
+                  d["topics"], d.get("topic_ids"), d.get("assignable"))
+        out.append(Case(name, f"{what}. Kafka's answer was observed from Kafka 4.2's own "
+                        "SimpleAssignor classes.",
+                        {"kind": "observed", "file": data, "row": row,
+                         "kafka_commit": header["kafka_commit"],
+                         "what": "observed from Kafka 4.2"}, g))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,6 +464,7 @@ def all_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> Itera
     yield from upstream_cases(kafka_assign)
     yield from divergence_cases()
     yield from edge_cases()
+    yield from observed_cases()
     yield from generated_cases()
 
 
