@@ -1240,7 +1240,7 @@ def _ack_of_a_batch_the_log_start_falls_inside() -> Case:
     s.fetch(0, (0, 9), count=10)
     s.add(MoveLogStart(5))
     s.ack((0, 9, ACCEPT), error=Errors.NONE)
-    s.ends(10, 10, 10)
+    s.ends(5, 9, 10)
     return s.case("acknowledging_a_whole_batch_the_log_start_falls_inside",
                   "The log start moves to 5 inside the held batch 0-9; an ACCEPT of all of 0-9 "
                   "acknowledges only 5-9 (the batch is split, records below the start are "
