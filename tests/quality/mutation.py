@@ -124,26 +124,25 @@ class Outcome:
     detail: str = ""
 
 
-def impl_files(machine: str) -> list[Path]:
-    """The machine's impl package, from the registry, as paths relative to the root."""
+def _entry(machine: str) -> Any:
     from groupspec import machines
 
     try:
-        entry = machines.get(machine)
+        return machines.get(machine)
     except KeyError as exc:
         raise MutationError(str(exc.args[0])) from None
+
+
+def impl_files(machine: str) -> list[Path]:
+    """The machine's impl package, from the registry, as paths relative to the root."""
+    entry = _entry(machine)
     package = ROOT / "impl" / entry.impl.removeprefix("groupspec.impl.")
     return sorted(p.relative_to(ROOT) for p in package.rglob("*.py"))
 
 
 def spec_files(machine: str) -> list[Path]:
     """The machine's spec module (the shared kernel, spec/kernel.py, is not part of any one)."""
-    from groupspec import machines
-
-    try:
-        entry = machines.get(machine)
-    except KeyError as exc:
-        raise MutationError(str(exc.args[0])) from None
+    entry = _entry(machine)
     if entry.spec is None:
         raise MutationError(f"{machine} has no spec to mutate (its registry entry names none)")
     return [Path("spec") / (entry.spec.removeprefix("groupspec.spec.").replace(".", "/") + ".py")]
