@@ -11,8 +11,10 @@ heartbeat (ACKNOWLEDGING -> STABLE). Fencing errors make it rejoin with the same
 most other errors are fatal. At most one heartbeat is in flight.
 
 * A heartbeat is sent at once in JOINING, ACKNOWLEDGING and LEAVING, otherwise when the interval
-  the coordinator returned has passed; never without a known coordinator, in flight, or in
-  UNSUBSCRIBED, FENCED, FATAL and STALE. An error or failure resets the interval timer, so the
+  the coordinator returned has passed since the last send; never without a known coordinator, in
+  flight, or in UNSUBSCRIBED, FENCED, FATAL and STALE. Every answer without an error sets the
+  interval, even one the member ignores; only a changed interval restarts the timer, from the
+  answer. An error or failure resets the interval timer, so the
   retry goes as soon as the coordinator is known again and any backoff (``retry_backoff_ms``,
   after a transport failure or COORDINATOR_LOAD_IN_PROGRESS) has passed.
 * A request always carries group, member and epoch; the rack only in the first request after a
@@ -23,7 +25,11 @@ most other errors are fatal. At most one heartbeat is in flight.
 The rules are the rows of ``TABLE`` ((member state, event type) -> rule; docs/machines/share_consumer.md
 renders it); the state is frozen and each rule replaces it (``spec/kernel.py``).
 
-Simplifications: rediscovering the coordinator takes ``retry_backoff_ms``; a
+Simplifications: every backoff is ``retry_backoff_ms``, where Kafka's grows exponentially with
+each failed attempt up to ``retry.backoff.max.ms``, adds 20% jitter, and also holds back the next
+periodic heartbeat for one backoff after a successful answer (``RequestState``; it only matters
+when an answer arrives less than ``retry_backoff_ms`` before the interval ends); rediscovering the
+coordinator takes ``retry_backoff_ms``; a
 TOPIC_AUTHORIZATION_FAILED answer backs off and goes on (Kafka also reports it to the
 application); acknowledgement flushing on close is not modelled.
 """
@@ -196,11 +202,14 @@ def _answered(st: _Step, event: HeartbeatAnswered) -> None:
         _error(st, r.error)
         return
     s = st.state
+    if r.heartbeat_interval_ms != s.interval:
+        # Every answer without an error sets the interval, even one the member then ignores; the
+        # timer restarts only when the interval changed, else it runs on from the send.
+        s = st.set(interval=r.heartbeat_interval_ms, due=s.now + r.heartbeat_interval_ms)
     if s.state is S.LEAVING or s.state in NO_HEARTBEAT or r.member_epoch < 0:
         return  # a completed leave, or an answer the member no longer waits for
     target = s.target if r.assignment is None else r.assignment
-    s = st.set(epoch=r.member_epoch, interval=r.heartbeat_interval_ms,
-               due=s.now + r.heartbeat_interval_ms, target=target)
+    s = st.set(epoch=r.member_epoch, target=target)
     if s.target is None:
         return
     if s.target == s.assignment:

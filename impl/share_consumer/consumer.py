@@ -74,13 +74,8 @@ class ShareConsumerMembership:
         response = event.response
         error = response.error
         if error is Errors.NONE:
-            if (
-                m.state is S.LEAVING
-                or m.state in (S.UNSUBSCRIBED, S.FENCED, S.FATAL, S.STALE)
-                or response.member_epoch < 0
-            ):
-                hb.request_state.in_flight = False
-                return
+            # AbstractHeartbeatRequestManager takes the interval from every answer without an
+            # error, before the membership decides whether the answer still concerns it.
             hb.request_state.on_success(self.now, response.heartbeat_interval_ms)
             m.on_heartbeat_success(response)
             return

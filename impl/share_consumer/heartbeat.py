@@ -24,9 +24,12 @@ class HeartbeatRequestState:
         self.next_ms = now + self.interval_ms
 
     def on_success(self, now: int, interval_ms: int) -> None:
+        """updateHeartbeatIntervalMs: the timer set at the send keeps running unless the interval
+        changed."""
         self.in_flight = False
-        self.interval_ms = interval_ms
-        self.next_ms = now + interval_ms
+        if interval_ms != self.interval_ms:
+            self.interval_ms = interval_ms
+            self.next_ms = now + interval_ms
 
     def on_failure(self, now: int, backoff_ms: int | None) -> None:
         """reset(): the next heartbeat goes as soon as the backoff (if any) allows."""

@@ -13,6 +13,8 @@ from tests.quality import mutation
 CONSUMER = mutation.impl_files("share_consumer")
 #: One file of it: cosmic-ray takes about a second a package to find the sites.
 CLIENT = [Path("impl/share_consumer/consumer.py")]
+#: Where the share consumer's boolean conditions live.
+MEMBERSHIP = [Path("impl/share_consumer/membership.py")]
 
 
 def test_the_machine_is_its_impl_package() -> None:
@@ -21,7 +23,7 @@ def test_the_machine_is_its_impl_package() -> None:
 
 
 def test_the_sites_are_the_kinds_of_change_issue_17_names() -> None:
-    mutants = mutation.enumerate_mutants(CLIENT)
+    mutants = mutation.enumerate_mutants(CLIENT + MEMBERSHIP)
     kinds = Counter(m.operator.removeprefix("core/").split("_")[0] for m in mutants)
     for kind in ("ReplaceComparisonOperator", "ReplaceAndWithOr", "ReplaceOrWithAnd", "NumberReplacer",
                  "AddNot"):

@@ -83,12 +83,16 @@ class Script:
         response = ShareGroupHeartbeatResponse(error, "member", epoch, interval, assignment)
         return self.add(HeartbeatAnswered(response), sends)
 
-    def case(self, name: str, description: str, section: str, state: MemberState) -> Case:
+    def case(self, name: str, description: str, section: str, state: MemberState,
+             upstream: str | None = None) -> Case:
+        """``upstream``: the Kafka file that decides the case, where the fact sheet is silent."""
         self.shows.append(Ends(state))
+        source = ({"kind": "fact-sheet", "file": FACT_SHEET, "section": section} if upstream is None
+                  else {"kind": "upstream", "file": upstream})
         return Case(
             name,
             description,
-            {"kind": "fact-sheet", "file": FACT_SHEET, "section": section},
+            source,
             tuple(self.events),
             self.config,
             tuple(self.shows),
@@ -403,6 +407,46 @@ def _load_in_progress_backs_off() -> Case:
     )
 
 
+HEARTBEAT_STATE = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
+                   "HeartbeatRequestState.java")
+
+
+def _unchanged_interval() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
+    s.add(Tick(6_000), sends=None)
+    s.answer(epoch=1, interval=5_000)
+    s.add(Tick(9_999), sends=None)
+    s.add(Tick(10_000), sends=1)
+    return s.case(
+        "unchanged_interval_keeps_the_timer_from_the_send",
+        "The heartbeat sent at 5 s is answered at 6 s with the interval it already had: the timer "
+        "started at the send keeps running, so the next heartbeat goes at 10 s, not 11 s.",
+        "", MemberState.STABLE, upstream=HEARTBEAT_STATE,
+    )
+
+
+def _changed_interval() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
+    s.add(Tick(6_000), sends=None)
+    s.answer(epoch=1, interval=3_000)
+    s.add(Tick(8_999), sends=None)
+    s.add(Tick(9_000), sends=1)
+    return s.case(
+        "changed_interval_restarts_the_timer_at_the_answer",
+        "The heartbeat sent at 5 s is answered at 6 s with a new interval of 3 s: the timer restarts "
+        "at the answer, so the next heartbeat goes at 9 s.",
+        "", MemberState.STABLE, upstream=HEARTBEAT_STATE,
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join,
@@ -424,6 +468,8 @@ def all_cases() -> list[Case]:
         _late_rediscovery,
         _emptied_assignment,
         _load_in_progress_backs_off,
+        _unchanged_interval,
+        _changed_interval,
     ]
     return [build() for build in builders]
 
