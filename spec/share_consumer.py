@@ -8,15 +8,21 @@ One step function over client events. The member joins with epoch 0 on the first
 subscribe, takes the epoch and assignment each answer gives, and applies a new assignment on
 the next poll (RECONCILING -> ACKNOWLEDGING), telling the coordinator at once with its next
 heartbeat (ACKNOWLEDGING -> STABLE). Fencing errors make it rejoin with the same member id;
-most other errors are fatal. At most one heartbeat is in flight.
+most other errors are fatal. After every event the member decides whether to send, in the order
+of Kafka's ``AbstractHeartbeatRequestManager.poll`` (seed 000 §5-1 quotes it):
 
-* A heartbeat is sent at once in JOINING, ACKNOWLEDGING and LEAVING, otherwise when the interval
-  the coordinator returned has passed since the last send; never without a known coordinator, in
-  flight, or in UNSUBSCRIBED, FENCED, FATAL and STALE. Every answer without an error sets the
-  interval, even one the member ignores; only a changed interval restarts the timer, from the
-  answer. An error or failure resets the interval timer, so the
-  retry goes as soon as the coordinator is known again and any backoff (``retry_backoff_ms``,
-  after a transport failure or COORDINATOR_LOAD_IN_PROGRESS) has passed.
+* Nothing without a known coordinator or in UNSUBSCRIBED, FENCED, FATAL and STALE; a leave that
+  cannot be sent is complete (UNSUBSCRIBED).
+* The poll timer (``max_poll_interval_ms`` since the last poll) is read only then: expired in
+  the group, the member sends its leave at once, whatever is in flight, and is STALE; the leave's
+  answer is ignored, and the in-flight flag, the backoff and the sent fields start over.
+* A leave goes at once, in flight or not; a join or an acknowledgement at once unless a request
+  is in flight (neither waits for the interval or a backoff); any other heartbeat when nothing is
+  in flight, the interval has passed since the last send, and the backoff has passed.
+* Every answer without an error sets the interval, even one the member ignores; only a changed
+  interval restarts the timer, from the answer. Every answer and error starts a backoff of
+  ``retry_backoff_ms`` (``RequestState``); a rediscovery or a fencing clears it. An error or
+  failure also drops the interval timer to zero. Answers arrive in the order of the requests.
 * A request always carries group, member and epoch; the rack only in the first request after a
   reset; the topics when joining or when the subscription differs from what was last sent.
   Any error or failure resets what was sent, so the next request is full.
@@ -26,12 +32,10 @@ The rules are the rows of ``TABLE`` ((member state, event type) -> rule; docs/ma
 renders it); the state is frozen and each rule replaces it (``spec/kernel.py``).
 
 Simplifications: every backoff is ``retry_backoff_ms``, where Kafka's grows exponentially with
-each failed attempt up to ``retry.backoff.max.ms``, adds 20% jitter, and also holds back the next
-periodic heartbeat for one backoff after a successful answer (``RequestState``; it only matters
-when an answer arrives less than ``retry_backoff_ms`` before the interval ends); rediscovering the
-coordinator takes ``retry_backoff_ms``; a
-TOPIC_AUTHORIZATION_FAILED answer backs off and goes on (Kafka also reports it to the
-application); acknowledgement flushing on close is not modelled.
+each failed attempt up to ``retry.backoff.max.ms`` and adds 20% jitter; rediscovering the
+coordinator takes ``retry_backoff_ms`` (a timeout that keeps the coordinator is not told from a
+disconnect); a TOPIC_AUTHORIZATION_FAILED answer backs off and goes on (Kafka also reports it to
+the application); acknowledgement flushing on close is not modelled.
 """
 
 from __future__ import annotations
@@ -79,9 +83,13 @@ class State:
     interval: int = 0
     #: The periodic heartbeat is due at this time.
     due: int = 0
-    #: No heartbeat before this time (a failure's backoff).
+    #: No periodic heartbeat before this time: the backoff after the last answer or failure.
     backoff_until: int = 0
+    #: Kafka's in-flight flag: set by a send, cleared by an answer, a failure or a reset.
     in_flight: bool = False
+    #: The requests sent and not yet answered, oldest first; True for one whose answer is ignored
+    #: (the leave sent when the poll timer expires). Answers arrive in send order.
+    pending: tuple[bool, ...] = ()
     coordinator_known: bool = True
     rediscover_at: int = 0
     sent_topics: tuple[str, ...] | None = None
@@ -167,12 +175,10 @@ def _poll_to_apply(st: _Step, event: Poll) -> None:
 
 
 def _tick(st: _Step, event: Tick) -> None:
-    """Time passes: the coordinator may be found again; a member that stopped polling leaves."""
+    """Time passes: the coordinator may be found again (the poll timer is read before a send)."""
     s = st.set(now=max(st.state.now, event.to_ms))
     if not s.coordinator_known and s.now >= s.rediscover_at:
-        s = st.set(coordinator_known=True)
-    if s.state in IN_GROUP and s.now - s.last_poll >= s.config.max_poll_interval_ms:
-        _leave(st, stale=True)
+        st.set(coordinator_known=True)
 
 
 def _join(st: _Step) -> None:
@@ -194,14 +200,25 @@ def _leave(st: _Step, *, stale: bool) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+def _answer_counts(st: _Step) -> bool:
+    """Take the oldest request off the pending list: False if its answer is to be ignored."""
+    s = st.state
+    ignored = s.pending[:1] == (True,)
+    st.set(pending=s.pending[1:])
+    return not ignored
+
+
 def _answered(st: _Step, event: HeartbeatAnswered) -> None:
     """Take the epoch, interval and assignment the coordinator gave, or handle its error."""
+    if not _answer_counts(st):
+        return
     st.set(in_flight=False)
     r: ShareGroupHeartbeatResponse = event.response
     if r.error is not Errors.NONE:
         _error(st, r.error)
         return
-    s = st.state
+    # A success also holds the next periodic heartbeat back for one backoff.
+    s = st.set(backoff_until=st.state.now + st.state.config.retry_backoff_ms)
     if r.heartbeat_interval_ms != s.interval:
         # Every answer without an error sets the interval, even one the member then ignores; the
         # timer restarts only when the interval changed, else it runs on from the send.
@@ -220,13 +237,16 @@ def _answered(st: _Step, event: HeartbeatAnswered) -> None:
 
 
 def _error(st: _Step, error: Errors) -> None:
-    # Any error resets what was sent (the next request is full) and the heartbeat timer.
-    s = st.set(sent_topics=None, rack_sent=False, due=st.state.now)
+    # Any error resets what was sent (the next request is full) and the heartbeat timer, and
+    # backs off; a rediscovery or a fencing clears the backoff again (RequestState.reset).
+    s = st.set(sent_topics=None, rack_sent=False, due=st.state.now,
+               backoff_until=st.state.now + st.state.config.retry_backoff_ms)
     if error in REDISCOVER:
-        st.set(coordinator_known=False, rediscover_at=s.now + s.config.retry_backoff_ms)
+        st.set(coordinator_known=False, rediscover_at=s.now + s.config.retry_backoff_ms, backoff_until=0)
     elif error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.TOPIC_AUTHORIZATION_FAILED):
-        st.set(backoff_until=s.now + s.config.retry_backoff_ms)
+        return  # retried after the backoff, the member state unchanged
     elif error in FENCING:
+        st.set(backoff_until=0)
         if s.state in (S.PREPARE_LEAVING, S.LEAVING):
             st.go(S.UNSUBSCRIBED)
         elif s.state in IN_GROUP:  # rejoin with the same member id
@@ -240,6 +260,8 @@ def _error(st: _Step, error: Errors) -> None:
 
 def _failed(st: _Step, event: HeartbeatFailed) -> None:
     """A transport failure: back off and rediscover the coordinator, or give up if not retriable."""
+    if not _answer_counts(st):
+        return
     s = st.set(in_flight=False, sent_topics=None, rack_sent=False, due=st.state.now)
     if event.retriable:
         back = s.now + s.config.retry_backoff_ms
@@ -261,16 +283,27 @@ def _fatal(st: _Step, why: str) -> None:
 
 def _maybe_send(st: _Step) -> None:
     s = st.state
-    if s.in_flight:
-        return
-    if not s.coordinator_known:
+    if not s.coordinator_known or s.state in NO_HEARTBEAT:
         if s.state is S.LEAVING:  # a leave that cannot be sent is complete
-            st.go(S.STALE if s.leaving_stale else S.UNSUBSCRIBED)
+            st.go(S.UNSUBSCRIBED)
         return
-    if s.state in NO_HEARTBEAT or s.state is S.PREPARE_LEAVING:
+    if s.state in IN_GROUP and s.now - s.last_poll >= s.config.max_poll_interval_ms:
+        # The poll timer expired: the leave goes at once whatever is in flight, its answer is
+        # ignored, and the request state and the sent fields start over.
+        _leave(st, stale=True)
+        _send(st, ignored=True)
+        st.set(in_flight=False, backoff_until=0, sent_topics=None, rack_sent=False)
         return
-    if s.now < s.backoff_until or (s.state not in URGENT and s.now < s.due):
-        return
+    # LEAVING, JOINING and ACKNOWLEDGING do not wait for the interval or a backoff; only
+    # LEAVING (the share consumer leaves right away) does not wait for an answer either.
+    now = s.state is S.LEAVING or (s.state in URGENT and not s.in_flight)
+    due = not s.in_flight and s.now >= s.backoff_until and s.now >= s.due
+    if now or due:
+        _send(st, ignored=False)
+
+
+def _send(st: _Step, *, ignored: bool) -> None:
+    s = st.state
     topics = tuple(sorted(s.subscription))
     send_topics = s.state is S.JOINING or topics != s.sent_topics
     c = s.config
@@ -279,7 +312,7 @@ def _maybe_send(st: _Step) -> None:
                                   subscribed_topic_names=topics if send_topics and s.state is not S.LEAVING
                                   else None,
                                   client_id=c.client_id)
-    st.set(in_flight=True, rack_sent=True, due=s.now + s.interval,
+    st.set(in_flight=True, rack_sent=True, due=s.now + s.interval, pending=(*s.pending, ignored),
            sent_topics=topics if send_topics else s.sent_topics)
     if s.state is S.ACKNOWLEDGING:
         st.go(S.STABLE if s.target == s.assignment else S.RECONCILING)
@@ -300,8 +333,10 @@ TABLE = kernel.Table("share_consumer", {
 
 
 def view(s: State) -> ClientView:
+    # After a step every heartbeat that could go has gone: what is left waits for an answer, the
+    # coordinator, or the interval and the backoff.
     next_due: int | None = None
     if not s.in_flight and s.coordinator_known and s.state not in NO_HEARTBEAT:
-        next_due = max(s.backoff_until, s.now if s.state in URGENT else s.due)
+        next_due = max(s.backoff_until, s.due)
     return ClientView(s.now, s.state, s.epoch, s.assignment, s.target, s.in_flight, s.coordinator_known,
                       next_due, s.interval)

@@ -52,22 +52,25 @@ class ShareConsumerMembership:
             case Tick():
                 self.now = max(self.now, event.to_ms)
                 hb.on_time(self.now)
-                if m.in_group() and self.now - self.last_poll >= self.config.max_poll_interval_ms:
-                    m.leave_group(stale=True)
             case HeartbeatAnswered():
-                self._answered(event)
+                if hb.counts():
+                    self._answered(event)
             case HeartbeatFailed():
-                hb.sent.reset()
-                if event.retriable:
-                    hb.request_state.on_failure(self.now, self.config.retry_backoff_ms)
-                    hb.coordinator_unknown(self.now)
-                else:
-                    hb.request_state.on_failure(self.now, None)
-                    m.transition_to_fatal("ShareGroupHeartbeat failed and cannot be retried")
+                if hb.counts():
+                    self._failed(event)
             case _:
                 raise InputError("event", f"{type(event).__name__} is not a share consumer event")
-        sent = hb.poll(self.now)
+        sent = hb.poll(self.now, self.now - self.last_poll >= self.config.max_poll_interval_ms)
         return ClientOutput(sent, m.assignment_changed, m.fatal_reason)
+
+    def _failed(self, event: HeartbeatFailed) -> None:
+        m, hb = self.membership, self.heartbeats
+        hb.sent.reset()
+        hb.request_state.on_failure(self.now, self.config.retry_backoff_ms)
+        if event.retriable:
+            hb.coordinator_unknown(self.now)
+        else:
+            m.transition_to_fatal("ShareGroupHeartbeat failed and cannot be retried")
 
     def _answered(self, event: HeartbeatAnswered) -> None:
         m, hb = self.membership, self.heartbeats
@@ -76,20 +79,21 @@ class ShareConsumerMembership:
         if error is Errors.NONE:
             # AbstractHeartbeatRequestManager takes the interval from every answer without an
             # error, before the membership decides whether the answer still concerns it.
-            hb.request_state.on_success(self.now, response.heartbeat_interval_ms)
+            hb.request_state.on_success(self.now, response.heartbeat_interval_ms,
+                                        self.config.retry_backoff_ms)
             m.on_heartbeat_success(response)
             return
         hb.sent.reset()
+        hb.request_state.on_failure(self.now, self.config.retry_backoff_ms)
         if error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE):
-            hb.request_state.on_failure(self.now, None)
+            hb.request_state.reset()  # the next heartbeat goes as soon as the coordinator is back
             hb.coordinator_unknown(self.now)
         elif error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.TOPIC_AUTHORIZATION_FAILED):
-            hb.request_state.on_failure(self.now, self.config.retry_backoff_ms)
+            pass  # keep the backoff
         elif error in (Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID):
-            hb.request_state.on_failure(self.now, None)
+            hb.request_state.reset()  # rejoin at once
             m.transition_to_fenced()
         else:
-            hb.request_state.on_failure(self.now, None)
             m.transition_to_fatal(f"{error.name} from ShareGroupHeartbeat")
 
     def view(self) -> ClientView:
@@ -101,8 +105,7 @@ class ShareConsumerMembership:
             and hb.coordinator_known
             and m.state not in (S.UNSUBSCRIBED, S.FENCED, S.FATAL, S.STALE)
         ):
-            urgent = m.state in (S.JOINING, S.ACKNOWLEDGING, S.LEAVING)
-            next_due = max(rs.backoff_until_ms, self.now if urgent else rs.next_ms)
+            next_due = max(rs.backoff_until_ms, rs.next_ms)
         return ClientView(
             self.now,
             m.state,

@@ -4,6 +4,8 @@ last, so that an unchanged subscription is not sent again)."""
 
 from __future__ import annotations
 
+from collections import deque
+
 from groupspec.impl.share_consumer.membership import MembershipManager
 from groupspec.types.share_consumer import MemberState, ShareConsumerConfig
 from groupspec.types.share_group import ShareGroupHeartbeat
@@ -16,27 +18,33 @@ class HeartbeatRequestState:
         self.backoff_until_ms = 0
         self.in_flight = False
 
-    def can_send(self, now: int, urgent: bool) -> bool:
-        return not self.in_flight and now >= self.backoff_until_ms and (urgent or now >= self.next_ms)
+    def can_send(self, now: int) -> bool:
+        """canSendRequest: the interval has passed, no backoff, nothing in flight."""
+        return not self.in_flight and now >= self.backoff_until_ms and now >= self.next_ms
 
     def on_sent(self, now: int) -> None:
         self.in_flight = True
         self.next_ms = now + self.interval_ms
 
-    def on_success(self, now: int, interval_ms: int) -> None:
-        """updateHeartbeatIntervalMs: the timer set at the send keeps running unless the interval
-        changed."""
+    def on_success(self, now: int, interval_ms: int, backoff_ms: int) -> None:
+        """onSuccessfulAttempt starts a backoff of its own; updateHeartbeatIntervalMs keeps the
+        timer set at the send running unless the interval changed."""
         self.in_flight = False
+        self.backoff_until_ms = now + backoff_ms
         if interval_ms != self.interval_ms:
             self.interval_ms = interval_ms
             self.next_ms = now + interval_ms
 
-    def on_failure(self, now: int, backoff_ms: int | None) -> None:
-        """reset(): the next heartbeat goes as soon as the backoff (if any) allows."""
+    def on_failure(self, now: int, backoff_ms: int) -> None:
+        """onFailedAttempt: the heartbeat timer drops to zero, and the next one waits the backoff."""
         self.in_flight = False
         self.next_ms = now
-        if backoff_ms is not None:
-            self.backoff_until_ms = now + backoff_ms
+        self.backoff_until_ms = now + backoff_ms
+
+    def reset(self) -> None:
+        """Forget the attempt: nothing in flight, no backoff."""
+        self.in_flight = False
+        self.backoff_until_ms = 0
 
 
 class SentFields:
@@ -58,22 +66,38 @@ class HeartbeatRequestManager:
         self.sent = SentFields()
         self.coordinator_known = True
         self.rediscover_at = 0
+        #: Requests awaiting their answer, oldest first: True where the answer is to be ignored.
+        self.pending: deque[bool] = deque()
         membership.on_join.append(self.sent.reset)
 
-    def poll(self, now: int) -> ShareGroupHeartbeat | None:
+    def poll(self, now: int, poll_timer_expired: bool) -> ShareGroupHeartbeat | None:
         m = self.membership
-        if self.request_state.in_flight:
+        if not self.coordinator_known or m.should_skip_heartbeat():
+            m.on_heartbeat_request_skipped()
             return None
-        if not self.coordinator_known:
-            if m.state is MemberState.LEAVING:
-                m.on_leave_sent()  # skipped while leaving: give up the leave without sending
+        if poll_timer_expired and m.in_group():
+            # The leave goes whatever is in flight; its answer is only logged, and the request
+            # state and the sent fields start over.
+            m.leave_group(stale=True)
+            request = self._send(now, ignore_answer=True)
+            self.request_state.reset()
+            self.sent.reset()
+            return request
+        rs = self.request_state
+        urgent = m.state is MemberState.LEAVING or (m.should_heartbeat_now() and not rs.in_flight)
+        if not urgent and not rs.can_send(now):
             return None
-        if m.should_skip_heartbeat():
-            return None
-        if not self.request_state.can_send(now, m.should_heartbeat_now()):
-            return None
+        return self._send(now, ignore_answer=False)
+
+    def counts(self) -> bool:
+        """An answer or failure arrived for the oldest request: False if it is to be ignored."""
+        return not (self.pending and self.pending.popleft())
+
+    def _send(self, now: int, *, ignore_answer: bool) -> ShareGroupHeartbeat:
+        m = self.membership
         request = self._build(m)
         self.request_state.on_sent(now)
+        self.pending.append(ignore_answer)
         m.on_heartbeat_request_generated()
         return request
 

@@ -93,6 +93,11 @@ class MembershipManager:
     def on_leave_sent(self) -> None:
         self.transition(S.STALE if self.leaving_stale else S.UNSUBSCRIBED)
 
+    def on_heartbeat_request_skipped(self) -> None:
+        """A leave that cannot be sent (no coordinator) is complete."""
+        if self.state is S.LEAVING:
+            self.transition(S.UNSUBSCRIBED)
+
     # -- answers -----------------------------------------------------------------------------------
 
     def on_heartbeat_success(self, response: ShareGroupHeartbeatResponse) -> None:

@@ -200,14 +200,16 @@ def _leave() -> Case:
     s.add(Poll())
     s.answer(epoch=1, assignment=P01)
     s.add(Poll())
-    s.add(Unsubscribe(), sends=None)
-    s.answer(epoch=1, sends=-1)
+    s.add(Unsubscribe(), sends=-1)
+    s.answer(epoch=1, sends=None)
     s.answer(epoch=-1, sends=None)
     return s.case(
         "unsubscribe_leaves",
-        "Unsubscribing releases the assignment and leaves with epoch -1 once "
-        "the heartbeat in flight is answered; the leave's answer completes it.",
-        "§6.4",
+        "Unsubscribing releases the assignment and leaves with epoch -1 at once, although the "
+        "heartbeat that acknowledged the assignment is still in flight (the share consumer does "
+        "not wait to leave); that heartbeat's answer no longer concerns the member, and the "
+        "leave's answer completes the leave.",
+        "§6.2, §6.4",
         MemberState.UNSUBSCRIBED,
     )
 
@@ -395,18 +397,25 @@ def _load_in_progress_backs_off() -> Case:
     s = Script()
     s.add(Subscribe(("t1",)))
     s.add(Poll(), sends=0)
+    s.answer(Errors.COORDINATOR_LOAD_IN_PROGRESS, sends=0)
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
     s.answer(Errors.COORDINATOR_LOAD_IN_PROGRESS, sends=None)
-    s.add(Tick(99), sends=None)
-    s.add(Tick(100), sends=0)
+    s.add(Tick(5_099), sends=None)
+    s.add(Tick(5_100), sends=1)
     return s.case(
         "coordinator_loading_backs_off",
-        "COORDINATOR_LOAD_IN_PROGRESS keeps the coordinator and retries the join after "
-        "retry.backoff.ms (100 ms), not at once.",
+        "COORDINATOR_LOAD_IN_PROGRESS keeps the coordinator. A joining member retries at once "
+        "(JOINING heartbeats do not wait for a backoff); a member in the group retries after "
+        "retry.backoff.ms (100 ms).",
         "§6.3",
-        MemberState.JOINING,
+        MemberState.STABLE,
+        upstream=HEARTBEAT_MANAGER,
     )
 
 
+HEARTBEAT_MANAGER = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
+                     "AbstractHeartbeatRequestManager.java")
 HEARTBEAT_STATE = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
                    "HeartbeatRequestState.java")
 
@@ -447,6 +456,115 @@ def _changed_interval() -> Case:
     )
 
 
+def _late_answer() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
+    s.add(Tick(12_000), sends=None)
+    s.answer(epoch=1, sends=None)
+    s.add(Tick(12_099), sends=None)
+    s.add(Tick(12_100), sends=1)
+    return s.case(
+        "late_answer_holds_the_next_heartbeat_for_a_backoff",
+        "The heartbeat sent at 5 s is answered at 12 s, after its interval ran out at 10 s: the "
+        "next one goes not at once but one retry.backoff.ms after the answer (ShareHeartbeat"
+        "RequestManagerTest.testHeartbeatNotSentIfAnotherOneInFlight).",
+        "", MemberState.STABLE, upstream=HEARTBEAT_MANAGER,
+    )
+
+
+def _poll_timer_with_a_heartbeat_in_flight() -> Case:
+    s = Script(config=ShareConsumerConfig(group_id="g", member_id="member", max_poll_interval_ms=10_000))
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=(), interval=4_000)
+    s.add(Tick(8_000), sends=1)
+    s.add(Tick(10_000), sends=-1)
+    s.answer(epoch=1, sends=None)
+    s.answer(epoch=-1, interval=0, sends=None)
+    s.add(Poll(), sends=0)
+    return s.case(
+        "poll_timer_leave_goes_while_a_heartbeat_is_in_flight",
+        "The poll timer expires while a heartbeat is in flight: the leave goes at once and the "
+        "member is STALE. The earlier heartbeat's answer is taken (its interval, nothing else); "
+        "the leave's answer is ignored (its interval of 0 is not taken); the next poll rejoins "
+        "at once.",
+        "§6.4", MemberState.JOINING, upstream=HEARTBEAT_MANAGER,
+    )
+
+
+def _poll_timer_leave_answered_after_the_rejoin() -> Case:
+    s = Script(config=ShareConsumerConfig(group_id="g", member_id="member", max_poll_interval_ms=10_000))
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=(), interval=4_000)
+    s.add(Tick(8_000), sends=1)
+    s.answer(epoch=1, interval=4_000, sends=None)
+    s.add(Tick(10_000), sends=-1)
+    s.add(Poll(), sends=0)
+    s.answer(epoch=-1, interval=0, sends=None)
+    s.answer(epoch=2, assignment=(), interval=4_000, sends=None)
+    return s.case(
+        "poll_timer_leave_answered_after_the_rejoin",
+        "The poll timer's leave is answered only after the member has rejoined: that answer is "
+        "ignored (the join stays in flight, nothing is sent again), and the next answer is the "
+        "join's.",
+        "§6.4", MemberState.STABLE, upstream=HEARTBEAT_MANAGER,
+    )
+
+
+def _poll_timer_without_a_coordinator() -> Case:
+    s = Script(config=ShareConsumerConfig(group_id="g", member_id="member", max_poll_interval_ms=10_000,
+                                          retry_backoff_ms=5_000))
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=(), interval=4_000)
+    s.add(Tick(8_000), sends=1)
+    s.answer(Errors.NOT_COORDINATOR, sends=None)
+    s.add(Tick(10_000), sends=None)
+    s.add(Tick(13_000), sends=-1)
+    return s.case(
+        "poll_timer_waits_for_the_coordinator",
+        "The poll timer expires at 10 s while the coordinator is unknown: nothing happens until "
+        "it is found again (13 s), when the member sends its leave and becomes STALE.",
+        "§6.4", MemberState.STALE, upstream=HEARTBEAT_MANAGER,
+    )
+
+
+def _leave_without_a_coordinator() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
+    s.answer(Errors.NOT_COORDINATOR, sends=None)
+    s.add(Unsubscribe(), sends=None)
+    return s.case(
+        "leave_without_a_coordinator_completes_at_once",
+        "Unsubscribing while the coordinator is unknown: the leave cannot be sent, and the member "
+        "is UNSUBSCRIBED at once.",
+        "§6.2", MemberState.UNSUBSCRIBED,
+    )
+
+
+def _transport_failure_in_the_group() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
+    s.add(HeartbeatFailed(retriable=True), sends=None)
+    s.add(Tick(5_050), sends=None)
+    return s.case(
+        "transport_failure_drops_the_coordinator_until_the_backoff",
+        "A retriable transport failure in the group: the coordinator is unknown (the view says "
+        "so) and nothing is sent within retry.backoff.ms.",
+        "§6.3", MemberState.STABLE,
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join,
@@ -470,6 +588,12 @@ def all_cases() -> list[Case]:
         _load_in_progress_backs_off,
         _unchanged_interval,
         _changed_interval,
+        _late_answer,
+        _poll_timer_with_a_heartbeat_in_flight,
+        _poll_timer_leave_answered_after_the_rejoin,
+        _poll_timer_without_a_coordinator,
+        _leave_without_a_coordinator,
+        _transport_failure_in_the_group,
     ]
     return [build() for build in builders]
 
