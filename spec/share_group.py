@@ -108,9 +108,10 @@ class Group:
     target: Mapping[str, sg.Assignment] = field(default_factory=dict)
     #: None until the first ShareGroupStatePartitionMetadata (DeleteGroups writes one only then).
     state_metadata: StateMetadata | None = None
-    #: (deadline ms, group epoch): the subscribed topics' metadata is refreshed when the clock
-    #: reaches the deadline or the epoch falls below it (§1.3 step 4).
-    refresh: tuple[int, int] = (0, 0)
+    #: The subscribed topics' metadata is refreshed when the clock reaches this deadline (§1.3
+    #: step 4). Kafka pairs it with the group epoch to refresh after a timeline revert lowers the
+    #: epoch; the model never reverts (group epochs only rise), so the deadline alone is kept.
+    refresh: int = 0
 
     @property
     def subscribed_names(self) -> frozenset[str]:
@@ -293,14 +294,13 @@ def _describe_member(st: _Step, g: Group, req: sg.ShareGroupHeartbeat) -> Group:
                                   new.client_host, new.subscription))
     g = replace(g, members=put(g.members, new.member_id, new))
     s = st.state
-    deadline, deadline_epoch = g.refresh
-    if not (bump or s.now >= deadline or g.epoch < deadline_epoch):
+    if not (bump or s.now >= g.refresh):
         return g
     new_hash = _metadata_hash(s, g.subscribed_names)
     if bump or new_hash != g.metadata_hash:
         g = replace(g, epoch=g.epoch + 1, metadata_hash=new_hash)
         st.write(sg.epoch_record(g.group_id, g.epoch, g.metadata_hash))
-    return replace(g, refresh=(s.now + INT_MAX, g.epoch))
+    return replace(g, refresh=s.now + INT_MAX)
 
 
 def _initialized_assignment_pending(g: Group) -> bool:
@@ -474,7 +474,7 @@ def update_metadata(st: _Step, event: sg.UpdateMetadata, index: int) -> None:
     for group_id in sorted(s.groups):
         g = st.state.groups[group_id]
         if g.subscribed_names & changed:
-            g = _put_group(st, replace(g, refresh=(0, 0)))
+            g = _put_group(st, replace(g, refresh=0))
         meta = g.state_metadata
         if meta is not None and (gone := {*meta.initializing, *meta.initialized, *meta.deleting} & deleted):
             _write_state(st, g, StateMetadata(drop(meta.initializing, *gone), drop(meta.initialized, *gone),

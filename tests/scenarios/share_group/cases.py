@@ -599,6 +599,53 @@ def _topic_back_under_its_id() -> Case:
     )
 
 
+def _unknown_member_leaves_a_full_group() -> Case:
+    s = Script(config=ShareGroupConfig(max_size=1))
+    s.hb("m1", 0, ("t1",))
+    s.hb("m2", -1, error=Errors.UNKNOWN_MEMBER_ID)
+    s.ends("g", "Stable", 1)
+    return s.case(
+        "a_full_group_answers_an_unknown_leave_with_unknown_member",
+        "The size limit guards only the regular path: an unknown member leaving a full group "
+        "gets UNKNOWN_MEMBER_ID, not GROUP_MAX_SIZE_REACHED, and nothing changes.",
+        _sheet("§1.2 rows 12 and 14"),
+    )
+
+
+def _expiries_in_arming_order() -> Case:
+    s = Script()
+    s.hb("m2", 0, ("t1",))
+    s.hb("m1", 0, ("t1",))
+    s.advance(50_000)
+    s.ends("g", "Empty", 4)
+    return s.case(
+        "sessions_due_together_expire_in_arming_order",
+        "m2 and m1 join at the same instant, so their sessions end at 45 s together; a clock "
+        "that jumps past that expires both, m2 (armed first) before m1. Kafka fires timers due "
+        "in the same millisecond in no defined order; groupspec fires them in scheduling order "
+        "(docs/divergences.md, timer_tie_order).",
+        _sheet("§1.7"),
+    )
+
+
+def _partial_answer() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.add(UpdateMetadata((replace(T1, partitions=4),)))
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.answer(join)
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    s.ends("g", "Stable", 3)
+    return s.case(
+        "an_answer_for_some_partitions_leaves_the_others_initializing",
+        "t1 grows from 2 to 4 partitions while the join's request for 0-1 is unanswered, so the "
+        "next heartbeat asks for 2-3 only; the answer to the first request moves 0-1 to "
+        "initialized and leaves 2-3 initializing, and the initialized pair is assigned one "
+        "epoch later.",
+        _sheet("§3.2, §3.5"),
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _first_heartbeat,
@@ -630,6 +677,9 @@ def all_cases() -> list[Case]:
         _session_above_interval,
         _shared_partition,
         _topic_back_under_its_id,
+        _unknown_member_leaves_a_full_group,
+        _expiries_in_arming_order,
+        _partial_answer,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
