@@ -118,6 +118,9 @@ BOUNDARIES = (
      "leader and a member whose groupInstanceId is null (compact length 0)", OFFSETS_TOPIC,
      _GROUP_KEY, "0004" + _cs("consumer") + "00000001" "00" "00" "0000018bcfe56800" "02"
      + _cs("m1") + "00" + _cs("c") + _cs("/h") + "000493e0" "0000afc8" "01" "01" "00" "00"),
+    ("consumer_group_metadata_negative_hash", "ConsumerGroupMetadata v0 whose metadataHash (tag 0, "
+     "default 0) is -5: not its default, so written and printed", OFFSETS_TOPIC, "0003" + _s16("g"),
+     "0000" "00000003" "01" "00" "08" "fffffffffffffffb"),
     ("consumer_member_all_nulls", "ConsumerGroupMemberMetadata v0 with every nullable string null "
      "and no classic member metadata (tag 0 absent)", OFFSETS_TOPIC, "0005" + _s16("g") + _s16("m"),
      "0000" "00" "00" + _cs("c") + _cs("h") + "01" "00" "00002710" "00" "00"),
@@ -134,6 +137,15 @@ DECODE_ONLY = (
     ("offset_commit_v4_zero_topic_id_tag", "OffsetCommit v4 whose tag 0 holds the zero uuid: its "
      "default, so the JSON form leaves topicId out", OFFSETS_TOPIC, _COMMIT_KEY,
      _COMMIT_V4_HEAD + _cs("meta-x") + _COMMIT_TS + "01" "00" "10" + "00" * 16),
+    ("consumer_member_null_classic_tag", "ConsumerGroupMemberMetadata v0 whose tag 0 "
+     "(classicMemberMetadata, a nullable struct) holds the marker uvarint 0: null, its default, "
+     "so left out; then an unknown tag 3 of one byte, skipped", OFFSETS_TOPIC,
+     "0005" + _s16("g") + _s16("m"),
+     "0000" "00" "00" + _cs("c") + _cs("h") + "01" "00" "00002710" "00" "02" "00" "01" "00" "03" "01" "07"),
+    ("consumer_member_unknown_tag_only", "ConsumerGroupMemberMetadata v0 carrying only an unknown "
+     "tag 5 of two bytes: skipped, classicMemberMetadata stays null", OFFSETS_TOPIC,
+     "0005" + _s16("g") + _s16("m"),
+     "0000" "00" "00" + _cs("c") + _cs("h") + "01" "00" "00002710" "00" "01" "05" "02" "0102"),
 )
 
 #: Refused: the error kind is the expectation.
@@ -153,6 +165,10 @@ REFUSALS = (
     ("regular_expression_topics_above_bytes", "a ConsumerGroupRegularExpression value whose topics "
      "array claims 100 elements with 3 bytes left (Kafka: 'Tried to allocate a collection')",
      OFFSETS_TOPIC, "0010" + _s16("g") + _s16("r"), "0000" + _uv(101) + "026100"),
+    ("regular_expression_null_topic_element", "a ConsumerGroupRegularExpression value whose second "
+     "topic is null (compact length 0): array elements are never nullable", OFFSETS_TOPIC,
+     "0010" + _s16("g") + _s16("r"),
+     "0000" "03" + _cs("a") + "00" "0000000000000001" "0000000000000002" "00"),
 )
 
 
@@ -381,6 +397,11 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
      {"topic": OFFSETS_TOPIC, "type": "ConsumerGroupTargetAssignmentMember", "typeId": 7,
       "key": {"groupId": "g", "memberId": "m"}, "valueVersion": 0,
       "value": {"topicPartitions": [{"topicId": "AQIDBAUGBwgJCgsMDQ4PEA", "partitions": [1, "2"]}]}}),
+    ("encode_topic_name_32768_bytes", "ConsumerGroupRegularExpression whose one topic name is "
+     "32768 bytes: refused by the writer, as a field of that length is",
+     {"topic": OFFSETS_TOPIC, "type": "ConsumerGroupRegularExpression", "typeId": 16,
+      "key": {"groupId": "g", "regularExpression": "r"}, "valueVersion": 0,
+      "value": {"topics": ["t" * 32768], "version": 1, "timestamp": 2}}),
     ("encode_client_id_32768_bytes", "ShareGroupMemberMetadata whose clientId is 32768 bytes: "
      "refused by the writer (Kafka: 'field is too long to be serialized')",
      {"topic": OFFSETS_TOPIC, "type": "ShareGroupMemberMetadata", "typeId": 10,
