@@ -308,6 +308,32 @@ def _odd_groups() -> bytes:
                      (encode_key(GroupMetadataKey(group="c1")), encode_value(custom, 3)),
                      (encode_key(GroupMetadataKey(group="c2")), encode_value(consumer, 3))])
 
+
+def _first_base_offset_negative() -> bytes:
+    """A batch whose base offset (outside the CRC) says -1: no segment starts like that."""
+    bad = bytearray(_ours(0, [_commit(0)]))
+    struct.pack_into(">q", bad, 0, -1)
+    return bytes(bad)
+
+
+def _first_length_below_minimum() -> bytes:
+    """A v2 batch whose length says 20 (below 49) at the very start of the log."""
+    bad = bytearray(_ours(0, [_commit(0)]))
+    struct.pack_into(">i", bad, 8, 20)
+    return bytes(bad)
+
+
+def _legacy_short_first() -> bytes:
+    """A magic 0 message set whose one message (null key, a 1-byte value) has length 15: below a
+    v2 batch's minimum of 49, at least the 14 of a magic 0 message, so still a segment's start."""
+    def build() -> bytes:
+        from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+        builder = LegacyRecordBatchBuilder(magic=0, compression_type=0, batch_size=1 << 20)
+        builder.append(0, timestamp=None, key=None, value=b"x")
+        return bytes(builder.build()) + _ours(1, [_commit(1)])
+    return build()
+
 LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_uncompressed", "one batch of three offsets-topic records (a commit, a group, a "
             "tombstone), no compression", "groupspec", OFFSETS_TOPIC, _compressed("none")),
@@ -374,6 +400,14 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_odd_groups", "type id 256 (unknown: skipped), a classic group of protocol type "
             "custom (members not decoded), a consumer member with an assignment but no subscription",
             "groupspec", OFFSETS_TOPIC, _odd_groups),
+    LogCase("log_first_base_offset_negative", "a log whose first batch says base offset -1: not "
+            "a segment, refused", "groupspec, damaged by hand", OFFSETS_TOPIC, _first_base_offset_negative),
+    LogCase("log_first_length_below_minimum", "a log whose first v2 batch says length 20 (below "
+            "49): not a segment, refused", "groupspec, damaged by hand", OFFSETS_TOPIC,
+            _first_length_below_minimum),
+    LogCase("log_legacy_short_first", "a magic 0 message of length 15 (a v2 batch's minimum is 49, "
+            "a magic 0 message's 14) then a v2 batch: a segment; the old format is a bad batch",
+            "kafka-python, then groupspec", OFFSETS_TOPIC, _legacy_short_first),
     LogCase("log_empty", "no bytes at all: nothing to read", "none", OFFSETS_TOPIC, lambda: b""),
     LogCase("log_not_a_segment", "text where a segment's first batch belongs: refused",
             "by hand", OFFSETS_TOPIC, lambda: b"this is not a kafka log segment at all\n"),
