@@ -281,10 +281,10 @@ def _sequence_at_int32_max() -> bytes:
 
 
 def _odd_groups() -> bytes:
-    """A record of type id 256 (0x0100; unknown, skipped) whose key is a LegacyOffsetCommit key's
-    body; a classic group of protocol type "custom" (its members' bytes are not the consumer
-    protocol, so they are not decoded); a consumer group whose member has no subscription bytes
-    but an assignment."""
+    """Two records of type id 256 (0x0100; unknown, skipped) whose key is a LegacyOffsetCommit
+    key's body, one a tombstone; a classic group of protocol type "custom" (its members' bytes
+    are not the consumer protocol, so they are not decoded); a consumer group whose member has no
+    subscription bytes but an assignment."""
     from groupspec.impl.codec.consumer_protocol import encode_assignment
     from groupspec.impl.codec.records import encode_key, encode_value
     from groupspec.types.records import GroupMetadataKey, GroupMetadataValue
@@ -304,7 +304,7 @@ def _odd_groups() -> bytes:
                                  rebalance_timeout=1000, session_timeout=1000, subscription=b"",
                                  assignment=assignment),))
     type_256 = bytes.fromhex("0100") + COMMIT_KEY[2:]
-    return _ours(0, [(type_256, COMMIT_V3),
+    return _ours(0, [(type_256, COMMIT_V3), (type_256, None),
                      (encode_key(GroupMetadataKey(group="c1")), encode_value(custom, 3)),
                      (encode_key(GroupMetadataKey(group="c2")), encode_value(consumer, 3))])
 
@@ -397,7 +397,7 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_sequence_at_int32_max", "a batch of two records from base sequence 2147483646: "
             "last sequence 2147483647 (Kafka's DefaultRecordBatch.incrementSequence)", "groupspec",
             OFFSETS_TOPIC, _sequence_at_int32_max),
-    LogCase("log_odd_groups", "type id 256 (unknown: skipped), a classic group of protocol type "
+    LogCase("log_odd_groups", "type id 256 twice (unknown: skipped), a classic group of protocol type "
             "custom (members not decoded), a consumer member with an assignment but no subscription",
             "groupspec", OFFSETS_TOPIC, _odd_groups),
     LogCase("log_first_base_offset_negative", "a log whose first batch says base offset -1: not "
