@@ -121,6 +121,11 @@ BOUNDARIES = (
     ("consumer_group_metadata_negative_hash", "ConsumerGroupMetadata v0 whose metadataHash (tag 0, "
      "default 0) is -5: not its default, so written and printed", OFFSETS_TOPIC, "0003" + _s16("g"),
      "0000" "00000003" "01" "00" "08" "fffffffffffffffb"),
+    ("group_metadata_v4_subscription_32768_bytes", "GroupMetadata v4 (flexible) whose member's "
+     "subscription is 32768 bytes: bytes have no 32767 limit, only strings do", OFFSETS_TOPIC,
+     _GROUP_KEY, "0004" + _cs("consumer") + "00000001" "00" "00" "0000018bcfe56800" "02"
+     + _cs("m1") + "00" + _cs("c") + _cs("/h") + "000493e0" "0000afc8" + _uv(32769) + "ab" * 32768
+     + "01" "00" "00"),
     ("consumer_member_all_nulls", "ConsumerGroupMemberMetadata v0 with every nullable string null "
      "and no classic member metadata (tag 0 absent)", OFFSETS_TOPIC, "0005" + _s16("g") + _s16("m"),
      "0000" "00" "00" + _cs("c") + _cs("h") + "01" "00" "00002710" "00" "00"),
