@@ -227,6 +227,114 @@ def _consumer_group() -> bytes:
     return _ours(0, [(encode_key(GroupMetadataKey(group="g")), encode_value(value, 3))])
 
 
+def _every_type(topic: str) -> Callable[[], bytes]:
+    """decode_record's generated cases of one topic (every record type at every value version)
+    as one batch: the reader prints each through its own text path, so it must agree with them."""
+    def build() -> bytes:
+        from tests.scenarios.records.cases import _every_type as every
+
+        return _ours(0, [(bytes.fromhex(k), None if v is None else bytes.fromhex(v))
+                         for _, _, t, k, v in every() if t == topic])
+    return build
+
+
+def _boundaries() -> bytes:
+    """decode_record's hand-made boundary and decode-only cases as one batch: compact lengths of
+    one and two bytes, nulls, zero uuids, unknown and zero tags."""
+    from tests.scenarios.records.cases import BOUNDARIES, DECODE_ONLY, HAND_COMPUTED
+
+    pairs: list[tuple[bytes | None, bytes | None]] = [
+        (bytes.fromhex(k), None if v is None else bytes.fromhex(v))
+        for _, _, t, k, v in HAND_COMPUTED[:5] + BOUNDARIES + DECODE_ONLY
+        if t == OFFSETS_TOPIC and len(v or "") < 4096]  # the 32 KiB strings are decode_record's to check
+    return _ours(0, pairs)
+
+
+
+def _refusals() -> bytes:
+    """decode_record's hand-made refusals as one batch, each between two good commits."""
+    from tests.scenarios.records.cases import REFUSALS
+
+    pairs: list[tuple[bytes | None, bytes | None]] = [_commit(0)]
+    for _, _, _, k, v in REFUSALS:
+        pairs += [(bytes.fromhex(k), None if v is None else bytes.fromhex(v)), _commit(len(pairs))]
+    return _ours(0, pairs)
+
+
+def _bad_batch_headers() -> bytes:
+    """Bad batches whose headers the batch view still prints, each between good batches: two
+    records under a zeroed CRC (the stored CRC below the computed one), an empty batch of exactly
+    the 61-byte minimum with a flipped CRC byte, and compression id 6 (CRC recomputed)."""
+    zeroed = bytearray(_ours(1, [_commit(1), _commit(2, partition=1)]))
+    struct.pack_into(">I", zeroed, 17, 0)
+    empty = bytearray(_ours(4, [], last_offset_delta=0))
+    empty[17] ^= 0xFF
+    codec6 = bytearray(_ours(6, [_commit(6)]))
+    struct.pack_into(">h", codec6, 21, 6)
+    return (_ours(0, [_commit(0)]) + bytes(zeroed) + _ours(3, [_commit(3)]) + bytes(empty)
+            + _ours(5, [_commit(5)]) + _recrc(codec6) + _ours(7, [_commit(7)]))
+
+
+def _sequence_at_int32_max() -> bytes:
+    """Two records from base sequence 2147483646: the last sequence is 2147483647, no wrap yet."""
+    return _ours(0, [_commit(0), _commit(1, partition=1)], producer_id=21, producer_epoch=0,
+                 base_sequence=2147483646)
+
+
+def _odd_groups() -> bytes:
+    """Two records of type id 256 (0x0100; unknown, skipped) whose key is a LegacyOffsetCommit
+    key's body, one a tombstone; a classic group of protocol type "custom" (its members' bytes
+    are not the consumer protocol, so they are not decoded); a consumer group whose member has no
+    subscription bytes but an assignment."""
+    from groupspec.impl.codec.consumer_protocol import encode_assignment
+    from groupspec.impl.codec.records import encode_key, encode_value
+    from groupspec.types.records import GroupMetadataKey, GroupMetadataValue
+    from groupspec.types.records.consumer_protocol import ConsumerProtocolAssignment as Assignment
+
+    member_metadata = GroupMetadataValue.MemberMetadata
+    assignment = encode_assignment(
+        Assignment(assigned_partitions=(Assignment.TopicPartition("orders", (0,)),)), 1)
+    custom = GroupMetadataValue(
+        protocol_type="custom", generation=1, protocol="p", leader="m-1", current_state_timestamp=T0,
+        members=(member_metadata(member_id="m-1", group_instance_id=None, client_id="c", client_host="/h",
+                                 rebalance_timeout=1000, session_timeout=1000, subscription=b"\x01\x02",
+                                 assignment=assignment),))
+    consumer = GroupMetadataValue(
+        protocol_type="consumer", generation=2, protocol="range", leader="c-1", current_state_timestamp=T0,
+        members=(member_metadata(member_id="c-1", group_instance_id=None, client_id="c", client_host="/h",
+                                 rebalance_timeout=1000, session_timeout=1000, subscription=b"",
+                                 assignment=assignment),))
+    type_256 = bytes.fromhex("0100") + COMMIT_KEY[2:]
+    return _ours(0, [(type_256, COMMIT_V3), (type_256, None),
+                     (encode_key(GroupMetadataKey(group="c1")), encode_value(custom, 3)),
+                     (encode_key(GroupMetadataKey(group="c2")), encode_value(consumer, 3))])
+
+
+def _first_base_offset_negative() -> bytes:
+    """A batch whose base offset (outside the CRC) says -1: no segment starts like that."""
+    bad = bytearray(_ours(0, [_commit(0)]))
+    struct.pack_into(">q", bad, 0, -1)
+    return bytes(bad)
+
+
+def _first_length_below_minimum() -> bytes:
+    """A v2 batch whose length says 20 (below 49) at the very start of the log."""
+    bad = bytearray(_ours(0, [_commit(0)]))
+    struct.pack_into(">i", bad, 8, 20)
+    return bytes(bad)
+
+
+def _legacy_short_first() -> bytes:
+    """A magic 0 message set whose one message (null key, a 1-byte value) has length 15: below a
+    v2 batch's minimum of 49, at least the 14 of a magic 0 message, so still a segment's start."""
+    def build() -> bytes:
+        from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+        builder = LegacyRecordBatchBuilder(magic=0, compression_type=0, batch_size=1 << 20)
+        builder.append(0, timestamp=None, key=None, value=b"x")
+        return bytes(builder.build()) + _ours(1, [_commit(1)])
+    return build()
+
 LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_uncompressed", "one batch of three offsets-topic records (a commit, a group, a "
             "tombstone), no compression", "groupspec", OFFSETS_TOPIC, _compressed("none")),
@@ -273,6 +381,34 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_consumer_group", "a consumer group's GroupMetadata: members' subscription and "
             "assignment decoded (one member's subscription is bad, one has no assignment)",
             "groupspec", OFFSETS_TOPIC, _consumer_group),
+    LogCase("log_every_offsets_record", "one batch of every __consumer_offsets record type at "
+            "every value version (decode_record's generated cases)", "groupspec", OFFSETS_TOPIC,
+            _every_type(OFFSETS_TOPIC)),
+    LogCase("log_every_share_state_record", "one batch of every __share_group_state record type at "
+            "every value version", "groupspec", SHARE_STATE_TOPIC, _every_type(SHARE_STATE_TOPIC)),
+    LogCase("log_record_boundaries", "one batch of decode_record's hand-made offsets-topic records "
+            "and boundaries (two-byte compact lengths, nulls, zero uuids, unknown tags)", "groupspec",
+            OFFSETS_TOPIC, _boundaries),
+    LogCase("log_record_refusals", "one batch of decode_record's hand-made refusals, each between "
+            "two good commits: quarantined with their error kinds, the commits read", "groupspec",
+            OFFSETS_TOPIC, _refusals),
+    LogCase("log_bad_batch_headers", "bad batches between good ones, their headers in the batch "
+            "view: a zeroed CRC over two records, an empty 61-byte batch with a bad CRC, compression "
+            "id 6", "groupspec, damaged by hand", OFFSETS_TOPIC, _bad_batch_headers),
+    LogCase("log_sequence_at_int32_max", "a batch of two records from base sequence 2147483646: "
+            "last sequence 2147483647 (Kafka's DefaultRecordBatch.incrementSequence)", "groupspec",
+            OFFSETS_TOPIC, _sequence_at_int32_max),
+    LogCase("log_odd_groups", "type id 256 twice (unknown: skipped), a classic group of protocol type "
+            "custom (members not decoded), a consumer member with an assignment but no subscription",
+            "groupspec", OFFSETS_TOPIC, _odd_groups),
+    LogCase("log_first_base_offset_negative", "a log whose first batch says base offset -1: not "
+            "a segment, refused", "groupspec, damaged by hand", OFFSETS_TOPIC, _first_base_offset_negative),
+    LogCase("log_first_length_below_minimum", "a log whose first v2 batch says length 20 (below "
+            "49): not a segment, refused", "groupspec, damaged by hand", OFFSETS_TOPIC,
+            _first_length_below_minimum),
+    LogCase("log_legacy_short_first", "a magic 0 message of length 15 (a v2 batch's minimum is 49, "
+            "a magic 0 message's 14) then a v2 batch: a segment; the old format is a bad batch",
+            "kafka-python, then groupspec", OFFSETS_TOPIC, _legacy_short_first),
     LogCase("log_empty", "no bytes at all: nothing to read", "none", OFFSETS_TOPIC, lambda: b""),
     LogCase("log_not_a_segment", "text where a segment's first batch belongs: refused",
             "by hand", OFFSETS_TOPIC, lambda: b"this is not a kafka log segment at all\n"),
