@@ -34,6 +34,18 @@ HAND_COMPUTED = (
      "01" "00" "10" "0102030405060708090a0b0c0d0e0f10"),
     ("offset_commit_tombstone", "a null value deletes the committed offset", OFFSETS_TOPIC,
      "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000", None),
+    ("offset_commit_v4_long_metadata", "OffsetCommit v4 with 200 bytes of metadata: its compact "
+     "length (201) takes two varint bytes", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "c901" + "6d" * 200 + "0000018bcfe5687b" "00"),
+    ("offset_commit_v4_metadata_127", "OffsetCommit v4 with 127 bytes of metadata: its compact "
+     "length (128) is the smallest that takes two varint bytes", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "8001" + "6d" * 127 + "0000018bcfe5687b" "00"),
+    ("offset_commit_v4_metadata_16255", "OffsetCommit v4 with 16,255 bytes of metadata: its compact "
+     "length (16,256 = 127 x 128) takes the varint 80 7f", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "807f" + "6d" * 16255 + "0000018bcfe5687b" "00"),
     ("group_metadata_empty_group", "the GroupMetadata v3 written when a JoinGroup creates a group",
      OFFSETS_TOPIC, "0002" "0009" "7465737467726f7570",
      "0003" "0000" "00000000" "ffff" "ffff" "0000018bcfe56800" "00000000"),
