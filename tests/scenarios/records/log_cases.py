@@ -474,6 +474,41 @@ def _overlong_varints() -> bytes:
             + _ours(3, [_commit(3)]))
 
 
+def _snappy_framings() -> bytes:
+    """Snappy as xerial's ``SnappyInputStream`` (Kafka's reader) takes it: a raw block with no
+    stream header, two streams back to back (the header again between chunks), then a chunk
+    whose length runs past the stream, and a block whose length varint never ends (both refused);
+    then a good batch."""
+    import cramjam
+
+    from groupspec.impl.codec.compression import Compression
+
+    header = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
+
+    def raw(data: bytes) -> bytes:
+        return bytes(cramjam.snappy.compress_raw(data))
+
+    def chunk(data: bytes) -> bytes:
+        block = raw(data)
+        return struct.pack(">i", len(block)) + block
+
+    def with_body(base: int, pairs: list[tuple[bytes | None, bytes | None]],
+                  frame: Callable[[bytes], bytes]) -> bytes:
+        plain = _ours(base, pairs)
+        body = plain[61:]
+        batch = bytearray(plain[:61]) + frame(body)
+        struct.pack_into(">i", batch, 8, len(batch) - 12)
+        struct.pack_into(">h", batch, 21, Compression.SNAPPY)
+        return _recrc(batch)
+
+    two = [_commit(1), _commit(2, partition=1)]
+    return (with_body(0, [_commit(0)], raw)
+            + with_body(1, two, lambda b: header + chunk(b[:40]) + header + chunk(b[40:]))
+            + with_body(3, [_commit(3)], lambda b: header + struct.pack(">i", len(raw(b)) + 1) + raw(b))
+            + with_body(4, [_commit(4)], lambda b: b"\xff\xff\xff\xff\xff\xff")
+            + _ours(5, [_commit(5)]))
+
+
 LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_uncompressed", "one batch of three offsets-topic records (a commit, a group, a "
             "tombstone), no compression", "groupspec", OFFSETS_TOPIC, _compressed("none")),
@@ -614,6 +649,10 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_overlong_varints", "overlong varints read as Kafka reads them (bits past 32 or 64 "
             "dropped), then a 6-byte varint and an 11-byte varlong refused, then a good batch",
             "groupspec, damaged by hand", OFFSETS_TOPIC, _overlong_varints),
+    LogCase("log_snappy_framings", "snappy batches: a raw block without xerial's header, two xerial "
+            "streams back to back, a chunk running past the stream, a block length that never ends; "
+            "then a good batch", "groupspec, framed by hand",
+            OFFSETS_TOPIC, _snappy_framings),
     LogCase("log_empty", "no bytes at all: nothing to read", "none", OFFSETS_TOPIC, lambda: b""),
     LogCase("log_not_a_segment", "text where a segment's first batch belongs: refused",
             "by hand", OFFSETS_TOPIC, lambda: b"this is not a kafka log segment at all\n"),
