@@ -59,6 +59,19 @@ HAND_COMPUTED = (
      "0003" "0000000000003039" "00000007" "0006" "6d6574612d78" "0000018bcfe5687b" "0000"),
     ("group_metadata_key_trailing_byte_tombstone", "a GroupMetadata key with a byte after its "
      "struct and no value", OFFSETS_TOPIC, "0002" "0009" "7465737467726f7570" "00", None),
+    ("offset_commit_v4_overlong_tag_count", "OffsetCommit v4 whose tagged-field count 0 takes five "
+     "varint bytes (80 80 80 80 00): Kafka's readUnsignedVarint reads it", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "07" "6d6574612d78" "0000018bcfe5687b" "8080808000"),
+    ("offset_commit_v4_six_byte_tag_count", "OffsetCommit v4 whose tagged-field count takes six "
+     "varint bytes: refused (a continuation bit on the fifth)", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "07" "6d6574612d78" "0000018bcfe5687b" "808080808000"),
+    ("offset_commit_v4_tag_2_pow_31", "OffsetCommit v4 with a tagged field of tag 2^31 (80 80 80 80 "
+     "08: a negative int in Kafka, no known tag) and 16 bytes: skipped, no topic id", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "07" "6d6574612d78" "0000018bcfe5687b" "01" "8080808008" "10"
+     + "01" * 16),
     ("unknown_type_17", "a streams-group record (type 17): unknown here, readers skip it",
      OFFSETS_TOPIC, "0011" "0001" "67", "0000"),
     ("offset_commit_value_v9", "a value version above the highest known (4): refused",
@@ -72,6 +85,11 @@ HAND_COMPUTED = (
      OFFSETS_TOPIC, "0001" "0001" "67" "0001" "74" "00000000",
      "0003" "0000000000003039" "00000007" "0000" "0000"),
 )
+
+
+#: Cases whose bytes a reader takes but no writer writes (overlong varints, an unknown tag):
+#: encoding their record gives other bytes, so they have no encode_record vector.
+NOT_AS_WRITTEN = frozenset({"offset_commit_v4_overlong_tag_count", "offset_commit_v4_tag_2_pow_31"})
 
 
 def _sample(cls: type, salt: int) -> Any:
@@ -155,7 +173,7 @@ def _encode_vector_docs(decoded: list[dict[str, Any]]) -> Iterator[dict[str, Any
     from groupspec.conformance.records import encode_answer
 
     for doc in decoded:
-        if "error" in doc["expected"]:
+        if "error" in doc["expected"] or doc["case"] in NOT_AS_WRITTEN:
             continue
         doc_input = {"topic": doc["input"]["topic"], **doc["expected"]}
         expected = {"key": doc["input"]["key"], "value": doc["input"]["value"]}

@@ -460,13 +460,13 @@ def _consumer_versions() -> bytes:
 
 def _overlong_varints() -> bytes:
     """Varints as Kafka's ``ByteUtils`` reads them: a record whose timestamp delta takes 10 bytes
-    with a last byte of 2 (the bit past 64 is dropped: 0), offset delta 5 bytes (0), key length 5
+    with a last byte of 3 (bit 64 dropped, bit 63 kept: 2^62), offset delta 5 bytes (0), key length 5
     bytes with a last byte of 0x10 (the bit past 32 dropped: 25) and header count 5 bytes with
     a last byte of 0x70 (0) is read; a 6-byte offset delta and an 11-byte timestamp delta are
     refused (a continuation bit on the last byte a varint or varlong may have)."""
     rest = _zz(len(COMMIT_V3)) + COMMIT_V3
     key_length = bytes((2 * len(COMMIT_KEY) | 0x80,)) + b"\x80\x80\x80\x10"
-    good = (b"\x00" + b"\x80" * 9 + b"\x02" + b"\x80" * 4 + b"\x00" + key_length + COMMIT_KEY + rest
+    good = (b"\x00" + b"\x80" * 9 + b"\x03" + b"\x80" * 4 + b"\x00" + key_length + COMMIT_KEY + rest
             + b"\x80\x80\x80\x80\x70")
     six = b"\x00\x00" + b"\x80" * 5 + b"\x00" + _zz(len(COMMIT_KEY)) + COMMIT_KEY + rest + b"\x00"
     eleven = b"\x00" + b"\x80" * 10 + b"\x00\x00" + _zz(len(COMMIT_KEY)) + COMMIT_KEY + rest + b"\x00"
@@ -507,6 +507,34 @@ def _snappy_framings() -> bytes:
             + with_body(3, [_commit(3)], lambda b: header + struct.pack(">i", len(raw(b)) + 1) + raw(b))
             + with_body(4, [_commit(4)], lambda b: b"\xff\xff\xff\xff\xff\xff")
             + _ours(5, [_commit(5)]))
+
+
+def _big_decompressed(codec: str) -> Callable[[], bytes]:
+    """A batch whose records section decompresses to over 64 KiB (the first output buffer the
+    reader tries for lz4 and zstd): a record of an unknown type (skipped) with 70,000 zero bytes
+    of value, then a commit."""
+    def build() -> bytes:
+        from groupspec.impl.codec.compression import Compression
+
+        return _ours(0, [(bytes.fromhex("0011" "0001" "67"), bytes(70_000)), _commit(1)],
+                     compression=Compression[codec.upper()])
+    return build
+
+
+def _legacy_smallest(length: int) -> Callable[[], bytes]:
+    """A v2 batch, then a magic 0 message at offset 1 of null key and value (kafka-python's
+    ``LegacyRecordBatchBuilder``): its length is 14, the smallest Kafka frames
+    (``LegacyRecord.RECORD_OVERHEAD_V0``); set to ``length`` by hand when it is not 14. Then a v2
+    batch."""
+    def build() -> bytes:
+        from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+        builder = LegacyRecordBatchBuilder(magic=0, compression_type=0, batch_size=1 << 20)
+        builder.append(0, timestamp=None, key=None, value=None)
+        message = bytearray(builder.build())
+        struct.pack_into(">qi", message, 0, 1, length)
+        return _ours(0, [_commit(0)]) + bytes(message) + _ours(2, [_commit(2)])
+    return build
 
 
 LOG_CASES: tuple[LogCase, ...] = (
@@ -653,6 +681,15 @@ LOG_CASES: tuple[LogCase, ...] = (
             "streams back to back, a chunk running past the stream, a block length that never ends; "
             "then a good batch", "groupspec, framed by hand",
             OFFSETS_TOPIC, _snappy_framings),
+    *(LogCase(f"log_{c}_past_first_buffer", f"a {c} batch decompressing to over 64 KiB: a skipped "
+              "record of 70,000 bytes, then a commit", "groupspec", OFFSETS_TOPIC, _big_decompressed(c))
+      for c in ("lz4", "zstd")),
+    LogCase("log_legacy_smallest_message", "a v2 batch, a magic 0 message of length 14 (the smallest "
+            "Kafka frames: a bad batch, magic 0), then a v2 batch read", "kafka-python, then groupspec",
+            OFFSETS_TOPIC, _legacy_smallest(14)),
+    LogCase("log_legacy_length_13", "a v2 batch, then a magic 0 message whose length says 13 "
+            "(below 14): the rest cannot be framed", "kafka-python, damaged by hand", OFFSETS_TOPIC,
+            _legacy_smallest(13)),
     LogCase("log_empty", "no bytes at all: nothing to read", "none", OFFSETS_TOPIC, lambda: b""),
     LogCase("log_not_a_segment", "text where a segment's first batch belongs: refused",
             "by hand", OFFSETS_TOPIC, lambda: b"this is not a kafka log segment at all\n"),
