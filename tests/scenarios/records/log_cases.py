@@ -501,7 +501,7 @@ def _snappy_framings() -> bytes:
         struct.pack_into(">h", batch, 21, Compression.SNAPPY)
         return _recrc(batch)
 
-    two = [_commit(1), _commit(2, partition=1)]
+    two: list[tuple[bytes | None, bytes | None]] = [_commit(1), _commit(2, partition=1)]
     return (with_body(0, [_commit(0)], raw)
             + with_body(1, two, lambda b: header + chunk(b[:40]) + header + chunk(b[40:]))
             + with_body(3, [_commit(3)], lambda b: header + struct.pack(">i", len(raw(b)) + 1) + raw(b))
