@@ -56,15 +56,19 @@ def check_output(doc: Any) -> None:
             raise InputError(f"output.{name}", "missing")
 
 
-def decode_answer(doc: Any) -> dict[str, Any]:
-    """The implementation's answer for one input: what every target is compared with."""
+def decode_answer(doc: Any, *, strict: bool = True) -> dict[str, Any]:
+    """The implementation's answer for one input: what every target is compared with.
+
+    ``strict`` False reads as Kafka's ``CoordinatorRecordSerde`` does, ignoring bytes after a
+    key or value struct (``impl-kafka``); groupspec refuses them.
+    """
     from groupspec.impl.codec.json_form import to_json
     from groupspec.impl.codec.records import KEY_VERSION, decode_record
     from groupspec.types.records import record_type_of
 
     key = bytes.fromhex(doc["key"])
     value = None if doc["value"] is None else bytes.fromhex(doc["value"])
-    rec = decode_record(doc["topic"], key, value)
+    rec = decode_record(doc["topic"], key, value, strict=strict)
     rtype = record_type_of(type(rec.key))
     # Kafka's JSON form: the fields of the version the bytes were written at (docs/machines/records.md).
     return {"type": rtype.name, "typeId": rtype.type_id, "key": to_json(rec.key, KEY_VERSION),
@@ -72,8 +76,12 @@ def decode_answer(doc: Any) -> dict[str, Any]:
             "value": None if rec.value is None else to_json(rec.value, rec.value_version)}
 
 
+def _decode_answer_kafka(doc: Any) -> dict[str, Any]:
+    return decode_answer(doc, strict=False)
+
+
 def handler(target: str) -> Handler:
-    return decode_answer
+    return _decode_answer_kafka if target == "impl-kafka" else decode_answer
 
 
 

@@ -5,6 +5,11 @@ Two flavours meet in a coordinator record: record batches use zig-zag signed var
 versions use unsigned varints for compact lengths and tagged-field headers. Both are base-128,
 least significant group first. Readers return ``(value, next_position)`` and raise
 :class:`TruncatedError` or :class:`MalformedError`, never IndexError.
+
+Like Kafka's ``ByteUtils.readUnsignedVarint``/``readUnsignedVarlong``, a reader takes overlong
+encodings (``80 80 80 80 00`` is 0) and keeps only the bits of the int32 or int64 it reads into:
+the last byte's bits beyond them are dropped, not refused (Java's shift into an ``int`` or a
+``long`` drops them). Only a continuation bit on the last byte allowed is refused.
 """
 
 from __future__ import annotations
@@ -26,9 +31,7 @@ def read_uvarint(buf: Buffer, pos: int, max_bytes: int = 5) -> tuple[int, int]:
         pos += 1
         result |= (b & 0x7F) << shift
         if b < 0x80:
-            if max_bytes == 5 and result > 0xFFFFFFFF:
-                raise MalformedError("varint does not fit in 32 bits")
-            return result, pos
+            return result & ((1 << (32 if max_bytes == 5 else 64)) - 1), pos
         shift += 7
         del i
     raise MalformedError(f"varint longer than {max_bytes} bytes")
@@ -43,8 +46,6 @@ def read_varint(buf: Buffer, pos: int) -> tuple[int, int]:
 def read_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
     """A zig-zag signed 64-bit varint."""
     raw, pos = read_uvarint(buf, pos, 10)
-    if raw > 0xFFFFFFFFFFFFFFFF:
-        raise MalformedError("varlong does not fit in 64 bits")
     return (raw >> 1) ^ -(raw & 1), pos
 
 
@@ -60,16 +61,3 @@ def uvarint(value: int) -> bytes:
     out.append(value)
     return bytes(out)
 
-
-def varint(value: int) -> bytes:
-    """Zig-zag encode a signed 32-bit value."""
-    if not -(1 << 31) <= value < (1 << 31):
-        raise ValueError(f"{value} does not fit in a 32-bit varint")
-    return uvarint(((value << 1) ^ (value >> 31)) & 0xFFFFFFFF)
-
-
-def varlong(value: int) -> bytes:
-    """Zig-zag encode a signed 64-bit value."""
-    if not -(1 << 63) <= value < (1 << 63):
-        raise ValueError(f"{value} does not fit in a 64-bit varint")
-    return uvarint(((value << 1) ^ (value >> 63)) & 0xFFFFFFFFFFFFFFFF)

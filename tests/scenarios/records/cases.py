@@ -34,9 +34,44 @@ HAND_COMPUTED = (
      "01" "00" "10" "0102030405060708090a0b0c0d0e0f10"),
     ("offset_commit_tombstone", "a null value deletes the committed offset", OFFSETS_TOPIC,
      "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000", None),
+    ("offset_commit_v4_long_metadata", "OffsetCommit v4 with 200 bytes of metadata: its compact "
+     "length (201) takes two varint bytes", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "c901" + "6d" * 200 + "0000018bcfe5687b" "00"),
+    ("offset_commit_v4_metadata_127", "OffsetCommit v4 with 127 bytes of metadata: its compact "
+     "length (128) is the smallest that takes two varint bytes", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "8001" + "6d" * 127 + "0000018bcfe5687b" "00"),
+    ("offset_commit_v4_metadata_16255", "OffsetCommit v4 with 16,255 bytes of metadata: its compact "
+     "length (16,256 = 127 x 128) takes the varint 80 7f", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "807f" + "6d" * 16255 + "0000018bcfe5687b" "00"),
     ("group_metadata_empty_group", "the GroupMetadata v3 written when a JoinGroup creates a group",
      OFFSETS_TOPIC, "0002" "0009" "7465737467726f7570",
      "0003" "0000" "00000000" "ffff" "ffff" "0000018bcfe56800" "00000000"),
+    ("offset_commit_key_trailing_byte", "an OffsetCommit key with a byte after its struct: "
+     "groupspec refuses it, Kafka reads the struct and ignores the byte", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000" "ff",
+     "0003" "0000000000003039" "00000007" "0006" "6d6574612d78" "0000018bcfe5687b"),
+    ("offset_commit_value_trailing_bytes", "an OffsetCommit v3 value with two bytes after its "
+     "struct: groupspec refuses it, Kafka ignores them", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0003" "0000000000003039" "00000007" "0006" "6d6574612d78" "0000018bcfe5687b" "0000"),
+    ("group_metadata_key_trailing_byte_tombstone", "a GroupMetadata key with a byte after its "
+     "struct and no value", OFFSETS_TOPIC, "0002" "0009" "7465737467726f7570" "00", None),
+    ("offset_commit_v4_overlong_tag_count", "OffsetCommit v4 whose tagged-field count 0 takes five "
+     "varint bytes (80 80 80 80 00): Kafka's readUnsignedVarint reads it", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "07" "6d6574612d78" "0000018bcfe5687b" "8080808000"),
+    ("offset_commit_v4_six_byte_tag_count", "OffsetCommit v4 whose tagged-field count takes six "
+     "varint bytes: refused (a continuation bit on the fifth)", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "07" "6d6574612d78" "0000018bcfe5687b" "808080808000"),
+    ("offset_commit_v4_tag_2_pow_31", "OffsetCommit v4 with a tagged field of tag 2^31 (80 80 80 80 "
+     "08: a negative int in Kafka, no known tag) and 16 bytes: skipped, no topic id", OFFSETS_TOPIC,
+     "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000",
+     "0004" "0000000000003039" "00000007" "07" "6d6574612d78" "0000018bcfe5687b" "01" "8080808008" "10"
+     + "01" * 16),
     ("unknown_type_17", "a streams-group record (type 17): unknown here, readers skip it",
      OFFSETS_TOPIC, "0011" "0001" "67", "0000"),
     ("offset_commit_value_v9", "a value version above the highest known (4): refused",
@@ -176,6 +211,10 @@ REFUSALS = (
      "0000" "03" + _cs("a") + "00" "0000000000000001" "0000000000000002" "00"),
 )
 
+#: Cases whose bytes a reader takes but no writer writes (overlong varints, an unknown tag):
+#: encoding their record gives other bytes, so they have no encode_record vector.
+NOT_AS_WRITTEN = frozenset({"offset_commit_v4_overlong_tag_count", "offset_commit_v4_tag_2_pow_31"})
+
 
 def _sample(cls: type, salt: int) -> Any:
     """A deterministic instance with every field away from its default where the type allows."""
@@ -260,7 +299,7 @@ def _encode_vector_docs(decoded: list[dict[str, Any]]) -> Iterator[dict[str, Any
 
     decode_only = {case for case, *_ in DECODE_ONLY}
     for doc in decoded:
-        if "error" in doc["expected"] or doc["case"] in decode_only:
+        if "error" in doc["expected"] or doc["case"] in decode_only or doc["case"] in NOT_AS_WRITTEN:
             continue
         doc_input = {"topic": doc["input"]["topic"], **doc["expected"]}
         expected = {"key": doc["input"]["key"], "value": doc["input"]["value"]}
@@ -287,6 +326,10 @@ def _decode_vector_docs() -> Iterator[dict[str, Any]]:
             expected: dict[str, Any] = decode_answer(doc_input)
         except Exception as exc:  # the codec's refusal is the expectation
             expected = {"error": error_kind(exc)}
+        try:  # Kafka ignores bytes after a key or value struct, groupspec refuses them
+            expected_kafka: dict[str, Any] = decode_answer(doc_input, strict=False)
+        except Exception as exc:
+            expected_kafka = {"error": error_kind(exc)}
         yield {
             "format": vf.FORMAT_VERSION,
             "machine": MACHINE,
@@ -298,7 +341,7 @@ def _decode_vector_docs() -> Iterator[dict[str, Any]]:
             "properties": [],
             "input": doc_input,
             "expected": expected,
-            "expected_kafka": expected,  # the bytes are Kafka's: both flavours expect the same
+            "expected_kafka": expected_kafka,
         }
 
 

@@ -335,6 +335,317 @@ def _legacy_short_first() -> bytes:
         return bytes(builder.build()) + _ours(1, [_commit(1)])
     return build()
 
+
+def _kp_batch(base: int, entries: list[tuple[int, int, bytes | None, bytes | None, list[Any]]],
+              codec: int = 0) -> bytes:
+    """kafka-python's v2 batch of ``(offset delta, timestamp, key, value, headers)`` records, then
+    moved to ``base``: the base offset is outside the CRC, brokers set it the same way."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=codec, is_transactional=False,
+                                        producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                        batch_size=1 << 20)
+    for delta, timestamp, key, value, headers in entries:
+        builder.append(delta, timestamp=timestamp, key=key, value=value, headers=headers)
+    with mock.patch("gzip.time") as clock:
+        clock.time.return_value = T0 // 1000
+        data = bytearray(builder.build())
+    struct.pack_into(">q", data, 0, base)
+    return bytes(data)
+
+
+def _headers() -> bytes:
+    """Record headers (offsets-topic records carry none, but a reader must step over them): a
+    header with a value, one with a null value, one with an empty key and empty value, and a key
+    in UTF-8 beyond ASCII."""
+    return _kp_batch(0, [
+        (0, T0, COMMIT_KEY, COMMIT_V3, [("trace", b"abc"), ("none", None)]),
+        (1, T0 + 1, GROUP_KEY, GROUP_EMPTY_V3,
+         [("", b""), ("z\u00fcrich", b"\x00\xff"), ("x" * 70, b"y" * 70)]),
+        (2, T0 + 2, COMMIT_KEY, None, []),
+    ])
+
+
+def _long_metadata(size: int) -> tuple[bytes, bytes]:
+    from groupspec.impl.codec.records import encode_value
+    from groupspec.types.records import OffsetCommitValue
+
+    return COMMIT_KEY, encode_value(OffsetCommitValue(offset=1, leader_epoch=-1, metadata="m" * size,
+                                                      commit_timestamp=T0), 3)
+
+
+def _wide_deltas() -> bytes:
+    """Varints of every width the records section uses: offset deltas 0, 70 (two bytes), 9000
+    (three); timestamp deltas 0, -5 (negative), 100 (two bytes), 10,000,000 (four), -2^40 (six);
+    value lengths 13, 80 (two bytes) and 9000 (three: a record of over 8 KiB)."""
+    k80, v80 = _long_metadata(60)
+    k9000, v9000 = _long_metadata(8980)
+    return _kp_batch(0, [
+        (0, T0, COMMIT_KEY, COMMIT_V3, []),
+        (1, T0 - 5, k80, v80, []),
+        (70, T0 + 100, GROUP_KEY, GROUP_EMPTY_V3, []),
+        (71, T0 + 10_000_000, k9000, v9000, []),
+        (9000, T0 - (1 << 40), COMMIT_KEY, None, []),
+    ])
+
+
+def _control_markers() -> bytes:
+    """One control batch per marker record, at the edges Kafka's ``ControlRecordType.parseTypeId``
+    and ``EndTransactionMarker.deserializeValue`` check: a key of 3 bytes (refused) and of exactly
+    4, a key version -1 (refused) and 3 (read as 0), type 2 (LEADER_CHANGE: no transaction
+    marker), a value of 5 bytes (refused) and of exactly 6, a value version -1 (refused) and 2
+    with a byte more (read as version 0), a null key and a null value."""
+    from groupspec.impl.codec.batch import Record, encode_batch
+
+    pairs: list[tuple[bytes | None, bytes | None]] = [
+        (bytes.fromhex("000000"), bytes.fromhex("00000000000b")),
+        (bytes.fromhex("00000001"), bytes.fromhex("00000000000b")),
+        (bytes.fromhex("ffff0001"), bytes.fromhex("00000000000b")),
+        (bytes.fromhex("00030000"), bytes.fromhex("00000000000c")),
+        (bytes.fromhex("00000002"), bytes.fromhex("00000000000b")),
+        (bytes.fromhex("00000001"), bytes.fromhex("0000000000")),
+        (bytes.fromhex("00000001"), bytes.fromhex("ffff0000000b")),
+        (bytes.fromhex("00000001"), bytes.fromhex("00020000000dff")),
+        (None, bytes.fromhex("00000000000b")),
+        (bytes.fromhex("00000001"), None),
+    ]
+    return b"".join(encode_batch([Record(i, T0 + i, key, value)], base_offset=i, is_transactional=True,
+                                 is_control=True, producer_id=9, producer_epoch=0)
+                    for i, (key, value) in enumerate(pairs))
+
+
+def _cut_at(size: int, **fields: int) -> Callable[[], bytes]:
+    """A good batch, then the first ``size`` bytes of a second whose header field ``fields`` names
+    was set by hand (``base``, ``length``, ``magic``, ``attributes``, ``delta``, ``count``)."""
+    where = {"base": (0, ">q"), "length": (8, ">i"), "magic": (16, ">b"), "attributes": (21, ">h"),
+             "delta": (23, ">i"), "count": (57, ">i")}
+
+    def build() -> bytes:
+        second = bytearray(_ours(3, [_commit(3), _commit(4, partition=1)]))
+        for name, value in fields.items():
+            at, fmt = where[name]
+            struct.pack_into(fmt, second, at, value)
+        return _ours(0, _mixed()) + bytes(second[:size])
+    return build
+
+
+def _count_at_fit(extra: int) -> Callable[[], bytes]:
+    """A good batch, then the first 100 bytes of a second (uncompressed, two records) whose last
+    offset delta says 100 and whose record count is the most its length can hold (seven-byte
+    records), plus ``extra``."""
+    def build() -> bytes:
+        second = bytearray(_ours(3, [_commit(3), _commit(4, partition=1)]))
+        length = struct.unpack_from(">i", second, 8)[0]
+        struct.pack_into(">i", second, 23, 100)
+        struct.pack_into(">i", second, 57, (length - 49) // 7 + extra)
+        return _ours(0, _mixed()) + bytes(second[:100])
+    return build
+
+
+def _long_records_cut(tail: bytes) -> Callable[[], bytes]:
+    """A good batch, then the header and first byte of a batch of records longer than 63 bytes
+    (two-byte lengths), followed by ``tail``."""
+    def build() -> bytes:
+        second = _ours(3, [_long_metadata(60), _long_metadata(61)])
+        return _ours(0, _mixed()) + second[:62] + tail
+    return build
+
+
+def _complete_with_longer_length() -> bytes:
+    """A good batch, then a complete batch whose length says 10 bytes more, then 3 bytes: its
+    CRC32C matches where it really ends, so the end of the data is no torn tail."""
+    last = bytearray(_ours(3, [_commit(3)]))
+    struct.pack_into(">i", last, 8, struct.unpack_from(">i", last, 8)[0] + 10)
+    return _ours(0, _mixed()) + bytes(last) + b"\x00\x00\x00"
+
+
+def _swallowing_batch() -> bytes:
+    """A zstd batch whose CRC field was flipped and whose length reaches past the end of the data,
+    over a complete batch that follows it: that batch shows where the first one ends."""
+    from groupspec.impl.codec.compression import Compression
+
+    first = bytearray(_ours(0, _mixed(), compression=Compression.ZSTD))
+    struct.pack_into(">i", first, 8, struct.unpack_from(">i", first, 8)[0] + 500)
+    first[20] ^= 0x01
+    return bytes(first) + _ours(3, [_commit(3)])
+
+
+def _gzip_cut(damage: bool) -> Callable[[], bytes]:
+    """A good batch, then the first 90 bytes of a gzip batch (the gzip stream cut short), its
+    deflate data damaged by hand when ``damage``."""
+    def build() -> bytes:
+        from groupspec.impl.codec.compression import Compression
+
+        second = bytearray(_ours(3, [_commit(3), _commit(4, partition=1), _commit(5, partition=2)],
+                                 compression=Compression.GZIP))
+        if damage:
+            second[61 + 10] = 0xFF  # the first byte of the deflate stream: a reserved block type
+        return _ours(0, _mixed()) + bytes(second[:90])
+    return build
+
+
+def _zz(value: int) -> bytes:
+    from groupspec.impl.codec.varint import uvarint
+
+    return uvarint((value << 1) ^ (value >> 63))
+
+
+def _one_raw_record(base: int, body: bytes, count: int = 1, after: bytes = b"") -> bytes:
+    """An uncompressed batch of ``count`` records whose records section is one record of ``body``
+    (then ``after``), CRC recomputed: for damage no writer makes."""
+    batch = bytearray(_ours(base, [_commit(base)])[:61]) + _zz(len(body)) + body + after
+    struct.pack_into(">i", batch, 8, len(batch) - 12)
+    struct.pack_into(">i", batch, 57, count)
+    return _recrc(batch)
+
+
+def _raw_body(headers: bytes) -> bytes:
+    """A record at offset delta 0 holding the commit of COMMIT_KEY/COMMIT_V3, then ``headers``
+    (the header count and headers as bytes)."""
+    return (b"\x00\x00\x00" + _zz(len(COMMIT_KEY)) + COMMIT_KEY + _zz(len(COMMIT_V3)) + COMMIT_V3
+            + headers)
+
+
+def _bad_headers() -> bytes:
+    """One batch per damage of a record's headers (the checks of Kafka's ``DefaultRecord.readFrom``):
+    a header count of -1, a count larger than the bytes left, a header key length of -1, a key
+    running past the record, a value running past the record, a byte left after the headers;
+    between them good records with a null header value and an empty header key."""
+    damaged = [
+        _zz(-1),
+        _zz(100) + _zz(0) + _zz(-1),
+        _zz(1) + _zz(-1) + _zz(-1),
+        _zz(1) + _zz(50) + b"k" + _zz(-1),
+        _zz(1) + _zz(1) + b"k" + _zz(50) + b"v",
+        _zz(1) + _zz(1) + b"k" + _zz(-1) + b"\x00",
+    ]
+    good = [_zz(1) + _zz(1) + b"k" + _zz(-1), _zz(2) + _zz(0) + _zz(0) + _zz(1) + b"k" + _zz(1) + b"v"]
+    bodies = [damaged[0], good[0], *damaged[1:4], good[1], *damaged[4:]]
+    return b"".join(_one_raw_record(i, _raw_body(h)) for i, h in enumerate(bodies))
+
+
+def _bad_records_sections() -> bytes:
+    """Batches whose records section disagrees with its count: a byte after the one record it
+    counts; a count of 2 over one record; a gzip batch counting 40 records, more than its records
+    (seven bytes at least each) can hold."""
+    from groupspec.impl.codec.compression import Compression
+
+    record = _raw_body(_zz(0))
+    gzip = bytearray(_ours(2, [_commit(2)], compression=Compression.GZIP))
+    struct.pack_into(">i", gzip, 57, 40)
+    return (_one_raw_record(0, record, after=b"\x00") + _one_raw_record(1, record, count=2)
+            + _recrc(gzip) + _ours(3, [_commit(3)]))
+
+
+def _consumer_versions() -> bytes:
+    """A consumer group's members with subscription and assignment at versions 0 to 3, a version
+    4 subscription (read with the version 3 layout, its extra byte left unread, as Kafka's
+    ``ConsumerProtocol`` does), and subscriptions of version -1 and of a single byte (refused)."""
+    from groupspec.impl.codec.consumer_protocol import encode_assignment, encode_subscription
+    from groupspec.impl.codec.records import encode_key, encode_value
+    from groupspec.types.records import GroupMetadataKey, GroupMetadataValue
+    from groupspec.types.records.consumer_protocol import ConsumerProtocolAssignment as Assignment
+    from groupspec.types.records.consumer_protocol import ConsumerProtocolSubscription as Subscription
+
+    sub = Subscription(topics=("orders", "pay"), user_data=b"\x07",
+                       owned_partitions=(Subscription.TopicPartition("orders", (2,)),), generation_id=4,
+                       rack_id="r1")
+    assign = Assignment(assigned_partitions=(Assignment.TopicPartition("orders", (0, 2)),), user_data=b"\x08")
+
+    def member(n: int, subscription: bytes, assignment: bytes) -> GroupMetadataValue.MemberMetadata:
+        return GroupMetadataValue.MemberMetadata(
+            member_id=f"c-{n}", group_instance_id=None, client_id="c", client_host="/10.0.0.1",
+            rebalance_timeout=300000, session_timeout=45000, subscription=subscription, assignment=assignment)
+
+    v3 = encode_subscription(sub, 3)
+    members = [member(v, encode_subscription(sub, v) if v < 3 else v3, encode_assignment(assign, v))
+               for v in range(4)]
+    members += [member(4, b"\x00\x04" + v3[2:] + b"\x00", encode_assignment(assign, 3)),
+                member(5, b"\xff\xff" + v3[2:], b""), member(6, b"\x00", b"")]
+    value = GroupMetadataValue(protocol_type="consumer", generation=4, protocol="range", leader="c-0",
+                               current_state_timestamp=T0, members=tuple(members))
+    return _ours(0, [(encode_key(GroupMetadataKey(group="g")), encode_value(value, 3))])
+
+
+def _overlong_varints() -> bytes:
+    """Varints as Kafka's ``ByteUtils`` reads them: a record whose timestamp delta takes 10 bytes
+    with a last byte of 3 (bit 64 dropped, bit 63 kept: 2^62), offset delta 5 bytes (0), key length 5
+    bytes with a last byte of 0x10 (the bit past 32 dropped: 25) and header count 5 bytes with
+    a last byte of 0x70 (0) is read; a 6-byte offset delta and an 11-byte timestamp delta are
+    refused (a continuation bit on the last byte a varint or varlong may have)."""
+    rest = _zz(len(COMMIT_V3)) + COMMIT_V3
+    key_length = bytes((2 * len(COMMIT_KEY) | 0x80,)) + b"\x80\x80\x80\x10"
+    good = (b"\x00" + b"\x80" * 9 + b"\x03" + b"\x80" * 4 + b"\x00" + key_length + COMMIT_KEY + rest
+            + b"\x80\x80\x80\x80\x70")
+    six = b"\x00\x00" + b"\x80" * 5 + b"\x00" + _zz(len(COMMIT_KEY)) + COMMIT_KEY + rest + b"\x00"
+    eleven = b"\x00" + b"\x80" * 10 + b"\x00\x00" + _zz(len(COMMIT_KEY)) + COMMIT_KEY + rest + b"\x00"
+    return (_one_raw_record(0, good) + _one_raw_record(1, six) + _one_raw_record(2, eleven)
+            + _ours(3, [_commit(3)]))
+
+
+def _snappy_framings() -> bytes:
+    """Snappy as xerial's ``SnappyInputStream`` (Kafka's reader) takes it: a raw block with no
+    stream header, two streams back to back (the header again between chunks), then a chunk
+    whose length runs past the stream, and a block whose length varint never ends (both refused);
+    then a good batch."""
+    import cramjam
+
+    from groupspec.impl.codec.compression import Compression
+
+    header = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
+
+    def raw(data: bytes) -> bytes:
+        return bytes(cramjam.snappy.compress_raw(data))
+
+    def chunk(data: bytes) -> bytes:
+        block = raw(data)
+        return struct.pack(">i", len(block)) + block
+
+    def with_body(base: int, pairs: list[tuple[bytes | None, bytes | None]],
+                  frame: Callable[[bytes], bytes]) -> bytes:
+        plain = _ours(base, pairs)
+        body = plain[61:]
+        batch = bytearray(plain[:61]) + frame(body)
+        struct.pack_into(">i", batch, 8, len(batch) - 12)
+        struct.pack_into(">h", batch, 21, Compression.SNAPPY)
+        return _recrc(batch)
+
+    two: list[tuple[bytes | None, bytes | None]] = [_commit(1), _commit(2, partition=1)]
+    return (with_body(0, [_commit(0)], raw)
+            + with_body(1, two, lambda b: header + chunk(b[:40]) + header + chunk(b[40:]))
+            + with_body(3, [_commit(3)], lambda b: header + struct.pack(">i", len(raw(b)) + 1) + raw(b))
+            + with_body(4, [_commit(4)], lambda b: b"\xff\xff\xff\xff\xff\xff")
+            + _ours(5, [_commit(5)]))
+
+
+def _big_decompressed(codec: str) -> Callable[[], bytes]:
+    """A batch whose records section decompresses to over 64 KiB (the first output buffer the
+    reader tries for lz4 and zstd): a record of an unknown type (skipped) with 70,000 zero bytes
+    of value, then a commit."""
+    def build() -> bytes:
+        from groupspec.impl.codec.compression import Compression
+
+        return _ours(0, [(bytes.fromhex("0011" "0001" "67"), bytes(70_000)), _commit(1)],
+                     compression=Compression[codec.upper()])
+    return build
+
+
+def _legacy_smallest(length: int) -> Callable[[], bytes]:
+    """A v2 batch, then a magic 0 message at offset 1 of null key and value (kafka-python's
+    ``LegacyRecordBatchBuilder``): its length is 14, the smallest Kafka frames
+    (``LegacyRecord.RECORD_OVERHEAD_V0``); set to ``length`` by hand when it is not 14. Then a v2
+    batch."""
+    def build() -> bytes:
+        from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+        builder = LegacyRecordBatchBuilder(magic=0, compression_type=0, batch_size=1 << 20)
+        builder.append(0, timestamp=None, key=None, value=None)
+        message = bytearray(builder.build())
+        struct.pack_into(">qi", message, 0, 1, length)
+        return _ours(0, [_commit(0)]) + bytes(message) + _ours(2, [_commit(2)])
+    return build
+
+
 LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_uncompressed", "one batch of three offsets-topic records (a commit, a group, a "
             "tombstone), no compression", "groupspec", OFFSETS_TOPIC, _compressed("none")),
@@ -409,6 +720,113 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_legacy_short_first", "a magic 0 message of length 15 (a v2 batch's minimum is 49, "
             "a magic 0 message's 14) then a v2 batch: a segment; the old format is a bad batch",
             "kafka-python, then groupspec", OFFSETS_TOPIC, _legacy_short_first),
+    LogCase("log_kafka_python_headers", "records with headers (kafka-python): a value, a null value, an "
+            "empty key and value, a UTF-8 key beyond ASCII, a 70-byte key and value", "kafka-python",
+            OFFSETS_TOPIC, _headers),
+    LogCase("log_kafka_python_wide_varints", "kafka-python's batch of records whose offset deltas, "
+            "timestamp deltas (negative ones too) and value lengths take one to six varint bytes",
+            "kafka-python", OFFSETS_TOPIC, _wide_deltas),
+    LogCase("log_control_marker_edges", "ten one-record control batches at the edges of a marker's "
+            "key and value: too short, exactly long enough, negative versions, later versions, a "
+            "LEADER_CHANGE type, null key, null value", "groupspec", OFFSETS_TOPIC, _control_markers),
+    LogCase("log_torn_in_base_offset", "a batch, then 5 bytes of a header: a torn tail",
+            "groupspec, cut by hand", OFFSETS_TOPIC, _cut_at(5)),
+    LogCase("log_cut_base_offset_negative", "a batch, then 5 bytes of a header whose base offset is -1: "
+            "no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(5, base=-1)),
+    LogCase("log_cut_base_offset_past_segment", "a batch, then 5 bytes of a header whose base offset "
+            "is 2^31: beyond what a segment of base 0 holds, no torn tail",
+            "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(5, base=1 << 31)),
+    LogCase("log_cut_7_bytes_offset_could_grow", "a batch up to offset 2, then 7 bytes of a header "
+            "whose base offset says 2: its missing byte may still make it grow, a torn tail",
+            "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(7, base=2)),
+    LogCase("log_cut_8_bytes_offset_goes_back", "a batch up to offset 2, then 8 bytes of a header "
+            "whose base offset is 2: no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(8, base=2)),
+    LogCase("log_cut_8_bytes_past_segment", "a batch, then 8 bytes of a header whose base offset is "
+            "2^31: no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(8, base=1 << 31)),
+    LogCase("log_cut_11_bytes_short_length", "a batch, then 11 bytes of a header whose length says 20: "
+            "the length is not all there, a torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(11, length=20)),
+    LogCase("log_cut_12_bytes_short_length", "a batch, then 12 bytes of a header whose length says 20: "
+            "no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(12, length=20)),
+    LogCase("log_cut_16_bytes_magic_1", "a batch, then 16 bytes of a header whose magic is 1: the "
+            "magic is not there, a torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(16, magic=1)),
+    LogCase("log_cut_17_bytes_magic_1", "a batch, then 17 bytes of a header whose magic is 1: no torn tail",
+            "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(17, magic=1)),
+    LogCase("log_cut_22_bytes_attribute_bit_7", "a batch, then 22 bytes of a header whose attributes set "
+            "bit 7: they are not all there, a torn tail", "groupspec, cut and damaged by hand",
+            OFFSETS_TOPIC, _cut_at(22, attributes=0x80)),
+    LogCase("log_cut_23_bytes_attribute_bit_7", "a batch, then 23 bytes of a header whose attributes set "
+            "bit 7: no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(23, attributes=0x80)),
+    LogCase("log_cut_23_bytes_compression_5", "a batch, then 23 bytes of a header of compression id 5: "
+            "no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(23, attributes=5)),
+    LogCase("log_cut_26_bytes_negative_delta", "a batch, then 26 bytes of a header whose last offset "
+            "delta is -1: not all there, a torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(26, delta=-1)),
+    LogCase("log_cut_27_bytes_negative_delta", "a batch, then 27 bytes of a header whose last offset "
+            "delta is -1: no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(27, delta=-1)),
+    LogCase("log_cut_60_bytes_count_past_delta", "a batch, then 60 bytes of a header whose record count "
+            "is 3 with a last offset delta of 1: the count is not all there, a torn tail",
+            "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(60, count=3)),
+    LogCase("log_cut_61_bytes_count_past_delta", "a batch, then the 61-byte header of a batch whose "
+            "record count is 3 with a last offset delta of 1: no torn tail",
+            "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _cut_at(61, count=3)),
+    LogCase("log_cut_61_bytes_count_negative", "a batch, then the 61-byte header of a batch whose "
+            "record count is -1: no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _cut_at(61, count=-1)),
+    LogCase("log_cut_count_fills_length", "a batch, then 100 bytes of a batch whose record count is "
+            "the most its length holds: a torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _count_at_fit(0)),
+    LogCase("log_cut_count_past_length", "a batch, then 100 bytes of a batch whose record count is one "
+            "more than its length holds: no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _count_at_fit(1)),
+    LogCase("log_cut_in_record_length", "a batch, then a batch cut after the first byte of its first "
+            "record's two-byte length: a torn tail", "groupspec, cut by hand", OFFSETS_TOPIC,
+            _long_records_cut(b"")),
+    LogCase("log_cut_record_length_too_long", "a batch, then a batch cut where its first record's "
+            "length has five bytes each saying more follow: no torn tail",
+            "groupspec, cut and damaged by hand", OFFSETS_TOPIC, _long_records_cut(b"\x80\x80\x80\x80")),
+    LogCase("log_complete_batch_longer_length", "a batch, then a complete batch whose length says 10 "
+            "bytes more, then 3 bytes: no torn tail", "groupspec, damaged by hand", OFFSETS_TOPIC,
+            _complete_with_longer_length),
+    LogCase("log_length_over_next_batch", "a zstd batch (CRC field flipped) whose length reaches past "
+            "the end, over a complete batch: no torn tail", "groupspec, damaged by hand", OFFSETS_TOPIC,
+            _swallowing_batch),
+    LogCase("log_gzip_cut", "a batch, then a gzip batch cut inside its gzip stream: a torn tail",
+            "groupspec, cut by hand", OFFSETS_TOPIC, _gzip_cut(False)),
+    LogCase("log_gzip_cut_damaged", "a batch, then a gzip batch cut inside its gzip stream, its deflate "
+            "data damaged: no torn tail", "groupspec, cut and damaged by hand", OFFSETS_TOPIC,
+            _gzip_cut(True)),
+    LogCase("log_bad_headers", "one-record batches: six with damaged headers (negative count, count "
+            "past the bytes left, negative key length, key or value past the record, a byte left "
+            "over) and two good ones", "groupspec, damaged by hand", OFFSETS_TOPIC, _bad_headers),
+    LogCase("log_records_disagree_with_count", "a byte after the one record counted, a count of 2 over "
+            "one record, a gzip batch counting 40 records in too few bytes, then a good batch",
+            "groupspec, damaged by hand", OFFSETS_TOPIC, _bad_records_sections),
+    LogCase("log_consumer_protocol_versions", "a consumer group's members with subscription and "
+            "assignment at versions 0-3, a version 4 subscription with a byte more (read as version "
+            "3), a version -1 and a one-byte subscription (refused)", "groupspec, the last three by hand",
+            OFFSETS_TOPIC, _consumer_versions),
+    LogCase("log_overlong_varints", "overlong varints read as Kafka reads them (bits past 32 or 64 "
+            "dropped), then a 6-byte varint and an 11-byte varlong refused, then a good batch",
+            "groupspec, damaged by hand", OFFSETS_TOPIC, _overlong_varints),
+    LogCase("log_snappy_framings", "snappy batches: a raw block without xerial's header, two xerial "
+            "streams back to back, a chunk running past the stream, a block length that never ends; "
+            "then a good batch", "groupspec, framed by hand",
+            OFFSETS_TOPIC, _snappy_framings),
+    *(LogCase(f"log_{c}_past_first_buffer", f"a {c} batch decompressing to over 64 KiB: a skipped "
+              "record of 70,000 bytes, then a commit", "groupspec", OFFSETS_TOPIC, _big_decompressed(c))
+      for c in ("lz4", "zstd")),
+    LogCase("log_legacy_smallest_message", "a v2 batch, a magic 0 message of length 14 (the smallest "
+            "Kafka frames: a bad batch, magic 0), then a v2 batch read", "kafka-python, then groupspec",
+            OFFSETS_TOPIC, _legacy_smallest(14)),
+    LogCase("log_legacy_length_13", "a v2 batch, then a magic 0 message whose length says 13 "
+            "(below 14): the rest cannot be framed", "kafka-python, damaged by hand", OFFSETS_TOPIC,
+            _legacy_smallest(13)),
     LogCase("log_empty", "no bytes at all: nothing to read", "none", OFFSETS_TOPIC, lambda: b""),
     LogCase("log_not_a_segment", "text where a segment's first batch belongs: refused",
             "by hand", OFFSETS_TOPIC, lambda: b"this is not a kafka log segment at all\n"),
