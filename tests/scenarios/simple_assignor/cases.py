@@ -473,16 +473,28 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
     ``member_order`` is Kafka's member order (the key order of its HashMap of member ids), used
     only to place the previous targets at the positions the case is built around.
     """
-    ids = [f"member-{k:04d}" for k in range(730)]
     topics, topic_ids = {"t": 600}, {"t": TREE_BIN_TOPIC_ID}
-    order = member_order(group([(m, ["t"], {}) for m in ids], topics, topic_ids))
-    held: dict[str, list[int]] = {m: [] for m in ids}
+
+    def place(n: int, previous: Mapping[int, Sequence[int]]) -> AssignorInput:
+        """n members on t; ``previous`` gives the partitions held at each member position."""
+        ids = [f"member-{k:04d}" for k in range(n)]
+        order = member_order(group([(m, ["t"], {}) for m in ids], topics, topic_ids))
+        held = {order[position]: partitions for position, partitions in previous.items()}
+        return group([(m, ["t"], {"t": held[m]} if m in held else {}) for m in ids], topics,
+                     topic_ids)
+
+    removed: dict[int, list[int]] = {}
     for partition, count in enumerate(TREE_BIN_HOLDERS):
         for k in range(count):
-            held[order[partition + 64 * k]].append(partition)
+            removed.setdefault(partition + 64 * k, []).append(partition)
     for position, partitions in TREE_BIN_EXTRA.items():
-        held[order[position]].extend(partitions)
-    members: Members = [(m, ["t"], {"t": held[m]} if held[m] else {}) for m in ids]
+        removed[position] += partitions
+    split: dict[int, list[int]] = {}
+    for position in [64 * k for k in range(14)] + list(range(833, 873)):
+        split[position] = [0]
+    for position in ([1 + 64 * k for k in range(11)] + list(range(873, 900))
+                     + [2 + 64 * k for k in range(11)]):
+        split[position] = [1]
     return [Case(
         "tree_bin_holders_removed",
         "730 members on one topic of 600 partitions (sharing 2, counts 1 or 2), after the group "
@@ -493,7 +505,18 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
         "first, so the holder trees lose keys one by one (red-black deletion, the root moved to "
         "the front of the bin's list, the bin turned back into a list once too small), and the "
         "order left decides which two holders keep each overshared partition.",
-        {"kind": "hand-made"}, group(members, topics, topic_ids))]
+        {"kind": "hand-made"}, place(730, removed)),
+        Case(
+        "tree_bin_holders_split",
+        "900 members on one topic of 600 partitions (sharing 2), previous targets left from "
+        "when the topic had far fewer partitions: partition 0 was held by 54 members, the 14 at "
+        "positions 0, 64, ..., 832 of Kafka's member order and those at 833 to 872; partition 1 "
+        "by 49, the 11 at positions 1, 65, ..., 641, those at 873 to 899 and the 11 at 2, 66, "
+        "..., 642. Each holder set gets a java.util.HashMap tree bin while its table has 64 "
+        "buckets, then outgrows the table: the resize splits the tree's list in two halves, "
+        "which stay trees (partition 0: 7 and 7) or turn back into lists (partition 1: 6 and "
+        "5), and the order that leaves decides which two holders keep each partition.",
+        {"kind": "hand-made"}, place(900, split))]
 
 
 # ---------------------------------------------------------------------------------------------
