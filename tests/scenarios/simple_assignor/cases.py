@@ -276,6 +276,16 @@ def _edge(name: str, description: str, g: AssignorInput) -> Case:
     return Case(f"edge_{name}", description, {"kind": "hand-made"}, g)
 
 
+#: The blocks of colliding_member_ids_outside_ascii: X and Y hash alike (31 * 0xFC + 0x61 =
+#: 31 * 0xFD + 0x42), and so do A and B (two UTF-16 units each: 31 * 0xDB80 + 0xDC00 =
+#: 31 * 0xE000 + 0x5080).
+_BLOCKS = {"X": "\u00fca", "Y": "\u00fdB", "A": "\U000F0000", "B": "\ue000\u5080"}
+
+
+def _block_id(blocks: str) -> str:
+    return "".join(_BLOCKS[b] for b in blocks)
+
+
 def edge_cases() -> list[Case]:
     e = _edge
     return [
@@ -385,6 +395,21 @@ def edge_cases() -> list[Case]:
           "the rest in rounds while the members' room differs.",
           group([("A", ["t0", "t1"], {}), ("B", ["t0", "t1"], {"t0": [3, 6, 8]}),
                  ("C", ["t0", "t1"], {"t0": [1, 3, 4, 7, 8, 9]})], {"t0": 10, "t1": 8})),
+        e("colliding_member_ids_outside_ascii",
+          "16 member ids outside ASCII with one Java String hash code: three blocks each \"üa\" "
+          "or \"ýB\" (equal hashes), then U+F0000 (UTF-16 DB80 DC00) or U+E000 U+5080 (equal "
+          "hashes again). Kafka's HashMap of member ids holds them in one tree bin ordered by "
+          "String.compareTo, which compares UTF-16 code units: U+F0000 sorts BEFORE U+E000 there, "
+          "though after it by code point. The member order decides who gets which partition.",
+          group([(_block_id(blocks), ["t"], {}) for blocks in (
+              "YXYA", "YYYA", "XYXB", "XXXB", "YXXB", "XXYA", "XXYB", "YXYB", "YYXB", "XYYB",
+              "YXXA", "XYXA", "XXXA", "XYYA", "YYYB", "YYXA")], {"t": 16})),
+        e("every_subscribed_topic_deleted_heterogeneous",
+          "Heterogeneous subscriptions (A gone1, B gone2, C both) to topics deleted since the "
+          "previous targets, which still name them: no member is subscribed to a topic that "
+          "exists, so the assignment is empty and the previous targets are dropped, not kept.",
+          group([("A", ["gone1"], {"gone1": [0, 1]}), ("B", ["gone2"], {"gone2": [0]}),
+                 ("C", ["gone1", "gone2"], {})], {"t": 2})),
     ]
 
 
