@@ -276,6 +276,16 @@ def _edge(name: str, description: str, g: AssignorInput) -> Case:
     return Case(f"edge_{name}", description, {"kind": "hand-made"}, g)
 
 
+#: The blocks of colliding_member_ids_outside_ascii: X and Y hash alike (31 * 0xFC + 0x61 =
+#: 31 * 0xFD + 0x42), and so do A and B (two UTF-16 units each: 31 * 0xDB80 + 0xDC00 =
+#: 31 * 0xE000 + 0x5080).
+_BLOCKS = {"X": "\u00fca", "Y": "\u00fdB", "A": "\U000F0000", "B": "\ue000\u5080"}
+
+
+def _block_id(blocks: str) -> str:
+    return "".join(_BLOCKS[b] for b in blocks)
+
+
 def edge_cases() -> list[Case]:
     e = _edge
     return [
@@ -385,6 +395,21 @@ def edge_cases() -> list[Case]:
           "the rest in rounds while the members' room differs.",
           group([("A", ["t0", "t1"], {}), ("B", ["t0", "t1"], {"t0": [3, 6, 8]}),
                  ("C", ["t0", "t1"], {"t0": [1, 3, 4, 7, 8, 9]})], {"t0": 10, "t1": 8})),
+        e("colliding_member_ids_outside_ascii",
+          "16 member ids outside ASCII with one Java String hash code: three blocks each \"üa\" "
+          "or \"ýB\" (equal hashes), then U+F0000 (UTF-16 DB80 DC00) or U+E000 U+5080 (equal "
+          "hashes again). Kafka's HashMap of member ids holds them in one tree bin ordered by "
+          "String.compareTo, which compares UTF-16 code units: U+F0000 sorts BEFORE U+E000 there, "
+          "though after it by code point. The member order decides who gets which partition.",
+          group([(_block_id(blocks), ["t"], {}) for blocks in (
+              "YXYA", "YYYA", "XYXB", "XXXB", "YXXB", "XXYA", "XXYB", "YXYB", "YYXB", "XYYB",
+              "YXXA", "XYXA", "XXXA", "XYYA", "YYYB", "YYXA")], {"t": 16})),
+        e("every_subscribed_topic_deleted_heterogeneous",
+          "Heterogeneous subscriptions (A gone1, B gone2, C both) to topics deleted since the "
+          "previous targets, which still name them: no member is subscribed to a topic that "
+          "exists, so the assignment is empty and the previous targets are dropped, not kept.",
+          group([("A", ["gone1"], {"gone1": [0, 1]}), ("B", ["gone2"], {"gone2": [0]}),
+                 ("C", ["gone1", "gone2"], {})], {"t": 2})),
     ]
 
 
@@ -432,6 +457,94 @@ def observed_cases() -> list[Case]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Tree bins taking removals
+# ---------------------------------------------------------------------------------------------
+
+#: The topic id of tree_bin_holders_removed: the order of a member's previous partitions in
+#: Kafka's HashSet<TopicIdPartition> (which it gives up first) depends on it.
+TREE_BIN_TOPIC_ID = "9b0c5a4e-3f21-4d8e-a6b7-1c2d3e4f5a6b"
+
+#: How many members held partition j (j = 0..19) of tree_bin_holders_removed: those at positions
+#: j, j + 64, j + 128, ... of Kafka's member order.
+TREE_BIN_HOLDERS = (11, 12, 12, 12, 12, 11, 11, 12, 12, 12, 11, 12, 11, 11, 11, 11, 11, 11, 12, 12)
+
+#: The other partitions the member at a position held too (partitions 20 and up): a member
+#: over its count gives up its shared partition before these, so its holder set loses it.
+TREE_BIN_EXTRA: dict[int, tuple[int, ...]] = {
+    0: (33, 49), 4: (48, 53), 6: (23, 24), 9: (143, 144), 10: (22, 27), 11: (70,), 13: (150, 151),
+    14: (175,), 15: (208, 209), 18: (174, 179), 64: (65,), 68: (62, 63), 70: (25,), 72: (101,),
+    73: (145, 146), 74: (28, 29), 75: (71,), 76: (125, 134), 77: (152, 153), 79: (224, 225),
+    80: (353, 369), 82: (180, 181), 83: (229, 238), 128: (81, 97), 134: (34,), 135: (72, 73),
+    136: (105, 114), 138: (38, 43), 139: (76, 77), 142: (176, 177), 143: (240,), 144: (385, 401),
+    146: (190, 195), 194: (20, 21), 196: (64,), 198: (35, 39), 200: (115, 116), 207: (241,),
+    210: (196,), 261: (96,), 262: (40, 41), 264: (117, 121), 267: (86, 87), 269: (159,),
+    271: (256, 257), 272: (417,), 274: (197, 206), 320: (113,), 322: (30,), 326: (50, 51),
+    327: (82, 83), 328: (127,), 331: (92,), 335: (272, 273), 390: (52,), 392: (128, 130),
+    394: (44, 45), 395: (93,), 397: (160, 161), 399: (288, 289), 400: (433, 449), 452: (69,),
+    455: (84, 88), 456: (131, 132), 459: (102, 103), 461: (162, 163), 463: (304,), 466: (207,),
+    515: (36, 37), 517: (110, 111), 518: (55, 56), 521: (147, 148), 522: (54,), 523: (104, 108),
+    526: (191, 192), 527: (305,), 530: (211,), 578: (31,), 580: (78, 79), 581: (112,),
+    582: (57, 66), 585: (149, 158), 586: (59,), 587: (109, 118), 588: (135, 136), 591: (320, 321),
+    594: (212, 213), 595: (239,), 640: (129,), 642: (32,), 643: (46, 47), 644: (80, 85),
+    645: (126,), 646: (67, 68), 647: (89, 98), 648: (133,), 650: (60, 61), 651: (119,),
+    653: (164, 165), 654: (193,), 655: (336, 337), 658: (222, 223), 708: (94, 95), 711: (99, 100),
+    712: (137, 142), 715: (120,), 722: (227, 228),
+}
+
+
+def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> list[Case]:
+    """Groups whose answer depends on tree bins losing keys (Map.remove, Iterator.remove).
+
+    ``member_order`` is Kafka's member order (the key order of its HashMap of member ids), used
+    only to place the previous targets at the positions the case is built around.
+    """
+    topics, topic_ids = {"t": 600}, {"t": TREE_BIN_TOPIC_ID}
+
+    def place(n: int, previous: Mapping[int, Sequence[int]]) -> AssignorInput:
+        """n members on t; ``previous`` gives the partitions held at each member position."""
+        ids = [f"member-{k:04d}" for k in range(n)]
+        order = member_order(group([(m, ["t"], {}) for m in ids], topics, topic_ids))
+        held = {order[position]: partitions for position, partitions in previous.items()}
+        return group([(m, ["t"], {"t": held[m]} if m in held else {}) for m in ids], topics,
+                     topic_ids)
+
+    removed: dict[int, list[int]] = {}
+    for partition, count in enumerate(TREE_BIN_HOLDERS):
+        for k in range(count):
+            removed.setdefault(partition + 64 * k, []).append(partition)
+    for position, partitions in TREE_BIN_EXTRA.items():
+        removed[position] += partitions
+    split: dict[int, list[int]] = {}
+    for position in [64 * k for k in range(14)] + list(range(833, 873)):
+        split[position] = [0]
+    for position in ([1 + 64 * k for k in range(11)] + list(range(873, 900))
+                     + [2 + 64 * k for k in range(11)]):
+        split[position] = [1]
+    return [Case(
+        "tree_bin_holders_removed",
+        "730 members on one topic of 600 partitions (sharing 2, counts 1 or 2), after the group "
+        "shrank: partitions 0 to 19 were each held by 11 or 12 members, at positions j, j + 64, "
+        "j + 128, ... of Kafka's member order, so each such partition's set of holder indices "
+        "becomes a java.util.HashMap tree bin. 107 of those members also held one or two of "
+        "partitions 20 and up and are over their count: each gives up its shared partition "
+        "first, so the holder trees lose keys one by one (red-black deletion, the root moved to "
+        "the front of the bin's list, the bin turned back into a list once too small), and the "
+        "order left decides which two holders keep each overshared partition.",
+        {"kind": "hand-made"}, place(730, removed)),
+        Case(
+        "tree_bin_holders_split",
+        "900 members on one topic of 600 partitions (sharing 2), previous targets left from "
+        "when the topic had far fewer partitions: partition 0 was held by 54 members, the 14 at "
+        "positions 0, 64, ..., 832 of Kafka's member order and those at 833 to 872; partition 1 "
+        "by 49, the 11 at positions 1, 65, ..., 641, those at 873 to 899 and the 11 at 2, 66, "
+        "..., 642. Each holder set gets a java.util.HashMap tree bin while its table has 64 "
+        "buckets, then outgrows the table: the resize splits the tree's list in two halves, "
+        "which stay trees (partition 0: 7 and 7) or turn back into lists (partition 1: 6 and "
+        "5), and the order that leaves decides which two holders keep each partition.",
+        {"kind": "hand-made"}, place(900, split))]
+
+
+# ---------------------------------------------------------------------------------------------
 # Generated cases
 # ---------------------------------------------------------------------------------------------
 
@@ -460,11 +573,14 @@ def generated_cases() -> list[Case]:
 
 def all_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> Iterator[Case]:
     """Every case, grouped by source; names are unique."""
+    from groupspec.impl.simple_assignor.kafka_compat import member_order
+
     yield from seed_cases()
     yield from upstream_cases(kafka_assign)
     yield from divergence_cases()
     yield from edge_cases()
     yield from observed_cases()
+    yield from tree_bin_cases(member_order)
     yield from generated_cases()
 
 
