@@ -97,7 +97,13 @@ class PersistedState:
 
 
 def check_persisted(config: SharePartitionConfig, persisted: PersistedState) -> None:
-    """Refuse a persisted state no healthy share coordinator with this config could hold."""
+    """Refuse a persisted state no healthy share coordinator with this config could hold.
+
+    The state epoch is the group epoch the group coordinator initialized the state with, so never
+    negative; a write carrying -1 is not checked against it (ShareCoordinatorShard), which a
+    stored -1 would turn into a share partition whose writes no reset could fence.
+    """
+    _integer("persisted.state_epoch", persisted.state_epoch, 0, INT32_MAX)
     if persisted.start_offset < -1 or (persisted.start_offset == -1 and persisted.batches):
         raise InputError("persisted.start_offset", "must be >= 0, or -1 with no state batches")
     previous = persisted.start_offset - 1

@@ -22,6 +22,7 @@ from groupspec.types.share_partition import (
     FetchResponse,
     LogBatch,
     MoveLogStart,
+    PersistedState,
     ReleaseMember,
     Reload,
     ResetShareState,
@@ -115,6 +116,18 @@ def test_start_offsets_out_of_int64_or_below_minus_one_are_refused_by_both(offse
             run()
         assert caught.value.field == "event.start_offset"
     assert impl.view() == spec.view(state) and impl.view().persisted_state_epoch == 0
+
+
+@pytest.mark.parametrize("epoch", [-1, -2, 2**31])
+def test_a_persisted_state_epoch_out_of_int32_or_negative_is_refused_by_both(epoch: int) -> None:
+    """-1 would be a write nobody fences by state epoch in Kafka's coordinator, where the spec's
+    rule fences every write below the stored epoch: no coordinator stores it, both refuse it."""
+    persisted = PersistedState(epoch, 0, ())
+    for make in (lambda: spec.initial_state(TEST_CONFIG, persisted),
+                 lambda: SharePartitionMachine(TEST_CONFIG, persisted)):
+        with pytest.raises(InputError) as caught:
+            make()
+        assert caught.value.field == "persisted.state_epoch"
 
 
 @pytest.mark.parametrize(("config", "field"), [

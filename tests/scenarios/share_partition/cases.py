@@ -1451,6 +1451,34 @@ def _expiry_below_the_log_start_after_persisted_holes() -> Case:
                   _kafka_quirk("share_spso_backwards"))
 
 
+def _stale_archiving_from_inside_a_split_batch() -> Case:
+    s = Script()
+    s.fetch(5, (5, 9), count=5)
+    s.fetch(10, (10, 24), count=15)
+    s.ack((5, 7, ACCEPT), error=Errors.NONE)
+    s.release(error=Errors.NONE)
+    s.fetch(8, (10, 24), count=15)
+    s.release(error=Errors.NONE)
+    s.ends(10, 24, 10)
+    return s.case("compaction_archiving_from_a_fetch_offset_inside_a_batch",
+                  "5-7 acknowledged, 8-9 and 10-24 released; a fetch from 8 whose log starts at 10 "
+                  "archives 8-9 (compacted away), found through the cached batch 5-9 that holds "
+                  "the fetch offset, and takes 10-24; once they are released the start offset "
+                  "moves past 5-9 to 10.",
+                  _test("§14.3", "testAcquireWhenBatchesRemovedForFetchOffsetWithinBatch"))
+
+
+def _stale_archiving_from_a_hole() -> Case:
+    s = Script(persisted=persisted(1, 0, (0, 4, AV, 1), (10, 14, AV, 1)))
+    s.fetch(5, (10, 14), count=5)
+    s.ends(0, 14, 0)
+    return s.case("compaction_archiving_from_a_fetch_offset_in_a_hole",
+                  "Persisted 0-4 and 10-14 AVAILABLE around the hole 5-9; a fetch from 5 whose log "
+                  "starts at 10 has nothing to archive in 5-9, and 0-4, wholly below the fetch "
+                  "offset, is left as it was (one unsplit AVAILABLE batch); 10-14 is acquired.",
+                  _derived("§14.3"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -1492,6 +1520,8 @@ def all_cases() -> list[Case]:
         _throttle_cap_set_once_per_walk, _stale_archiving_keeps_later_records_findable,
         _renew_of_a_whole_batch_expires, _start_after_a_log_start_move_inside_a_split_batch,
         _held_last_record_below_a_moved_log_start, _expiry_below_the_log_start_after_persisted_holes,
+        # --- issue 17, third pass: partition.py ---
+        _stale_archiving_from_inside_a_split_batch, _stale_archiving_from_a_hole,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
