@@ -31,7 +31,7 @@ from groupspec.impl.simple_assignor.java_collections import (
     uuid_hash,
 )
 from groupspec.spec import simple_assignor as spec
-from groupspec.types import AssignorInput, MemberSpec, PartitionAssignorError
+from groupspec.types import AssignorInput, InputError, MemberSpec, PartitionAssignorError
 from tests.scenarios.simple_assignor.divergences import DIVERGENCES
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "kafka_simple_assignor_observed.jsonl"
@@ -458,3 +458,34 @@ def test_divergence_cases_were_observed_from_kafka():
         assert observed[case.name]["input"]["members"].keys() == {
             m.member_id for m in case.group.members}
         assert _outcome(case.group) == observed[case.name]["output"]
+
+
+@pytest.mark.parametrize("compat", ["bogus", "hello", "zzz", ""])
+def test_dispatch_refuses_an_unknown_compat_mode(compat):
+    """Only the two exact names are modes: names sorting before, between or after them fail."""
+    group = AssignorInput((MemberSpec("A", ("t",)),), {"t": 1}, {})
+    with pytest.raises(ValueError, match="unknown mode"):
+        dispatch_assign(group, compat=compat)  # type: ignore[arg-type]
+
+
+def test_a_topic_known_only_by_its_count_is_assigned_without_an_explicit_id():
+    """A library caller may leave ``topic_ids`` empty: a topic in the metadata is resolvable
+    through its partition count alone (the id is then derived)."""
+    group = AssignorInput((MemberSpec("A", ("t",)), MemberSpec("B", ("t",))), {"t": 2}, {})
+    got = kafka_compat.assign(group)
+    assert sorted(p for a in got.values() for p in a.get("t", ())) == [0, 1]
+
+
+def test_a_topic_shrunk_to_no_partitions_leaves_no_empty_entry():
+    """A's previous partition of t is revoked (t has no partitions now) and A's answer has no
+    entry for t, not an empty one; the JSON form would not show the difference, the library does."""
+    group = AssignorInput((MemberSpec("A", ("t",), {"t": frozenset({0})}), MemberSpec("B", ("t",))),
+                          {"t": 0, "u": 5}, {})
+    assert kafka_compat.assign(group) == {"A": {}, "B": {}}
+
+
+def test_repeated_member_ids_are_refused():
+    """Kafka keys members by id, so the compat assignor refuses a list naming one twice."""
+    group = AssignorInput((MemberSpec("A", ("t",)), MemberSpec("A", ("t",))), {"t": 2}, {})
+    with pytest.raises(InputError, match="duplicate member id"):
+        kafka_compat.assign(group)
