@@ -24,10 +24,15 @@ from groupspec.impl.simple_assignor.java_collections import (
     JavaHashMap,
     JavaHashSet,
     TreeBinError,
+    hash_set_copy_capacity,
     helper_capacity,
+    int32,
+    int64,
     integer_hash,
     string_hash,
+    table_size_for,
     topic_id_partition_hash,
+    uuid_compare,
     uuid_hash,
 )
 from groupspec.spec import simple_assignor as spec
@@ -489,3 +494,50 @@ def test_repeated_member_ids_are_refused():
     group = AssignorInput((MemberSpec("A", ("t",)), MemberSpec("A", ("t",))), {"t": 2}, {})
     with pytest.raises(InputError, match="duplicate member id"):
         kafka_compat.assign(group)
+
+
+def test_table_sizes_capped_at_two_to_the_thirtieth():
+    """HashMap.tableSizeFor: the next power of two, 1 for 0 and 1, and never above 2^30."""
+    assert [table_size_for(c) for c in (0, 1, 2, 3, 16, 17)] == [1, 1, 2, 4, 16, 32]
+    assert table_size_for((1 << 29) + 1) == 1 << 30
+    assert table_size_for((1 << 30) + 5) == 1 << 30
+    assert table_size_for(1 << 31) == 1 << 30
+
+
+def test_hash_set_copy_capacities():
+    """HashSet(Collection): (int)(size / .75f) + 1, at least 16."""
+    assert [hash_set_copy_capacity(s) for s in (0, 11, 12, 13, 20, 100)] == [
+        16, 16, 17, 18, 27, 134]
+
+
+def test_java_int_and_long_wrapping():
+    assert [int32(v) for v in (5, (1 << 31) - 1, 1 << 31, (1 << 32) - 1, 1 << 32)] == [
+        5, (1 << 31) - 1, -(1 << 31), -1, 0]
+    assert [int64(v) for v in (5, 1 << 62, (1 << 63) - 1, 1 << 63, (1 << 64) - 1, 1 << 64)] == [
+        5, 1 << 62, (1 << 63) - 1, -(1 << 63), -1, 0]
+
+
+def test_uuid_compare_is_antisymmetric_and_signed():
+    """Uuid.compareTo compares signed longs: an id with the top bit set sorts first."""
+    low, high = "00000000-0000-0000-0000-000000000001", "80000000-0000-0000-0000-000000000000"
+    assert uuid_compare(low, high) == 1 and uuid_compare(high, low) == -1
+    assert uuid_compare(low, low) == 0
+
+
+def test_remove_and_add_report_whether_anything_changed():
+    m: JavaHashMap[int, int] = JavaHashMap(integer_hash)
+    assert m.remove(3) is False
+    m.put(3, 0)
+    assert m.remove(3) is True and m.remove(3) is False
+    s = JavaHashSet(integer_hash)
+    assert s.add(1) is True and s.add(1) is False
+    assert s.remove(1) is True and s.remove(1) is False
+
+
+def test_tree_bins_are_counted():
+    """Nine keys sharing bucket 0 of a 64-bucket table make one tree bin."""
+    m: JavaHashMap[int, None] = JavaHashMap(integer_hash, 64)
+    assert m.tree_bins() == 0
+    for k in range(9):
+        m.put(k * 64, None)
+    assert m.tree_bins() == 1 and m.capacity == 64

@@ -444,6 +444,20 @@ def edge_cases() -> list[Case]:
                  ("m6", ["t"], {"t": [1]}), ("m7", ["t"], {"t": [1]}), ("m8", ["t"], {"t": [1]}),
                  ("m9", ["t"], {}), ("m10", ["t"], {"t": [1]}), ("m11", ["t"], {}),
                  ("m12", ["t"], {"t": [1]})], {"t": 2})),
+        e("previous_target_of_twelve_copied_into_32_buckets",
+          "A held 12 partitions of t (70 partitions, 7 members, 10 each): Kafka copies the set into "
+          "a HashSet(Collection) of (int)(12 / .75f) + 1 = 17, so 32 buckets, and walks it in "
+          "that order when it counts A's partitions and drops the two over its count.",
+          group([("A", ["t"], {"t": [16, 26, 29, 31, 32, 33, 38, 47, 51, 56, 57, 64]})]
+                + [(m, ["t"], {}) for m in "BCDEFG"], {"t": 70})),
+        e("previous_target_of_nine_copied_into_16_buckets",
+          "35 members on three topics; m2 held 9 partitions of t0, several of them 16 or more. "
+          "Kafka's copy of the set asks for (int)(9 / .75f) + 1 = 13, which HashMap rounds up to "
+          "16 buckets (a power of two asked for exactly would stay as it is), so the partitions "
+          "iterate by their value modulo 16.",
+          group([(f"m{k}", ["t0", "t1", "t2"],
+                  {"t0": [0, 18, 19, 22, 28, 33, 35, 44, 65]} if k == 2 else {})
+                 for k in (2, 5, 6, 7, 8, 9, *range(11, 40))], {"t0": 64, "t1": 130, "t2": 2})),
     ]
 
 
