@@ -78,3 +78,50 @@ def test_a_repeated_member_id_merges_its_positions_topic_by_topic():
     got = impl_assign(group)
     assert got == {"A": {"t1": frozenset({0, 2}), "t2": frozenset({1})}, "B": {"t1": frozenset({1})}}
     assert list(got["A"]) == ["t1", "t2"]
+
+
+def test_a_repeated_member_id_in_a_homogeneous_group_keeps_the_first_position():
+    """The homogeneous builder keys its answer with ``dict(zip(...))``: a repeated id keeps the
+    place of its first position and the targets of its last, exactly as the same group with
+    the ids made unique would give its last A."""
+    group = AssignorInput((MemberSpec("A", ("t",)), MemberSpec("B", ("t",)),
+                           MemberSpec("A", ("t",))), {"t": 4}, {})
+    unique = replace(group, members=tuple(replace(m, member_id=f"{m.member_id}{k}")
+                                          for k, m in enumerate(group.members)))
+    apart = impl_assign(unique)
+    got = impl_assign(group)
+    assert list(got) == ["A", "B"]
+    assert got == {"A": apart["A2"], "B": apart["B1"]}
+
+
+def test_a_repeated_member_id_merges_positions_that_share_no_topic():
+    """Heterogeneous, A named twice with disjoint subscriptions (t1 at position 0, t2 at
+    position 2) and B on both: A's answer is the union of its positions' topics, each taken
+    from the position subscribed to it, so nothing of either position is lost."""
+    group = AssignorInput((MemberSpec("A", ("t1",)), MemberSpec("B", ("t1", "t2")),
+                           MemberSpec("A", ("t2",))), {"t1": 2, "t2": 2}, {})
+    got = impl_assign(group)
+    assert got == {"A": {"t1": frozenset({0}), "t2": frozenset({1})},
+                   "B": {"t1": frozenset({1}), "t2": frozenset({0})}}
+    assert list(got["A"]) == ["t1", "t2"]
+
+
+def test_untouched_previous_targets_come_back_with_their_topics_in_name_order():
+    """A balanced homogeneous group whose previous targets list topic b before a: nothing
+    changes, and the targets handed back list a first (simple.py's ``_sorted_copies``)."""
+    group = AssignorInput(
+        (MemberSpec("A", ("a", "b"), {"b": frozenset({0}), "a": frozenset({0})}),
+         MemberSpec("B", ("a", "b"), {"b": frozenset({1}), "a": frozenset({1})}),
+         MemberSpec("C", ("a", "b"), {"a": frozenset({2})})), {"a": 3, "b": 2}, {})
+    got = _agree(group)
+    assert got == {m.member_id: dict(m.assignment) for m in group.members}
+    assert [list(targets) for targets in got.values()] == [["a", "b"], ["a", "b"], ["a"]]
+
+
+def test_a_subscribed_topic_without_partitions_is_left_out_of_the_answer():
+    """Heterogeneous and new: topic e has no partitions, so no member gets an entry for it
+    (not even an empty one)."""
+    group = AssignorInput((MemberSpec("A", ("e", "t")), MemberSpec("B", ("e",))),
+                          {"e": 0, "t": 2}, {})
+    got = _agree(group)
+    assert got == {"A": {"t": frozenset({0, 1})}, "B": {}}

@@ -24,14 +24,19 @@ from groupspec.impl.simple_assignor.java_collections import (
     JavaHashMap,
     JavaHashSet,
     TreeBinError,
+    hash_set_copy_capacity,
     helper_capacity,
+    int32,
+    int64,
     integer_hash,
     string_hash,
+    table_size_for,
     topic_id_partition_hash,
+    uuid_compare,
     uuid_hash,
 )
 from groupspec.spec import simple_assignor as spec
-from groupspec.types import AssignorInput, MemberSpec, PartitionAssignorError
+from groupspec.types import AssignorInput, InputError, MemberSpec, PartitionAssignorError
 from tests.scenarios.simple_assignor.divergences import DIVERGENCES
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "kafka_simple_assignor_observed.jsonl"
@@ -458,3 +463,81 @@ def test_divergence_cases_were_observed_from_kafka():
         assert observed[case.name]["input"]["members"].keys() == {
             m.member_id for m in case.group.members}
         assert _outcome(case.group) == observed[case.name]["output"]
+
+
+@pytest.mark.parametrize("compat", ["bogus", "hello", "zzz", ""])
+def test_dispatch_refuses_an_unknown_compat_mode(compat):
+    """Only the two exact names are modes: names sorting before, between or after them fail."""
+    group = AssignorInput((MemberSpec("A", ("t",)),), {"t": 1}, {})
+    with pytest.raises(ValueError, match="unknown mode"):
+        dispatch_assign(group, compat=compat)  # type: ignore[arg-type]
+
+
+def test_a_topic_known_only_by_its_count_is_assigned_without_an_explicit_id():
+    """A library caller may leave ``topic_ids`` empty: a topic in the metadata is resolvable
+    through its partition count alone (the id is then derived)."""
+    group = AssignorInput((MemberSpec("A", ("t",)), MemberSpec("B", ("t",))), {"t": 2}, {})
+    got = kafka_compat.assign(group)
+    assert sorted(p for a in got.values() for p in a.get("t", ())) == [0, 1]
+
+
+def test_a_topic_shrunk_to_no_partitions_leaves_no_empty_entry():
+    """A's previous partition of t is revoked (t has no partitions now) and A's answer has no
+    entry for t, not an empty one; the JSON form would not show the difference, the library does."""
+    group = AssignorInput((MemberSpec("A", ("t",), {"t": frozenset({0})}), MemberSpec("B", ("t",))),
+                          {"t": 0, "u": 5}, {})
+    assert kafka_compat.assign(group) == {"A": {}, "B": {}}
+
+
+def test_repeated_member_ids_are_refused():
+    """Kafka keys members by id, so the compat assignor refuses a list naming one twice."""
+    group = AssignorInput((MemberSpec("A", ("t",)), MemberSpec("A", ("t",))), {"t": 2}, {})
+    with pytest.raises(InputError, match="duplicate member id"):
+        kafka_compat.assign(group)
+
+
+def test_table_sizes_capped_at_two_to_the_thirtieth():
+    """HashMap.tableSizeFor: the next power of two, 1 for 0 and 1, and never above 2^30."""
+    assert [table_size_for(c) for c in (0, 1, 2, 3, 16, 17)] == [1, 1, 2, 4, 16, 32]
+    assert table_size_for((1 << 29) + 1) == 1 << 30
+    assert table_size_for((1 << 30) + 5) == 1 << 30
+    assert table_size_for(1 << 31) == 1 << 30
+
+
+def test_hash_set_copy_capacities():
+    """HashSet(Collection): (int)(size / .75f) + 1, at least 16."""
+    assert [hash_set_copy_capacity(s) for s in (0, 11, 12, 13, 20, 100)] == [
+        16, 16, 17, 18, 27, 134]
+
+
+def test_java_int_and_long_wrapping():
+    assert [int32(v) for v in (5, (1 << 31) - 1, 1 << 31, (1 << 32) - 1, 1 << 32)] == [
+        5, (1 << 31) - 1, -(1 << 31), -1, 0]
+    assert [int64(v) for v in (5, 1 << 62, (1 << 63) - 1, 1 << 63, (1 << 64) - 1, 1 << 64)] == [
+        5, 1 << 62, (1 << 63) - 1, -(1 << 63), -1, 0]
+
+
+def test_uuid_compare_is_antisymmetric_and_signed():
+    """Uuid.compareTo compares signed longs: an id with the top bit set sorts first."""
+    low, high = "00000000-0000-0000-0000-000000000001", "80000000-0000-0000-0000-000000000000"
+    assert uuid_compare(low, high) == 1 and uuid_compare(high, low) == -1
+    assert uuid_compare(low, low) == 0
+
+
+def test_remove_and_add_report_whether_anything_changed():
+    m: JavaHashMap[int, int] = JavaHashMap(integer_hash)
+    assert m.remove(3) is False
+    m.put(3, 0)
+    assert m.remove(3) is True and m.remove(3) is False
+    s = JavaHashSet(integer_hash)
+    assert s.add(1) is True and s.add(1) is False
+    assert s.remove(1) is True and s.remove(1) is False
+
+
+def test_tree_bins_are_counted():
+    """Nine keys sharing bucket 0 of a 64-bucket table make one tree bin."""
+    m: JavaHashMap[int, None] = JavaHashMap(integer_hash, 64)
+    assert m.tree_bins() == 0
+    for k in range(9):
+        m.put(k * 64, None)
+    assert m.tree_bins() == 1 and m.capacity == 64

@@ -410,6 +410,54 @@ def edge_cases() -> list[Case]:
           "exists, so the assignment is empty and the previous targets are dropped, not kept.",
           group([("A", ["gone1"], {"gone1": [0, 1]}), ("B", ["gone2"], {"gone2": [0]}),
                  ("C", ["gone1", "gone2"], {})], {"t": 2})),
+        e("unsubscribed_existing_topic_homogeneous",
+          "Homogeneous: A and B subscribe to t1 and t2 only, but A's previous target still names "
+          "t3, which exists. A subscription that does not name a topic revokes it, even a live "
+          "one: nobody keeps t3.",
+          group([("A", ["t1", "t2"], {"t3": [1]}), ("B", ["t1", "t2"], {"t1": [0]})],
+                {"t1": 3, "t2": 2, "t3": 2})),
+        e("stale_partition_held_three_times_heterogeneous",
+          "Heterogeneous (D subscribes to nothing): A, B and C all held partition 9 of t, which "
+          "has only 8 now. Sharing is 1, so the partition is over-shared: holders are dropped in "
+          "Kafka's holder-set order until one is left, and exactly one keeps the stale partition.",
+          group([("A", ["t"], {"t": [9]}), ("B", ["t"], {"t": [9]}), ("C", ["t"], {"t": [9]}),
+                 ("D", [], {})], {"t": 8})),
+        e("topic_shrunk_to_no_partitions",
+          "A held partition 0 of t, whose count is now 0: the partition is revoked and A's answer "
+          "has no entry for t at all (not an empty one).",
+          group([("A", ["t"], {"t": [0]}), ("B", ["t"], {})], {"t": 0, "u": 5})),
+        e("same_topics_listed_in_other_orders_homogeneous",
+          "Two members subscribe to the same three topics, listed in different orders: the group "
+          "is homogeneous and Kafka walks the topics in the order of the FIRST member's name set "
+          "(in member order); topic15 and t39 share a hash bucket, where insertion order "
+          "counts, so the two name sets iterate differently. That order decides the order of the "
+          "partitions and so who gets which.",
+          group([("m2", ["topic15", "t39", "u10"], {}), ("m3", ["t39", "u10", "topic15"], {})],
+                {"u10": 3, "t39": 3, "topic15": 2})),
+        e("fill_restarts_then_finds_only_holders",
+          "13 members on 2 partitions (sharing 7, one member desires 2): seven held partition 1 and "
+          "m0 held 0. The fill hands out partition 0 until its iterator runs out, restarts it, "
+          "and then meets only members that already hold 0: having assigned nothing since the "
+          "restart, it stops there (restarting again would loop forever).",
+          group([("m0", ["t"], {"t": [0]}), ("m1", ["t"], {}), ("m2", ["t"], {"t": [1]}),
+                 ("m3", ["t"], {}), ("m4", ["t"], {"t": [1]}), ("m5", ["t"], {}),
+                 ("m6", ["t"], {"t": [1]}), ("m7", ["t"], {"t": [1]}), ("m8", ["t"], {"t": [1]}),
+                 ("m9", ["t"], {}), ("m10", ["t"], {"t": [1]}), ("m11", ["t"], {}),
+                 ("m12", ["t"], {"t": [1]})], {"t": 2})),
+        e("previous_target_of_twelve_copied_into_32_buckets",
+          "A held 12 partitions of t (70 partitions, 7 members, 10 each): Kafka copies the set into "
+          "a HashSet(Collection) of (int)(12 / .75f) + 1 = 17, so 32 buckets, and walks it in "
+          "that order when it counts A's partitions and drops the two over its count.",
+          group([("A", ["t"], {"t": [16, 26, 29, 31, 32, 33, 38, 47, 51, 56, 57, 64]})]
+                + [(m, ["t"], {}) for m in "BCDEFG"], {"t": 70})),
+        e("previous_target_of_nine_copied_into_16_buckets",
+          "35 members on three topics; m2 held 9 partitions of t0, several of them 16 or more. "
+          "Kafka's copy of the set asks for (int)(9 / .75f) + 1 = 13, which HashMap rounds up to "
+          "16 buckets (a power of two asked for exactly would stay as it is), so the partitions "
+          "iterate by their value modulo 16.",
+          group([(f"m{k}", ["t0", "t1", "t2"],
+                  {"t0": [0, 18, 19, 22, 28, 33, 35, 44, 65]} if k == 2 else {})
+                 for k in (2, 5, 6, 7, 8, 9, *range(11, 40))], {"t0": 64, "t1": 130, "t2": 2})),
     ]
 
 
