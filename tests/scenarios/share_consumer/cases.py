@@ -414,6 +414,15 @@ def _load_in_progress_backs_off() -> Case:
     )
 
 
+def _in_the_group() -> Script:
+    """A member that subscribed to t1, joined at 0 and got epoch 1 with nothing assigned: STABLE."""
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=())
+    return s
+
+
 HEARTBEAT_MANAGER = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
                      "AbstractHeartbeatRequestManager.java")
 HEARTBEAT_STATE = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
@@ -421,10 +430,7 @@ HEARTBEAT_STATE = ("clients/src/main/java/org/apache/kafka/clients/consumer/inte
 
 
 def _unchanged_interval() -> Case:
-    s = Script()
-    s.add(Subscribe(("t1",)))
-    s.add(Poll())
-    s.answer(epoch=1, assignment=())
+    s = _in_the_group()
     s.add(Tick(5_000), sends=1)
     s.add(Tick(6_000), sends=None)
     s.answer(epoch=1, interval=5_000)
@@ -439,10 +445,7 @@ def _unchanged_interval() -> Case:
 
 
 def _changed_interval() -> Case:
-    s = Script()
-    s.add(Subscribe(("t1",)))
-    s.add(Poll())
-    s.answer(epoch=1, assignment=())
+    s = _in_the_group()
     s.add(Tick(5_000), sends=1)
     s.add(Tick(6_000), sends=None)
     s.answer(epoch=1, interval=3_000)
@@ -457,10 +460,7 @@ def _changed_interval() -> Case:
 
 
 def _late_answer() -> Case:
-    s = Script()
-    s.add(Subscribe(("t1",)))
-    s.add(Poll())
-    s.answer(epoch=1, assignment=())
+    s = _in_the_group()
     s.add(Tick(5_000), sends=1)
     s.add(Tick(12_000), sends=None)
     s.answer(epoch=1, sends=None)
@@ -534,10 +534,7 @@ def _poll_timer_without_a_coordinator() -> Case:
 
 
 def _leave_without_a_coordinator() -> Case:
-    s = Script()
-    s.add(Subscribe(("t1",)))
-    s.add(Poll())
-    s.answer(epoch=1, assignment=())
+    s = _in_the_group()
     s.add(Tick(5_000), sends=1)
     s.answer(Errors.NOT_COORDINATOR, sends=None)
     s.add(Unsubscribe(), sends=None)
@@ -550,10 +547,7 @@ def _leave_without_a_coordinator() -> Case:
 
 
 def _transport_failure_in_the_group() -> Case:
-    s = Script()
-    s.add(Subscribe(("t1",)))
-    s.add(Poll())
-    s.answer(epoch=1, assignment=())
+    s = _in_the_group()
     s.add(Tick(5_000), sends=1)
     s.add(HeartbeatFailed(retriable=True), sends=None)
     s.add(Tick(5_050), sends=None)
