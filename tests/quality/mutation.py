@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import fnmatch
 import functools
 import json
 import random
@@ -444,11 +445,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, metavar="N", help="mutants run at once")
     parser.add_argument("--only", type=Path, default=None, metavar="REPORT",
                         help="run only the survivors of an earlier JSON report")
+    parser.add_argument("--files", default=None, metavar="GLOB",
+                        help="mutate only the machine's files matching GLOB (e.g. 'impl/codec/batch.py')")
     parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="write the JSON report")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant on stderr")
     args = parser.parse_args(argv)
     try:
         files = impl_files(args.machine) if args.layer == "impl" else spec_files(args.machine)
+        if args.files is not None:
+            files = [f for f in files if fnmatch.fnmatch(str(f), args.files)]
+            if not files:
+                raise MutationError(f"--files {args.files}: matches none of {args.machine}'s files")
         only = _read_only(args.only) if args.only else None
         everything = enumerate_mutants(files)
         chosen = only if only is not None else sample(everything, args.sample, args.seed)
