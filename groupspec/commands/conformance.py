@@ -18,11 +18,12 @@ from pathlib import Path
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default="impl", metavar="TARGET",
-                        help="impl (default), impl-kafka, spec, or cmd:'<program>' for an "
-                        "outside program speaking JSON lines")
+                        help="impl (default), impl-kafka, spec, kafka (Kafka 4.2.1's own classes "
+                        "through adapters/kafka, built with Maven on first use), or "
+                        "cmd:'<program>' for an outside program speaking JSON lines")
     parser.add_argument("--flavour", choices=("groupspec", "kafka"), default=None,
                         help="which expectation to hold the target to: groupspec's rules or "
-                        "Kafka 4.2's exact answers (default: kafka for impl-kafka, else "
+                        "Kafka 4.2's exact answers (default: kafka for impl-kafka and kafka, else "
                         "groupspec)")
     parser.add_argument("--vectors", type=Path, default=None, metavar="DIR",
                         help="the version folder holding manifest.json (default: the vectors "

@@ -26,7 +26,7 @@ def _no_properties(doc: Any, output: Any, properties: Sequence[str]) -> dict[str
     return {p: [f"{p}: this machine checks no properties"] for p in properties}
 
 
-JUDGE = Judge(_compare_json, _no_properties)
+JUDGE = Judge(_compare_json, _no_properties, unit="field(s)")
 
 
 PROPERTIES: tuple[str, ...] = ()

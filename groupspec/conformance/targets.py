@@ -49,7 +49,7 @@ from groupspec.types import InputError, PartitionAssignorError
 
 IN_PROCESS = machines.IN_PROCESS
 #: The expectation each in-process target is held to by default.
-DEFAULT_FLAVOUR = {"impl": "groupspec", "impl-kafka": "kafka", "spec": "groupspec"}
+DEFAULT_FLAVOUR = {"impl": "groupspec", "impl-kafka": "kafka", "spec": "groupspec", "kafka": "kafka"}
 FLAVOURS = ("groupspec", "kafka")
 MAX_CONSECUTIVE_BROKEN = 3
 _STDERR_KEEP = 40  # lines of stderr kept per answer
@@ -585,10 +585,17 @@ def _parse_answer(line: bytes, request_id: str, stderr: str) -> Response:
 
 
 def make_target(spec: str, timeout: float) -> Target:
-    """``impl``, ``impl-kafka``, ``spec`` or ``cmd:<program>``."""
+    """``impl``, ``impl-kafka``, ``spec``, ``kafka`` (Kafka's own classes, through the Java
+    adapter of groupspec.conformance.kafka_target) or ``cmd:<program>``."""
     if spec.startswith("cmd:"):
         return CommandTarget(spec[4:], timeout)
     if spec in IN_PROCESS:
         return InProcessTarget(spec)
+    if spec == "kafka":
+        from groupspec.conformance import kafka_target
+
+        target = CommandTarget(kafka_target.command(kafka_target.build()), timeout)
+        target.name = "kafka"
+        return target
     raise InputError("--target", f"unknown target {spec!r}; expected one of "
-                     f"{', '.join(IN_PROCESS)} or cmd:<program>")
+                     f"{', '.join(IN_PROCESS)}, kafka or cmd:<program>")

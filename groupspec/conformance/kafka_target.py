@@ -1,0 +1,97 @@
+"""``--target kafka``: the vectors answered by Kafka 4.2.1's own classes (issue 18).
+
+The adapter is a small Java program in the repository (adapters/kafka/, a Maven module pinned to
+Kafka 4.2.1) speaking the JSON-lines protocol. It is built on first use, into a cache directory
+outside the checkout named by a digest of its sources, so that an edited adapter is rebuilt and an
+unchanged one never is. Maven runs offline first (nothing to fetch once the jars are in the local
+repository) and online only when that fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from groupspec.types import InputError
+
+#: The adapter's Maven module, beside the package in a checkout (an editable install).
+SOURCES = Path(__file__).resolve().parents[2] / "adapters" / "kafka"
+MAIN_CLASS = "groupspec.kafka.Adapter"
+JAR = "groupspec-kafka-adapter.jar"
+#: Seconds Maven may take, online, resolving Kafka's jars the first time.
+BUILD_TIMEOUT_S = 900.0
+
+
+def cache_root() -> Path:
+    """``$GROUPSPEC_CACHE``, else ``$XDG_CACHE_HOME/groupspec``, else ``~/.cache/groupspec``."""
+    explicit = os.environ.get("GROUPSPEC_CACHE")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "groupspec"
+
+
+def sources_digest(sources: Path = SOURCES) -> str:
+    """What the build depends on: the pom and every source file, names and bytes."""
+    h = hashlib.sha256()
+    files = [sources / "pom.xml", *sorted((sources / "src").rglob("*"))]
+    for f in files:
+        if f.is_file():
+            h.update(str(f.relative_to(sources)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _need(tool: str) -> str:
+    found = shutil.which(tool)
+    if found is None:
+        raise InputError("--target", f"kafka: needs {tool!r} on PATH (Java 17 and Maven build the "
+                         "Kafka adapter, adapters/kafka/)")
+    return found
+
+
+def build(sources: Path = SOURCES, cache: Path | None = None) -> Path:
+    """The built adapter's directory (the jar and lib/), building it when the cache lacks it."""
+    if not (sources / "pom.xml").is_file():
+        raise InputError("--target", f"kafka: the adapter's sources are not at {sources} (the Kafka "
+                         "target needs a checkout of groupspec, not an installed copy)")
+    out = (cache or cache_root()) / "kafka-adapter" / sources_digest(sources)
+    if (out / JAR).is_file() and (out / "lib").is_dir():
+        return out
+    mvn = _need("mvn")
+    _need("java")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    print(f"building the Kafka adapter into {out} (Maven; first use only)", file=sys.stderr)
+    with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        work = Path(tmp) / "out"
+        failure = ""
+        for offline in (True, False):
+            argv = [mvn, "-q", "-B", *(["-o"] if offline else []), "-f", str(sources / "pom.xml"),
+                    "package", f"-Dadapter.out={work}"]
+            try:
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                failure = f"Maven took over {BUILD_TIMEOUT_S:.0f} s"
+                continue
+            if done.returncode == 0 and (work / JAR).is_file():
+                break
+            failure = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        else:
+            raise InputError("--target", f"kafka: building the adapter failed:\n{failure}")
+        try:
+            work.rename(out)
+        except OSError:  # built by another run meanwhile: theirs is the same build
+            if not (out / JAR).is_file():
+                raise
+    return out
+
+
+def command(built: Path) -> str:
+    """The ``cmd:`` program line that runs the built adapter (java expands the lib/* itself)."""
+    classpath = f"{built / JAR}{os.pathsep}{built / 'lib' / '*'}"
+    return shlex.join([_need("java"), "-cp", classpath, MAIN_CLASS])
