@@ -63,9 +63,9 @@ public final class Adapter {
 
     static {
         MACHINES.put("records", new Records());
+        MACHINES.put("simple_assignor", new SimpleAssignorMachine());
         String later = "not yet driven through Kafka's classes by this adapter (issue 18)";
-        for (String machine : List.of("simple_assignor", "classic_group", "share_group", "share_partition",
-                                      "share_consumer")) {
+        for (String machine : List.of("classic_group", "share_group", "share_partition", "share_consumer")) {
             ABSENT.put(machine, later);
         }
     }
