@@ -13,7 +13,8 @@ What readers of an old log meet:
   ``MetadataHash`` replaced it); 4.2 still decodes it and writes only its tombstone;
 - type 9 (ShareGroupPartitionMetadata) is gone from 4.2 (its schema files were deleted, so the
   loader skips it as an unknown type); the classes stay so that older logs still decode;
-- types 17-23 (streams groups) have no schema here: readers skip them as unknown types.
+- types 17 and 19-23 (streams groups; 18 is retired) have no schema here: Kafka decodes them,
+  groupspec's readers skip them as unknown types (docs/divergences.md, records_streams_types).
 """
 
 from __future__ import annotations
@@ -180,8 +181,11 @@ class ConsumerGroupMemberMetadataValue:
     subscribed_topic_regex: str | None = kfield("string", "0+", nullable="0+")
     rebalance_timeout_ms: int = kfield("int32", "0+", default=-1)
     server_assignor: str | None = kfield("string", "0+", nullable="0+")
+    # The schema's default is null, yet Kafka 4.2.1's generated class starts (and reads an absent
+    # tag 0 as) an empty ClassicMemberMetadata: null is a value of its own, written as tag 0 with
+    # the null marker and printed as null (docs/divergences.md, records_classic_member_null).
     classic_member_metadata: ClassicMemberMetadata | None = kfield(
-        "struct", "0+", default=None, nullable="0+", tag=0, tagged="0+", struct=ClassicMemberMetadata
+        "struct", "0+", nullable="0+", tag=0, tagged="0+", struct=ClassicMemberMetadata
     )
 
 

@@ -1,0 +1,124 @@
+"""``--target kafka``: the vectors answered by Kafka 4.2.1's own classes (adapters/kafka/).
+
+The first use builds the adapter with Maven (offline when the jars are in the local repository,
+else from Maven Central) into a cache outside the checkout; these tests share that build. They
+are the project's check against code it did not write: every vector a machine of the adapter
+implements must pass on Kafka's code, or say in the vector why it cannot.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groupspec.conformance import kafka_target, runner, targets
+from groupspec.conformance import vector_format as vf
+from groupspec.types import InputError
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
+                                reason="needs Java 17 and Maven (the README's set-up has both)")
+
+
+def _run(vectors: list[vf.Vector], root: Path) -> runner.Report:
+    target = targets.make_target("kafka", 60.0)
+    try:
+        return runner.run(vectors, target, "kafka", None, root=root)
+    finally:
+        target.close()
+
+
+#: Per machine of the adapter, what each handler's vectors come to on Kafka's code: every vector
+#: of a handler the adapter implements passes; a handler it leaves out is unsupported.
+ON_KAFKA = {
+    # decode_record and encode_record run on Kafka's serdes; decode_log is groupspec decode's view.
+    "records": {"decode_record": {"passed"}, "encode_record": {"passed"}, "decode_log": {"unsupported"}},
+    "simple_assignor": {"assign": {"passed"}},
+}
+
+
+@pytest.mark.parametrize("machine", sorted(ON_KAFKA))
+def test_the_vectors_pass_on_kafkas_own_code(machine: str) -> None:
+    root = vf.default_root()
+    vectors = [v for v in vf.load(root) if v.machine == machine]
+    report = _run(vectors, root)
+    failed = [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"]
+    assert failed == []
+    by_handler: dict[str, set[str]] = {}
+    for o in report.outcomes:
+        by_handler.setdefault(o.handler, set()).add(o.status)
+    assert by_handler == ON_KAFKA[machine]
+
+
+def test_machines_not_yet_in_the_adapter_are_unsupported_with_the_reason() -> None:
+    root = vf.default_root()
+    vectors = [v for v in vf.load(root) if v.machine not in ON_KAFKA]
+    report = _run(vectors, root)
+    assert {o.status for o in report.outcomes} == {"unsupported"}
+    assert all("issue 18" in o.reason for o in report.outcomes)
+
+
+def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
+    """Planted: one vector whose Kafka expectation is off by one field fails on Kafka's code."""
+    root = vf.default_root()
+    case = "records/decode_record/consumer_group_metadata_negative_hash"
+    source = root / case / "vector.json"
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    doc["expected_kafka"]["value"]["epoch"] += 1
+    doc["expected"] = doc["expected_kafka"]
+    planted = tmp_path / "v"
+    (planted / case).mkdir(parents=True)
+    (planted / case / "vector.json").write_text(json.dumps(doc), encoding="utf-8")
+    vector = vf.vector_from_json(doc, f"{case}/vector.json")
+    report = _run([vector], planted)
+    assert [o.status for o in report.outcomes] == ["failed"]
+    assert any("epoch" in line for line in report.outcomes[0].diff)
+
+
+def test_the_build_is_reused_while_the_sources_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = kafka_target.build()
+    # A second build finds the cache: it never looks for Maven.
+    monkeypatch.setattr(shutil, "which", lambda tool: None if tool == "mvn" else "/usr/bin/" + tool)
+    assert kafka_target.build() == first
+    assert (first / kafka_target.JAR).is_file()
+
+
+def test_a_changed_source_is_a_new_build(tmp_path: Path) -> None:
+    copy = tmp_path / "kafka"
+    shutil.copytree(kafka_target.SOURCES, copy, ignore=shutil.ignore_patterns("target"))
+    before = kafka_target.sources_digest(copy)
+    main = copy / "src" / "main" / "java" / "groupspec" / "kafka" / "Adapter.java"
+    main.write_text(main.read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
+    assert kafka_target.sources_digest(copy) != before
+
+
+def test_without_maven_the_error_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda tool: None)
+    with pytest.raises(InputError, match="needs 'mvn' on PATH"):
+        kafka_target.build(cache=tmp_path)
+
+
+def test_sources_missing_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="adapter's sources are not at"):
+        kafka_target.build(sources=tmp_path, cache=tmp_path)
+
+
+@pytest.mark.parametrize("type_id,name", [(17, "StreamsGroupMetadata"), (19, "StreamsGroupMemberMetadata"),
+                                          (23, "StreamsGroupTopology")])
+def test_streams_record_types_are_kafkas_not_groupspecs(type_id: int, name: str) -> None:
+    """docs/divergences.md, records_streams_types: Kafka 4.2.1 decodes the streams groups' record
+    types; groupspec has no streams groups and reads them as unknown (skipped by its readers)."""
+    key = type_id.to_bytes(2, "big") + bytes.fromhex("000167")  # the group id "g" (and member "m")
+    if type_id == 19:
+        key += bytes.fromhex("00016d")
+    doc = {"topic": "__consumer_offsets", "key": key.hex(), "value": None}
+    kafka = targets.make_target("kafka", 60.0)
+    try:
+        theirs = kafka.call("s", "records", "decode_record", doc)
+    finally:
+        kafka.close()
+    ours = targets.InProcessTarget("impl-kafka").call("s", "records", "decode_record", doc)
+    assert theirs.output is not None and theirs.output["type"] == name
+    assert ours.error is not None and ours.error[0] == "UnknownRecordType"
