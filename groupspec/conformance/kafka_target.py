@@ -9,6 +9,7 @@ repository) and online only when that fails.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shlex
@@ -66,6 +67,16 @@ def build(sources: Path = SOURCES, cache: Path | None = None) -> Path:
     mvn = _need("mvn")
     _need("java")
     out.parent.mkdir(parents=True, exist_ok=True)
+    # One build at a time (two test processes may ask at once): the second finds the first's.
+    with open(out.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (out / JAR).is_file() and (out / "lib").is_dir():
+            return out
+        _build(mvn, sources, out)
+    return out
+
+
+def _build(mvn: str, sources: Path, out: Path) -> None:
     print(f"building the Kafka adapter into {out} (Maven; first use only)", file=sys.stderr)
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         work = Path(tmp) / "out"
@@ -83,12 +94,7 @@ def build(sources: Path = SOURCES, cache: Path | None = None) -> Path:
             failure = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
         else:
             raise InputError("--target", f"kafka: building the adapter failed:\n{failure}")
-        try:
-            work.rename(out)
-        except OSError:  # built by another run meanwhile: theirs is the same build
-            if not (out / JAR).is_file():
-                raise
-    return out
+        work.rename(out)
 
 
 def command(built: Path) -> str:
