@@ -175,3 +175,21 @@ def test_a_group_built_from_python_literals_is_a_consumer_group() -> None:
     coordinator.handle(Heartbeat("testgroup", 1, member), 6)
     expired = coordinator.handle(AdvanceClock(20_000), 7)
     assert [(r.key.topic, r.key.partition, r.value) for r in expired.records] == [("audit", 1, None)]  # type: ignore[union-attr]
+
+
+def test_the_library_defaults_start_the_clock_at_zero_and_do_not_sync(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a library user gets without arguments (the vectors always give start_ms): the clock
+    starts at 0, so the first record's state timestamp is 0; writes to a log directory are not
+    forced to the disk unless ``fsync=True`` asks for it."""
+    import os
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    coordinator = ClassicCoordinator(log_dir=tmp_path)
+    out = coordinator.handle(JoinGroup("g", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    assert [e.value.current_state_timestamp for e in out.records] == [0]  # type: ignore[union-attr]
+    assert synced == []
+    ClassicCoordinator(log_dir=tmp_path / "synced", fsync=True).handle(
+        JoinGroup("g", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    assert synced
