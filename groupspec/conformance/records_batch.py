@@ -1,0 +1,253 @@
+"""The writing side of the records machine in conformance: ``encode_batch`` (one record batch's
+fields and records in, its bytes out) and ``write_log`` (batches in, the segment files a
+partition leader writes for them out). Registered in :mod:`groupspec.machines` next to the
+reading handlers of :mod:`groupspec.conformance.records`.
+
+Compressed payloads have no one right byte string: gzip, snappy, lz4 and zstd encoders (and
+their levels) differ between Kafka's Java client, kafka-python, librdkafka and groupspec, and
+every broker accepts any valid stream. So an ``encode_batch`` answer is compared byte for byte
+only when its batch is uncompressed; a compressed one is compared by what it reads back as (the
+header fields but the length and CRC, and the decompressed records section), see
+:func:`compare_batch`. ``write_log`` takes batches that are already bytes, so its files are
+exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from groupspec.conformance.targets import Handler
+from groupspec.conformance.vector_format import object_at, only_keys
+from groupspec.types import InputError
+
+#: The batch view's names (``groupspec decode --batches``) of the fields a writer chooses.
+BATCH_FIELDS = {
+    "baseOffset", "lastOffset", "partitionLeaderEpoch", "producerId", "producerEpoch", "baseSequence",
+    "transactional", "control", "timestampType", "compression", "baseTimestamp", "maxTimestamp",
+    "deleteHorizonMs",
+}
+RECORD_FIELDS = {"offset", "timestamp", "key", "value", "headers"}
+MARKER_FIELDS = {"offset", "timestamp", "control", "marker", "coordinatorEpoch"}
+
+
+def _hex(value: Any, where: str, *, nullable: bool = True) -> bytes | None:
+    if value is None and nullable:
+        return None
+    if not isinstance(value, str):
+        raise InputError(where, "expected hex bytes" + (" or null" if nullable else ""))
+    try:
+        return bytes.fromhex(value)
+    except ValueError:
+        raise InputError(where, "not hex") from None
+
+
+# --- encode_batch -------------------------------------------------------------------------------
+
+
+def check_input_encode_batch(doc: Any) -> None:
+    body = object_at(doc, "input")
+    only_keys(body, {"batch", "records"}, "input")
+    only_keys(object_at(body.get("batch"), "input.batch"), BATCH_FIELDS, "input.batch")
+    records = body.get("records")
+    if not isinstance(records, list):
+        raise InputError("input.records", "expected a list")
+    for i, record in enumerate(records):
+        where = f"input.records[{i}]"
+        if not isinstance(record, dict):
+            raise InputError(where, "expected an object")
+        only_keys(record, MARKER_FIELDS if record.get("control") else RECORD_FIELDS, where)
+
+
+def check_output_encode_batch(doc: Any) -> None:
+    body = object_at(doc, "output")
+    only_keys(body, {"batch"}, "output")
+    _hex(body.get("batch"), "output.batch", nullable=False)
+
+
+def _int(body: dict[str, Any], name: str, where: str, default: int | None = None) -> Any:
+    value = body.get(name, default)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise InputError(f"{where}.{name}", "expected an integer")
+    return value
+
+
+def _headers(value: Any, where: str) -> tuple[tuple[str, bytes | None], ...]:
+    if not isinstance(value, list):
+        raise InputError(where, "expected a list of {key, value}")
+    out = []
+    for j, header in enumerate(value):
+        if not isinstance(header, dict) or set(header) != {"key", "value"} or not isinstance(header["key"], str):
+            raise InputError(f"{where}[{j}]", "expected {\"key\": string, \"value\": hex or null}")
+        out.append((header["key"], _hex(header["value"], f"{where}[{j}].value")))
+    return tuple(out)
+
+
+def encode_batch_answer(doc: dict[str, Any]) -> dict[str, Any]:
+    """The bytes (hex) of the batch a writer makes from the fields and records given.
+
+    Fields left out take the defaults of Kafka's ``MemoryRecordsBuilder`` (base offset 0, no
+    producer, CreateTime, base timestamp the first record's, max timestamp the largest, last
+    offset the last record's). A batch whose one record is a transaction marker (``control``,
+    ``marker``, ``coordinatorEpoch``, as the record view prints it) is built as a coordinator
+    builds the marker batch.
+    """
+    from groupspec.impl.codec.batch import ControlType, Record, TimestampType, encode_batch, encode_control_batch
+    from groupspec.impl.codec.compression import Compression
+
+    batch = doc["batch"]
+    base_offset = _int(batch, "baseOffset", "input.batch", 0)
+    records = doc["records"]
+    if len(records) == 1 and records[0].get("control"):
+        marker = records[0]
+        extra = sorted(set(batch) - {"baseOffset", "partitionLeaderEpoch", "producerId", "producerEpoch",
+                                     "transactional", "control"})
+        if extra or batch.get("transactional") is not True or batch.get("control") is not True:
+            raise InputError("input.batch", "a transaction marker's batch is transactional and control, "
+                             f"and takes no other fields than the producer's and the epoch (has {extra})")
+        if marker.get("marker") not in ("COMMIT", "ABORT"):
+            raise InputError("input.records[0].marker", "expected COMMIT or ABORT")
+        if _int(marker, "offset", "input.records[0]") != base_offset:
+            raise InputError("input.records[0].offset", "a marker batch's one record is at its base offset")
+        data = encode_control_batch(
+            ControlType[marker["marker"]], offset=base_offset,
+            timestamp=_int(marker, "timestamp", "input.records[0]"),
+            producer_id=_int(batch, "producerId", "input.batch"),
+            producer_epoch=_int(batch, "producerEpoch", "input.batch"),
+            coordinator_epoch=_int(marker, "coordinatorEpoch", "input.records[0]"),
+            partition_leader_epoch=_int(batch, "partitionLeaderEpoch", "input.batch", -1))
+        return {"batch": data.hex()}
+    typed = []
+    for i, record in enumerate(records):
+        where = f"input.records[{i}]"
+        if record.get("control"):
+            raise InputError(where, "a transaction marker is the one record of its batch")
+        typed.append(Record(_int(record, "offset", where), _int(record, "timestamp", where),
+                            _hex(record.get("key"), f"{where}.key"), _hex(record.get("value"), f"{where}.value"),
+                            _headers(record.get("headers", []), f"{where}.headers")))
+    last = _int(batch, "lastOffset", "input.batch")
+    names = {"CreateTime": TimestampType.CREATE_TIME, "LogAppendTime": TimestampType.LOG_APPEND_TIME}
+    if batch.get("timestampType", "CreateTime") not in names:
+        raise InputError("input.batch.timestampType", "expected CreateTime or LogAppendTime")
+    codec = batch.get("compression", "none")
+    if not isinstance(codec, str) or codec.upper() not in Compression.__members__:
+        raise InputError("input.batch.compression", "expected none, gzip, snappy, lz4 or zstd")
+    flags = {}
+    for name in ("transactional", "control"):
+        flags[name] = batch.get(name, False)
+        if not isinstance(flags[name], bool):
+            raise InputError(f"input.batch.{name}", "expected true or false")
+    data = encode_batch(
+        typed, base_offset=base_offset, compression=Compression[codec.upper()],
+        timestamp_type=names[batch.get("timestampType", "CreateTime")],
+        is_transactional=flags["transactional"], is_control=flags["control"],
+        partition_leader_epoch=_int(batch, "partitionLeaderEpoch", "input.batch", -1),
+        producer_id=_int(batch, "producerId", "input.batch", -1),
+        producer_epoch=_int(batch, "producerEpoch", "input.batch", -1),
+        base_sequence=_int(batch, "baseSequence", "input.batch", -1),
+        last_offset_delta=None if last is None else last - base_offset,
+        base_timestamp=_int(batch, "baseTimestamp", "input.batch"),
+        max_timestamp=_int(batch, "maxTimestamp", "input.batch"),
+        delete_horizon_ms=_int(batch, "deleteHorizonMs", "input.batch"))
+    return {"batch": data.hex()}
+
+
+def handler_encode_batch(target: str) -> Handler:
+    return encode_batch_answer
+
+
+def read_back(data: bytes) -> dict[str, Any]:
+    """What a batch's bytes stand for whatever its codec wrote: every header field but the
+    length and the CRC (which follow from the compressed bytes), and the records section
+    decompressed (hex)."""
+    import struct
+
+    from groupspec.impl.codec.batch import RECORD_BATCH_OVERHEAD, decode_batch
+    from groupspec.impl.codec.compression import decompress
+
+    batch = decode_batch(data)  # checks the CRC and that the records decompress and decode
+    fields = struct.unpack_from(">qiibIhiqqqhii", data, 0)
+    header = dict(zip(("baseOffset", "length", "partitionLeaderEpoch", "magic", "crc", "attributes",
+                       "lastOffsetDelta", "baseTimestamp", "maxTimestamp", "producerId", "producerEpoch",
+                       "baseSequence", "count"), fields, strict=True))
+    del header["length"], header["crc"]
+    section = decompress(batch.compression, data[RECORD_BATCH_OVERHEAD:])
+    return {**header, "records": section.hex()}
+
+
+def compare_batch(expected: dict[str, Any], actual: Any) -> list[str]:
+    """An encode_batch answer against its vector: bytes for an uncompressed batch, what the bytes
+    read back as for a compressed one (the module doc says why)."""
+    want_hex, got_hex = expected["batch"], actual.get("batch") if isinstance(actual, dict) else None
+    if not isinstance(got_hex, str):
+        return [f"batch: expected hex bytes, got {str(got_hex)[:200]}"]
+    want = bytes.fromhex(want_hex)
+    if len(want) <= 21 or not want[22] & 0x07:
+        return [] if got_hex == want_hex else [f"batch: expected {want_hex[:200]}, got {got_hex[:200]}"]
+    try:
+        got_fields = read_back(bytes.fromhex(got_hex))
+    except Exception as exc:  # not hex, or not a batch that reads back
+        return [f"batch: the compressed batch does not read back ({exc})"]
+    want_fields = read_back(want)
+    return [f"batch.{k}: expected {str(v)[:200]}, got {str(got_fields.get(k))[:200]}"
+            for k, v in want_fields.items() if got_fields.get(k) != v]
+
+
+# --- write_log ----------------------------------------------------------------------------------
+
+
+def check_input_write_log(doc: Any) -> None:
+    body = object_at(doc, "input")
+    only_keys(body, {"baseOffset", "segmentBytes", "partitionLeaderEpoch", "existing", "batches"}, "input")
+    batches = body.get("batches")
+    if not isinstance(batches, list):
+        raise InputError("input.batches", "expected a list of hex batches")
+    for i, batch in enumerate(batches):
+        _hex(batch, f"input.batches[{i}]", nullable=False)
+    existing = body.get("existing", {})
+    if not isinstance(existing, dict):
+        raise InputError("input.existing", "expected {file name: hex}")
+    for name, data in existing.items():
+        _hex(data, f"input.existing.{name}", nullable=False)
+
+
+def check_output_write_log(doc: Any) -> None:
+    body = object_at(doc, "output")
+    only_keys(body, {"files"}, "output")
+    files = object_at(body.get("files"), "output.files")
+    for name, data in files.items():
+        _hex(data, f"output.files.{name}", nullable=False)
+
+
+def write_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
+    """The files of a partition directory after a leader appends ``batches`` (each given its
+    base offset, the log's next, and the leader epoch when one is given), rolling segments by
+    ``segmentBytes``. With ``existing`` files, the directory's log is reopened and continued
+    from ``baseOffset`` (its next offset); without, a new log starts at ``baseOffset``."""
+    import tempfile
+    from pathlib import Path
+
+    from groupspec.impl.codec.segment import DEFAULT_SEGMENT_BYTES, SegmentWriter
+
+    existing = doc.get("existing", {})
+    with tempfile.TemporaryDirectory() as folder:
+        directory = Path(folder)
+        for name, data in existing.items():
+            if "/" in name or name in ("", ".", ".."):
+                raise InputError(f"input.existing.{name}", "not a file name")
+            (directory / name).write_bytes(bytes.fromhex(data))
+        with SegmentWriter(directory, base_offset=_int(doc, "baseOffset", "input", 0),
+                           segment_bytes=_int(doc, "segmentBytes", "input", DEFAULT_SEGMENT_BYTES),
+                           partition_leader_epoch=_int(doc, "partitionLeaderEpoch", "input"),
+                           resume=bool(existing)) as writer:
+            for i, batch in enumerate(doc["batches"]):
+                try:
+                    writer.append(bytes.fromhex(batch))
+                except InputError as exc:
+                    raise InputError(f"input.batches[{i}]", exc.problem) from None
+            if not writer.files:
+                writer.roll()
+        return {"files": {p.name: p.read_bytes().hex() for p in sorted(directory.iterdir())}}
+
+
+def handler_write_log(target: str) -> Handler:
+    return write_log_answer
