@@ -343,7 +343,126 @@ def _write_docs() -> Iterator[dict[str, Any]]:
         yield _doc("write_log", case, description, doc_input, expected, _KAFKA_LOG)
 
 
+# --- decode_log: reader edges the batch module's survivors showed -------------------------------
+
+
+def _wide_varints() -> bytes:
+    """Three-byte varints whose second byte is 0x80 (a value of 8192 bytes, deltas of 8192 and
+    16384, a record length of 8204): the reader's two-byte fast path must not take them."""
+    from groupspec.impl.codec.batch import Record, encode_batch
+
+    records = [Record(0, T0, COMMIT_KEY, COMMIT_V3), Record(8192, T0 + 8192, None, bytes(8192)),
+               Record(16384, T0 + 16384, b"k" * 8192, None)]
+    return encode_batch(records)
+
+
+def _header_key_null_at_end() -> bytes:
+    """A record whose one header has key length -1 and ends there (Kafka's readHeaders refuses a
+    negative header key size), then a good batch."""
+    from tests.scenarios.records.log_cases import _ours, _commit, _one_raw_record, _raw_body, _zz
+
+    return _one_raw_record(0, _raw_body(_zz(1) + _zz(-1))) + _ours(1, [_commit(1)])
+
+
+def _fields_past_length() -> bytes:
+    """A record whose length field says one byte less than its fields take (the records section
+    ends where its fields end), then a good batch."""
+    from tests.scenarios.records.log_cases import _commit, _ours, _raw_body, _recrc, _zz
+
+    body = _raw_body(_zz(0))
+    batch = bytearray(_ours(0, [_commit(0)])[:61]) + _zz(len(body) - 1) + body
+    struct.pack_into(">i", batch, 8, len(batch) - 12)
+    return _recrc(batch) + _ours(1, [_commit(1)])
+
+
+def _codec_cut(codec: str) -> Any:
+    def build() -> bytes:
+        from groupspec.impl.codec.compression import Compression
+        from tests.scenarios.records.log_cases import _commit, _mixed, _ours
+
+        second = _ours(3, [_commit(3), _commit(4, partition=1), _commit(5, partition=2)],
+                       compression=Compression[codec.upper()])
+        return _ours(0, _mixed()) + second[:len(second) - 7]
+    return build
+
+
+def _cut_after_bad_record() -> bytes:
+    """A good batch, then a batch of three records cut right after its second, whose offset
+    delta repeats the first's: the records present are not a start of a batch's records."""
+    from tests.scenarios.records.log_cases import _commit, _mixed, _ours, _recrc, _zz, COMMIT_KEY as K
+
+    def record(delta: int) -> bytes:
+        body = b"\x00\x00" + _zz(delta) + _zz(len(K)) + K + _zz(-1) + _zz(0)
+        return _zz(len(body)) + body
+    second = bytearray(_ours(3, [_commit(3), _commit(4), _commit(5)])[:61]) + record(0) + record(0) + record(1)
+    struct.pack_into(">i", second, 8, len(second) - 12)
+    full = _recrc(second)
+    return _ours(0, _mixed()) + full[:len(full) - len(record(1))]
+
+
+def _cut_with_bytes_after_count() -> bytes:
+    """A good batch, then a batch counting one record, cut after that record and 5 more bytes:
+    bytes follow the records it counts, so it is no torn tail (its CRC field zeroed, so that no
+    CRC32C match shows where it ends)."""
+    from tests.scenarios.records.log_cases import _commit, _mixed, _ours
+
+    second = bytearray(_ours(3, [_commit(3)]))
+    struct.pack_into(">i", second, 8, struct.unpack_from(">i", second, 8)[0] + 20)
+    struct.pack_into(">I", second, 17, 0)
+    return _ours(0, _mixed()) + bytes(second) + b"\x00" * 5
+
+
+def _cut_holding_bad_crc_batch() -> bytes:
+    """A good batch, then a torn batch whose one record's value holds a whole batch with a
+    zeroed CRC32C (below the CRC its bytes give): no valid batch inside, so a torn tail."""
+    from groupspec.impl.codec.batch import Record, encode_batch
+    from tests.scenarios.records.log_cases import _commit, _mixed, _ours
+
+    inner = bytearray(_ours(9, [_commit(9)]))
+    struct.pack_into(">I", inner, 17, 0)
+    second = encode_batch([Record(3, T0, COMMIT_KEY, bytes(inner) + b"\x00" * 40)], base_offset=3)
+    return _ours(0, _mixed()) + second[:len(second) - 20]
+
+
+#: (case, description, writer, build).
+LOG_CASES: tuple[tuple[str, str, str, Any], ...] = (
+    ("log_three_byte_varints", "records with three-byte varints whose second byte is 0x80: a value "
+     "and a key of 8192 bytes, offset and timestamp deltas of 8192 and 16384, a record length of 8204",
+     "groupspec", _wide_varints),
+    ("log_header_key_length_minus_one", "a record ending in a header whose key length is -1 "
+     "(Kafka: 'Invalid negative header key size'): the batch is refused", "groupspec, damaged",
+     _header_key_null_at_end),
+    ("log_record_fields_past_its_length", "a record whose fields take one byte more than its length "
+     "says: the batch is refused", "groupspec, damaged", _fields_past_length),
+    *((f"log_{codec}_cut", f"a {codec} last batch cut 7 bytes short: a torn tail, as Kafka's reader "
+       "stops there", "groupspec", _codec_cut(codec)) for codec in ("snappy", "lz4", "zstd")),
+    ("log_cut_after_a_bad_record", "a last batch cut at a record boundary whose second record "
+     "repeats the first's offset delta: no torn tail", "groupspec, damaged", _cut_after_bad_record),
+    ("log_cut_with_bytes_after_its_count", "a last batch counting one record, cut 5 bytes after it: "
+     "no torn tail", "groupspec, damaged", _cut_with_bytes_after_count),
+    ("log_cut_holding_a_bad_crc_batch", "a torn last batch whose record holds a whole batch with a "
+     "CRC32C of 0: that inner batch is not valid, so the tail is still torn", "groupspec, damaged",
+     _cut_holding_bad_crc_batch),
+)
+
+
+def _log_docs() -> Iterator[dict[str, Any]]:
+    from groupspec.conformance.records import decode_log_answer
+    from groupspec.conformance.targets import error_kind
+    from groupspec.types.records import OFFSETS_TOPIC
+
+    for case, description, writer, build in LOG_CASES:
+        doc_input = {"topic": OFFSETS_TOPIC, "log": build().hex()}
+        try:
+            expected: dict[str, Any] = decode_log_answer(doc_input)
+        except Exception as exc:  # the reader's refusal is the expectation
+            expected = {"error": error_kind(exc)}
+        doc = _doc("decode_log", case, description, doc_input, expected, f"bytes written by {writer}")
+        yield {**doc, "source": {"kind": "generated", "ref": f"bytes written by {writer}"}}
+
+
 def batch_vector_docs() -> Iterator[dict[str, Any]]:
-    """encode_batch's vectors, then write_log's."""
+    """encode_batch's vectors, then write_log's, then decode_log's of this catalogue."""
     yield from _encode_docs()
     yield from _write_docs()
+    yield from _log_docs()
