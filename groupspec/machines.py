@@ -124,7 +124,8 @@ MACHINES: tuple[Machine, ...] = (
         vectors="tests.scenarios.simple_assignor.cases:assignor_vector_docs",
     ),
     Machine(
-        name="records", handlers=("decode_record", "decode_log", "encode_record", "encode_batch", "write_log"),
+        name="records",
+        handlers=("decode_record", "decode_log", "encode_record", "encode_batch", "write_log"),
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
         vectors="tests.scenarios.records.cases:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).

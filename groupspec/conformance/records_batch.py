@@ -76,7 +76,8 @@ def _headers(value: Any, where: str) -> tuple[tuple[str, bytes | None], ...]:
         raise InputError(where, "expected a list of {key, value}")
     out = []
     for j, header in enumerate(value):
-        if not isinstance(header, dict) or set(header) != {"key", "value"} or not isinstance(header["key"], str):
+        if not isinstance(header, dict) or set(header) != {"key", "value"} \
+                or not isinstance(header["key"], str):
             raise InputError(f"{where}[{j}]", "expected {\"key\": string, \"value\": hex or null}")
         out.append((header["key"], _hex(header["value"], f"{where}[{j}].value")))
     return tuple(out)
@@ -91,7 +92,13 @@ def encode_batch_answer(doc: dict[str, Any]) -> dict[str, Any]:
     ``marker``, ``coordinatorEpoch``, as the record view prints it) is built as a coordinator
     builds the marker batch.
     """
-    from groupspec.impl.codec.batch import ControlType, Record, TimestampType, encode_batch, encode_control_batch
+    from groupspec.impl.codec.batch import (
+        ControlType,
+        Record,
+        TimestampType,
+        encode_batch,
+        encode_control_batch,
+    )
     from groupspec.impl.codec.compression import Compression
 
     batch = doc["batch"]
@@ -122,7 +129,8 @@ def encode_batch_answer(doc: dict[str, Any]) -> dict[str, Any]:
         if record.get("control"):
             raise InputError(where, "a transaction marker is the one record of its batch")
         typed.append(Record(_int(record, "offset", where), _int(record, "timestamp", where),
-                            _hex(record.get("key"), f"{where}.key"), _hex(record.get("value"), f"{where}.value"),
+                            _hex(record.get("key"), f"{where}.key"),
+                            _hex(record.get("value"), f"{where}.value"),
                             _headers(record.get("headers", []), f"{where}.headers")))
     last = _int(batch, "lastOffset", "input.batch")
     names = {"CreateTime": TimestampType.CREATE_TIME, "LogAppendTime": TimestampType.LOG_APPEND_TIME}

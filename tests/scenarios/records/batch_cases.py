@@ -37,7 +37,8 @@ def _rec(offset: int, timestamp: int = T0, key: bytes | None = COMMIT_KEY, value
 
 
 def _mixed(base: int) -> list[dict[str, Any]]:
-    return [_rec(base), _rec(base + 1, T0 + 10, GROUP_KEY, GROUP_EMPTY_V3), _rec(base + 2, T0 + 20, value=None)]
+    return [_rec(base), _rec(base + 1, T0 + 10, GROUP_KEY, GROUP_EMPTY_V3),
+            _rec(base + 2, T0 + 20, value=None)]
 
 
 def _marker(offset: int, marker: str, epoch: int, timestamp: int = T0 + 50) -> dict[str, Any]:
@@ -67,7 +68,8 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] 
      [_rec(0, T0), _rec(1, T0 - 1), _rec(2, T0 - 65), _rec(3, T0 + 64), _rec(4, T0 + (1 << 33))]),
     ("batch_long_fields", "a 63-byte key (one varint byte), a 64-byte value (two), a 8192-byte "
      "value (three) and empty key and value", {},
-     [_rec(0, key=b"k" * 63, value=b"v" * 64), _rec(1, key=b"", value=b"w" * 8192), _rec(2, key=b"", value=b"")]),
+     [_rec(0, key=b"k" * 63, value=b"v" * 64), _rec(1, key=b"", value=b"w" * 8192),
+      _rec(2, key=b"", value=b"")]),
     ("batch_null_key_and_value", "a record with neither key nor value (both length -1)", {},
      [_rec(0, key=None, value=None)]),
     ("batch_headers", "record headers: a null value, an empty key and value, a non-ASCII key",
@@ -164,8 +166,8 @@ REFUSED_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...]
      {"lastOffset": 1}, _mixed(0)),
     ("batch_refused_offset_delta_past_int32", "a record 2^31 past the base offset: its delta does not "
      "fit an int32", {}, [_rec(0), _rec(1 << 31)]),
-    ("batch_refused_last_offset_delta_past_int32", "a last offset 2^31 past the base offset", {"lastOffset": 1 << 31},
-     []),
+    ("batch_refused_last_offset_delta_past_int32", "a last offset 2^31 past the base offset",
+     {"lastOffset": 1 << 31}, []),
     ("batch_refused_timestamp_below_minus_one", "a record timestamp of -2 (Kafka: 'Invalid negative "
      "timestamp')", {}, [_rec(0, -2)]),
     ("batch_refused_timestamp_delta_past_int64", "a record timestamp 2^63 - 1 in a batch whose base "
@@ -188,8 +190,8 @@ def _kafka_python(batch: dict[str, Any], records: list[dict[str, Any]]) -> bytes
     """kafka-python's bytes for the batch, or None where it cannot express it."""
     from kafka.record.default_records import DefaultRecordBatchBuilder
 
-    own = {"baseOffset", "partitionLeaderEpoch", "producerId", "producerEpoch", "baseSequence", "transactional",
-           "compression"}
+    own = {"baseOffset", "partitionLeaderEpoch", "producerId", "producerEpoch", "baseSequence",
+           "transactional", "compression"}
     if set(batch) - own or not records or any(r.get("control") for r in records):
         return None
     ids = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -299,8 +301,8 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
      {"segmentBytes": _ONE_BYTES, "batches": [_ONE] * 3}),
     ("log_write_roll_offsets", "a segment holds offsets up to its base + 2^31 - 1 (an index's "
      "relative offset): a batch whose last offset is beyond rolls a new segment",
-     {"batches": [_batch(0, last_delta=_INT32_MAX - 1), _batch(1), _batch(1), _batch(0, last_delta=_INT32_MAX),
-                  _batch(1)]}),
+     {"batches": [_batch(0, last_delta=_INT32_MAX - 1), _batch(1), _batch(1),
+                  _batch(0, last_delta=_INT32_MAX), _batch(1)]}),
     ("log_write_resume", "a log reopened: its last segment (2 batches, next offset 4) is continued, "
      "not replaced", {"baseOffset": 4, "existing": {"00000000000000000000.log": _placed(0, 2, 2)},
                       "batches": [_batch(1)]}),
@@ -314,7 +316,8 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
                                                 "batches": [_ONE]}),
     ("log_write_resume_other_files", "files that are not segments (indexes, checkpoints, a deleted "
      "segment) are left alone and the last segment found by its name",
-     {"baseOffset": 1, "existing": {"00000000000000000000.log": _placed(0, 1), "00000000000000000000.index": "",
+     {"baseOffset": 1, "existing": {"00000000000000000000.log": _placed(0, 1),
+                                    "00000000000000000000.index": "",
                                     "00000000000000000005.log.deleted": _placed(5, 1),
                                     "leader-epoch-checkpoint": "00"},
       "batches": [_ONE]}),
@@ -359,7 +362,7 @@ def _wide_varints() -> bytes:
 def _header_key_null_at_end() -> bytes:
     """A record whose one header has key length -1 and ends there (Kafka's readHeaders refuses a
     negative header key size), then a good batch."""
-    from tests.scenarios.records.log_cases import _ours, _commit, _one_raw_record, _raw_body, _zz
+    from tests.scenarios.records.log_cases import _commit, _one_raw_record, _ours, _raw_body, _zz
 
     return _one_raw_record(0, _raw_body(_zz(1) + _zz(-1))) + _ours(1, [_commit(1)])
 
@@ -389,12 +392,14 @@ def _codec_cut(codec: str) -> Any:
 def _cut_after_bad_record() -> bytes:
     """A good batch, then a batch of three records cut right after its second, whose offset
     delta repeats the first's: the records present are not a start of a batch's records."""
-    from tests.scenarios.records.log_cases import _commit, _mixed, _ours, _recrc, _zz, COMMIT_KEY as K
+    from tests.scenarios.records.log_cases import COMMIT_KEY as K
+    from tests.scenarios.records.log_cases import _commit, _mixed, _ours, _recrc, _zz
 
     def record(delta: int) -> bytes:
         body = b"\x00\x00" + _zz(delta) + _zz(len(K)) + K + _zz(-1) + _zz(0)
         return _zz(len(body)) + body
-    second = bytearray(_ours(3, [_commit(3), _commit(4), _commit(5)])[:61]) + record(0) + record(0) + record(1)
+    header = _ours(3, [_commit(3), _commit(4), _commit(5)])[:61]
+    second = bytearray(header) + record(0) + record(0) + record(1)
     struct.pack_into(">i", second, 8, len(second) - 12)
     full = _recrc(second)
     return _ours(0, _mixed()) + full[:len(full) - len(record(1))]
