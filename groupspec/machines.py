@@ -125,14 +125,15 @@ MACHINES: tuple[Machine, ...] = (
     ),
     Machine(
         name="records",
-        handlers=("decode_record", "decode_log", "encode_record", "encode_batch", "write_log"),
+        handlers=("decode_record", "decode_log", "encode_record", "encode_batch", "write_log", "read_log"),
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
         vectors="tests.scenarios.records.cases:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
         unsupported={"spec": "the spec has no codec: it speaks typed records, not bytes"},
         errors_expected=True,
         modules={"encode_batch": "groupspec.conformance.records_batch",
-                 "write_log": "groupspec.conformance.records_batch"},
+                 "write_log": "groupspec.conformance.records_batch",
+                 "read_log": "groupspec.conformance.records_batch"},
     ),
     _stateful("classic_group", "classic_vector_docs"),
     _stateful("share_partition", "share_vector_docs"),

@@ -202,60 +202,136 @@ def compare_batch(expected: dict[str, Any], actual: Any) -> list[str]:
 
 # --- write_log ----------------------------------------------------------------------------------
 
+_WRITE_KEYS = {"baseOffset", "segmentBytes", "partitionLeaderEpoch", "existing", "resume", "batches"}
+
 
 def check_input_write_log(doc: Any) -> None:
     body = object_at(doc, "input")
-    only_keys(body, {"baseOffset", "segmentBytes", "partitionLeaderEpoch", "existing", "batches"}, "input")
+    only_keys(body, _WRITE_KEYS, "input")
     batches = body.get("batches")
     if not isinstance(batches, list):
         raise InputError("input.batches", "expected a list of hex batches")
     for i, batch in enumerate(batches):
         _hex(batch, f"input.batches[{i}]", nullable=False)
-    existing = body.get("existing", {})
-    if not isinstance(existing, dict):
-        raise InputError("input.existing", "expected {file name: hex}")
-    for name, data in existing.items():
-        _hex(data, f"input.existing.{name}", nullable=False)
+    _files(body.get("existing", {}), "input.existing")
+
+
+def _files(files: Any, where: str) -> dict[str, str]:
+    if not isinstance(files, dict):
+        raise InputError(where, "expected {file name: hex}")
+    for name, data in files.items():
+        if "/" in name or name in ("", ".", ".."):
+            raise InputError(f"{where}.{name}", "not a file name")
+        _hex(data, f"{where}.{name}", nullable=False)
+    return files
 
 
 def check_output_write_log(doc: Any) -> None:
     body = object_at(doc, "output")
-    only_keys(body, {"files"}, "output")
-    files = object_at(body.get("files"), "output.files")
-    for name, data in files.items():
-        _hex(data, f"output.files.{name}", nullable=False)
+    only_keys(body, {"files", "appends"}, "output")
+    _files(body.get("files"), "output.files")
+    if not isinstance(body.get("appends"), list):
+        raise InputError("output.appends", "expected a list")
 
 
 def write_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
     """The files of a partition directory after a leader appends ``batches`` (each given its
     base offset, the log's next, and the leader epoch when one is given), rolling segments by
-    ``segmentBytes``. With ``existing`` files, the directory's log is reopened and continued
-    from ``baseOffset`` (its next offset); without, a new log starts at ``baseOffset``."""
+    ``segmentBytes``, and where each batch went (``appends``: file, position, base and last
+    offset). ``existing`` files are there first; with ``resume`` (the default when there are
+    some) the log is reopened and its last segment continued from ``baseOffset``, its next
+    offset; without, a new log starts at ``baseOffset``. Settings left out take the writer's
+    defaults (base offset 0, segment.bytes 100 MiB as the coordinator topics', no epoch)."""
     import tempfile
     from pathlib import Path
 
-    from groupspec.impl.codec.segment import DEFAULT_SEGMENT_BYTES, SegmentWriter
+    from groupspec.impl.codec.segment import SegmentWriter, write_segment
 
-    existing = doc.get("existing", {})
+    existing = _files(doc.get("existing", {}), "input.existing")
+    resume = doc.get("resume", bool(existing))
+    if not isinstance(resume, bool):
+        raise InputError("input.resume", "expected true or false")
+    settings = {name: _int(doc, key, "input") for key, name in (
+        ("baseOffset", "base_offset"), ("segmentBytes", "segment_bytes"),
+        ("partitionLeaderEpoch", "partition_leader_epoch")) if key in doc}
+    batches = [bytes.fromhex(b) for b in doc["batches"]]
     with tempfile.TemporaryDirectory() as folder:
         directory = Path(folder)
         for name, data in existing.items():
-            if "/" in name or name in ("", ".", ".."):
-                raise InputError(f"input.existing.{name}", "not a file name")
             (directory / name).write_bytes(bytes.fromhex(data))
-        with SegmentWriter(directory, base_offset=_int(doc, "baseOffset", "input", 0),
-                           segment_bytes=_int(doc, "segmentBytes", "input", DEFAULT_SEGMENT_BYTES),
-                           partition_leader_epoch=_int(doc, "partitionLeaderEpoch", "input"),
-                           resume=bool(existing)) as writer:
-            for i, batch in enumerate(doc["batches"]):
-                try:
-                    writer.append(bytes.fromhex(batch))
-                except InputError as exc:
-                    raise InputError(f"input.batches[{i}]", exc.problem) from None
-            if not writer.files:
-                writer.roll()
-        return {"files": {p.name: p.read_bytes().hex() for p in sorted(directory.iterdir())}}
+        appends = []
+        if resume:
+            with SegmentWriter(directory, resume=True, **settings) as writer:
+                for batch in batches:
+                    info = writer.append(batch)
+                    appends.append({"file": info.file.name, "position": info.position,
+                                    "baseOffset": info.base_offset, "lastOffset": info.last_offset})
+                if not writer.files:
+                    writer.roll()
+        else:  # the whole log at once, as a new partition's
+            write_segment(directory, batches, **settings)
+        files = {p.name: p.read_bytes().hex() for p in sorted(directory.iterdir())}
+    return {"files": files, "appends": appends}
 
 
 def handler_write_log(target: str) -> Handler:
     return write_log_answer
+
+
+# --- read_log -----------------------------------------------------------------------------------
+
+
+def check_input_read_log(doc: Any) -> None:
+    body = object_at(doc, "input")
+    only_keys(body, {"files", "lenient"}, "input")
+    _files(body.get("files"), "input.files")
+    if not isinstance(body.get("lenient", False), bool):
+        raise InputError("input.lenient", "expected true or false")
+
+
+def check_output_read_log(doc: Any) -> None:
+    body = object_at(doc, "output")
+    only_keys(body, {"items"}, "output")
+    if not isinstance(body.get("items"), list):
+        raise InputError("output.items", "expected a list")
+
+
+def read_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
+    """Every entry of a partition directory's log, the segments in base-offset order and offsets
+    growing across them: per entry its file, position and kind (``batch``, ``bad`` for a batch
+    refused in lenient reading, ``torn`` for a torn tail, ``unframed`` for bytes that cannot be
+    framed) with its offsets or error kind. Strict reading answers the first refusal's kind."""
+    import tempfile
+    from pathlib import Path
+
+    from groupspec.conformance.targets import error_kind
+    from groupspec.impl.codec.batch import BadBatch, PartialBatch, RecordBatch
+    from groupspec.impl.codec.segment import read_log
+
+    files = _files(doc.get("files"), "input.files")
+    items: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        directory = Path(folder)
+        for name, data in files.items():
+            (directory / name).write_bytes(bytes.fromhex(data))
+        options = {"lenient": True} if doc.get("lenient") else {}
+        for item in read_log(directory, **options):
+            line: dict[str, Any] = {"file": item.file.name, "position": item.position}
+            entry = item.entry
+            if isinstance(entry, RecordBatch):
+                line.update(kind="batch", baseOffset=entry.base_offset, lastOffset=entry.last_offset,
+                            records=[r.offset for r in entry.records])
+            elif isinstance(entry, BadBatch):
+                line.update(kind="bad", baseOffset=entry.offset, size=len(entry.raw),
+                            error=error_kind(entry.error))
+            elif isinstance(entry, PartialBatch):
+                line.update(kind="torn", baseOffset=entry.offset, present=entry.present, needed=entry.needed)
+            else:
+                line.update(kind="unframed", baseOffset=entry.offset, size=entry.size,
+                            error=error_kind(entry.error))
+            items.append(line)
+    return {"items": items}
+
+
+def handler_read_log(target: str) -> Handler:
+    return read_log_answer

@@ -288,8 +288,10 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
      {"baseOffset": 100, "batches": [_batch(1), _batch(3), _batch(2)]}),
     ("log_write_leader_epoch", "batches given partition leader epoch 9 (outside the CRC)",
      {"partitionLeaderEpoch": 9, "batches": [_batch(1), _batch(2)]}),
-    ("log_write_leader_epoch_extremes", "leader epochs -2^31 and 2^31 - 1 are int32s",
+    ("log_write_leader_epoch_smallest", "leader epoch -2^31, the smallest int32",
      {"partitionLeaderEpoch": -(1 << 31), "batches": [_batch(1)]}),
+    ("log_write_leader_epoch_largest", "leader epoch 2^31 - 1, the largest int32",
+     {"partitionLeaderEpoch": _INT32_MAX, "batches": [_batch(1)]}),
     ("log_write_roll_exact_fit", "segment.bytes twice a batch: two batches fill a segment exactly, "
      "the third rolls", {"segmentBytes": 2 * _ONE_BYTES, "batches": [_ONE] * 5}),
     ("log_write_roll_one_byte_short", "segment.bytes one byte less than two batches: every batch "
@@ -301,7 +303,7 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
      {"segmentBytes": _ONE_BYTES, "batches": [_ONE] * 3}),
     ("log_write_roll_offsets", "a segment holds offsets up to its base + 2^31 - 1 (an index's "
      "relative offset): a batch whose last offset is beyond rolls a new segment",
-     {"batches": [_batch(0, last_delta=_INT32_MAX - 1), _batch(1), _batch(1),
+     {"baseOffset": 5, "batches": [_batch(0, last_delta=_INT32_MAX - 1), _batch(1), _batch(1),
                   _batch(0, last_delta=_INT32_MAX), _batch(1)]}),
     ("log_write_resume", "a log reopened: its last segment (2 batches, next offset 4) is continued, "
      "not replaced", {"baseOffset": 4, "existing": {"00000000000000000000.log": _placed(0, 2, 2)},
@@ -321,6 +323,18 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
                                     "00000000000000000005.log.deleted": _placed(5, 1),
                                     "leader-epoch-checkpoint": "00"},
       "batches": [_ONE]}),
+    ("log_write_resume_empty_segment_offset_roll", "a reopened log whose empty last segment "
+     "cannot address the next offset (more than 2^31 - 1 past its base): a new segment is rolled",
+     {"baseOffset": (1 << 31) + 5, "existing": {"00000000000000000000.log": ""}, "batches": [_ONE]}),
+    ("log_write_resume_rolls_for_offsets", "a reopened log whose last segment has room but whose "
+     "next batch ends more than 2^31 - 1 past its base: a new segment is rolled",
+     {"baseOffset": 2, "existing": {"00000000000000000000.log": _placed(0, 1, 1)},
+      "batches": [_batch(0, last_delta=_INT32_MAX - 1), _ONE]}),
+    ("log_write_refused_batch_over_segment_bytes", "a batch larger than segment.bytes: refused, as "
+     "Kafka refuses it (RecordBatchTooLargeException)", {"segmentBytes": _ONE_BYTES - 1, "batches": [_ONE]}),
+    ("log_write_refused_existing_without_resume", "a new log over a directory that holds its first "
+     "segment file already: refused, never overwritten",
+     {"resume": False, "existing": {"00000000000000000000.log": _placed(0, 1)}, "batches": [_ONE]}),
     ("log_write_resume_refused_gap", "a reopened log whose last segment starts after the next "
      "offset: refused", {"baseOffset": 3, "existing": {"00000000000000000005.log": ""}, "batches": [_ONE]}),
     ("log_write_refused_bad_batch", "a batch that is not a valid v2 batch (its CRC broken): "
@@ -329,9 +343,69 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("log_write_refused_segment_bytes_zero", "segment.bytes 0", {"segmentBytes": 0, "batches": []}),
     ("log_write_refused_leader_epoch_past_int32", "leader epoch 2^31",
      {"partitionLeaderEpoch": 1 << 31, "batches": []}),
+    ("log_write_refused_leader_epoch_2_pow_32", "leader epoch 2^32",
+     {"partitionLeaderEpoch": 1 << 32, "batches": []}),
     ("log_write_refused_leader_epoch_below_int32", "leader epoch -2^31 - 1",
      {"partitionLeaderEpoch": -(1 << 31) - 1, "batches": []}),
 )
+
+
+_SEG = "00000000000000000000.log"
+_GARBAGE = "00" * 30
+
+#: (case, description, read_log input).
+READ_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("log_read_two_segments", "two segments, offsets 0-2 and 3-4, read in order",
+     {"files": {_SEG: _placed(0, 2, 1), "00000000000000000003.log": _placed(3, 1, 1)}}),
+    ("log_read_numeric_order", "segment files named 9.log and 10.log (any digits name a base offset): "
+     "read by offset, not by name", {"files": {"9.log": _placed(9, 1), "10.log": _placed(10, 1)}}),
+    ("log_read_ignored_files", "an index, a checkpoint and deleted and cleaned segments (which "
+     "Kafka's loader deletes) are not segments", {"files": {
+         _SEG: _placed(0, 1), "00000000000000000000.index": _GARBAGE, "leader-epoch-checkpoint": "30",
+         "00000000000000000001.log.deleted": _GARBAGE, "00000000000000000001.log.cleaned": _GARBAGE}}),
+    ("log_read_empty_segments", "empty segment files hold nothing", {"files": {_SEG: "", "5.log": ""}}),
+    ("log_read_empty_directory", "a directory without segments holds nothing", {"files": {}}),
+    ("log_read_batch_before_its_segment", "a batch at offset 4 in segment 5.log: refused (a segment "
+     "holds offsets from its base on)", {"files": {"5.log": _placed(4, 1)}}),
+    ("log_read_batch_before_its_segment_lenient", "the same, read leniently: a bad batch",
+     {"lenient": True, "files": {"5.log": _placed(4, 1) + _placed(5, 1)}}),
+    ("log_read_batch_at_its_segment_base", "a batch at offset 5 in segment 5.log",
+     {"files": {"5.log": _placed(5, 1)}}),
+    ("log_read_segment_base_after_the_last_offset", "segment 0 ends at offset 1, segment 10 starts "
+     "with a batch at 8: refused (before its segment's base)",
+     {"lenient": True, "files": {_SEG: _placed(0, 2), "10.log": _placed(8, 1) + _placed(10, 1)}}),
+    ("log_read_segment_base_before_the_last_offset", "segment 0 holds offsets 0-9, segment 5 starts "
+     "with a batch at 10: the offsets still grow, read",
+     {"files": {_SEG: _placed(0, 10), "5.log": _placed(10, 1)}}),
+    ("log_read_offsets_go_back_across_segments", "segment 0 holds 0-9, segment 5 a batch at 7: refused",
+     {"lenient": True, "files": {_SEG: _placed(0, 10), "5.log": _placed(7, 1) + _placed(10, 1)}}),
+    ("log_read_torn_tail_then_next_segment", "the first segment ends in a torn tail, the next is read",
+     {"files": {_SEG: _placed(0, 1) + _placed(1, 1)[:40], "1.log": _placed(1, 1)}}),
+    ("log_read_unframed_strict", "garbage after a batch: strict reading refuses the log",
+     {"files": {_SEG: _placed(0, 1) + "ff" * 20, "1.log": _placed(1, 1)}}),
+    ("log_read_unframed_lenient", "garbage after a batch, read leniently: the rest of that file is "
+     "unframed, the next file is read", {"lenient": True,
+                                         "files": {_SEG: _placed(0, 1) + "ff" * 20, "1.log": _placed(1, 1)}}),
+    ("log_read_tail_offset_within_segment", "a torn tail claiming offset base + 2^31 - 1, the last "
+     "its segment can address: a torn tail", {"files": {
+         "7.log": _placed(7, 1) + struct.pack(">q", 7 + _INT32_MAX).hex()}}),
+    ("log_read_tail_offset_past_segment", "a torn tail claiming offset base + 2^31: no segment "
+     "holds it, so it is no torn tail but garbage", {"lenient": True, "files": {
+         "7.log": _placed(7, 1) + struct.pack(">q", 7 + (1 << 31)).hex()}}),
+)
+
+
+def _read_docs() -> Iterator[dict[str, Any]]:
+    from groupspec.conformance.records_batch import read_log_answer
+    from groupspec.conformance.targets import error_kind
+
+    for case, description, doc_input in READ_CASES:
+        try:
+            expected: dict[str, Any] = read_log_answer(doc_input)
+        except Exception as exc:  # the reader's refusal is the expectation
+            expected = {"error": error_kind(exc)}
+        yield _doc("read_log", case, description, doc_input, expected,
+                   "LogLoader.java, LogFileUtils.java, FileLogInputStream.java")
 
 
 def _write_docs() -> Iterator[dict[str, Any]]:
@@ -357,6 +431,13 @@ def _wide_varints() -> bytes:
     records = [Record(0, T0, COMMIT_KEY, COMMIT_V3), Record(8192, T0 + 8192, None, bytes(8192)),
                Record(16384, T0 + 16384, b"k" * 8192, None)]
     return encode_batch(records)
+
+
+def _timestamp_delta_minus_64() -> bytes:
+    """A record 64 ms before the batch's first: its timestamp delta -64 is the one-byte varint 7f."""
+    from groupspec.impl.codec.batch import Record, encode_batch
+
+    return encode_batch([Record(0, T0, COMMIT_KEY, COMMIT_V3), Record(1, T0 - 64, COMMIT_KEY, COMMIT_V3)])
 
 
 def _header_key_null_at_end() -> bytes:
@@ -434,6 +515,8 @@ LOG_CASES: tuple[tuple[str, str, str, Any], ...] = (
     ("log_three_byte_varints", "records with three-byte varints whose second byte is 0x80: a value "
      "and a key of 8192 bytes, offset and timestamp deltas of 8192 and 16384, a record length of 8204",
      "groupspec", _wide_varints),
+    ("log_timestamp_delta_minus_64", "a record 64 ms older than the batch's first: timestamp delta -64, "
+     "the one-byte varint 7f", "groupspec", _timestamp_delta_minus_64),
     ("log_header_key_length_minus_one", "a record ending in a header whose key length is -1 "
      "(Kafka: 'Invalid negative header key size'): the batch is refused", "groupspec, damaged",
      _header_key_null_at_end),
@@ -467,7 +550,8 @@ def _log_docs() -> Iterator[dict[str, Any]]:
 
 
 def batch_vector_docs() -> Iterator[dict[str, Any]]:
-    """encode_batch's vectors, then write_log's, then decode_log's of this catalogue."""
+    """encode_batch's vectors, then write_log's and read_log's, then decode_log's of this catalogue."""
     yield from _encode_docs()
     yield from _write_docs()
+    yield from _read_docs()
     yield from _log_docs()
