@@ -128,7 +128,8 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] 
     *((f"batch_{codec}_incompressible", f"{codec} on bytes it cannot shrink (compressed anyway, as "
        "Kafka's producer does)", {"compression": codec}, [_rec(0, key=None, value=_NOISE)])
       for codec in ("lz4", "snappy")),
-    ("batch_gzip_empty", "an empty gzip batch", {"compression": "gzip", "lastOffset": 0}, []),
+    *((f"batch_{codec}_empty", f"an empty {codec} batch: the codec's stream of no bytes",
+       {"compression": codec, "lastOffset": 0}, []) for codec in ("gzip", "snappy", "lz4", "zstd")),
 )
 
 #: (case, description, batch fields, records): inputs the writer refuses (``invalid_input``).
