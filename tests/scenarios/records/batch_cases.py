@@ -441,6 +441,14 @@ def _timestamp_delta_minus_64() -> bytes:
     return encode_batch([Record(0, T0, COMMIT_KEY, COMMIT_V3), Record(1, T0 - 64, COMMIT_KEY, COMMIT_V3)])
 
 
+def _varint_cut_at_batch_end() -> bytes:
+    """A batch counting two records whose second is only the first byte of a length varint (80),
+    then a good batch: the varint must not be read on into the next batch's bytes."""
+    from tests.scenarios.records.log_cases import _commit, _one_raw_record, _ours, _raw_body, _zz
+
+    return _one_raw_record(0, _raw_body(_zz(0)), count=2, after=b"\x80") + _ours(1, [_commit(1)])
+
+
 def _header_key_null_at_end() -> bytes:
     """A record whose one header has key length -1 and ends there (Kafka's readHeaders refuses a
     negative header key size), then a good batch."""
@@ -518,6 +526,8 @@ LOG_CASES: tuple[tuple[str, str, str, Any], ...] = (
      "groupspec", _wide_varints),
     ("log_timestamp_delta_minus_64", "a record 64 ms older than the batch's first: timestamp delta -64, "
      "the one-byte varint 7f", "groupspec", _timestamp_delta_minus_64),
+    ("log_record_length_cut_at_batch_end", "a batch whose last record is one byte, the start of a "
+     "two-byte length: the batch is refused", "groupspec, damaged", _varint_cut_at_batch_end),
     ("log_header_key_length_minus_one", "a record ending in a header whose key length is -1 "
      "(Kafka: 'Invalid negative header key size'): the batch is refused", "groupspec, damaged",
      _header_key_null_at_end),
