@@ -103,9 +103,12 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] 
       "producerEpoch": 32767, "baseSequence": _INT32_MAX, "lastOffset": (1 << 63) - 1},
      [_rec((1 << 63) - (1 << 31)), _rec((1 << 63) - 1, T0 + 1)]),
     ("batch_field_minima", "signed header fields at their smallest: leader epoch -2^31, producer "
-     "id -2^63, producer epoch -2^15, sequence -2^31, timestamps -2^63",
+     "id -2^63, producer epoch -2^15, timestamps -2^63 (the sequence 0: Kafka's builder wants a "
+     "sequence >= 0 from a producer)",
      {"partitionLeaderEpoch": -(1 << 31), "producerId": -(1 << 63), "producerEpoch": -(1 << 15),
-      "baseSequence": -(1 << 31), "baseTimestamp": -(1 << 63), "maxTimestamp": -(1 << 63)}, []),
+      "baseSequence": 0, "baseTimestamp": -(1 << 63), "maxTimestamp": -(1 << 63)}, []),
+    ("batch_sequence_minimum", "base sequence -2^31 in a batch without a producer",
+     {"baseSequence": -(1 << 31)}, [_rec(0)]),
     ("batch_marker_commit", "the COMMIT marker batch a transaction coordinator writes: control, "
      "transactional, no sequence, one record of key (version 0, type 1) and value (version 0, "
      "coordinator epoch 11)", {"baseOffset": 7, "partitionLeaderEpoch": 5, "producerId": 4000,
@@ -117,9 +120,6 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] 
     ("batch_marker_epoch_negative", "a marker with coordinator epoch -2^31",
      {"producerId": 1, "producerEpoch": 0, "transactional": True, "control": True},
      [_marker(0, "COMMIT", -(1 << 31))]),
-    ("batch_control_flag_plain_records", "the control flag set on a batch built from plain records",
-     {"control": True, "transactional": True, **_PRODUCER},
-     [_rec(0, key=bytes.fromhex("00000001"), value=bytes.fromhex("000000000003"))]),
     *((f"batch_{codec}", f"the mixed records compressed with {codec}: compared by what they read back "
        "as, the compressed bytes are the encoder's", {"compression": codec, **_PRODUCER}, _mixed(0))
       for codec in ("gzip", "snappy", "lz4", "zstd")),
