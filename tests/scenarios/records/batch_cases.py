@@ -17,7 +17,7 @@ the segment's base offset; storage/.../internals/log/LogSegment.java).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tests.scenarios.records.log_cases import COMMIT_KEY, COMMIT_V3, GROUP_EMPTY_V3, GROUP_KEY, T0
@@ -519,6 +519,41 @@ def _cut_holding_bad_crc_batch() -> bytes:
     return _ours(0, _mixed()) + second[:len(second) - 20]
 
 
+def _repacked(codec: str, payload: Callable[[bytes], bytes], count: int | None = None) -> Callable[[], bytes]:
+    """A batch of three commits whose compressed payload is ``payload(records section)``, its
+    count set to ``count`` when given, length and CRC recomputed; then a good batch."""
+    def build() -> bytes:
+        from groupspec.impl.codec.compression import Compression
+        from tests.scenarios.records.log_cases import _commit, _ours, _recrc
+
+        plain = _ours(0, [_commit(0), _commit(1, partition=1), _commit(2, partition=2)])
+        batch = bytearray(plain[:61]) + payload(plain[61:])
+        struct.pack_into(">h", batch, 21, int(Compression[codec.upper()]))
+        struct.pack_into(">i", batch, 8, len(batch) - 12)
+        if count is not None:
+            struct.pack_into(">i", batch, 57, count)
+        return _recrc(batch) + _ours(3, [_commit(3)])
+    return build
+
+
+def _zlib(section: bytes) -> bytes:
+    import zlib
+
+    return zlib.compress(section)
+
+
+def _raw_snappy(section: bytes) -> bytes:
+    import cramjam
+
+    return bytes(cramjam.snappy.compress_raw(section))
+
+
+def _xerial_then_junk(section: bytes) -> bytes:
+    from groupspec.impl.codec.compression import Compression, compress
+
+    return compress(Compression.SNAPPY, section) + b"\xff" * 16
+
+
 #: (case, description, writer, build).
 LOG_CASES: tuple[tuple[str, str, str, Any], ...] = (
     ("log_three_byte_varints", "records with three-byte varints whose second byte is 0x80: a value "
@@ -535,6 +570,16 @@ LOG_CASES: tuple[tuple[str, str, str, Any], ...] = (
      "says: the batch is refused", "groupspec, damaged", _fields_past_length),
     *((f"log_{codec}_cut", f"a {codec} last batch cut 7 bytes short: a torn tail, as Kafka's reader "
        "stops there", "groupspec", _codec_cut(codec)) for codec in ("snappy", "lz4", "zstd")),
+    ("log_gzip_holding_zlib", "a gzip batch whose payload is a zlib stream, not gzip (Java's "
+     "GZIPInputStream refuses it): the batch is refused", "groupspec, damaged", _repacked("gzip", _zlib)),
+    ("log_snappy_raw_block", "a snappy batch whose payload is one raw snappy block, without xerial's "
+     "framing (some clients write that; xerial's reader takes it)", "groupspec, damaged",
+     _repacked("snappy", _raw_snappy)),
+    ("log_snappy_header_cut", "a snappy batch of no records whose payload is the first 15 bytes of "
+     "xerial's 16-byte header: refused", "groupspec, damaged",
+     _repacked("snappy", lambda _: b"\x82SNAPPY\x00\x00\x00\x00\x01\x00\x00\x00", count=0)),
+    ("log_snappy_negative_chunk_length", "a xerial snappy stream followed by 16 bytes of ff: a chunk "
+     "length of -1, refused", "groupspec, damaged", _repacked("snappy", _xerial_then_junk)),
     ("log_cut_after_a_bad_record", "a last batch cut at a record boundary whose second record "
      "repeats the first's offset delta: no torn tail", "groupspec, damaged", _cut_after_bad_record),
     ("log_cut_with_bytes_after_its_count", "a last batch counting one record, cut 5 bytes after it: "
