@@ -275,6 +275,7 @@ def _placed(base: int, *counts: int) -> str:
 
 
 _ONE = _batch(1)
+_SEG_NAME = "00000000000000000000.log"
 _ONE_BYTES = len(_ONE) // 2
 _KAFKA_LOG = "UnifiedLog.java (append, maybeRoll), LogSegment.java (shouldRoll), LogFileUtils.java"
 
@@ -324,6 +325,10 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
                                     "00000000000000000005.log.deleted": _placed(5, 1),
                                     "leader-epoch-checkpoint": "00"},
       "batches": [_ONE]}),
+    ("log_write_resume_defaults", "a reopened log with only its empty first segment and no settings: "
+     "the next offset is 0", {"resume": True, "existing": {_SEG_NAME: ""}, "batches": [_ONE, _ONE]}),
+    ("log_write_segment_bytes_one", "segment.bytes 1 (as Kafka's internal.segment.bytes allows) and "
+     "no batches: one empty segment", {"segmentBytes": 1, "batches": []}),
     ("log_write_resume_empty_segment_offset_roll", "a reopened log whose empty last segment "
      "cannot address the next offset (more than 2^31 - 1 past its base): a new segment is rolled",
      {"baseOffset": (1 << 31) + 5, "existing": {"00000000000000000000.log": ""}, "batches": [_ONE]}),
@@ -378,6 +383,14 @@ READ_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("log_read_segment_base_before_the_last_offset", "segment 0 holds offsets 0-9, segment 5 starts "
      "with a batch at 10: the offsets still grow, read",
      {"files": {_SEG: _placed(0, 10), "5.log": _placed(10, 1)}}),
+    ("log_read_batch_below_segment_one", "segment 1.log starting with a batch at offset 0: refused",
+     {"lenient": True, "files": {"1.log": _placed(0, 1) + _placed(1, 1)}}),
+    ("log_read_gap_of_one_before_segment", "segment 0 holds offsets 0-3, segment 5 starts with a "
+     "batch at 4: refused (before its segment's base), though after the last offset",
+     {"lenient": True, "files": {_SEG: _placed(0, 4), "5.log": _placed(4, 1) + _placed(5, 1)}}),
+    ("log_read_segment_base_at_the_last_offset", "segment 0 holds offsets 0-5, segment 5 starts with "
+     "a batch at 5: refused (offset 5 is taken)",
+     {"lenient": True, "files": {_SEG: _placed(0, 6), "5.log": _placed(5, 1) + _placed(6, 1)}}),
     ("log_read_offsets_go_back_across_segments", "segment 0 holds 0-9, segment 5 a batch at 7: refused",
      {"lenient": True, "files": {_SEG: _placed(0, 10), "5.log": _placed(7, 1) + _placed(10, 1)}}),
     ("log_read_torn_tail_then_next_segment", "the first segment ends in a torn tail, the next is read",
