@@ -50,8 +50,21 @@ _PRODUCER = {"producerId": 4000, "producerEpoch": 3, "baseSequence": 0}
 #: A records section that compresses well and takes more than one snappy chunk (32 KiB) and
 #: more than one lz4 block (64 KiB).
 _BIG = [_rec(i, T0 + i, value=bytes(range(256)) * 40) for i in range(8)]
-#: Bytes no codec shrinks: lz4 stores such a block raw.
-_NOISE = bytes((i * 7919 + (i >> 3) * 104729) % 251 for i in range(3000))
+def _noise(size: int, seed: bytes) -> bytes:
+    """Bytes no codec shrinks (a SHA-256 chain, the same on every run): lz4 stores them raw."""
+    import hashlib
+
+    out = bytearray()
+    block = seed
+    while len(out) < size:
+        block = hashlib.sha256(block).digest()
+        out += block
+    return bytes(out[:size])
+
+
+_NOISE = _noise(3000, b"records")
+#: 20,000 bytes, twice: the second copy's matches are 20,000 bytes back, past a 16 KiB window.
+_FAR = _noise(20_000, b"far") * 2
 
 #: (case, description, batch fields, records).
 ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] = (
@@ -128,6 +141,13 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] 
     *((f"batch_{codec}_incompressible", f"{codec} on bytes it cannot shrink (compressed anyway, as "
        "Kafka's producer does)", {"compression": codec}, [_rec(0, key=None, value=_NOISE)])
       for codec in ("lz4", "snappy")),
+    ("batch_lz4_incompressible_large", "lz4 on 70,000 bytes it cannot shrink: a whole 64 KiB block "
+     "stored raw (a packed one would pass the frame's 64 KiB block size)", {"compression": "lz4"},
+     [_rec(0, key=None, value=_noise(70_000, b"lz4"))]),
+    ("batch_gzip_odd_length", "gzip of a records section of odd length (the gzip trailer's ISIZE "
+     "counts every byte)", {"compression": "gzip"}, [_rec(0, key=None, value=b"x" * 100)]),
+    ("batch_gzip_far_matches", "gzip of data repeating 20,000 bytes back: the reader needs deflate's "
+     "full 32 KiB window", {"compression": "gzip"}, [_rec(0, key=None, value=_FAR)]),
     *((f"batch_{codec}_empty", f"an empty {codec} batch: the codec's stream of no bytes",
        {"compression": codec, "lastOffset": 0}, []) for codec in ("gzip", "snappy", "lz4", "zstd")),
 )
