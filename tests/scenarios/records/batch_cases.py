@@ -102,6 +102,12 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] 
      {"deleteHorizonMs": T0, "baseTimestamp": T0}, _mixed(0)),
     ("batch_last_offset_after_records", "a batch whose last records were compacted away: its last "
      "offset (5) stays beyond its last record's (2)", {"lastOffset": 5}, _mixed(0)),
+    ("batch_last_offset_given_as_the_last_records", "a last offset given, equal to the last "
+     "record's", {"lastOffset": 2}, _mixed(0)),
+    ("batch_timestamp_delta_smallest", "base timestamp 2^63 - 1 and a record without a timestamp "
+     "(-1): the delta -2^63 is the smallest varlong", {"baseTimestamp": (1 << 63) - 1}, [_rec(0, -1)]),
+    ("batch_timestamp_delta_largest", "base timestamp -1 and a record at 2^63 - 2: the delta "
+     "2^63 - 1 is the largest varlong", {"baseTimestamp": -1}, [_rec(0, (1 << 63) - 2)]),
     ("batch_empty_kept_for_producer", "an empty batch the cleaner keeps for its producer state: no "
      "records, last offset 4, timestamps given", {"baseOffset": 20, "lastOffset": 24, "baseTimestamp": T0,
                                                   "maxTimestamp": T0, **_PRODUCER}, []),
