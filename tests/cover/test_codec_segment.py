@@ -415,3 +415,11 @@ def test_writer_creates_missing_parents_and_names_os_errors(tmp_path):
         SegmentWriter(blocker / "log")
     with pytest.raises(InputError, match="cannot list: No such file or directory"):
         segment_files(tmp_path / "missing")
+
+
+def test_default_segment_size_is_the_coordinator_topics():
+    """100 MiB: Kafka's offsets.topic.segment.bytes and share.coordinator.state.topic.segment.bytes
+    (GroupCoordinatorConfig.OFFSETS_TOPIC_SEGMENT_BYTES_DEFAULT, ShareCoordinatorConfig)."""
+    from groupspec.impl.codec.segment import DEFAULT_SEGMENT_BYTES
+
+    assert DEFAULT_SEGMENT_BYTES == 104_857_600
