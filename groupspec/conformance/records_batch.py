@@ -121,7 +121,8 @@ def encode_batch_answer(doc: dict[str, Any]) -> dict[str, Any]:
             producer_id=_int(batch, "producerId", "input.batch"),
             producer_epoch=_int(batch, "producerEpoch", "input.batch"),
             coordinator_epoch=_int(marker, "coordinatorEpoch", "input.records[0]"),
-            partition_leader_epoch=_int(batch, "partitionLeaderEpoch", "input.batch", -1))
+            **({"partition_leader_epoch": _int(batch, "partitionLeaderEpoch", "input.batch")}
+               if "partitionLeaderEpoch" in batch else {}))
         return {"batch": data.hex()}
     typed = []
     for i, record in enumerate(records):
@@ -144,19 +145,24 @@ def encode_batch_answer(doc: dict[str, Any]) -> dict[str, Any]:
         flags[name] = batch.get(name, False)
         if not isinstance(flags[name], bool):
             raise InputError(f"input.batch.{name}", "expected true or false")
-    data = encode_batch(
-        typed, base_offset=base_offset, compression=Compression[codec.upper()],
-        timestamp_type=names[batch.get("timestampType", "CreateTime")],
-        is_transactional=flags["transactional"], is_control=flags["control"],
-        partition_leader_epoch=_int(batch, "partitionLeaderEpoch", "input.batch", -1),
-        producer_id=_int(batch, "producerId", "input.batch", -1),
-        producer_epoch=_int(batch, "producerEpoch", "input.batch", -1),
-        base_sequence=_int(batch, "baseSequence", "input.batch", -1),
-        last_offset_delta=None if last is None else last - base_offset,
-        base_timestamp=_int(batch, "baseTimestamp", "input.batch"),
-        max_timestamp=_int(batch, "maxTimestamp", "input.batch"),
-        delete_horizon_ms=_int(batch, "deleteHorizonMs", "input.batch"))
-    return {"batch": data.hex()}
+    # Only the fields given are passed: the writer's own defaults are Kafka's, and what is left
+    # out is left to them.
+    given = {name: _int(batch, key, "input.batch") for key, name in (
+        ("baseOffset", "base_offset"), ("partitionLeaderEpoch", "partition_leader_epoch"),
+        ("producerId", "producer_id"), ("producerEpoch", "producer_epoch"),
+        ("baseSequence", "base_sequence"), ("baseTimestamp", "base_timestamp"),
+        ("maxTimestamp", "max_timestamp"), ("deleteHorizonMs", "delete_horizon_ms")) if key in batch}
+    if last is not None:
+        given["last_offset_delta"] = last - base_offset
+    if "compression" in batch:
+        given["compression"] = Compression[codec.upper()]
+    if "timestampType" in batch:
+        given["timestamp_type"] = names[batch["timestampType"]]
+    if "transactional" in batch:
+        given["is_transactional"] = flags["transactional"]
+    if "control" in batch:
+        given["is_control"] = flags["control"]
+    return {"batch": encode_batch(typed, **given).hex()}
 
 
 def handler_encode_batch(target: str) -> Handler:

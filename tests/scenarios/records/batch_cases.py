@@ -429,6 +429,9 @@ READ_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("log_read_tail_offset_within_segment", "a torn tail claiming offset base + 2^31 - 1, the last "
      "its segment can address: a torn tail", {"files": {
          "7.log": _placed(7, 1) + struct.pack(">q", 7 + _INT32_MAX).hex()}}),
+    ("log_read_torn_header_of_12_bytes", "a torn tail of 12 bytes, base offset and length: the "
+     "batch it starts is known by its offset and size",
+     {"files": {_SEG: _placed(0, 1) + _placed(1, 1)[:24]}}),
     ("log_read_tail_offset_past_segment", "a torn tail claiming offset base + 2^31: no segment "
      "holds it, so it is no torn tail but garbage", {"lenient": True, "files": {
          "7.log": _placed(7, 1) + struct.pack(">q", 7 + (1 << 31)).hex()}}),
@@ -486,6 +489,16 @@ def _varint_cut_at_batch_end() -> bytes:
     from tests.scenarios.records.log_cases import _commit, _one_raw_record, _ours, _raw_body, _zz
 
     return _one_raw_record(0, _raw_body(_zz(0)), count=2, after=b"\x80") + _ours(1, [_commit(1)])
+
+
+def _negative_record_length() -> bytes:
+    """A record whose length is -7 (the zig-zag byte 0d) over six bytes that would be a record of
+    null key and value, then a good batch (Kafka refuses a negative record size)."""
+    from tests.scenarios.records.log_cases import _commit, _ours, _recrc
+
+    batch = bytearray(_ours(0, [_commit(0)])[:61]) + bytes.fromhex("0d" "000000010100")
+    struct.pack_into(">i", batch, 8, len(batch) - 12)
+    return _recrc(batch) + _ours(1, [_commit(1)])
 
 
 def _header_key_null_at_end() -> bytes:
@@ -602,6 +615,8 @@ LOG_CASES: tuple[tuple[str, str, str, Any], ...] = (
      "the one-byte varint 7f", "groupspec", _timestamp_delta_minus_64),
     ("log_record_length_cut_at_batch_end", "a batch whose last record is one byte, the start of a "
      "two-byte length: the batch is refused", "groupspec, damaged", _varint_cut_at_batch_end),
+    ("log_record_length_negative", "a record length of -7 over six bytes of a record: the batch is "
+     "refused", "groupspec, damaged", _negative_record_length),
     ("log_header_key_length_minus_one", "a record ending in a header whose key length is -1 "
      "(Kafka: 'Invalid negative header key size'): the batch is refused", "groupspec, damaged",
      _header_key_null_at_end),
