@@ -371,6 +371,10 @@ WRITE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
      "offset: refused", {"baseOffset": 3, "existing": {"00000000000000000005.log": ""}, "batches": [_ONE]}),
     ("log_write_refused_bad_batch", "a batch that is not a valid v2 batch (its CRC broken): "
      "refused", {"batches": [_ONE[:-2] + ("00" if _ONE[-2:] != "00" else "01")]}),
+    ("log_write_refused_short_batch", "a batch of 16 bytes, short of the 17 every batch header "
+     "starts with: refused", {"batches": [_ONE[:32]]}),
+    ("log_write_refused_cut_batch", "a batch cut short of its length: refused",
+     {"batches": [_ONE[:-2]]}),
     ("log_write_refused_base_offset_negative", "base offset -1", {"baseOffset": -1, "batches": []}),
     ("log_write_refused_segment_bytes_zero", "segment.bytes 0", {"segmentBytes": 0, "batches": []}),
     ("log_write_refused_leader_epoch_past_int32", "leader epoch 2^31",
