@@ -15,6 +15,10 @@ from groupspec.types import InputError
 
 
 def _compare_json(expected: Any, actual: Any) -> list[str]:
+    if isinstance(expected, dict) and set(expected) == {"batch"}:  # encode_batch: records_batch.py
+        from groupspec.conformance.records_batch import compare_batch
+
+        return compare_batch(expected, actual)
     if not isinstance(actual, dict):
         return [f"expected an object, got {json.dumps(actual)[:200]}"]
     keys = list(expected) + [k for k in actual if k not in expected]

@@ -27,8 +27,9 @@ Writing: :class:`SegmentWriter` (or :func:`write_segment`) appends encoded batch
 partition leader does: it assigns each batch its base offset (the next offset of the log) and,
 if asked, the partition leader epoch, both outside the CRC so the rest of the batch is kept byte
 for byte, and rolls to a new segment file when the next batch would take the file past
-``segment_bytes`` (Kafka's ``segment.bytes`` check: roll when a non-empty segment cannot take the
-batch) or past the 2^31-1 offsets that an index's relative offsets can address. The ``.log``
+``segment_bytes`` (Kafka's ``segment.bytes`` check in ``LogSegment.shouldRoll``; a batch larger
+than ``segment_bytes`` is refused, as Kafka's ``UnifiedLog.append`` refuses it) or past the
+2^31-1 offsets that an index's relative offsets can address. The ``.log``
 files are exactly the bytes Kafka would hold for those batches.
 
 Each append is written straight through to the file (no buffer in this process), so once
@@ -264,11 +265,15 @@ class SegmentWriter:
             decoded = decode_batch(batch)
         except CodecError as exc:
             raise InputError("batch", f"not a valid v2 batch: {exc}") from None
+        if len(batch) > self.segment_bytes:
+            # Kafka refuses it too (RecordBatchTooLargeException in UnifiedLog.append): no
+            # segment could hold it. So a batch always fits an empty segment, and only a
+            # non-empty one rolls for size.
+            raise InputError("batch", f"{len(batch)} bytes do not fit a segment of {self.segment_bytes}")
         base = self.next_offset
         last = base + decoded.last_offset_delta
-        if self._out is None or (self._size > 0 and (
-                self._size + len(batch) > self.segment_bytes
-                or last - self._segment_base > _MAX_RELATIVE_OFFSET)):
+        if self._out is None or self._size + len(batch) > self.segment_bytes \
+                or last - self._segment_base > _MAX_RELATIVE_OFFSET:
             self.roll()
         assert self._out is not None
         data = bytearray(batch)

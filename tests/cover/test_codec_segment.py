@@ -361,3 +361,65 @@ def test_inserted_bytes(log, data):
     before = [(s, b) for s, b in allowed.items() if s < at]
     assert found[:len(before)] == before
     only_original_batches(found, allowed)
+
+
+# --- what the writer does with the operating system (no vector can see it) ------------------------
+
+
+def test_writer_syncs_only_when_asked(tmp_path, monkeypatch):
+    """The defaults do not fsync (each costs a disk flush); fsync=True syncs the new segment's
+    directory, then every append; a roll syncs the directory again."""
+    import os
+    import stat
+
+    synced: list[str] = []
+    real = os.fsync
+
+    def counted(fd: int) -> None:
+        synced.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counted)
+    one = batch_bytes(1)
+    write_segment(tmp_path / "default", [one, one], segment_bytes=len(one))
+    with SegmentWriter(tmp_path / "writer") as writer:
+        writer.append(one)
+    assert synced == []
+    write_segment(tmp_path / "careful", [one, one], segment_bytes=len(one), fsync=True)
+    assert synced == ["dir", "file", "dir", "file"]
+
+
+def test_directory_sync_tolerates_only_an_unsupported_sync(tmp_path, monkeypatch):
+    """A file system that cannot sync a directory (EINVAL, ENOTSUP) is no error; any other
+    failure is the disk's and is reported with its reason."""
+    import errno
+    import os
+
+    from groupspec.impl.codec import segment
+
+    for code in (errno.EINVAL, errno.ENOTSUP):
+        monkeypatch.setattr(os, "fsync", lambda fd, code=code: (_ for _ in ()).throw(OSError(code, "nope")))
+        segment._fsync_directory(tmp_path)
+    monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.EIO, "I/O error")))
+    with pytest.raises(InputError, match="cannot sync: I/O error"):
+        segment._fsync_directory(tmp_path)
+
+
+def test_writer_creates_missing_parents_and_names_os_errors(tmp_path):
+    one = batch_bytes(1)
+    [path] = write_segment(tmp_path / "a" / "b" / "__consumer_offsets-0", [one])
+    assert path.name == "00000000000000000000.log"
+    blocker = tmp_path / "file"
+    blocker.write_bytes(b"")
+    with pytest.raises(InputError, match="cannot create: Not a directory"):
+        SegmentWriter(blocker / "log")
+    with pytest.raises(InputError, match="cannot list: No such file or directory"):
+        segment_files(tmp_path / "missing")
+
+
+def test_default_segment_size_is_the_coordinator_topics():
+    """100 MiB: Kafka's offsets.topic.segment.bytes and share.coordinator.state.topic.segment.bytes
+    (GroupCoordinatorConfig.OFFSETS_TOPIC_SEGMENT_BYTES_DEFAULT, ShareCoordinatorConfig)."""
+    from groupspec.impl.codec.segment import DEFAULT_SEGMENT_BYTES
+
+    assert DEFAULT_SEGMENT_BYTES == 104_857_600
