@@ -16,6 +16,7 @@ from typing import Any
 
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, record_types
 from groupspec.types.records.schema import message_spec
+from tests.scenarios.records import struct_cases
 
 MACHINE = "records"
 HANDLER = "decode_record"
@@ -214,6 +215,11 @@ REFUSALS = (
 #: Cases whose bytes a reader takes but no writer writes (overlong varints, an unknown tag):
 #: encoding their record gives other bytes, so they have no encode_record vector.
 NOT_AS_WRITTEN = frozenset({"offset_commit_v4_overlong_tag_count", "offset_commit_v4_tag_2_pow_31"})
+
+# The struct codec's own boundaries (tests/scenarios/records/struct_cases.py), after the ones above.
+BOUNDARIES += struct_cases.BOUNDARIES
+DECODE_ONLY += struct_cases.DECODE_ONLY
+REFUSALS += struct_cases.REFUSALS
 
 
 def _sample(cls: type, salt: int) -> Any:
