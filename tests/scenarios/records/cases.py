@@ -463,6 +463,8 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
       "value": {"rackId": None, "clientId": "c" * 32768, "clientHost": "", "subscribedTopicNames": []}}),
 )
 
+ENCODE_CASES += struct_cases.ENCODE_CASES
+
 
 def _encode_only_docs() -> Iterator[dict[str, Any]]:
     from groupspec.conformance import vector_format as vf

@@ -101,3 +101,25 @@ REFUSALS = (
      "length -2: a null, and the group is not nullable", OFFSETS_TOPIC, "0001" "fffe" + _COMMIT_KEY_TAIL,
      None),
 )
+
+_MEMBER_JSON = {"memberId": "m1", "groupInstanceId": None, "clientId": "c", "clientHost": "/h",
+                "rebalanceTimeout": 300000, "sessionTimeout": 45000, "subscription": "", "assignment": ""}
+
+
+def _group_doc(version: int, **member: object) -> dict[str, object]:
+    return {"topic": OFFSETS_TOPIC, "type": "GroupMetadata", "typeId": 2, "key": {"group": "testgroup"},
+            "valueVersion": version,
+            "value": {"protocolType": "consumer", "generation": 1, "protocol": None, "leader": None,
+                      "currentStateTimestamp": 1700000000000, "members": [{**_MEMBER_JSON, **member}]}}
+
+
+#: (case, description, encode_record input), appended to cases.py's ENCODE_CASES.
+ENCODE_CASES = (
+    ("encode_group_metadata_v2_client_id_32768_bytes", "GroupMetadata v2 whose member has a "
+     "groupInstanceId (v3+, ignorable: dropped, not an error) and a clientId of 32768 bytes: "
+     "refused for the clientId's length alone",
+     _group_doc(2, groupInstanceId="i-1", clientId="c" * 32768)),
+    ("encode_group_metadata_v0_client_host_32768_bytes", "GroupMetadata v0 whose member has a "
+     "rebalanceTimeout (v1+, ignorable: dropped) and a clientHost of 32768 bytes: refused for the "
+     "clientHost's length alone", _group_doc(0, clientHost="h" * 32768)),
+)
