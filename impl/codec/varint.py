@@ -72,5 +72,5 @@ def read_int32_uvarint(buf: Buffer, pos: int) -> tuple[int, int]:
     tagged-field count that is negative runs its loop zero times; a tagged nullable struct's
     marker that is negative is null (``readUnsignedVarint() <= 0``).
     """
-    value, pos = read_uvarint(buf, pos, 5)
+    value, pos = read_uvarint(buf, pos)
     return (value ^ 0x80000000) - 0x80000000, pos
