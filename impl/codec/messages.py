@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from groupspec.impl.codec.errors import CodecError, MalformedError, TruncatedError, UnsupportedVersionError
-from groupspec.impl.codec.varint import read_uvarint, uvarint
+from groupspec.impl.codec.varint import read_int32_uvarint, uvarint
 from groupspec.types.records.schema import FieldSpec, field_specs, message_spec
 
 T = TypeVar("T")
@@ -259,7 +259,7 @@ _ZERO_UUID = uuid.UUID(int=0)
 _DECODE_BASE: dict[str, Any] = {
     "_TE": TruncatedError,
     "_ME": MalformedError,
-    "_uv": read_uvarint,
+    "_uv": read_int32_uvarint,
     "_up": struct.unpack_from,
     "_new": object.__new__,
     "_uuid_from": _uuid_from,
@@ -354,7 +354,7 @@ class _DecoderWriter:
         src.emit(indent, "else:")
         src.emit(indent + 1, f"{target}, pos = _uv(buf, pos)")
         if minus_one:
-            src.emit(indent + 1, f"{target} -= 1")
+            src.emit(indent + 1, f"{target} = ({target} - 1 & 0xFFFFFFFF ^ 0x80000000) - 0x80000000")
 
     def length_into(self, target: str, prefix: str, indent: int, run: _ReadRun, label: str) -> None:
         """Read a length or count: int16/int32 in the run, or a compact uvarint - 1."""
@@ -501,8 +501,8 @@ class _DecoderWriter:
         self.uvarint_into(tag, inner, False)
         self.uvarint_into(size, inner, False)
         src.emit(inner, f"{end} = pos + {size}")
-        src.emit(inner, f"if {end} > blen:")
-        src.emit(inner + 1, f"raise _TE({self.msg('a tagged field runs past the end of the data')})")
+        src.emit(inner, f"if {end} > blen or {end} < pos:")
+        src.emit(inner + 1, f"raise (_ME if {size} < 0 else _TE)({self.msg('tagged field size out of range')})")
         keyword = "if"
         for slot in sorted(tagged, key=lambda s: s.spec.tag or 0):
             src.emit(inner, f"{keyword} {tag} == {slot.spec.tag}:")

@@ -61,3 +61,16 @@ def uvarint(value: int) -> bytes:
     out.append(value)
     return bytes(out)
 
+
+
+def read_int32_uvarint(buf: Buffer, pos: int) -> tuple[int, int]:
+    """An unsigned varint as the Java ``int`` Kafka's generated readers hold it in.
+
+    ``ByteUtils.readUnsignedVarint`` returns an ``int``, so a value of 2^31 or more comes out
+    negative, and the generated code then tests that ``int``: a compact length of
+    ``ff ff ff ff 0f`` is -1 - 1 = -2, a null (MessageDataGenerator.java's ``length < 0``); a
+    tagged-field count that is negative runs its loop zero times; a tagged nullable struct's
+    marker that is negative is null (``readUnsignedVarint() <= 0``).
+    """
+    value, pos = read_uvarint(buf, pos)
+    return (value ^ 0x80000000) - 0x80000000, pos

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from groupspec.impl.codec.errors import MalformedError, TruncatedError
-from groupspec.impl.codec.varint import read_uvarint, read_varint, read_varlong, uvarint
+from groupspec.impl.codec.varint import read_int32_uvarint, read_uvarint, read_varint, read_varlong, uvarint
 
 
 def h(text: str) -> bytes:
@@ -49,3 +49,11 @@ def test_uvarint_widths() -> None:
     assert uvarint(16384) == h("80 80 01")
     with pytest.raises(ValueError):
         uvarint(-1)
+
+
+def test_an_unsigned_varint_as_the_java_int_it_is_read_into() -> None:
+    # ByteUtils.readUnsignedVarint returns an int: 2^31 and above come out negative.
+    assert read_int32_uvarint(h("ff ff ff ff 07"), 0) == ((1 << 31) - 1, 5)
+    assert read_int32_uvarint(h("80 80 80 80 08"), 0) == (-(1 << 31), 5)
+    assert read_int32_uvarint(h("ff ff ff ff 0f"), 0) == (-1, 5)
+    assert read_int32_uvarint(h("7f"), 0) == (127, 1)

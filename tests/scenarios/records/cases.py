@@ -16,6 +16,7 @@ from typing import Any
 
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, record_types
 from groupspec.types.records.schema import message_spec
+from tests.scenarios.records import struct_cases
 
 MACHINE = "records"
 HANDLER = "decode_record"
@@ -130,7 +131,7 @@ _SNAPSHOT_EXTREMES = ("0000" "7fffffff" "80000000" "ffffffff" "8000000000000000"
 _GROUP_KEY = "0002" + _s16("testgroup")
 
 #: Round-trip boundaries (decoded, then encoded back to the same bytes).
-BOUNDARIES = (
+BOUNDARIES: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("offset_commit_v4_metadata_126_bytes", "OffsetCommit v4 whose metadata is 126 bytes: the "
      "longest compact length of one byte (127)", OFFSETS_TOPIC, _COMMIT_KEY,
      _COMMIT_V4_HEAD + _cs("a" * 126) + _COMMIT_TS + "00"),
@@ -167,7 +168,7 @@ BOUNDARIES = (
 )
 
 #: Read as Kafka reads them, but not what a writer produces (so not turned around).
-DECODE_ONLY = (
+DECODE_ONLY: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("offset_commit_v4_unknown_tags", "OffsetCommit v4 carrying tags 5 and 200 (unknown here): "
      "skipped, the record reads as if they were absent", OFFSETS_TOPIC, _COMMIT_KEY,
      _COMMIT_V4_HEAD + _cs("meta-x") + _COMMIT_TS + "02" "05" "02" "abcd" + _uv(200) + "00"),
@@ -189,7 +190,7 @@ DECODE_ONLY = (
 )
 
 #: Refused: the error kind is the expectation.
-REFUSALS = (
+REFUSALS: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("offset_commit_v4_tag_past_end", "OffsetCommit v4 whose tag 0 claims 16 bytes but 4 remain",
      OFFSETS_TOPIC, _COMMIT_KEY, _COMMIT_V4_HEAD + _cs("meta-x") + _COMMIT_TS + "01" "00" "10" "01020304"),
     ("share_member_client_id_32768_bytes", "ShareGroupMemberMetadata v0 whose clientId's compact "
@@ -214,6 +215,11 @@ REFUSALS = (
 #: Cases whose bytes a reader takes but no writer writes (overlong varints, an unknown tag):
 #: encoding their record gives other bytes, so they have no encode_record vector.
 NOT_AS_WRITTEN = frozenset({"offset_commit_v4_overlong_tag_count", "offset_commit_v4_tag_2_pow_31"})
+
+# The struct codec's own boundaries (tests/scenarios/records/struct_cases.py), after the ones above.
+BOUNDARIES += struct_cases.BOUNDARIES
+DECODE_ONLY += struct_cases.DECODE_ONLY
+REFUSALS += struct_cases.REFUSALS
 
 
 def _sample(cls: type, salt: int) -> Any:
@@ -481,6 +487,8 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
       "key": {"groupId": "g", "memberId": "m"}, "valueVersion": 0,
       "value": {"rackId": None, "clientId": "c" * 32768, "clientHost": "", "subscribedTopicNames": []}}),
 )
+
+ENCODE_CASES += struct_cases.ENCODE_CASES
 
 
 #: Encode cases where Kafka's code breaks the rule the vector states (docs/divergences.md).
