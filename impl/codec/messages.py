@@ -502,7 +502,7 @@ class _DecoderWriter:
         self.uvarint_into(size, inner, False)
         src.emit(inner, f"{end} = pos + {size}")
         src.emit(inner, f"if {end} > blen or {end} < pos:")
-        src.emit(inner + 1, f"raise (_ME if {size} < 0 else _TE)({self.msg('tagged field size out of range')})")
+        src.emit(inner + 1, f"raise (_ME if {size} < 0 else _TE)({self.msg('bad tagged field size')})")
         keyword = "if"
         for slot in sorted(tagged, key=lambda s: s.spec.tag or 0):
             src.emit(inner, f"{keyword} {tag} == {slot.spec.tag}:")
