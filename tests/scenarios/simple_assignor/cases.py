@@ -593,6 +593,100 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
 
 
 # ---------------------------------------------------------------------------------------------
+# java.util.HashMap corners the Kafka mode must get right
+# ---------------------------------------------------------------------------------------------
+
+#: String.hashCode 0x80008000, so HashMap's spread hash is 0x80000000: Integer.MIN_VALUE, the
+#: smallest key a tree bin can hold (it lands in bucket 0 of every table).
+MIN_SPREAD_MEMBER_ID = "member-2998-3aus"
+
+#: The topic every member of the colliding-member-id cases subscribes to.
+TREE_BIN_MEMBERS_TOPIC_ID = "3f0a1b2c-4d5e-4f60-8a71-b2c3d4e5f607"
+
+
+def _colliding_member_ids(seed: int, n: int) -> list[str]:
+    """n member ids in a shuffled order: three crowds of 9 to 24 ids sharing a bucket of a
+    64-bucket table (one crowd in bucket 0, with MIN_SPREAD_MEMBER_ID), each crowd with 2 to 4
+    ids of one equal String hash ("Aa"/"BB" blocks), and ids in other buckets around them.
+
+    The member map grows 16 -> 32 -> 64 -> 128 buckets while the ids go in, so each crowd is
+    first a list, then a red-black tree, then split in two by the resize.
+    """
+    import itertools
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import spread, string_hash
+
+    rng = random.Random(seed)
+    used = {MIN_SPREAD_MEMBER_ID}
+    ids = [MIN_SPREAD_MEMBER_ID]
+
+    def bucket(member_id: str) -> int:
+        return spread(string_hash(member_id)) & 63
+
+    crowds = [0, *rng.sample(range(1, 64), 2)]
+    blocks = ["".join(b) for b in itertools.product(["Aa", "BB"], repeat=3)]
+    for c in crowds:
+        size, ties = rng.randint(9, 24), rng.randint(2, 4)
+        while True:  # ids that differ only in Aa/BB blocks have equal hash codes
+            prefix = f"t{rng.randrange(10**6)}-"
+            equal = [prefix + b for b in blocks]
+            if bucket(equal[0]) == c and not used & set(equal):
+                break
+        chosen = rng.sample(equal, ties)
+        while len(chosen) < size:
+            candidate = f"m{rng.randrange(10**6)}"
+            if candidate not in used and candidate not in chosen and bucket(candidate) == c:
+                chosen.append(candidate)
+        used.update(chosen)
+        ids += chosen
+    while len(ids) < n:
+        candidate = f"f{rng.randrange(10**6)}"
+        if candidate not in used and bucket(candidate) not in crowds:
+            used.add(candidate)
+            ids.append(candidate)
+    rng.shuffle(ids)
+    return ids
+
+
+def java_hashmap_cases() -> list[Case]:
+    """Groups whose Kafka answer hangs on one detail of java.util.HashMap (issue 17).
+
+    Kafka's member positions are the iteration order of its member map, so a group of n
+    members with a topic of n partitions shows that order whole: position k gets the k-th
+    partition the fill visits.
+    """
+    tid = {"t": TREE_BIN_MEMBERS_TOPIC_ID}
+    out = []
+    for seed in (0, 5):
+        ids = _colliding_member_ids(seed, 120)
+        out.append(Case(
+            f"tree_bin_member_ids_seed_{seed}",
+            "120 new members on one topic of 120 partitions; the member ids crowd three buckets "
+            "of Kafka's member map (9 to 24 ids each, a few with equal String hash codes), so "
+            "each crowd becomes a red-black tree bin once the map has 64 buckets and is split "
+            "again when it grows to 128. A tree bin's iteration order follows the tree: its "
+            "root moves to the front and a new key is linked right after its parent, so the "
+            "balancing decides the member order, and so who gets which partition. One id "
+            f"({MIN_SPREAD_MEMBER_ID!r}) has the spread hash Integer.MIN_VALUE, which the tree "
+            "orders as the smallest of all.",
+            {"kind": "hand-made"}, group([(m, ["t"], {}) for m in ids], {"t": 120}, tid)))
+    held = [1, 17, 33, 2, 18, 34, 3, 19, 35, 4, 20, 36]
+    out.append(Case(
+        "previous_target_of_twelve_copied_into_32_buckets_then_revoked",
+        "Heterogeneous: A held 12 partitions of t and, with 9 other subscribers of t's 40 "
+        "partitions, may keep 4. Its previous partitions arrive as new HashSet<>(collection) "
+        "of 12, which allocates (int)(12 / .75f) + 1 = 17, so 32 buckets: 1 and 33 share one, "
+        "17 has its own. A gives up partitions in the order of its per-topic HashSet of 16 "
+        "buckets filled from that order, where 1, 33, 17 share a chain in that order: it keeps "
+        "19, 4, 20 and 36 (a table of 16 for the copy would have made it keep 35 instead of 19).",
+        {"kind": "hand-made"},
+        group([("A", ["t"], {"t": held}), *[(f"S{k}", ["t"], {}) for k in range(9)],
+               ("U", ["u"], {})], {"t": 40, "u": 1})))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Generated cases
 # ---------------------------------------------------------------------------------------------
 
@@ -629,6 +723,7 @@ def all_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> Itera
     yield from edge_cases()
     yield from observed_cases()
     yield from tree_bin_cases(member_order)
+    yield from java_hashmap_cases()
     yield from generated_cases()
 
 
