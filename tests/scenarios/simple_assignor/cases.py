@@ -649,6 +649,64 @@ def _colliding_member_ids(seed: int, n: int) -> list[str]:
     return ids
 
 
+def _topic_id_of_hash(rng: Any, h: int, msb: int) -> str:
+    """A topic id whose Kafka Uuid.hashCode is ``h``: the bits of msb ^ lsb are ``h`` then 0."""
+    import uuid
+
+    lsb = msb ^ ((h & 0xFFFFFFFF) << 32)
+    return str(uuid.UUID(int=(msb << 64) | lsb))
+
+
+def _equal_hash_topic_ids(seed: int, b_msb_min: bool) -> AssignorInput:
+    """40 one-partition topics; member X held all of them, 39 members hold nothing.
+
+    Topics A and B have equal Uuid hash codes (A's most significant bits positive, B's
+    negative, or exactly Long.MIN_VALUE with ``b_msb_min``), and they and 9 others share one
+    bucket of X's previous-target map (a HashMap<Uuid, ...>, 64 buckets once it holds 26).
+    X's map gets the 26 others first, then those 11, so the crowded bucket is a tree bin that
+    places A and B by Uuid.compareTo (signed). X keeps one partition: the last of its
+    HashSet<TopicIdPartition> order, where A-0 and B-0 (equal hash codes) share the last
+    bucket in the order X's map listed them.
+    """
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import int32, spread
+
+    rng = random.Random(seed)
+    b = rng.randrange(63)
+
+    def pick(ok: Callable[[int], bool]) -> int:
+        while True:
+            h = int32(rng.getrandbits(32))
+            if ok(h):
+                return h
+
+    def msb(negative: bool) -> int:
+        return rng.getrandbits(63) | ((1 << 63) if negative else 0)
+
+    hab = pick(lambda h: spread(h) & 63 == b and spread(31 * h) & 63 == 63)
+    ids = {"A": _topic_id_of_hash(rng, hab, msb(False)), "B": _topic_id_of_hash(rng, hab, msb(True))}
+    if b_msb_min:
+        ids["B"] = _topic_id_of_hash(rng, hab, 1 << 63)
+    crowd = ["A", "B"]
+    for k in range(9):
+        h = pick(lambda h: spread(h) & 63 == b and spread(31 * h) & 63 != 63)
+        ids[f"c{k}"] = _topic_id_of_hash(rng, h, msb(rng.random() < .5))
+        crowd.append(f"c{k}")
+    others = []
+    for k in range(29):
+        h = pick(lambda h: spread(h) & 63 != b and spread(31 * h) & 63 != 63)
+        ids[f"o{k}"] = _topic_id_of_hash(rng, h, msb(rng.random() < .5))
+        others.append(f"o{k}")
+    rng.shuffle(crowd)
+    rng.shuffle(others)
+    order = others[:26] + crowd + others[26:]
+    members: list[tuple[str, Sequence[str], Mapping[str, Sequence[int]]]] = [
+        ("X", order, {t: [0] for t in order})]
+    members += [(f"m{k:02d}", order, {}) for k in range(39)]
+    return group(members, {t: 1 for t in order}, ids)
+
+
 def java_hashmap_cases() -> list[Case]:
     """Groups whose Kafka answer hangs on one detail of java.util.HashMap (issue 17).
 
@@ -683,6 +741,18 @@ def java_hashmap_cases() -> list[Case]:
         {"kind": "hand-made"},
         group([("A", ["t"], {"t": held}), *[(f"S{k}", ["t"], {}) for k in range(9)],
                ("U", ["u"], {})], {"t": 40, "u": 1})))
+    for name, b_msb_min, what in (
+            ("topic_ids_of_equal_hash_in_a_tree_bin", False,
+             "B's most significant bits are negative, so Uuid.compareTo puts B first"),
+            ("topic_ids_of_equal_hash_in_a_tree_bin_msb_min", True,
+             "B's most significant bits are exactly Long.MIN_VALUE, the smallest of all")):
+        out.append(Case(
+            name,
+            "Homogeneous, 40 members and 40 topics of one partition; X held every partition "
+            "and keeps one. Topics A and B have equal Uuid hash codes and sit, with 9 more "
+            "topic ids, in one bucket of X's previous-target HashMap, which is a tree bin by "
+            f"then: {what}. Which of A-0 and B-0 X keeps follows that tree's order.",
+            {"kind": "hand-made"}, _equal_hash_topic_ids(7, b_msb_min)))
     return out
 
 
