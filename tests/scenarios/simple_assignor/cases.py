@@ -546,10 +546,11 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
     ``member_order`` is Kafka's member order (the key order of its HashMap of member ids), used
     only to place the previous targets at the positions the case is built around.
     """
-    topics, topic_ids = {"t": 600}, {"t": TREE_BIN_TOPIC_ID}
+    topic_ids = {"t": TREE_BIN_TOPIC_ID}
 
-    def place(n: int, previous: Mapping[int, Sequence[int]]) -> AssignorInput:
+    def place(n: int, previous: Mapping[int, Sequence[int]], partitions: int = 600) -> AssignorInput:
         """n members on t; ``previous`` gives the partitions held at each member position."""
+        topics = {"t": partitions}
         ids = [f"member-{k:04d}" for k in range(n)]
         order = member_order(group([(m, ["t"], {}) for m in ids], topics, topic_ids))
         held = {order[position]: partitions for position, partitions in previous.items()}
@@ -589,7 +590,62 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
         "buckets, then outgrows the table: the resize splits the tree's list in two halves, "
         "which stay trees (partition 0: 7 and 7) or turn back into lists (partition 1: 6 and "
         "5), and the order that leaves decides which two holders keep each partition.",
-        {"kind": "hand-made"}, place(900, split))]
+        {"kind": "hand-made"}, place(900, split)),
+        *[_holder_trees_losing_keys(seed, partitions, over, place)
+          for seed, partitions, over in ((1, 400, 2), (0, 400, 2), (12, 270, 2), (10, 270, 2))]]
+
+
+def _holder_trees_losing_keys(seed: int, partitions: int, over: int,
+                              place: Callable[[int, Mapping[int, Sequence[int]], int], AssignorInput],
+                              ) -> Case:
+    """800 members on t; 16 of the partitions below 64 are each held by the members at some of
+    the positions j, j + 64, ... (a tree bin of holder indices), and all but sharing + 1 or
+    sharing + ``over`` of those holders also held one partition of 64 and up, which comes later
+    in their HashSet<TopicIdPartition> and so is the one they keep.
+
+    Each such holder's removal is a Map.remove from a red-black tree (rebalanced, its root moved
+    to the front of the bin's list, or the bin turned back into a list); the one or two holders
+    left over the sharing are then revoked in list order, so they are the latest roots.
+    """
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import (
+        spread,
+        topic_id_partition_hash,
+        uuid_hash,
+    )
+
+    rng = random.Random(seed)
+    n = 800
+    sharing = -(-n // partitions)
+    topic_hash = uuid_hash(TREE_BIN_TOPIC_ID)
+
+    def bucket(partition: int) -> int:  # in a member's HashSet<TopicIdPartition> of 16 buckets
+        return spread(topic_id_partition_hash(topic_hash, partition)) & 15
+
+    held: dict[int, list[int]] = {}
+    extras = range(64, partitions)
+    for j in rng.sample(range(64), 16):
+        places = (n - 1 - j) // 64 + 1
+        holders = sorted(rng.sample(range(places), rng.randint(min(sharing + 2, places), places)))
+        leaving = rng.sample(holders, max(len(holders) - sharing - rng.randint(1, over), 0))
+        for k in holders:
+            held[j + 64 * k] = [j]
+            if k in leaving:
+                later = [e for e in extras if bucket(e) > bucket(j)]
+                if later:
+                    held[j + 64 * k].append(rng.choice(later))
+    return Case(
+        f"tree_bin_holders_removed_seed_{seed}_{partitions}_partitions",
+        f"{n} members on one topic of {partitions} partitions (sharing {sharing}, counts 1 "
+        "or 2): 16 partitions below 64 were each held by up to 13 members at positions j, j + 64, "
+        "... of Kafka's member order, so each holder set is a java.util.HashMap tree bin. Most "
+        "of those holders also held a partition of 64 or more, which they keep, so each holder "
+        "tree loses all but sharing + 1 or 2 keys through Map.remove: red-black deletion, "
+        "the root moved to the front of the bin's list after each, the bin turned back into a "
+        "list once it looks small. The holders over the sharing are revoked in that list's "
+        "order, so the last roots decide who keeps each partition.",
+        {"kind": "hand-made"}, place(n, held, partitions))
 
 
 # ---------------------------------------------------------------------------------------------
