@@ -591,16 +591,17 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
         "which stay trees (partition 0: 7 and 7) or turn back into lists (partition 1: 6 and "
         "5), and the order that leaves decides which two holders keep each partition.",
         {"kind": "hand-made"}, place(900, split)),
-        *[_holder_trees_losing_keys(seed, partitions, over, place)
-          for seed, partitions, over in ((1, 400, 2), (0, 400, 2), (12, 270, 2), (10, 270, 2))]]
+        *[_holder_trees_losing_keys(seed, n, partitions, place)
+          for seed, n, partitions in ((1, 800, 400), (0, 800, 400), (12, 800, 270), (10, 800, 270),
+                                      (32, 1100, 550))]]
 
 
-def _holder_trees_losing_keys(seed: int, partitions: int, over: int,
+def _holder_trees_losing_keys(seed: int, n: int, partitions: int,
                               place: Callable[[int, Mapping[int, Sequence[int]], int], AssignorInput],
                               ) -> Case:
-    """800 members on t; 16 of the partitions below 64 are each held by the members at some of
+    """n members on t; 16 of the partitions below 64 are each held by the members at some of
     the positions j, j + 64, ... (a tree bin of holder indices), and all but sharing + 1 or
-    sharing + ``over`` of those holders also held one partition of 64 and up, which comes later
+    sharing + 2 of those holders also held one partition of 64 and up, which comes later
     in their HashSet<TopicIdPartition> and so is the one they keep.
 
     Each such holder's removal is a Map.remove from a red-black tree (rebalanced, its root moved
@@ -616,7 +617,6 @@ def _holder_trees_losing_keys(seed: int, partitions: int, over: int,
     )
 
     rng = random.Random(seed)
-    n = 800
     sharing = -(-n // partitions)
     topic_hash = uuid_hash(TREE_BIN_TOPIC_ID)
 
@@ -628,7 +628,7 @@ def _holder_trees_losing_keys(seed: int, partitions: int, over: int,
     for j in rng.sample(range(64), 16):
         places = (n - 1 - j) // 64 + 1
         holders = sorted(rng.sample(range(places), rng.randint(min(sharing + 2, places), places)))
-        leaving = rng.sample(holders, max(len(holders) - sharing - rng.randint(1, over), 0))
+        leaving = rng.sample(holders, max(len(holders) - sharing - rng.randint(1, 2), 0))
         for k in holders:
             held[j + 64 * k] = [j]
             if k in leaving:
@@ -636,9 +636,10 @@ def _holder_trees_losing_keys(seed: int, partitions: int, over: int,
                 if later:
                     held[j + 64 * k].append(rng.choice(later))
     return Case(
-        f"tree_bin_holders_removed_seed_{seed}_{partitions}_partitions",
+        f"tree_bin_holders_removed_seed_{seed}_{n}_members_{partitions}_partitions",
         f"{n} members on one topic of {partitions} partitions (sharing {sharing}, counts 1 "
-        "or 2): 16 partitions below 64 were each held by up to 13 members at positions j, j + 64, "
+        f"or 2): 16 partitions below 64 were each held by up to {(n + 63) // 64} members at "
+        "positions j, j + 64, "
         "... of Kafka's member order, so each holder set is a java.util.HashMap tree bin. Most "
         "of those holders also held a partition of 64 or more, which they keep, so each holder "
         "tree loses all but sharing + 1 or 2 keys through Map.remove: red-black deletion, "
