@@ -764,6 +764,31 @@ def _equal_hash_topic_ids(seed: int, b_msb_min: bool) -> AssignorInput:
     return group(members, {t: 1 for t in order}, ids)
 
 
+def _crowded_partition_map() -> AssignorInput:
+    """59 members on 9 one-partition topics and a topic z of 50: 59 partitions, one each.
+
+    The 9 topic ids are picked so that their partitions' TopicIdPartition hash codes share a
+    bucket of the 128 Kafka's partition map allocates (newHashMap(59)).
+    """
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import int32, spread
+
+    rng = random.Random(0)
+    bucket = rng.randrange(128)
+    ids: dict[str, str] = {}
+    seen: set[int] = set()
+    for k in range(9):
+        while True:
+            h = int32(rng.getrandbits(32))
+            if spread(int32(31 * h)) & 127 == bucket and h not in seen:
+                break
+        seen.add(h)
+        ids[f"c{k}"] = _topic_id_of_hash(rng, h, rng.getrandbits(63))
+    topics = {name: 1 for name in ids} | {"z": 50}
+    return group([(f"m{k:02d}", list(topics), {}) for k in range(59)], topics, ids)
+
+
 def java_hashmap_cases() -> list[Case]:
     """Groups whose Kafka answer hangs on one detail of java.util.HashMap (issue 17).
 
@@ -798,6 +823,27 @@ def java_hashmap_cases() -> list[Case]:
         {"kind": "hand-made"},
         group([("A", ["t"], {"t": held}), *[(f"S{k}", ["t"], {}) for k in range(9)],
                ("U", ["u"], {})], {"t": 40, "u": 1})))
+    out.append(Case(
+        "previous_target_of_eleven_copied_into_16_buckets_then_revoked",
+        "Heterogeneous: A held 11 partitions of t and, with 9 other subscribers of t's 30 "
+        "partitions, may keep 3. new HashSet<>(collection) of 11 allocates (int)(11 / .75f) "
+        "+ 1 = 15, so 16 buckets (tableSizeFor of an exact power of two is itself), where 1, "
+        "17 and 33 share a chain in that order; A gives up partitions in the order of its "
+        "per-topic HashSet filled from it and keeps 35, 4 and 20 (32 buckets would have kept "
+        "19 instead of 35).",
+        {"kind": "hand-made"},
+        group([("A", ["t"], {"t": [1, 17, 33, 2, 18, 34, 3, 19, 35, 4, 20]}),
+               *[(f"S{k}", ["t"], {}) for k in range(9)], ("U", ["u"], {})],
+              {"t": 30, "u": 1})))
+    out.append(Case(
+        "partition_map_bucket_treeified_by_compute_if_absent",
+        "Homogeneous, 59 new members on 59 partitions: 9 one-partition topics whose "
+        "TopicIdPartition hash codes share a bucket of Kafka's 128-bucket partition map, and "
+        "a topic of 50. The assignor adds every partition with computeIfAbsent, which links a "
+        "new key at the head of its chain and turns the chain into a tree bin when it already "
+        "holds 7 keys (put waits for 8); the fill then hands out partitions in that map's "
+        "order, so the 8th key's treeify shows in who gets which partition.",
+        {"kind": "hand-made"}, _crowded_partition_map()))
     for name, b_msb_min, what in (
             ("topic_ids_of_equal_hash_in_a_tree_bin", False,
              "B's most significant bits are negative, so Uuid.compareTo puts B first"),
