@@ -844,6 +844,28 @@ def java_hashmap_cases() -> list[Case]:
         "holds 7 keys (put waits for 8); the fill then hands out partitions in that map's "
         "order, so the 8th key's treeify shows in who gets which partition.",
         {"kind": "hand-made"}, _crowded_partition_map()))
+    out.append(Case(
+        "stale_partitions_fill_the_partition_map_to_its_threshold",
+        "Homogeneous on t of 2 partitions; three members held partitions far beyond the "
+        "count (29 to 41), which Kafka keeps counting. Its partition map is newHashMap(2): 8 "
+        "buckets, threshold 6, and computeIfAbsent resizes only when the map is already over "
+        "the threshold before it looks, so the 7th key still goes into 8 buckets and the "
+        "resize waits for the 8th; the fill then follows that map's order.",
+        {"kind": "hand-made"},
+        group([("m0", ["t"], {"t": [30, 37, 40]}), ("m1", ["t"], {}),
+               ("m2", ["t"], {"t": [3, 4, 29, 30, 31, 37, 40]}), ("m3", ["t"], {}),
+               ("m4", ["t"], {}), ("m5", ["t"], {"t": [17, 25, 33, 41]})], {"t": 2, "u": 2})))
+    out.append(Case(
+        "stale_partitions_overflow_a_partition_map_sized_for_three",
+        "Homogeneous on t of 3 partitions; five members held 24 different partitions, most "
+        "beyond the count. Kafka's partition map, newHashMap(3) (8 buckets), grows through "
+        "computeIfAbsent calls, each resizing first whenever the map is already over its "
+        "threshold, and the fill follows that map's order.",
+        {"kind": "hand-made"},
+        group([("m0", ["t"], {"t": [1, 3, 7, 10, 15, 23, 29, 30]}), ("m1", ["t"], {"t": [6, 24, 34]}),
+               ("m2", ["t"], {"t": [0, 4, 10, 11, 13, 15, 17, 24, 26]}),
+               ("m3", ["t"], {"t": [28, 39]}), ("m4", ["t"], {"t": [0, 8]}), ("m5", ["t"], {})],
+              {"t": 3, "u": 2})))
     for name, b_msb_min, what in (
             ("topic_ids_of_equal_hash_in_a_tree_bin", False,
              "B's most significant bits are negative, so Uuid.compareTo puts B first"),
