@@ -717,7 +717,7 @@ def _topic_id_of_hash(rng: Any, h: int, msb: int) -> str:
 def _equal_hash_topic_ids(seed: int, b_msb_min: bool) -> AssignorInput:
     """40 one-partition topics; member X held all of them, 39 members hold nothing.
 
-    Topics A and B have equal Uuid hash codes (A's most significant bits positive, B's
+    Topics ...-A and ...-B have equal Uuid hash codes (A's most significant bits positive, B's
     negative, or exactly Long.MIN_VALUE with ``b_msb_min``), and they and 9 others share one
     bucket of X's previous-target map (a HashMap<Uuid, ...>, 64 buckets once it holds 26).
     X's map gets the 26 others first, then those 11, so the crowded bucket is a tree bin that
@@ -757,7 +757,10 @@ def _equal_hash_topic_ids(seed: int, b_msb_min: bool) -> AssignorInput:
         others.append(f"o{k}")
     rng.shuffle(crowd)
     rng.shuffle(others)
-    order = others[:26] + crowd + others[26:]
+    # A vector lists a previous target's topics by name, and Kafka's map is filled in that
+    # order: names led by their position keep the order designed here.
+    order = [f"t{k:02d}-{name}" for k, name in enumerate(others[:26] + crowd + others[26:])]
+    ids = {name: ids[name.partition("-")[2]] for name in order}
     members: list[tuple[str, Sequence[str], Mapping[str, Sequence[int]]]] = [
         ("X", order, {t: [0] for t in order})]
     members += [(f"m{k:02d}", order, {}) for k in range(39)]
@@ -874,9 +877,10 @@ def java_hashmap_cases() -> list[Case]:
         out.append(Case(
             name,
             "Homogeneous, 40 members and 40 topics of one partition; X held every partition "
-            "and keeps one. Topics A and B have equal Uuid hash codes and sit, with 9 more "
-            "topic ids, in one bucket of X's previous-target HashMap, which is a tree bin by "
-            f"then: {what}. Which of A-0 and B-0 X keeps follows that tree's order.",
+            "and keeps one. The topics named ...-A and ...-B have equal Uuid hash codes and "
+            "sit, with 9 more topic ids, in one bucket of X's previous-target HashMap (filled "
+            "in name order), which is a tree bin by then: "
+            f"{what}. Which of A's and B's partition X keeps follows that tree's order.",
             {"kind": "hand-made"}, _equal_hash_topic_ids(7, b_msb_min)))
     return out
 
