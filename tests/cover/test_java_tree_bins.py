@@ -365,3 +365,73 @@ def test_kafka_itself_answers_differently_when_topic_ids_tie():
 
 def test_tree_bin_error_is_a_groupspec_error():
     assert issubclass(TreeBinError, GroupspecError) and issubclass(TreeBinError, NotImplementedError)
+
+
+# ---------------------------------------------------------------------------------------------
+# The HashMap details the issue-17 vectors hang on (tests/scenarios/simple_assignor/cases.py)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_spread_hash_of_min_value_is_the_smallest_key_of_its_tree():
+    from tests.scenarios.simple_assignor.cases import MIN_SPREAD_MEMBER_ID
+
+    assert jc.int32(jc.spread(string_hash(MIN_SPREAD_MEMBER_ID))) == -(2**31)
+    others = [f"k{i}" for i in range(10**5) if jc.spread(string_hash(f"k{i}")) & 63 == 0][:9]
+    members: JavaHashMap[str, None] = JavaHashMap(string_hash, 64, compare=string_compare)
+    for key in [*others, MIN_SPREAD_MEMBER_ID]:
+        members.put(key, None)
+    assert members.tree_bins() == 1
+    # the new key is linked right after its tree parent: the leftmost node, the smallest key
+    tree: Any = members._table[0]  # type: ignore[index]
+    leftmost = tree._root()
+    while leftmost.left is not None:
+        leftmost = leftmost.left
+    assert leftmost.key == MIN_SPREAD_MEMBER_ID
+
+
+def test_a_hash_set_copy_of_twelve_allocates_32_buckets():
+    held = [1, 17, 33, 2, 18, 34, 3, 19, 35, 4, 20, 36]
+    copy = JavaHashSet.copy_of(integer_hash, sorted(held), compare=integer_compare)
+    assert copy.capacity == 32
+    assert copy.order() == [1, 33, 2, 34, 3, 35, 4, 36, 17, 18, 19, 20]
+
+
+def test_uuid_compare_puts_a_long_min_value_msb_first():
+    assert uuid_compare(_uuid_text(-(2**63), 7), _uuid_text(2**63 - 1, 0)) < 0
+    assert uuid_compare(_uuid_text(-(2**63), 7), _uuid_text(-1, 0)) < 0
+    assert uuid_bits(_uuid_text(-(2**63), 0))[0] == -(2**63)
+
+
+def _holder_tree(keys: list[int]) -> JavaHashSet[int]:
+    holders = JavaHashSet(integer_hash, compare=integer_compare)
+    for key in keys:
+        holders.add(key)
+    assert holders.tree_bins() == 1
+    return holders
+
+
+def test_map_remove_moves_the_new_root_to_the_front_and_an_iterator_remove_does_not():
+    keys = [5 + 64 * k for k in range(13)]  # one bucket of 64: a tree, built in ascending order
+    for from_iterator in (False, True):
+        holders = _holder_tree(keys)
+        tree: Any = holders._map._table[5]  # type: ignore[index]
+        root = tree._root().key
+        assert holders.order()[0] == root
+        holders.remove(root, from_iterator=from_iterator)
+        new_root = tree._root().key
+        assert new_root != root
+        assert (holders.order()[0] == new_root) is not from_iterator
+        assert sorted(holders.order()) == sorted(k for k in keys if k != root)
+
+
+def test_map_remove_turns_a_small_looking_tree_back_into_a_list_in_list_order():
+    keys = [5 + 64 * k for k in range(13)]
+    holders = _holder_tree(keys)
+    while True:
+        before = holders.order()
+        holders.remove(before[-1])
+        if not holders.tree_bins():
+            break
+    # the list is kept as it was, only the removed key is gone; no root moves any more
+    assert holders.order() == before[:-1]
+    assert isinstance(holders._map._table[5], list)  # type: ignore[index]

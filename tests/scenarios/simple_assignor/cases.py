@@ -546,10 +546,11 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
     ``member_order`` is Kafka's member order (the key order of its HashMap of member ids), used
     only to place the previous targets at the positions the case is built around.
     """
-    topics, topic_ids = {"t": 600}, {"t": TREE_BIN_TOPIC_ID}
+    topic_ids = {"t": TREE_BIN_TOPIC_ID}
 
-    def place(n: int, previous: Mapping[int, Sequence[int]]) -> AssignorInput:
+    def place(n: int, previous: Mapping[int, Sequence[int]], partitions: int = 600) -> AssignorInput:
         """n members on t; ``previous`` gives the partitions held at each member position."""
+        topics = {"t": partitions}
         ids = [f"member-{k:04d}" for k in range(n)]
         order = member_order(group([(m, ["t"], {}) for m in ids], topics, topic_ids))
         held = {order[position]: partitions for position, partitions in previous.items()}
@@ -589,7 +590,299 @@ def tree_bin_cases(member_order: Callable[[AssignorInput], Sequence[str]]) -> li
         "buckets, then outgrows the table: the resize splits the tree's list in two halves, "
         "which stay trees (partition 0: 7 and 7) or turn back into lists (partition 1: 6 and "
         "5), and the order that leaves decides which two holders keep each partition.",
-        {"kind": "hand-made"}, place(900, split))]
+        {"kind": "hand-made"}, place(900, split)),
+        *[_holder_trees_losing_keys(seed, n, partitions, place)
+          for seed, n, partitions in ((1, 800, 400), (0, 800, 400), (12, 800, 270), (10, 800, 270),
+                                      (32, 1100, 550))]]
+
+
+def _holder_trees_losing_keys(seed: int, n: int, partitions: int,
+                              place: Callable[[int, Mapping[int, Sequence[int]], int], AssignorInput],
+                              ) -> Case:
+    """n members on t; 16 of the partitions below 64 are each held by the members at some of
+    the positions j, j + 64, ... (a tree bin of holder indices), and all but sharing + 1 or
+    sharing + 2 of those holders also held one partition of 64 and up, which comes later
+    in their HashSet<TopicIdPartition> and so is the one they keep.
+
+    Each such holder's removal is a Map.remove from a red-black tree (rebalanced, its root moved
+    to the front of the bin's list, or the bin turned back into a list); the one or two holders
+    left over the sharing are then revoked in list order, so they are the latest roots.
+    """
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import (
+        spread,
+        topic_id_partition_hash,
+        uuid_hash,
+    )
+
+    rng = random.Random(seed)
+    sharing = -(-n // partitions)
+    topic_hash = uuid_hash(TREE_BIN_TOPIC_ID)
+
+    def bucket(partition: int) -> int:  # in a member's HashSet<TopicIdPartition> of 16 buckets
+        return spread(topic_id_partition_hash(topic_hash, partition)) & 15
+
+    held: dict[int, list[int]] = {}
+    extras = range(64, partitions)
+    for j in rng.sample(range(64), 16):
+        places = (n - 1 - j) // 64 + 1
+        holders = sorted(rng.sample(range(places), rng.randint(min(sharing + 2, places), places)))
+        leaving = rng.sample(holders, max(len(holders) - sharing - rng.randint(1, 2), 0))
+        for k in holders:
+            held[j + 64 * k] = [j]
+            if k in leaving:
+                later = [e for e in extras if bucket(e) > bucket(j)]
+                if later:
+                    held[j + 64 * k].append(rng.choice(later))
+    return Case(
+        f"tree_bin_holders_removed_seed_{seed}_{n}_members_{partitions}_partitions",
+        f"{n} members on one topic of {partitions} partitions (sharing {sharing}, counts 1 "
+        f"or 2): 16 partitions below 64 were each held by up to {(n + 63) // 64} members at "
+        "positions j, j + 64, "
+        "... of Kafka's member order, so each holder set is a java.util.HashMap tree bin. Most "
+        "of those holders also held a partition of 64 or more, which they keep, so each holder "
+        "tree loses all but sharing + 1 or 2 keys through Map.remove: red-black deletion, "
+        "the root moved to the front of the bin's list after each, the bin turned back into a "
+        "list once it looks small. The holders over the sharing are revoked in that list's "
+        "order, so the last roots decide who keeps each partition.",
+        {"kind": "hand-made"}, place(n, held, partitions))
+
+
+# ---------------------------------------------------------------------------------------------
+# java.util.HashMap corners the Kafka mode must get right
+# ---------------------------------------------------------------------------------------------
+
+#: String.hashCode 0x80008000, so HashMap's spread hash is 0x80000000: Integer.MIN_VALUE, the
+#: smallest key a tree bin can hold (it lands in bucket 0 of every table).
+MIN_SPREAD_MEMBER_ID = "member-2998-3aus"
+
+#: The topic every member of the colliding-member-id cases subscribes to.
+TREE_BIN_MEMBERS_TOPIC_ID = "3f0a1b2c-4d5e-4f60-8a71-b2c3d4e5f607"
+
+
+def _colliding_member_ids(seed: int, n: int) -> list[str]:
+    """n member ids in a shuffled order: three crowds of 9 to 24 ids sharing a bucket of a
+    64-bucket table (one crowd in bucket 0, with MIN_SPREAD_MEMBER_ID), each crowd with 2 to 4
+    ids of one equal String hash ("Aa"/"BB" blocks), and ids in other buckets around them.
+
+    The member map grows 16 -> 32 -> 64 -> 128 buckets while the ids go in, so each crowd is
+    first a list, then a red-black tree, then split in two by the resize.
+    """
+    import itertools
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import spread, string_hash
+
+    rng = random.Random(seed)
+    used = {MIN_SPREAD_MEMBER_ID}
+    ids = [MIN_SPREAD_MEMBER_ID]
+
+    def bucket(member_id: str) -> int:
+        return spread(string_hash(member_id)) & 63
+
+    crowds = [0, *rng.sample(range(1, 64), 2)]
+    blocks = ["".join(b) for b in itertools.product(["Aa", "BB"], repeat=3)]
+    for c in crowds:
+        size, ties = rng.randint(9, 24), rng.randint(2, 4)
+        while True:  # ids that differ only in Aa/BB blocks have equal hash codes
+            prefix = f"t{rng.randrange(10**6)}-"
+            equal = [prefix + b for b in blocks]
+            if bucket(equal[0]) == c and not used & set(equal):
+                break
+        chosen = rng.sample(equal, ties)
+        while len(chosen) < size:
+            candidate = f"m{rng.randrange(10**6)}"
+            if candidate not in used and candidate not in chosen and bucket(candidate) == c:
+                chosen.append(candidate)
+        used.update(chosen)
+        ids += chosen
+    while len(ids) < n:
+        candidate = f"f{rng.randrange(10**6)}"
+        if candidate not in used and bucket(candidate) not in crowds:
+            used.add(candidate)
+            ids.append(candidate)
+    rng.shuffle(ids)
+    return ids
+
+
+def _topic_id_of_hash(rng: Any, h: int, msb: int) -> str:
+    """A topic id whose Kafka Uuid.hashCode is ``h``: the bits of msb ^ lsb are ``h`` then 0."""
+    import uuid
+
+    lsb = msb ^ ((h & 0xFFFFFFFF) << 32)
+    return str(uuid.UUID(int=(msb << 64) | lsb))
+
+
+def _equal_hash_topic_ids(seed: int, b_msb_min: bool) -> AssignorInput:
+    """40 one-partition topics; member X held all of them, 39 members hold nothing.
+
+    Topics ...-A and ...-B have equal Uuid hash codes (A's most significant bits positive, B's
+    negative, or exactly Long.MIN_VALUE with ``b_msb_min``), and they and 9 others share one
+    bucket of X's previous-target map (a HashMap<Uuid, ...>, 64 buckets once it holds 26).
+    X's map gets the 26 others first, then those 11, so the crowded bucket is a tree bin that
+    places A and B by Uuid.compareTo (signed). X keeps one partition: the last of its
+    HashSet<TopicIdPartition> order, where A-0 and B-0 (equal hash codes) share the last
+    bucket in the order X's map listed them.
+    """
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import int32, spread
+
+    rng = random.Random(seed)
+    b = rng.randrange(63)
+
+    def pick(ok: Callable[[int], bool]) -> int:
+        while True:
+            h = int32(rng.getrandbits(32))
+            if ok(h):
+                return h
+
+    def msb(negative: bool) -> int:
+        return rng.getrandbits(63) | ((1 << 63) if negative else 0)
+
+    hab = pick(lambda h: spread(h) & 63 == b and spread(31 * h) & 63 == 63)
+    ids = {"A": _topic_id_of_hash(rng, hab, msb(False)), "B": _topic_id_of_hash(rng, hab, msb(True))}
+    if b_msb_min:
+        ids["B"] = _topic_id_of_hash(rng, hab, 1 << 63)
+    crowd = ["A", "B"]
+    for k in range(9):
+        h = pick(lambda h: spread(h) & 63 == b and spread(31 * h) & 63 != 63)
+        ids[f"c{k}"] = _topic_id_of_hash(rng, h, msb(rng.random() < .5))
+        crowd.append(f"c{k}")
+    others = []
+    for k in range(29):
+        h = pick(lambda h: spread(h) & 63 != b and spread(31 * h) & 63 != 63)
+        ids[f"o{k}"] = _topic_id_of_hash(rng, h, msb(rng.random() < .5))
+        others.append(f"o{k}")
+    rng.shuffle(crowd)
+    rng.shuffle(others)
+    # A vector lists a previous target's topics by name, and Kafka's map is filled in that
+    # order: names led by their position keep the order designed here.
+    order = [f"t{k:02d}-{name}" for k, name in enumerate(others[:26] + crowd + others[26:])]
+    ids = {name: ids[name.partition("-")[2]] for name in order}
+    members: list[tuple[str, Sequence[str], Mapping[str, Sequence[int]]]] = [
+        ("X", order, {t: [0] for t in order})]
+    members += [(f"m{k:02d}", order, {}) for k in range(39)]
+    return group(members, {t: 1 for t in order}, ids)
+
+
+def _crowded_partition_map() -> AssignorInput:
+    """59 members on 9 one-partition topics and a topic z of 50: 59 partitions, one each.
+
+    The 9 topic ids are picked so that their partitions' TopicIdPartition hash codes share a
+    bucket of the 128 Kafka's partition map allocates (newHashMap(59)).
+    """
+    import random
+
+    from groupspec.impl.simple_assignor.java_collections import int32, spread
+
+    rng = random.Random(0)
+    bucket = rng.randrange(128)
+    ids: dict[str, str] = {}
+    seen: set[int] = set()
+    for k in range(9):
+        while True:
+            h = int32(rng.getrandbits(32))
+            if spread(int32(31 * h)) & 127 == bucket and h not in seen:
+                break
+        seen.add(h)
+        ids[f"c{k}"] = _topic_id_of_hash(rng, h, rng.getrandbits(63))
+    topics = {name: 1 for name in ids} | {"z": 50}
+    return group([(f"m{k:02d}", list(topics), {}) for k in range(59)], topics, ids)
+
+
+def java_hashmap_cases() -> list[Case]:
+    """Groups whose Kafka answer hangs on one detail of java.util.HashMap (issue 17).
+
+    Kafka's member positions are the iteration order of its member map, so a group of n
+    members with a topic of n partitions shows that order whole: position k gets the k-th
+    partition the fill visits.
+    """
+    tid = {"t": TREE_BIN_MEMBERS_TOPIC_ID}
+    out = []
+    for seed in (0, 5):
+        ids = _colliding_member_ids(seed, 120)
+        out.append(Case(
+            f"tree_bin_member_ids_seed_{seed}",
+            "120 new members on one topic of 120 partitions; the member ids crowd three buckets "
+            "of Kafka's member map (9 to 24 ids each, a few with equal String hash codes), so "
+            "each crowd becomes a red-black tree bin once the map has 64 buckets and is split "
+            "again when it grows to 128. A tree bin's iteration order follows the tree: its "
+            "root moves to the front and a new key is linked right after its parent, so the "
+            "balancing decides the member order, and so who gets which partition. One id "
+            f"({MIN_SPREAD_MEMBER_ID!r}) has the spread hash Integer.MIN_VALUE, which the tree "
+            "orders as the smallest of all.",
+            {"kind": "hand-made"}, group([(m, ["t"], {}) for m in ids], {"t": 120}, tid)))
+    held = [1, 17, 33, 2, 18, 34, 3, 19, 35, 4, 20, 36]
+    out.append(Case(
+        "previous_target_of_twelve_copied_into_32_buckets_then_revoked",
+        "Heterogeneous: A held 12 partitions of t and, with 9 other subscribers of t's 40 "
+        "partitions, may keep 4. Its previous partitions arrive as new HashSet<>(collection) "
+        "of 12, which allocates (int)(12 / .75f) + 1 = 17, so 32 buckets: 1 and 33 share one, "
+        "17 has its own. A gives up partitions in the order of its per-topic HashSet of 16 "
+        "buckets filled from that order, where 1, 33, 17 share a chain in that order: it keeps "
+        "19, 4, 20 and 36 (a table of 16 for the copy would have made it keep 35 instead of 19).",
+        {"kind": "hand-made"},
+        group([("A", ["t"], {"t": held}), *[(f"S{k}", ["t"], {}) for k in range(9)],
+               ("U", ["u"], {})], {"t": 40, "u": 1})))
+    out.append(Case(
+        "previous_target_of_eleven_copied_into_16_buckets_then_revoked",
+        "Heterogeneous: A held 11 partitions of t and, with 9 other subscribers of t's 30 "
+        "partitions, may keep 3. new HashSet<>(collection) of 11 allocates (int)(11 / .75f) "
+        "+ 1 = 15, so 16 buckets (tableSizeFor of an exact power of two is itself), where 1, "
+        "17 and 33 share a chain in that order; A gives up partitions in the order of its "
+        "per-topic HashSet filled from it and keeps 35, 4 and 20 (32 buckets would have kept "
+        "19 instead of 35).",
+        {"kind": "hand-made"},
+        group([("A", ["t"], {"t": [1, 17, 33, 2, 18, 34, 3, 19, 35, 4, 20]}),
+               *[(f"S{k}", ["t"], {}) for k in range(9)], ("U", ["u"], {})],
+              {"t": 30, "u": 1})))
+    out.append(Case(
+        "partition_map_bucket_treeified_by_compute_if_absent",
+        "Homogeneous, 59 new members on 59 partitions: 9 one-partition topics whose "
+        "TopicIdPartition hash codes share a bucket of Kafka's 128-bucket partition map, and "
+        "a topic of 50. The assignor adds every partition with computeIfAbsent, which links a "
+        "new key at the head of its chain and turns the chain into a tree bin when it already "
+        "holds 7 keys (put waits for 8); the fill then hands out partitions in that map's "
+        "order, so the 8th key's treeify shows in who gets which partition.",
+        {"kind": "hand-made"}, _crowded_partition_map()))
+    out.append(Case(
+        "stale_partitions_fill_the_partition_map_to_its_threshold",
+        "Homogeneous on t of 2 partitions; three members held partitions far beyond the "
+        "count (29 to 41), which Kafka keeps counting. Its partition map is newHashMap(2): 8 "
+        "buckets, threshold 6, and computeIfAbsent resizes only when the map is already over "
+        "the threshold before it looks, so the 7th key still goes into 8 buckets and the "
+        "resize waits for the 8th; the fill then follows that map's order.",
+        {"kind": "hand-made"},
+        group([("m0", ["t"], {"t": [30, 37, 40]}), ("m1", ["t"], {}),
+               ("m2", ["t"], {"t": [3, 4, 29, 30, 31, 37, 40]}), ("m3", ["t"], {}),
+               ("m4", ["t"], {}), ("m5", ["t"], {"t": [17, 25, 33, 41]})], {"t": 2, "u": 2})))
+    out.append(Case(
+        "stale_partitions_overflow_a_partition_map_sized_for_three",
+        "Homogeneous on t of 3 partitions; five members held 24 different partitions, most "
+        "beyond the count. Kafka's partition map, newHashMap(3) (8 buckets), grows through "
+        "computeIfAbsent calls, each resizing first whenever the map is already over its "
+        "threshold, and the fill follows that map's order.",
+        {"kind": "hand-made"},
+        group([("m0", ["t"], {"t": [1, 3, 7, 10, 15, 23, 29, 30]}), ("m1", ["t"], {"t": [6, 24, 34]}),
+               ("m2", ["t"], {"t": [0, 4, 10, 11, 13, 15, 17, 24, 26]}),
+               ("m3", ["t"], {"t": [28, 39]}), ("m4", ["t"], {"t": [0, 8]}), ("m5", ["t"], {})],
+              {"t": 3, "u": 2})))
+    for name, b_msb_min, what in (
+            ("topic_ids_of_equal_hash_in_a_tree_bin", False,
+             "B's most significant bits are negative, so Uuid.compareTo puts B first"),
+            ("topic_ids_of_equal_hash_in_a_tree_bin_msb_min", True,
+             "B's most significant bits are exactly Long.MIN_VALUE, the smallest of all")):
+        out.append(Case(
+            name,
+            "Homogeneous, 40 members and 40 topics of one partition; X held every partition "
+            "and keeps one. The topics named ...-A and ...-B have equal Uuid hash codes and "
+            "sit, with 9 more topic ids, in one bucket of X's previous-target HashMap (filled "
+            "in name order), which is a tree bin by then: "
+            f"{what}. Which of A's and B's partition X keeps follows that tree's order.",
+            {"kind": "hand-made"}, _equal_hash_topic_ids(7, b_msb_min)))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -629,6 +922,7 @@ def all_cases(kafka_assign: Callable[[AssignorInput], GroupAssignment]) -> Itera
     yield from edge_cases()
     yield from observed_cases()
     yield from tree_bin_cases(member_order)
+    yield from java_hashmap_cases()
     yield from generated_cases()
 
 
