@@ -52,6 +52,9 @@ class Machine:
     unsupported: Mapping[str, str] = field(default_factory=dict)
     #: Whether a vector's ``expected`` may be an error (a codec refusing bad bytes).
     errors_expected: bool = False
+    #: Handlers whose three roles live in a module of their own (handler -> module), so that a
+    #: machine with many handlers need not keep them all in one file.
+    handler_modules: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def handler(self) -> str:
@@ -72,7 +75,7 @@ class Machine:
         if handler not in self.handlers:
             raise KeyError(f"{self.name} has no handler {handler!r}")
         suffix = "" if handler == self.handler else f"_{handler}"
-        return f"{self.conformance}:{role}{suffix}"
+        return f"{self.handler_modules.get(handler, self.conformance)}:{role}{suffix}"
 
     @property
     def check_input(self) -> str:
@@ -121,11 +124,12 @@ MACHINES: tuple[Machine, ...] = (
         vectors="tests.scenarios.simple_assignor.cases:assignor_vector_docs",
     ),
     Machine(
-        name="records", handlers=("decode_record", "decode_log", "encode_record"),
+        name="records", handlers=("decode_record", "decode_log", "encode_record", "decode_partition"),
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
         vectors="tests.scenarios.records.cases:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
         unsupported={"spec": "the spec has no codec: it speaks typed records, not bytes"},
+        handler_modules={"decode_partition": "groupspec.conformance.records_partition"},
         errors_expected=True,
     ),
     _stateful("classic_group", "classic_vector_docs"),

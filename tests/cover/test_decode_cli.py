@@ -12,10 +12,10 @@ import uuid
 import pytest
 
 from groupspec.cli import main
+from groupspec.commands.decode_report import Progress
 from groupspec.impl.codec.batch import ControlType, Record, encode_batch, encode_control_batch
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.codec.consumer_protocol import encode_assignment, encode_subscription
-from groupspec.impl.codec.log_reader import Progress
 from groupspec.impl.codec.records import encode_key, encode_value
 from groupspec.impl.codec.segment import SegmentWriter
 from groupspec.types.records import (
