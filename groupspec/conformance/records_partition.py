@@ -24,6 +24,7 @@ from groupspec.types import InputError
 
 #: Vector option (camelCase) -> LogReadOptions field, with the JSON type it must have.
 OPTIONS: dict[str, tuple[str, type | tuple[type, ...]]] = {
+    "topic": ("topic", str),
     "groups": ("groups", list),
     "types": ("types", list),
     "strict": ("strict", bool),
@@ -99,6 +100,8 @@ def _warning(line: str, folder: str) -> dict[str, Any]:
         return {"kind": "unknownType", "typeId": int(m.group("type")), "offset": int(m.group("offset"))}
     if "no segment files" in line:
         return {"kind": "noSegments"}
+    if "overrides the topic" in line:
+        return {"kind": "topicOverridden"}
     if line.startswith(folder + "/"):  # a segment's own warning: its torn tail
         return {"kind": "partialBatch", "file": line[len(folder) + 1:].partition(":")[0]}
     return {"kind": "other"}
@@ -119,7 +122,8 @@ def _error_kinds(folder: Any, max_batch_bytes: int) -> dict[tuple[str, int], str
 
 
 def decode_partition_answer(doc: dict[str, Any]) -> dict[str, Any]:
-    """The lines read_logs yields for the directory ``<topic>-0`` holding the given files, with
+    """The lines read_logs yields for the directory ``<topic>-0`` holding the given files (an
+    option ``topic`` overrides the directory's), with
     each quarantined entry's English reason replaced by its error kind (as in ``decode_log``)."""
     import tempfile
     from pathlib import Path
@@ -127,12 +131,12 @@ def decode_partition_answer(doc: dict[str, Any]) -> dict[str, Any]:
     from groupspec.conformance.records import _protocol_kinds, _record_kind
     from groupspec.impl.codec.log_reader import read_logs
 
-    topic = doc["topic"]
     options = _options(doc.get("options") or {})
+    topic = options.topic or doc["topic"]
     lines: list[dict[str, Any]] = []
     warnings: list[str] = []
     with tempfile.TemporaryDirectory() as parent:
-        folder = Path(parent) / f"{topic}-0"
+        folder = Path(parent) / f"{doc['topic']}-0"
         folder.mkdir()
         for name, data in doc["files"].items():
             (folder / name).write_bytes(bytes.fromhex(data))

@@ -198,6 +198,17 @@ def test_unknown_types_are_refused_by_name_or_id(offsets_dir, capsys, given):
     assert "--type" in err and given in err and err.count("\n") == 1
 
 
+def test_a_refused_type_id_names_the_range_of_ids(offsets_dir, capsys):
+    # The message says "ids 0-16": right only while each topic's type ids run without a gap.
+    from groupspec.types.records import SHARE_STATE_TOPIC, record_types
+
+    for topic in ("__consumer_offsets", SHARE_STATE_TOPIC):
+        ids = sorted(record_types(topic))
+        assert ids == list(range(ids[0], ids[-1] + 1)), topic
+    _, _, err = _run(capsys, offsets_dir, "--type", "99")
+    assert f"(ids 0-{max(record_types('__consumer_offsets'))})" in err
+
+
 def test_topic_overriding_the_directory_name_warns(offsets_dir, capsys):
     _, _, err = _run(capsys, offsets_dir, "--topic", "__share_group_state")
     assert "warning" in err and "overrides the topic __consumer_offsets" in err

@@ -74,8 +74,36 @@ def _overlap() -> dict[str, bytes]:
 
 
 def _before_base() -> dict[str, bytes]:
-    """Segment 10's first batch is at offset 5: before the offset its name says it starts at."""
-    return {_name(0): _commits(0, 2), _name(10): _commits(5, 1) + _commits(10, 1)}
+    """Segment 10's first batch is at offset 9: one before the offset its name says it starts at."""
+    return {_name(0): _commits(0, 2), _name(10): _commits(9, 1) + _commits(10, 1)}
+
+
+def _first_before_base() -> dict[str, bytes]:
+    """The only segment is named 1 (the log's start moved past offset 0), and its first batch is
+    at offset 0."""
+    return {_name(1): _commits(0, 1) + _commits(1, 1)}
+
+
+def _two_segments() -> dict[str, bytes]:
+    return {_name(0): _commits(0, 3), _name(3): _commits(3, 3)}
+
+
+def _highest_offset() -> dict[str, bytes]:
+    """A segment holding the highest offset an int64 allows, 2^63-1, in a batch of one record."""
+    top = (1 << 63) - 1
+    return {_name(0): _commits(0, 1),
+            _name(top - 1): _ours(top - 1, [_commit(0, partition=1)]) + _ours(top, [_commit(0, partition=2)])}
+
+
+def _long_group() -> dict[str, bytes]:
+    """GroupMetadata tombstones of a group name of 513 bytes (its length field 0x0201) and of a
+    short one: a reader that started the key one byte late would find a length of 0x0202 there,
+    which the bytes left also fit."""
+    from groupspec.impl.codec.records import encode_key
+    from groupspec.types.records import GroupMetadataKey
+
+    long_key = encode_key(GroupMetadataKey(group="q" * 513))
+    return {_name(0): _ours(0, [(long_key, None), (GROUP_KEY, None)])}
 
 
 def _torn_later_segment() -> dict[str, bytes]:
@@ -177,6 +205,21 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
                   "segment 0 holds: offsets going back across files", "groupspec", _overlap),
     PartitionCase("partition_batch_before_segment_base", "segment 10 starting with a batch at offset 5: "
                   "before the offset its name gives", "groupspec", _before_base),
+    PartitionCase("partition_first_segment_batch_before_base", "the only segment, named 1, starting "
+                  "with a batch at offset 0: a bad batch, then offset 1 read", "groupspec",
+                  _first_before_base),
+    PartitionCase("partition_highest_offset", "a batch at offset 2^63-1, the highest there is: read with "
+                  "no offsetEnd", "groupspec", _highest_offset),
+    PartitionCase("partition_long_group_name", "GroupMetadata tombstones of a 513-byte group and of "
+                  "testgroup, read whole and with a group filter", "groupspec", _long_group),
+    PartitionCase("partition_long_group_name_filtered", "the 513-byte group's tombstone found by a group "
+                  "filter", "groupspec", _long_group, {"groups": ["q" * 513]}),
+    PartitionCase("partition_topic_option_overrides_directory", "topic __share_group_state given for "
+                  "the directory __consumer_offsets-0: a warning, and the records read as share-state "
+                  "records (OffsetCommit's type id 1 is ShareUpdate there)", "groupspec", _single,
+                  {"topic": "__share_group_state"}),
+    PartitionCase("partition_topic_option_same_as_directory", "topic __consumer_offsets given for its own "
+                  "directory: no warning", "groupspec", _single, {"topic": "__consumer_offsets"}),
     PartitionCase("partition_torn_tail_in_later_segment", "a torn tail at the end of segment 10, then "
                   "segment 13 read", "groupspec, cut by hand", _torn_later_segment),
     PartitionCase("partition_unframeable_rest_then_next_segment", "segment 0's second batch has length "
@@ -195,10 +238,14 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
     PartitionCase("partition_offset_start_before_next_base", "offsetStart 2: no segment passed over (segment "
                   "0 holds offset 2), offsets 0 and 1 filtered", "groupspec", _three_segments,
                   {"offsetStart": 2}),
+    PartitionCase("partition_offset_start_two_segments", "offsetStart 4 over segments 0 and 3: segment 0 "
+                  "passed over", "groupspec", _two_segments, {"offsetStart": 4}),
     PartitionCase("partition_offset_start_one_segment", "offsetStart 4 over one segment of two batches: "
                   "nothing passed over, offsets 0-3 filtered", "groupspec", _single, {"offsetStart": 4}),
     PartitionCase("partition_offset_end_inside_batch", "offsetEnd 4: offsets 0-4 printed, 5 filtered, and "
                   "segment 6 left unread", "groupspec", _three_segments, {"offsetEnd": 4}),
+    PartitionCase("partition_offset_end_at_batch_base", "offsetEnd 3: the batch 3-5 starting at the end "
+                  "prints offset 3, segment 6 left unread", "groupspec", _three_segments, {"offsetEnd": 3}),
     PartitionCase("partition_offset_end_at_batch_end", "offsetEnd 5: the batch 3-5 printed whole, segment 6 "
                   "left unread", "groupspec", _three_segments, {"offsetEnd": 5}),
     PartitionCase("partition_offset_range_one_offset", "offsetStart 4, offsetEnd 4: offset 4 alone",
