@@ -78,6 +78,16 @@ def _before_base() -> dict[str, bytes]:
     return {_name(0): _commits(0, 2), _name(10): _commits(9, 1) + _commits(10, 1)}
 
 
+def _overlap_at_base() -> dict[str, bytes]:
+    """Segment 0 holds offsets 0-3; segment 3 starts with a batch at offset 3, its own base."""
+    return {_name(0): _commits(0, 4), _name(3): _commits(3, 1) + _commits(4, 1)}
+
+
+def _gap_before_base() -> dict[str, bytes]:
+    """Segment 0 ends at offset 8; segment 10 starts with a batch at 9, one before its base."""
+    return {_name(0): _commits(0, 9), _name(10): _commits(9, 1) + _commits(10, 1)}
+
+
 def _first_before_base() -> dict[str, bytes]:
     """The only segment is named 1 (the log's start moved past offset 0), and its first batch is
     at offset 0."""
@@ -148,6 +158,13 @@ def _bad_record_between() -> dict[str, bytes]:
     return {_name(0): _ours(0, [_commit(0), (key, value[:-3]), _commit(2)]), _name(3): _commits(3, 1)}
 
 
+def _bytes_left_over() -> dict[str, bytes]:
+    """A commit whose key has a byte after its partition, one whose value has a byte after its
+    timestamp, then a good commit: the first two quarantined, not read as if the byte were not there."""
+    key, value = _commit(1, partition=1)
+    return {_name(0): _ours(0, [(COMMIT_KEY + b"\x00", COMMIT_V3), (key, value + b"\x00"), _commit(2)])}
+
+
 def _transactions() -> dict[str, bytes]:
     """A transaction's records and its COMMIT marker in segment 0, more records in segment 4."""
     return {_name(0): _transaction("COMMIT")(), _name(4): _commits(4, 1)}
@@ -205,6 +222,11 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
                   "segment 0 holds: offsets going back across files", "groupspec", _overlap),
     PartitionCase("partition_batch_before_segment_base", "segment 10 starting with a batch at offset 5: "
                   "before the offset its name gives", "groupspec", _before_base),
+    PartitionCase("partition_overlap_at_segment_base", "segment 3 starting with a batch at offset 3, which "
+                  "segment 0 holds too: refused, offset 4 read", "groupspec", _overlap_at_base),
+    PartitionCase("partition_gap_then_batch_before_base", "segment 0 ending at 8, segment 10 starting with "
+                  "a batch at 9: refused (before the segment's base), offset 10 read", "groupspec",
+                  _gap_before_base),
     PartitionCase("partition_first_segment_batch_before_base", "the only segment, named 1, starting "
                   "with a batch at offset 0: a bad batch, then offset 1 read", "groupspec",
                   _first_before_base),
@@ -263,6 +285,14 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
                   _three_segments, {"batches": True, "limit": 2}),
     PartitionCase("partition_limit_at_quarantined_record", "limit 2 where the second line is a "
                   "quarantined record", "groupspec, damaged by hand", _bad_record_between, {"limit": 2}),
+    PartitionCase("partition_limit_after_quarantined_record", "limit 3: a record, a quarantined one, "
+                  "then the third line the record after it", "groupspec, damaged by hand",
+                  _bad_record_between,
+                  {"limit": 3}),
+    PartitionCase("partition_batch_view_start_at_batch_end", "the batch view from offset 2: the batch 0-2 "
+                  "ends there and is printed", "groupspec", _single, {"batches": True, "offsetStart": 2}),
+    PartitionCase("partition_batch_view_start_after_batch", "the batch view from offset 3: the batch 0-2 "
+                  "filtered", "groupspec", _single, {"batches": True, "offsetStart": 3}),
     PartitionCase("partition_limit_zero", "limit 0: refused", "groupspec", _three_segments, {"limit": 0}),
     PartitionCase("partition_group_filter", "group g1: its two commits printed, the rest filtered",
                   "groupspec", _groups_and_types, {"groups": ["g1"]}),
@@ -290,6 +320,11 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
                   "skipped and warned", "groupspec", _unknown_types, {"types": ["OffsetCommit"]}),
     PartitionCase("partition_quarantined_base64", "a quarantined record with raw bytes in base64",
                   "groupspec, damaged by hand", _bad_record_between, {"rawBytes": "base64"}),
+    PartitionCase("partition_bytes_left_after_key_or_value", "a byte left after a commit's key, one after "
+                  "another's value: both quarantined, then a good commit", "groupspec, damaged by hand",
+                  _bytes_left_over),
+    PartitionCase("partition_bytes_left_with_group_filter", "the same read with a group filter",
+                  "groupspec, damaged by hand", _bytes_left_over, {"groups": ["testgroup"]}),
     PartitionCase("partition_strict_bad_record", "strict: the bad record ends the read with its error",
                   "groupspec, damaged by hand", _bad_record_between, {"strict": True}),
     PartitionCase("partition_strict_unframeable", "strict: bytes that cannot be framed end the read",
