@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from groupspec.types.records import OFFSETS_TOPIC
+from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC
 from tests.scenarios.records.log_cases import (
     COMMIT_KEY,
     COMMIT_V3,
@@ -240,6 +240,9 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
                   "the directory __consumer_offsets-0: a warning, and the records read as share-state "
                   "records (OffsetCommit's type id 1 is ShareUpdate there)", "groupspec", _single,
                   {"topic": "__share_group_state"}),
+    PartitionCase("partition_topic_option_overrides_share_directory", "topic __consumer_offsets given for "
+                  "the directory __share_group_state-0: a warning, the commits read as commits", "groupspec",
+                  _single, {"topic": "__consumer_offsets"}, topic=SHARE_STATE_TOPIC),
     PartitionCase("partition_topic_option_same_as_directory", "topic __consumer_offsets given for its own "
                   "directory: no warning", "groupspec", _single, {"topic": "__consumer_offsets"}),
     PartitionCase("partition_torn_tail_in_later_segment", "a torn tail at the end of segment 10, then "
