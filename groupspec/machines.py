@@ -52,9 +52,9 @@ class Machine:
     unsupported: Mapping[str, str] = field(default_factory=dict)
     #: Whether a vector's ``expected`` may be an error (a codec refusing bad bytes).
     errors_expected: bool = False
-    #: Handlers whose checks and driver live in a module of their own (handler -> module), so
-    #: that one machine's handlers need not all grow in one file.
-    modules: Mapping[str, str] = field(default_factory=dict)
+    #: Handlers whose three roles live in a module of their own (handler -> module), so that a
+    #: machine with many handlers need not keep them all in one file.
+    handler_modules: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def handler(self) -> str:
@@ -75,7 +75,7 @@ class Machine:
         if handler not in self.handlers:
             raise KeyError(f"{self.name} has no handler {handler!r}")
         suffix = "" if handler == self.handler else f"_{handler}"
-        return f"{self.modules.get(handler, self.conformance)}:{role}{suffix}"
+        return f"{self.handler_modules.get(handler, self.conformance)}:{role}{suffix}"
 
     @property
     def check_input(self) -> str:
@@ -125,15 +125,17 @@ MACHINES: tuple[Machine, ...] = (
     ),
     Machine(
         name="records",
-        handlers=("decode_record", "decode_log", "encode_record", "encode_batch", "write_log", "read_log"),
+        handlers=("decode_record", "decode_log", "encode_record", "encode_batch", "write_log", "read_log",
+                  "decode_partition"),
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
         vectors="tests.scenarios.records.cases:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
         unsupported={"spec": "the spec has no codec: it speaks typed records, not bytes"},
+        handler_modules={"encode_batch": "groupspec.conformance.records_batch",
+                         "write_log": "groupspec.conformance.records_batch",
+                         "read_log": "groupspec.conformance.records_batch",
+                         "decode_partition": "groupspec.conformance.records_partition"},
         errors_expected=True,
-        modules={"encode_batch": "groupspec.conformance.records_batch",
-                 "write_log": "groupspec.conformance.records_batch",
-                 "read_log": "groupspec.conformance.records_batch"},
     ),
     _stateful("classic_group", "classic_vector_docs"),
     _stateful("share_partition", "share_vector_docs"),

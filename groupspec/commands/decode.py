@@ -19,6 +19,7 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from groupspec.types import InputError
@@ -77,7 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from groupspec.impl.codec.log_reader import LogReadOptions, Progress, decode_logs
+    from groupspec.commands.decode_report import Progress, summary, total_bytes
+    from groupspec.impl.codec.log_reader import LogReadOptions, decode_logs
 
     options = LogReadOptions(
         topic=args.topic,
@@ -100,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
 
     meters: list[Progress] = []
 
-    def progress(total: int) -> Progress | None:
+    def progress(files: list[Path]) -> Progress | None:
         # Forced (--progress) it always reports; by default only a long read on a terminal does.
+        total = total_bytes(files)
         if args.progress or (args.progress is None and tty and total >= PROGRESS_BYTES):
             meters.append(Progress(total, err, tty=tty))
             return meters[-1]
@@ -123,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise
-    print(f"groupspec decode: {report.summary()}", file=err)
+    print(f"groupspec decode: {summary(report)}", file=err)
     return 1 if report.quarantined else 0
 
 

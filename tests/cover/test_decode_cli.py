@@ -12,10 +12,10 @@ import uuid
 import pytest
 
 from groupspec.cli import main
+from groupspec.commands.decode_report import Progress
 from groupspec.impl.codec.batch import ControlType, Record, encode_batch, encode_control_batch
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.codec.consumer_protocol import encode_assignment, encode_subscription
-from groupspec.impl.codec.log_reader import Progress
 from groupspec.impl.codec.records import encode_key, encode_value
 from groupspec.impl.codec.segment import SegmentWriter
 from groupspec.types.records import (
@@ -196,6 +196,17 @@ def test_unknown_types_are_refused_by_name_or_id(offsets_dir, capsys, given):
     code, docs, err = _run(capsys, offsets_dir, "--type", given)
     assert code == 2 and docs == []
     assert "--type" in err and given in err and err.count("\n") == 1
+
+
+def test_a_refused_type_id_names_the_range_of_ids(offsets_dir, capsys):
+    # The message says "ids 0-16": right only while each topic's type ids run without a gap.
+    from groupspec.types.records import SHARE_STATE_TOPIC, record_types
+
+    for topic in ("__consumer_offsets", SHARE_STATE_TOPIC):
+        ids = sorted(record_types(topic))
+        assert ids == list(range(ids[0], ids[-1] + 1)), topic
+    _, _, err = _run(capsys, offsets_dir, "--type", "99")
+    assert f"(ids 0-{max(record_types('__consumer_offsets'))})" in err
 
 
 def test_topic_overriding_the_directory_name_warns(offsets_dir, capsys):

@@ -42,6 +42,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from groupspec.commands.decode_report import summary
 from groupspec.impl.codec.batch import (
     BadBatch,
     BatchReader,
@@ -504,7 +505,7 @@ def test_a_framing_error_in_the_first_of_three_files_does_not_stop_the_reader(tm
     outcome = decode(files, [0, 10, 20])
     assert outcome.printed == [0, 1, 10, 11, 12, 20, 21]
     assert outcome.report.files == 3 and outcome.report.unreadable == 1
-    assert "3 files" in outcome.report.summary()
+    assert "3 files" in summary(outcome.report)
 
 
 # --- decompression bombs (item 9) -------------------------------------------------------------------

@@ -287,10 +287,12 @@ def _present_only(cls: type, value: Any, version: int) -> Any:
 
 def record_vector_docs() -> Iterator[dict[str, Any]]:
     """Every vector of the machine: decode_record's, then encode_record's (its cases turned
-    around), then decode_log's (tests/scenarios/records/log_cases.py), then encode_batch's and write_log's
-    (tests/scenarios/records/batch_cases.py)."""
+    around), then decode_log's (tests/scenarios/records/log_cases.py), then encode_batch's,
+    write_log's and read_log's (tests/scenarios/records/batch_cases.py), then decode_partition's
+    (tests/scenarios/records/partition_cases.py)."""
     from tests.scenarios.records.batch_cases import batch_vector_docs
     from tests.scenarios.records.log_cases import log_vector_docs
+    from tests.scenarios.records.partition_cases import partition_vector_docs
 
     decoded = list(_decode_vector_docs())
     yield from decoded
@@ -298,6 +300,7 @@ def record_vector_docs() -> Iterator[dict[str, Any]]:
     yield from _encode_only_docs()
     yield from log_vector_docs()
     yield from batch_vector_docs()
+    yield from partition_vector_docs()
 
 
 def _encode_vector_docs(decoded: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -43,8 +43,9 @@ final class Records implements Adapter.Machine {
     @Override
     public Map<String, String> leftOut() {
         String later = "not yet built with Kafka's MemoryRecords and log classes by this adapter (issue 18)";
-        return Map.of("decode_log", "the log view is groupspec decode's output; Kafka prints logs in "
-                + "DumpLogSegments's own form, so there is nothing of Kafka's to compare with",
+        String view = "groupspec decode's output; Kafka prints logs in DumpLogSegments's own form, so "
+                + "there is nothing of Kafka's to compare with";
+        return Map.of("decode_log", "the log view is " + view, "decode_partition", "the partition view is " + view,
             "encode_batch", later, "write_log", later, "read_log", later);
     }
 
