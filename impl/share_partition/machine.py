@@ -21,6 +21,8 @@ from groupspec.types.share_partition import (
     AdvanceClock,
     Answer,
     BatchView,
+    CanAcquire,
+    CanAcquireResponse,
     FenceLeader,
     Fetch,
     MoveLogStart,
@@ -74,6 +76,10 @@ class SharePartitionMachine:
                 answers.append(Answer(index, AcknowledgeResponse(error)))
             case ReleaseMember():
                 answers.append(Answer(index, ReleaseResponse(p.release_acquired_records(event.member_id))))
+            case CanAcquire():
+                # A partition that is not loaded refuses the fetch lock before the question.
+                can = p.partition_state == SharePartitionState.ACTIVE and p.can_acquire_records()
+                answers.append(Answer(index, CanAcquireResponse(can)))
             case MoveLogStart():
                 if p.partition_state == SharePartitionState.ACTIVE:
                     p.update_cache_and_offsets(event.log_start_offset)
