@@ -761,6 +761,17 @@ def reload(st: St, event: sp.Reload, index: int) -> None:
     st.answer(index, sp.ReloadResponse(_load(st, event.latest_offset)))
 
 
+@icontract.require(lambda st: st.state.status == ACTIVE)
+def can_acquire(st: St, event: sp.CanAcquire, index: int) -> None:
+    """§6's gate on the fetch path: the log is read for this partition only while a record
+    waits to go again (the next fetch offset is inside the cache) or fewer offsets than the
+    in-flight limit lie between SPSO and SPEO."""
+    s = st.state
+    in_flight = s.end - s.spso + 1 if s.batches else 0
+    again = next_fetch_offset(s) != s.end + 1
+    st.answer(index, sp.CanAcquireResponse(again or in_flight < s.config.max_in_flight_records))
+
+
 # ---------------------------------------------------------------------------------------------
 # A failed partition, and the table
 # ---------------------------------------------------------------------------------------------
@@ -769,6 +780,11 @@ def reload(st: St, event: sp.Reload, index: int) -> None:
 def nothing_to_fetch(st: St, event: sp.Fetch, index: int) -> None:
     """A partition whose load failed acquires nothing."""
     st.answer(index, sp.FetchResponse())
+
+
+def not_loaded(st: St, event: sp.CanAcquire, index: int) -> None:
+    """A partition whose load failed never gives a fetch its lock, so its log is never read."""
+    st.answer(index, sp.CanAcquireResponse(False))
 
 
 def unknown_partition(st: St, event: sp.Acknowledge | sp.ReleaseMember, index: int) -> None:
@@ -786,10 +802,12 @@ TABLE = Table("share_partition", {
     (ACTIVE, sp.Acknowledge): acknowledge,
     (ACTIVE, sp.ReleaseMember): release,
     (ACTIVE, sp.MoveLogStart): move_log_start,
+    (ACTIVE, sp.CanAcquire): can_acquire,
     (FAILED, sp.Fetch): nothing_to_fetch,
     (FAILED, sp.Acknowledge): unknown_partition,
     (FAILED, sp.ReleaseMember): unknown_partition,
     (FAILED, sp.MoveLogStart): ignore,
+    (FAILED, sp.CanAcquire): not_loaded,
     (ANY, sp.AdvanceClock): advance_clock,
     (ANY, sp.SetPersisterError): set_persister_error,
     (ANY, sp.FenceLeader): fence_leader,

@@ -19,7 +19,8 @@ def _share_response_classes() -> dict[type, type]:
     from groupspec.types import share_partition as sp
 
     return {sp.Fetch: sp.FetchResponse, sp.Acknowledge: sp.AcknowledgeResponse,
-            sp.ReleaseMember: sp.ReleaseResponse, sp.Reload: sp.ReloadResponse}
+            sp.ReleaseMember: sp.ReleaseResponse, sp.Reload: sp.ReloadResponse,
+            sp.CanAcquire: sp.CanAcquireResponse}
 
 
 def _acquired(response: Any) -> list[tuple[int, int]]:

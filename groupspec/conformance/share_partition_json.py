@@ -16,7 +16,7 @@ from groupspec.types import share_partition as sp
 EVENT_CLASSES: tuple[type, ...] = typing.get_args(sp.SharePartitionEvent)
 #: The classes an Answer's response may be.
 RESPONSE_CLASSES: tuple[type, ...] = (sp.FetchResponse, sp.AcknowledgeResponse, sp.ReleaseResponse,
-                                      sp.ReloadResponse)
+                                      sp.ReloadResponse, sp.CanAcquireResponse)
 FORM = JsonForm("share partition", (sp,), responses=RESPONSE_CLASSES)
 CLASSES = FORM.classes
 

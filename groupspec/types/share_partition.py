@@ -231,7 +231,17 @@ class Reload:
     latest_offset: int = 0
 
 
-ShareRequest = Fetch | Acknowledge | ReleaseMember | Reload
+@dataclass(frozen=True)
+class CanAcquire:
+    """A share fetch's question before it reads the log for this partition: may records be
+    acquired here now? Kafka's DelayedShareFetch#acquirablePartitions reads the log only for a
+    partition that is loaded (its fetch lock refuses any other) and whose canAcquireRecords
+    holds: a record to deliver again inside the cache, or room under the in-flight limit
+    (core/src/main/java/kafka/server/share/SharePartition.java). A fetch that finds no such
+    partition waits instead of answering, so a client sees the difference as a long poll."""
+
+
+ShareRequest = Fetch | Acknowledge | ReleaseMember | Reload | CanAcquire
 SharePartitionEvent = (ShareRequest | MoveLogStart | AdvanceClock | SetPersisterError | FenceLeader
                        | ResetShareState)
 
@@ -344,6 +354,8 @@ def check_event(event: object) -> None:
             _integer("event.start_offset", event.start_offset, -1, INT64_MAX)
         case Reload():
             _integer("event.latest_offset", event.latest_offset, 0, INT64_MAX)
+        case CanAcquire():
+            pass
         case _:
             raise InputError("event", f"{type(event).__name__} is not a share partition event")
 
@@ -380,6 +392,11 @@ class ReleaseResponse:
 @dataclass(frozen=True)
 class ReloadResponse:
     error: Errors = Errors.NONE
+
+
+@dataclass(frozen=True)
+class CanAcquireResponse:
+    can_acquire: bool
 
 
 @dataclass(frozen=True)

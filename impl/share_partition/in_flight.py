@@ -16,7 +16,7 @@ locked against every other change) and ``archive``.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from groupspec.types.share_partition import EMPTY_MEMBER_ID, RecordState
@@ -211,17 +211,6 @@ class InFlightBatch:
         run.last = at - 1
         runs.insert(i + 1, piece)
         self.run_firsts.insert(i + 1, at)
-
-    def states(self) -> Iterator[tuple[int, InFlightState]]:
-        """(offset, state) for every offset, whether split or not (a run's state repeats)."""
-        if self.runs is not None:
-            for run in self.runs:
-                for offset in run.offsets():
-                    yield offset, run.state
-            return
-        assert self.batch_state is not None
-        for offset in range(self.first_offset, self.last_offset + 1):
-            yield offset, self.batch_state
 
     def split_offsets(self, reschedule: Callable[[int, int], LockTimer],
                       cancel: Callable[[LockTimer], None]) -> None:

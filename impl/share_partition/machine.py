@@ -21,6 +21,8 @@ from groupspec.types.share_partition import (
     AdvanceClock,
     Answer,
     BatchView,
+    CanAcquire,
+    CanAcquireResponse,
     FenceLeader,
     Fetch,
     MoveLogStart,
@@ -74,6 +76,10 @@ class SharePartitionMachine:
                 answers.append(Answer(index, AcknowledgeResponse(error)))
             case ReleaseMember():
                 answers.append(Answer(index, ReleaseResponse(p.release_acquired_records(event.member_id))))
+            case CanAcquire():
+                # A partition that is not loaded refuses the fetch lock before the question.
+                can = p.partition_state == SharePartitionState.ACTIVE and p.can_acquire_records()
+                answers.append(Answer(index, CanAcquireResponse(can)))
             case MoveLogStart():
                 if p.partition_state == SharePartitionState.ACTIVE:
                     p.update_cache_and_offsets(event.log_start_offset)
@@ -94,9 +100,10 @@ class SharePartitionMachine:
         return Output(tuple(answers), tuple(self.store.writes))
 
     def record_runs(self) -> tuple[RecordRun, ...]:
-        """The cached records as maximal runs: ``record_runs(self.view().records)``, at a cost
-        that follows the number of runs kept, not the width of the batches (the view lists every
-        offset, so a batch of 10**15 offsets has no view that fits in memory)."""
+        """The cached records as maximal runs, at a cost that follows the number of runs kept, not
+        the width of the batches (the view writes every offset of these runs out, so a batch of
+        10**15 offsets has no view that fits in memory, and the vectors check the runs through
+        it)."""
         p = self.partition
         runs: list[RecordRun] = []
         for first in p._keys:
@@ -124,20 +131,17 @@ class SharePartitionMachine:
 
     def view(self) -> SharePartitionView:
         p = self.partition
-        batches = []
-        records = []
-        for first in p._keys:
-            batch = p.cached[first]
-            batches.append(BatchView(batch.first_offset, batch.last_offset, batch.split))
-            for offset, state in batch.states():
-                records.append(RecordView(offset, state.state, state.delivery_count, state.member_id,
-                                          p.deadline(state.timer)))
+        batches = tuple(BatchView(b.first_offset, b.last_offset, b.split)
+                        for b in (p.cached[first] for first in p._keys))
+        # Every offset of every run: the view is the runs written out, so the two cannot disagree.
+        records = tuple(RecordView(o, r.state, r.delivery_count, r.member_id, r.lock_deadline_ms)
+                        for r in self.record_runs() for o in range(r.first_offset, r.last_offset + 1))
         window = p.gap_window if p.gap_window is not None and p.gap_window[1] == p.end_offset else None
         status = "ACTIVE" if p.partition_state == SharePartitionState.ACTIVE else "FAILED"
         return SharePartitionView(
             now_ms=self.clock.now(), status=status, leader_epoch=p.leader_epoch, state_epoch=p.state_epoch,
             start_offset=p.start_offset, end_offset=p.end_offset, next_fetch_offset=p.next_fetch_offset(),
-            batches=tuple(batches), records=tuple(records),
+            batches=batches, records=records,
             gap_window=(window[0], window[1]) if window is not None else None,
             persisted_state_epoch=self.store.state_epoch, persisted_leader_epoch=self.store.leader_epoch,
             persisted_start_offset=self.store.start_offset, persisted=tuple(self.store.batches))

@@ -28,7 +28,7 @@ from groupspec.conformance.targets import Response
 from groupspec.types import InputError
 from groupspec.types import share_partition as sp
 from groupspec.types.errors import Errors
-from tests.scenarios.share_partition.cases import Acquired, Answered, Case, Ends, all_cases
+from tests.scenarios.share_partition.cases import Acquired, Answered, Case, Ends, Gated, all_cases
 
 VECTORS = [v for v in vf.load(vf.default_root()) if v.machine == "share_partition"]
 CASES = {case.name: case for case in all_cases()}
@@ -47,7 +47,7 @@ _events = st.one_of(
     st.builds(sp.ReleaseMember, st.text(max_size=5)),
     st.builds(sp.MoveLogStart, _ints), st.builds(sp.AdvanceClock, _ints),
     st.builds(sp.SetPersisterError, st.sampled_from(list(Errors))), st.just(sp.FenceLeader()),
-    st.builds(sp.ResetShareState, _ints), st.builds(sp.Reload, _ints),
+    st.builds(sp.ResetShareState, _ints), st.builds(sp.Reload, _ints), st.just(sp.CanAcquire()),
 )
 _states = st.sampled_from(list(sp.RecordState))
 _errors = st.sampled_from(list(Errors))
@@ -58,6 +58,7 @@ _responses = st.one_of(
     st.builds(sp.AcknowledgeResponse, st.sampled_from(list(Errors))),
     st.builds(sp.ReleaseResponse, st.sampled_from(list(Errors))),
     st.builds(sp.ReloadResponse, st.sampled_from(list(Errors))),
+    st.builds(sp.CanAcquireResponse, st.booleans()),
 )
 _outputs = st.builds(sp.Output, st.lists(st.builds(sp.Answer, _ints, _responses), max_size=2).map(tuple),
                      st.lists(st.builds(sp.StateWrite, _ints, _ints, _ints, _batches, _errors),
@@ -159,6 +160,8 @@ def _unmet(case: Case, output: sj.RunOutput) -> list[str]:
             response = answers[0].response if answers else None
             if isinstance(claim, Answered):
                 ok = getattr(response, "error", None) is claim.error
+            elif isinstance(claim, Gated):
+                ok = response == sp.CanAcquireResponse(claim.can_acquire)
             else:
                 assert isinstance(claim, Acquired)
                 ok = isinstance(response, sp.FetchResponse) and response.count == claim.count

@@ -31,6 +31,7 @@ from groupspec.types.share_partition import (
     AckBatch,
     Acknowledge,
     AdvanceClock,
+    CanAcquire,
     FenceLeader,
     Fetch,
     FetchResponse,
@@ -178,6 +179,12 @@ class ShareAgreement(RuleBasedStateMachine):
     @rule(member=st.sampled_from(MEMBERS))
     def release(self, member: str) -> None:
         self.send(ReleaseMember(member))
+
+    @rule()
+    def can_acquire(self) -> None:
+        """The fetch path's gate, asked in whatever state the other rules left: both layers
+        must agree on it as on everything else."""
+        self.send(CanAcquire())
 
     # -- time, persister, failover ------------------------------------------------------------------
 

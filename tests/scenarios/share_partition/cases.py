@@ -23,6 +23,7 @@ from groupspec.types.share_partition import (
     AckBatch,
     Acknowledge,
     AdvanceClock,
+    CanAcquire,
     FenceLeader,
     Fetch,
     LogBatch,
@@ -78,7 +79,15 @@ class Ends:
     next_fetch_offset: int
 
 
-Claim = Answered | Acquired | Ends
+@dataclass(frozen=True)
+class Gated:
+    """The CanAcquire at ``event`` answers ``can_acquire``."""
+
+    event: int
+    can_acquire: bool
+
+
+Claim = Answered | Acquired | Ends | Gated
 
 
 @dataclass(frozen=True)
@@ -129,6 +138,11 @@ class Script:
         index = self.add(ReleaseMember(member))
         if error is not None:
             self.shows.append(Answered(index, error))
+        return index
+
+    def can_acquire(self, expected: bool) -> int:
+        index = self.add(CanAcquire())
+        self.shows.append(Gated(index, expected))
         return index
 
     def advance(self, by_ms: int) -> int:
@@ -1479,6 +1493,73 @@ def _stale_archiving_from_a_hole() -> Case:
                   _derived("§14.3"))
 
 
+def _gate_at_the_in_flight_limit() -> Case:
+    s = Script(SharePartitionConfig(5, 5, 30_000))
+    s.can_acquire(True)
+    s.fetch(0, (0, 3), count=4)
+    s.can_acquire(True)
+    s.fetch(4, (4, 4), count=1)
+    s.can_acquire(False)
+    s.ack((0, 0, RELEASE), error=Errors.NONE)
+    s.can_acquire(True)
+    s.fetch(0, (0, 0), count=1)
+    s.can_acquire(False)
+    s.ack((0, 0, ACCEPT), error=Errors.NONE)
+    s.can_acquire(True)
+    s.fetch(5, (5, 6), max_records=1, count=2)
+    s.can_acquire(False)
+    s.ends(1, 6, 7)
+    return s.case("fetch_gate_at_the_in_flight_limit",
+                  "A fetch reads the log for the partition only while end - start + 1 stays below the "
+                  "in-flight limit, or a record inside the cache is AVAILABLE again: nothing cached, "
+                  "4 of 5 in flight and a released record at the limit open the gate; 5 in flight, "
+                  "and 6 after a log batch taken whole, close it.",
+                  _derived("§6 (testCanAcquireRecordsWithCachedDataAndLimitReached and neighbours)"))
+
+
+def _gate_of_a_partition_that_failed_to_load() -> Case:
+    s = Script(SharePartitionConfig(5, 5, 30_000))
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    s.add(Reload())
+    s.can_acquire(False)
+    s.add(SetPersisterError(Errors.NONE))
+    s.add(Reload())
+    s.can_acquire(True)
+    s.ends(0, 0, 0)
+    return s.case("fetch_gate_closed_while_the_partition_is_not_loaded",
+                  "A partition whose load failed never hands a fetch its lock, so no fetch reads its "
+                  "log; loaded again, the empty partition lets the fetch in.",
+                  _derived("§6 (maybeAcquireFetchLock refuses a partition that is not ACTIVE)"))
+
+
+def _gate_open_for_a_persisted_hole() -> Case:
+    s = Script(SharePartitionConfig(5, 12, 30_000), persisted(1, 3, (10, 14, ACK, 1)))
+    s.can_acquire(True)
+    s.fetch(3, (3, 9), count=7)
+    s.can_acquire(False)
+    s.ends(3, 14, 15)
+    return s.case("fetch_gate_open_for_a_persisted_hole_at_the_limit",
+                  "Start 3 and end 14 make 12 records in flight, the limit, but the hole 3-9 of the "
+                  "persisted state is still to fetch: the next fetch offset is 3, inside the cache, "
+                  "and the gate opens; once the hole is acquired nothing waits and it closes.",
+                  _derived("§5.4, §6"))
+
+
+def _gate_after_the_log_start_passed_the_cache() -> Case:
+    s = Script(SharePartitionConfig(5, 5, 30_000))
+    s.fetch(0, (0, 4), count=5)
+    s.can_acquire(False)
+    s.add(MoveLogStart(10))
+    s.can_acquire(True)
+    s.fetch(10, (10, 12), count=3)
+    s.ends(10, 12, 13)
+    return s.case("fetch_gate_open_once_the_log_start_passes_the_cache",
+                  "At the limit with every record held, the gate is closed; when the log start moves "
+                  "past the whole cache the next fetch offset is the new start, which is the end "
+                  "offset, so the gate opens though the held batch is still cached.",
+                  _derived("§6, §7, §14.1"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -1522,6 +1603,9 @@ def all_cases() -> list[Case]:
         _held_last_record_below_a_moved_log_start, _expiry_below_the_log_start_after_persisted_holes,
         # --- issue 17, third pass: partition.py ---
         _stale_archiving_from_inside_a_split_batch, _stale_archiving_from_a_hole,
+        # --- issue 17, fourth pass: the fetch path's gate ---
+        _gate_at_the_in_flight_limit, _gate_of_a_partition_that_failed_to_load,
+        _gate_open_for_a_persisted_hole, _gate_after_the_log_start_passed_the_cache,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
