@@ -17,6 +17,7 @@ from typing import Any
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, record_types
 from groupspec.types.records.schema import message_spec
 from tests.scenarios.records import struct_cases
+from tests.scenarios.records.hex_forms import _cs, _s16, _uv
 
 MACHINE = "records"
 HANDLER = "decode_record"
@@ -94,26 +95,6 @@ HAND_COMPUTED = (
 # is refused, an array count above the bytes left is refused, unknown tags are skipped.)
 
 
-def _uv(n: int) -> str:
-    """An unsigned varint as hex, written here rather than taken from the codec under test."""
-    out = []
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out).hex()
-
-
-def _s16(text: str) -> str:
-    """A non-flexible string: int16 length, UTF-8."""
-    raw = text.encode()
-    return f"{len(raw):04x}{raw.hex()}"
-
-
-def _cs(text: str) -> str:
-    """A compact (flexible) string: uvarint length + 1, UTF-8."""
-    raw = text.encode()
-    return _uv(len(raw) + 1) + raw.hex()
 
 
 _COMMIT_KEY = "0001" "0009" "7465737467726f7570" "0006" "6f7264657273" "00000000"

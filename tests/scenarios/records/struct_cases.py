@@ -13,26 +13,7 @@ value (not only -1) is null.
 from __future__ import annotations
 
 from groupspec.types.records import OFFSETS_TOPIC
-
-
-def _uv(n: int) -> str:
-    out = []
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out).hex()
-
-
-def _s16(text: str) -> str:
-    raw = text.encode()
-    return f"{len(raw):04x}{raw.hex()}"
-
-
-def _cs(text: str) -> str:
-    raw = text.encode()
-    return _uv(len(raw) + 1) + raw.hex()
-
+from tests.scenarios.records.hex_forms import _cs, _s16, _uv
 
 _GROUP_KEY = "0002" + _s16("testgroup")
 _COMMIT_KEY_TAIL = "0006" "6f7264657273" "00000000"
