@@ -36,20 +36,35 @@ JUDGE = Judge(_compare_json, _no_properties, unit="field(s)")
 PROPERTIES: tuple[str, ...] = ()
 
 
+def hex_bytes(value: Any, where: str, *, nullable: bool = False) -> bytes | None:
+    """Hex text as bytes (None for null where ``nullable``); an InputError naming ``where``."""
+    if value is None and nullable:
+        return None
+    if not isinstance(value, str):
+        raise InputError(where, "expected hex bytes" + (" or null" if nullable else ""))
+    try:
+        return bytes.fromhex(value)
+    except ValueError:
+        raise InputError(where, "not hex") from None
+
+
+def hex_files(files: Any, where: str) -> dict[str, str]:
+    """A directory spelled as {file name: hex}: names without a path, contents hex."""
+    if not isinstance(files, dict):
+        raise InputError(where, "expected {file name: hex}")
+    for name, data in files.items():
+        if "/" in name or name in ("", ".", ".."):
+            raise InputError(f"{where}.{name}", "not a file name")
+        hex_bytes(data, f"{where}.{name}")
+    return files
+
+
 def check_input(doc: Any) -> None:
     body = object_at(doc, "input")
     only_keys(body, {"topic", "key", "value"}, "input")
     string_at(body, "topic", "input")
-    for name in ("key", "value"):
-        value = body.get(name)
-        if name == "value" and value is None:
-            continue
-        if not isinstance(value, str):
-            raise InputError(f"input.{name}", "expected hex bytes")
-        try:
-            bytes.fromhex(value)
-        except ValueError:
-            raise InputError(f"input.{name}", "not hex") from None
+    hex_bytes(body.get("key"), "input.key")
+    hex_bytes(body.get("value"), "input.value", nullable=True)
 
 
 def check_output(doc: Any) -> None:
@@ -114,13 +129,7 @@ def check_input_decode_log(doc: Any) -> None:
     body = object_at(doc, "input")
     only_keys(body, {"topic", "log"}, "input")
     string_at(body, "topic", "input")
-    log = body.get("log")
-    if not isinstance(log, str):  # "" is a log too: an empty segment
-        raise InputError("input.log", "expected hex bytes")
-    try:
-        bytes.fromhex(log)
-    except ValueError:
-        raise InputError("input.log", "not hex") from None
+    hex_bytes(body.get("log"), "input.log")  # "" is a log too: an empty segment
 
 
 def check_output_decode_log(doc: Any) -> None:

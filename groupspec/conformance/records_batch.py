@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from groupspec.conformance.records import hex_bytes, hex_files
 from groupspec.conformance.targets import Handler
 from groupspec.conformance.vector_format import object_at, only_keys
 from groupspec.types import InputError
@@ -28,17 +29,6 @@ BATCH_FIELDS = {
 }
 RECORD_FIELDS = {"offset", "timestamp", "key", "value", "headers"}
 MARKER_FIELDS = {"offset", "timestamp", "control", "marker", "coordinatorEpoch"}
-
-
-def _hex(value: Any, where: str, *, nullable: bool = True) -> bytes | None:
-    if value is None and nullable:
-        return None
-    if not isinstance(value, str):
-        raise InputError(where, "expected hex bytes" + (" or null" if nullable else ""))
-    try:
-        return bytes.fromhex(value)
-    except ValueError:
-        raise InputError(where, "not hex") from None
 
 
 # --- encode_batch -------------------------------------------------------------------------------
@@ -61,7 +51,7 @@ def check_input_encode_batch(doc: Any) -> None:
 def check_output_encode_batch(doc: Any) -> None:
     body = object_at(doc, "output")
     only_keys(body, {"batch"}, "output")
-    _hex(body.get("batch"), "output.batch", nullable=False)
+    hex_bytes(body.get("batch"), "output.batch")
 
 
 def _int(body: dict[str, Any], name: str, where: str, default: int | None = None) -> Any:
@@ -79,7 +69,7 @@ def _headers(value: Any, where: str) -> tuple[tuple[str, bytes | None], ...]:
         if not isinstance(header, dict) or set(header) != {"key", "value"} \
                 or not isinstance(header["key"], str):
             raise InputError(f"{where}[{j}]", "expected {\"key\": string, \"value\": hex or null}")
-        out.append((header["key"], _hex(header["value"], f"{where}[{j}].value")))
+        out.append((header["key"], hex_bytes(header["value"], f"{where}[{j}].value", nullable=True)))
     return tuple(out)
 
 
@@ -130,8 +120,8 @@ def encode_batch_answer(doc: dict[str, Any]) -> dict[str, Any]:
         if record.get("control"):
             raise InputError(where, "a transaction marker is the one record of its batch")
         typed.append(Record(_int(record, "offset", where), _int(record, "timestamp", where),
-                            _hex(record.get("key"), f"{where}.key"),
-                            _hex(record.get("value"), f"{where}.value"),
+                            hex_bytes(record.get("key"), f"{where}.key", nullable=True),
+                            hex_bytes(record.get("value"), f"{where}.value", nullable=True),
                             _headers(record.get("headers", []), f"{where}.headers")))
     last = _int(batch, "lastOffset", "input.batch")
     names = {"CreateTime": TimestampType.CREATE_TIME, "LogAppendTime": TimestampType.LOG_APPEND_TIME}
@@ -218,24 +208,16 @@ def check_input_write_log(doc: Any) -> None:
     if not isinstance(batches, list):
         raise InputError("input.batches", "expected a list of hex batches")
     for i, batch in enumerate(batches):
-        _hex(batch, f"input.batches[{i}]", nullable=False)
-    _files(body.get("existing", {}), "input.existing")
+        hex_bytes(batch, f"input.batches[{i}]")
+    hex_files(body.get("existing", {}), "input.existing")
 
 
-def _files(files: Any, where: str) -> dict[str, str]:
-    if not isinstance(files, dict):
-        raise InputError(where, "expected {file name: hex}")
-    for name, data in files.items():
-        if "/" in name or name in ("", ".", ".."):
-            raise InputError(f"{where}.{name}", "not a file name")
-        _hex(data, f"{where}.{name}", nullable=False)
-    return files
 
 
 def check_output_write_log(doc: Any) -> None:
     body = object_at(doc, "output")
     only_keys(body, {"files", "appends"}, "output")
-    _files(body.get("files"), "output.files")
+    hex_files(body.get("files"), "output.files")
     if not isinstance(body.get("appends"), list):
         raise InputError("output.appends", "expected a list")
 
@@ -253,7 +235,7 @@ def write_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
 
     from groupspec.impl.codec.segment import SegmentWriter, write_segment
 
-    existing = _files(doc.get("existing", {}), "input.existing")
+    existing = hex_files(doc.get("existing", {}), "input.existing")
     resume = doc.get("resume", bool(existing))
     if not isinstance(resume, bool):
         raise InputError("input.resume", "expected true or false")
@@ -290,7 +272,7 @@ def handler_write_log(target: str) -> Handler:
 def check_input_read_log(doc: Any) -> None:
     body = object_at(doc, "input")
     only_keys(body, {"files", "lenient"}, "input")
-    _files(body.get("files"), "input.files")
+    hex_files(body.get("files"), "input.files")
     if not isinstance(body.get("lenient", False), bool):
         raise InputError("input.lenient", "expected true or false")
 
@@ -314,7 +296,7 @@ def read_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
     from groupspec.impl.codec.batch import BadBatch, PartialBatch, RecordBatch
     from groupspec.impl.codec.segment import read_log
 
-    files = _files(doc.get("files"), "input.files")
+    files = hex_files(doc.get("files"), "input.files")
     items: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         directory = Path(folder)

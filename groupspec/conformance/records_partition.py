@@ -18,6 +18,7 @@ import base64
 import re
 from typing import Any
 
+from groupspec.conformance.records import hex_files
 from groupspec.conformance.targets import Handler
 from groupspec.conformance.vector_format import object_at, only_keys, string_at
 from groupspec.types import InputError
@@ -45,16 +46,7 @@ def check_input_decode_partition(doc: Any) -> None:
     body = object_at(doc, "input")
     only_keys(body, {"topic", "files", "options"}, "input")
     string_at(body, "topic", "input")
-    files = object_at(body.get("files"), "input.files")
-    for name, data in files.items():
-        if "/" in name or name in ("", ".", ".."):
-            raise InputError("input.files", f"{name!r} is not a file name")
-        if not isinstance(data, str):
-            raise InputError(f"input.files.{name}", "expected hex bytes")
-        try:
-            bytes.fromhex(data)
-        except ValueError:
-            raise InputError(f"input.files.{name}", "not hex") from None
+    hex_files(body.get("files"), "input.files")
     options = body.get("options", {})
     object_at(options, "input.options")
     only_keys(options, set(OPTIONS), "input.options")
