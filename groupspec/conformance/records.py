@@ -75,17 +75,6 @@ def check_output(doc: Any) -> None:
             raise InputError(f"output.{name}", "missing")
 
 
-def _refuse_retired(topic: str, type_id: int) -> None:
-    """Kafka 4.2's serdes no longer know a type retired by 4.2 (its schema files are gone), so
-    reading or writing one fails as an unknown type; groupspec keeps decoding old logs."""
-    from groupspec.impl.codec.errors import UnknownRecordTypeError
-    from groupspec.types.records import record_types
-
-    rtype = record_types(topic).get(type_id)
-    if rtype is not None and rtype.retired is not None:
-        raise UnknownRecordTypeError(topic, type_id)
-
-
 def decode_answer(doc: Any, *, kafka: bool = False) -> dict[str, Any]:
     """The implementation's answer for one input: what every target is compared with.
 
@@ -94,13 +83,13 @@ def decode_answer(doc: Any, *, kafka: bool = False) -> dict[str, Any]:
     (groupspec decodes it).
     """
     from groupspec.impl.codec.json_form import to_json
-    from groupspec.impl.codec.records import KEY_VERSION, decode_record
+    from groupspec.impl.codec.records import KEY_VERSION, decode_record, refuse_retired
     from groupspec.types.records import record_type_of
 
     key = bytes.fromhex(doc["key"])
     value = None if doc["value"] is None else bytes.fromhex(doc["value"])
     if kafka and len(key) >= 2:
-        _refuse_retired(doc["topic"], int.from_bytes(key[:2], "big", signed=True))
+        refuse_retired(doc["topic"], int.from_bytes(key[:2], "big", signed=True))
     rec = decode_record(doc["topic"], key, value, strict=not kafka)
     rtype = record_type_of(type(rec.key))
     # Kafka's JSON form: the fields of the version the bytes were written at (docs/machines/records.md).
@@ -115,7 +104,6 @@ def _decode_answer_kafka(doc: Any) -> dict[str, Any]:
 
 def handler(target: str) -> Handler:
     return _decode_answer_kafka if target == "impl-kafka" else decode_answer
-
 
 
 # --- decode_log: a whole log (record batches back to back) in, what the reader makes of it out ---
@@ -268,14 +256,14 @@ def encode_answer(doc: dict[str, Any], *, kafka: bool = False) -> dict[str, Any]
     """The key and value bytes (hex) a broker writes for a record given as decode_record prints it
     (``kafka``: as Kafka 4.2's serde writes it, which refuses a type retired by 4.2)."""
     from groupspec.impl.codec.json_form import from_json
-    from groupspec.impl.codec.records import encode_key, encode_value
+    from groupspec.impl.codec.records import encode_key, encode_value, encode_value_as_kafka, refuse_retired
     from groupspec.types.records import record_types
 
     rtype = record_types(doc["topic"]).get(doc["typeId"])
     if rtype is None or rtype.name != doc["type"]:
         raise InputError("input.typeId", f"no record type {doc['typeId']} {doc['type']} in {doc['topic']}")
     if kafka:
-        _refuse_retired(doc["topic"], rtype.type_id)
+        refuse_retired(doc["topic"], rtype.type_id)
     key = encode_key(from_json(rtype.key, doc["key"], "input.key"))
     if doc["value"] is None:
         return {"key": key.hex(), "value": None}
@@ -283,40 +271,8 @@ def encode_answer(doc: dict[str, Any], *, kafka: bool = False) -> dict[str, Any]
     if not isinstance(version, int) or isinstance(version, bool):
         raise InputError("input.valueVersion", "expected a version number")
     typed: Any = from_json(rtype.value, doc["value"], "input.value")
-    value = _kafka_value_bytes(typed, version) if kafka else encode_value(typed, version)
+    value = encode_value_as_kafka(typed, version) if kafka else encode_value(typed, version)
     return {"key": key.hex(), "value": value.hex()}
-
-
-def _kafka_value_bytes(value: Any, version: int) -> bytes:
-    """Kafka's serializer writes whatever version it is asked for, even one its own
-    deserializer refuses (docs/divergences.md, records_writes_unreadable_version): each field
-    whose versions hold it, flexible when the flexible versions do. Above the highest version
-    that is the highest version's layout under the asked number, provided no field (at any depth)
-    stops at the highest version and flexibility does not change; otherwise groupspec cannot say
-    what Kafka writes and refuses."""
-    from groupspec.impl.codec.errors import UnsupportedVersionError
-    from groupspec.impl.codec.records import encode_value
-    from groupspec.types.records.schema import message_spec
-
-    spec = message_spec(type(value))
-    top = spec.versions.hi
-    if version <= top:
-        return encode_value(value, version)
-    if not _layout_holds_above(type(value), top) or (top in spec.flexible) != (version in spec.flexible):
-        raise UnsupportedVersionError(spec.name, version)
-    return version.to_bytes(2, "big", signed=True) + encode_value(value, top)[2:]
-
-
-def _layout_holds_above(cls: type, top: int) -> bool:
-    from groupspec.types.records.schema import field_specs
-
-    for _, f in field_specs(cls):
-        ranges = (f.versions, f.nullable, f.tagged)
-        if any(r.lo <= top == r.hi for r in ranges):
-            return False
-        if f.struct is not None and not _layout_holds_above(f.struct, top):
-            return False
-    return True
 
 
 def _encode_answer_kafka(doc: dict[str, Any]) -> dict[str, Any]:

@@ -217,3 +217,46 @@ def decode_record(
     rec.value_version = version
     rec.__class__ = CoordinatorRecord
     return rec  # type: ignore[no-any-return]
+
+
+# --- Kafka 4.2's serde, where it differs (the Kafka-exact mode; docs/divergences.md) ------------
+
+
+def refuse_retired(topic: str, type_id: int) -> None:
+    """Kafka 4.2's serdes no longer know a type retired by 4.2 (its schema files are gone), so
+    reading or writing one fails as an unknown type; groupspec keeps decoding old logs."""
+    rtype = record_types(topic).get(type_id)
+    if rtype is not None and rtype.retired is not None:
+        raise UnknownRecordTypeError(topic, type_id)
+
+
+def encode_value_as_kafka(value: Any, version: int) -> bytes:
+    """Kafka's serializer writes whatever version it is asked for, even one its own
+    deserializer refuses (records_writes_unreadable_version). Its generated writer guards a
+    field by version only when the field lacks some of the message's valid versions, so above
+    the highest version a field that has them all is written, and one without an upper bound
+    too. Where that gives the highest version's layout (the usual case), the bytes are that
+    layout under the asked number; otherwise what Kafka writes is not known here and the version
+    is refused."""
+    spec = message_spec(type(value))
+    top = spec.versions.hi
+    if version <= top:
+        return encode_value(value, version)
+    ranges = (spec.versions, version, top)
+    if not _layout_holds_above(type(value), ranges) or (top in spec.flexible) != (version in spec.flexible):
+        raise UnsupportedVersionError(spec.name, version)
+    return _pack_int16(version) + encode_value(value, top)[2:]
+
+
+def _layout_holds_above(cls: type, ranges: tuple[Any, int, int]) -> bool:
+    from groupspec.types.records.schema import field_specs
+
+    valid, version, top = ranges
+    for _, f in field_specs(cls):
+        for r in (f.versions, f.nullable, f.tagged):
+            unguarded = r.lo <= valid.lo and valid.hi <= r.hi
+            if (top in r) != (unguarded or version in r):
+                return False
+        if f.struct is not None and not _layout_holds_above(f.struct, ranges):
+            return False
+    return True

@@ -398,6 +398,12 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
      "refuses it; Kafka's serializer writes it (v4's layout under the number 5), which its own "
      "deserializer then refuses (docs/divergences.md, records_writes_unreadable_version)",
      _commit_doc(5, **_COMMIT_JSON)),
+    ("encode_legacy_offset_commit_v1", "LegacyOffsetCommit at value version 1, above its only "
+     "version 0: groupspec refuses it; Kafka's serializer writes the version 0 fields under the "
+     "number 1 (they have every valid version, so its writer never checks theirs)",
+     {"topic": OFFSETS_TOPIC, "type": "LegacyOffsetCommit", "typeId": 0,
+      "key": {"group": "g", "topic": "t", "partition": 0}, "valueVersion": 1,
+      "value": {"offset": 5, "metadata": "", "commitTimestamp": 7}}),
     ("encode_type_name_mismatch", "type id 1 named GroupMetadata: refused as bad input",
      {**_commit_doc(3, **_COMMIT_JSON), "type": "GroupMetadata"}),
     ("encode_delivery_state_min", "deliveryState -129, below int8: bad input",
@@ -477,6 +483,10 @@ ENCODE_CASES += struct_cases.ENCODE_CASES
 
 #: Encode cases where Kafka's code breaks the rule the vector states (docs/divergences.md).
 DIVERGENT_ENCODES = {
+    "encode_legacy_offset_commit_v1": (
+        "records_writes_unreadable_version",
+        "coordinator-common/src/main/java/org/apache/kafka/coordinator/common/runtime/CoordinatorRecordSerde.java",
+    ),
     "encode_offset_commit_v5": (
         "records_writes_unreadable_version",
         "coordinator-common/src/main/java/org/apache/kafka/coordinator/common/runtime/CoordinatorRecordSerde.java",
