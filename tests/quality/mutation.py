@@ -340,11 +340,31 @@ def run(mutants: Sequence[Mutant], check: mutation_fork.Check, timeout: float, w
 
 def equivalents() -> dict[str, str]:
     """Survivors judged equivalent: key -> why no observable difference exists."""
+    return _judged("equivalent")
+
+
+def wordings() -> dict[str, str]:
+    """Survivors of the vectors that change only the prose of an error (key -> which message).
+
+    A vector names an error by its kind, never by its text: the text is each implementation's
+    own (docs/conformance.md, "What a vector judges"). So the vectors' score leaves these out, as
+    it does equivalents; the quick loop's score does not, since the tests hold the impl's
+    messages to naming what was wrong."""
+    return _judged("wording")
+
+
+def _judged(kind: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for path in sorted(EQUIVALENT_DIR.glob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
-        out.update({e["mutant"]: e["reason"] for e in doc["equivalent"]})
+        out.update({e["mutant"]: e["reason"] for e in doc.get(kind, [])})
     return out
+
+
+def left_out(against: str) -> dict[str, str]:
+    """The survivors a check's score leaves out: the equivalents, and for the vectors the
+    wording-only ones."""
+    return {**wordings(), **equivalents()} if against == "vectors" else equivalents()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -403,7 +423,7 @@ def gate(machine: str, sampled: int | None, seed: int, floor: float,
     them for None), against ``floor``."""
     mutants = sample(enumerate_mutants(impl_files(machine)), sampled, seed)
     outcomes = list(run(mutants, check or vectors_check(machine), 10.0, workers))
-    eq = equivalents()
+    eq = left_out("vectors")
     left = tuple(o.mutant.key for o in outcomes if o.status == "survived" and o.mutant.key not in eq)
     return Gate(machine, score(outcomes, eq), floor, left)
 
@@ -469,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MutationError as exc:
         print(f"mutation: error: {exc}", file=sys.stderr)
         return 2
-    eq = equivalents()
+    eq = left_out(args.against)
     s = score(outcomes, eq)
     print(f"{args.machine} ({args.layer}) against {args.against}: "
           f"{len(outcomes)} of {len(everything)} mutants; "
@@ -477,7 +497,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"incompetent {s.incompetent}; score {s.ratio:.1%}")
     for o in outcomes:
         if o.status == "survived":
-            mark = "equivalent" if o.mutant.key in eq else "SURVIVED"
+            mark = ("equivalent" if o.mutant.key in equivalents() else "wording") if o.mutant.key in eq \
+                else "SURVIVED"
             print(f"  {mark} {o.mutant.key}\n    " + "\n    ".join(o.diff.splitlines()[2:]))
     if args.out:
         doc = report_json(args.machine, f"{args.layer} against {args.against}", outcomes, s, args.seed,

@@ -168,12 +168,23 @@ def test_every_equivalent_mutant_says_why_in_its_packages_file() -> None:
     import json
 
     for path in mutation.EQUIVALENT_DIR.glob("*.json"):
-        for entry in json.loads(path.read_text(encoding="utf-8"))["equivalent"]:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        assert set(doc) <= {"about", "equivalent", "wording"}, path.name
+        for entry in [*doc["equivalent"], *doc.get("wording", [])]:
             key, reason = entry["mutant"], entry["reason"]
             layer, package = key.split("/")[:2]
             home = package if layer == "impl" else "spec"
             assert (layer, home) in {("impl", path.stem), ("spec", "spec")}, key
             assert len(reason) > 20, key
+
+
+def test_wording_survivors_leave_the_vectors_score_but_not_the_quick_loops() -> None:
+    """A vector names an error's kind, not its text: a mutant that changes only an error's
+    prose is no gap in the vectors, but the tests must see it."""
+    judged = mutation.left_out("vectors")
+    assert set(mutation.wordings()) <= set(judged)
+    assert not set(mutation.wordings()) & set(mutation.left_out("quick"))
+    assert not set(mutation.wordings()) & set(mutation.equivalents()), "a mutant is one or the other"
 
 
 def test_a_line_of_a_multi_line_condition_counts_as_its_statement(tmp_path: Path) -> None:
@@ -196,5 +207,5 @@ def test_every_equivalent_mutant_is_one_the_tool_makes() -> None:
             for m in mutation.enumerate_mutants(mutation.impl_files(machine.name))}
     made |= {m.key for machine in machines.MACHINES if machine.spec is not None
              for m in mutation.enumerate_mutants(mutation.spec_files(machine.name))}
-    stale = sorted(k for k in mutation.equivalents() if k not in made)
+    stale = sorted(k for k in [*mutation.equivalents(), *mutation.wordings()] if k not in made)
     assert not stale, "equivalent mutants that no longer exist:\n" + "\n".join(stale)
