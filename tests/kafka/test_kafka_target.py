@@ -37,7 +37,9 @@ ON_KAFKA = {
     "records": {"decode_record": {"passed"}, "encode_record": {"passed"}, "decode_log": {"unsupported"},
                 "decode_partition": {"unsupported"},
                 # Kafka's batch writer and log classes are not driven yet.
-                "encode_batch": {"unsupported"}, "write_log": {"unsupported"}, "read_log": {"unsupported"}},
+                "encode_batch": {"unsupported"}, "write_log": {"unsupported"}, "read_log": {"unsupported"},
+                # The consumer protocol is the client's ConsumerProtocol, not driven yet.
+                "decode_consumer_protocol": {"unsupported"}, "encode_consumer_protocol": {"unsupported"}},
     "simple_assignor": {"assign": {"passed"}},
 }
 
