@@ -11,7 +11,12 @@ import pytest
 
 from groupspec.impl.codec import records
 from groupspec.impl.codec.consumer_protocol import decode_assignment, decode_subscription
-from groupspec.impl.codec.errors import MalformedError, TruncatedError, UnknownRecordTypeError, UnsupportedVersionError
+from groupspec.impl.codec.errors import (
+    MalformedError,
+    TruncatedError,
+    UnknownRecordTypeError,
+    UnsupportedVersionError,
+)
 from groupspec.impl.codec.records import (
     decode_key,
     decode_record,
@@ -95,12 +100,15 @@ def test_a_record_type_not_from_the_registry() -> None:
     equal = dataclasses.replace(OFFSET_COMMIT)
     assert equal is not OFFSET_COMMIT
     assert decode_value(equal, encode_value(VALUE, 3)) == (VALUE, 3)
-    for foreign in (dataclasses.replace(OFFSET_COMMIT, name="Other"), dataclasses.replace(OFFSET_COMMIT, type_id=99)):
+    renamed = dataclasses.replace(OFFSET_COMMIT, name="Other")
+    for foreign in (renamed, dataclasses.replace(OFFSET_COMMIT, type_id=99)):
         with pytest.raises(UnknownRecordTypeError):
             decode_value(foreign, encode_value(VALUE, 3))
 
 
-def test_a_cold_decoder_cache_is_filled_by_whichever_call_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cold_decoder_cache_is_filled_by_whichever_call_comes_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     for first in (
         lambda: type_decoders(SHARE_STATE_TOPIC, 0),
         lambda: decode_value(OFFSET_COMMIT, encode_value(VALUE, 3)),

@@ -38,8 +38,8 @@ ON_KAFKA = {
                 "decode_partition": {"unsupported"},
                 # Kafka's batch writer and log classes are not driven yet.
                 "encode_batch": {"unsupported"}, "write_log": {"unsupported"}, "read_log": {"unsupported"},
-                # The consumer protocol is the client's ConsumerProtocol, not driven yet.
-                "decode_consumer_protocol": {"unsupported"}, "encode_consumer_protocol": {"unsupported"}},
+                # The classic consumer protocol runs on the client's ConsumerProtocol.
+                "decode_consumer_protocol": {"passed"}, "encode_consumer_protocol": {"passed"}},
     "simple_assignor": {"assign": {"passed"}},
 }
 

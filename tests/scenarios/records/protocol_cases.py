@@ -137,7 +137,8 @@ DECODE_CASES: list[tuple[str, str, str, bytes, bool]] = [
 _SUB_JSON: dict[str, Any] = {"topics": ["orders", "payments"], "userData": "AQI=",
                              "ownedPartitions": [{"topic": "orders", "partitions": [0, 2]}],
                              "generationId": 9, "rackId": "rack-2"}
-_ASSIGN_JSON: dict[str, Any] = {"assignedPartitions": [{"topic": "orders", "partitions": [1]}], "userData": None}
+_ASSIGN_JSON: dict[str, Any] = {"assignedPartitions": [{"topic": "orders", "partitions": [1]}],
+                                "userData": None}
 
 #: (case, description, kind, version, value): JSON in that no decode vector turns around.
 ENCODE_ONLY: list[tuple[str, str, str, int | None, dict[str, Any]]] = [
@@ -153,7 +154,8 @@ ENCODE_ONLY: list[tuple[str, str, str, int | None, dict[str, Any]]] = [
     ("subscription_negative_version", "a negative version is refused", "subscription", -1, _SUB_JSON),
     ("assignment_no_version", "no version asked: a client writes the highest, 3", "assignment",
      None, _ASSIGN_JSON),
-    ("assignment_v9_writes_v3", "a version above 3 asked: version 3 is written", "assignment", 9, _ASSIGN_JSON),
+    ("assignment_v9_writes_v3", "a version above 3 asked: version 3 is written", "assignment", 9,
+     _ASSIGN_JSON),
     ("assignment_negative_version", "a negative version is refused", "assignment", -2, _ASSIGN_JSON),
 ]
 
