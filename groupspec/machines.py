@@ -126,7 +126,7 @@ MACHINES: tuple[Machine, ...] = (
     Machine(
         name="records",
         handlers=("decode_record", "decode_log", "encode_record", "encode_batch", "write_log", "read_log",
-                  "decode_partition"),
+                  "decode_partition", "decode_consumer_protocol", "encode_consumer_protocol"),
         vocabulary="groupspec.types.records", spec=None, impl="groupspec.impl.codec",
         vectors="tests.scenarios.records.cases:record_vector_docs",
         # Bytes are Kafka's in both flavours; the spec has no codec (it speaks typed records).
@@ -134,7 +134,9 @@ MACHINES: tuple[Machine, ...] = (
         handler_modules={"encode_batch": "groupspec.conformance.records_batch",
                          "write_log": "groupspec.conformance.records_batch",
                          "read_log": "groupspec.conformance.records_batch",
-                         "decode_partition": "groupspec.conformance.records_partition"},
+                         "decode_partition": "groupspec.conformance.records_partition",
+                         "decode_consumer_protocol": "groupspec.conformance.records_protocol",
+                         "encode_consumer_protocol": "groupspec.conformance.records_protocol"},
         errors_expected=True,
     ),
     _stateful("classic_group", "classic_vector_docs"),

@@ -187,28 +187,16 @@ def decode_record(
     *,
     strict: bool = True,
 ) -> CoordinatorRecord:
-    """A whole record: key, value (None = tombstone) and the value's version."""
-    buf = _as_bytes(key_bytes, "key") if key_bytes.__class__ is not bytes or len(key_bytes) < 2 else key_bytes
-    type_id = buf[0] << 8 | buf[1]
-    entry = (_TABLES.get(topic) or _table(topic)).get(type_id)
-    if entry is None:
-        raise UnknownRecordTypeError(topic, _signed(type_id))
-    key, end = entry.key_decoder(buf, 2)
-    if end != len(buf):
-        _check_end(buf, end, f"record type {type_id} key", strict)
+    """A whole record: key, value (None = tombstone) and the value's version.
+
+    One path with :func:`decode_key` and :func:`decode_value`: the key names the record type,
+    whose value decoder reads the value.
+    """
+    key = decode_key(topic, key_bytes, strict=strict)
     value: Any = None
     version: int | None = None
     if value_bytes is not None:
-        vbuf = value_bytes if value_bytes.__class__ is bytes and len(value_bytes) >= 2 else _as_bytes(
-            value_bytes, "value"
-        )
-        version = vbuf[0] << 8 | vbuf[1]
-        dec = entry.value_decoders.get(version)
-        if dec is None:
-            raise UnsupportedVersionError(entry.value_name, _signed(version))
-        value, end = dec(vbuf, 2)
-        if end != len(vbuf):
-            _check_end(vbuf, end, entry.value_name, strict)
+        value, version = decode_value(record_type_of(type(key)), value_bytes, strict=strict)
     # Built without CoordinatorRecord.__init__: its __post_init__ re-checks what the table lookup
     # already guarantees (key and value classes of one type, a valid version).
     rec: Any = _new(_RecordTwin)

@@ -37,7 +37,9 @@ ON_KAFKA = {
     "records": {"decode_record": {"passed"}, "encode_record": {"passed"}, "decode_log": {"unsupported"},
                 "decode_partition": {"unsupported"},
                 # Kafka's batch writer and log classes are not driven yet.
-                "encode_batch": {"unsupported"}, "write_log": {"unsupported"}, "read_log": {"unsupported"}},
+                "encode_batch": {"unsupported"}, "write_log": {"unsupported"}, "read_log": {"unsupported"},
+                # The classic consumer protocol runs on the client's ConsumerProtocol.
+                "decode_consumer_protocol": {"passed"}, "encode_consumer_protocol": {"passed"}},
     "simple_assignor": {"assign": {"passed"}},
 }
 

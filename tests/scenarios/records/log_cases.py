@@ -281,6 +281,14 @@ def _sequence_at_int32_max() -> bytes:
                  base_sequence=2147483646)
 
 
+def _type_ids_at_the_int16_edges() -> bytes:
+    """Records of type ids 0x7fff and 0x8000 (both unknown, skipped): a type id is Kafka's int16
+    (``readShort``), so the summary counts them under 32767 and -32768."""
+    body = COMMIT_KEY[2:]
+    return _ours(0, [(bytes.fromhex("7fff") + body, COMMIT_V3), (bytes.fromhex("8000") + body, COMMIT_V3),
+                     (bytes.fromhex("8000") + body, None), _commit(0)])
+
+
 def _odd_groups() -> bytes:
     """Two records of type id 256 (0x0100; unknown, skipped) whose key is a LegacyOffsetCommit
     key's body, one a tombstone; a classic group of protocol type "custom" (its members' bytes
@@ -712,6 +720,9 @@ LOG_CASES: tuple[LogCase, ...] = (
     LogCase("log_odd_groups", "type id 256 twice (unknown: skipped), a classic group of protocol type "
             "custom (members not decoded), a consumer member with an assignment but no subscription",
             "groupspec", OFFSETS_TOPIC, _odd_groups),
+    LogCase("log_type_ids_at_the_int16_edges", "type ids 32767 and -32768 (0x7fff, 0x8000; unknown, "
+            "skipped and counted under their signed int16 values), then a commit", "groupspec",
+            OFFSETS_TOPIC, _type_ids_at_the_int16_edges),
     LogCase("log_first_base_offset_negative", "a log whose first batch says base offset -1: not "
             "a segment, refused", "groupspec, damaged by hand", OFFSETS_TOPIC, _first_base_offset_negative),
     LogCase("log_first_length_below_minimum", "a log whose first v2 batch says length 20 (below "

@@ -37,7 +37,7 @@ final class Records implements Adapter.Machine {
 
     @Override
     public List<String> handlers() {
-        return List.of("decode_record", "encode_record");
+        return List.of("decode_record", "encode_record", "decode_consumer_protocol", "encode_consumer_protocol");
     }
 
     @Override
@@ -51,7 +51,12 @@ final class Records implements Adapter.Machine {
 
     @Override
     public JsonNode answer(String handler, JsonNode input) throws Adapter.Answer {
-        return handler.equals("decode_record") ? decode(input) : encode(input);
+        return switch (handler) {
+            case "decode_record" -> decode(input);
+            case "decode_consumer_protocol" -> ConsumerProtocols.decode(input);
+            case "encode_consumer_protocol" -> ConsumerProtocols.encode(input);
+            default -> encode(input);
+        };
     }
 
     private interface Converters {
