@@ -96,12 +96,16 @@ def test_tampered_vector_is_refused(tmp_path):
 
 def test_generating_outside_a_checkout_is_refused_and_writes_nothing(tmp_path):
     """The catalogues live in tests/scenarios/; an installed package cannot regenerate, and says so."""
+    import os
     import subprocess
     import sys
 
     out = tmp_path / "vectors"
+    # Without PYTHONPATH: a run that points it at a checkout (a worktree, a clone) would make
+    # the catalogues importable from anywhere.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-m", "groupspec.conformance.generate", "--out", str(out)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 2
     assert "run this from the root of a checkout" in done.stderr
     assert "Traceback" not in done.stderr
