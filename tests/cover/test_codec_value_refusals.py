@@ -36,8 +36,8 @@ ID = uuid.UUID(bytes=bytes(range(16)))
 
 
 # A test-only message with one field of every wire type the refusals tell apart (first a null
-# nullable array of structs, which the explainer must step over); v0 is not flexible (int16/int32
-# length prefixes), v1 is. Its (class, version) pairs are compiled only here.
+# nullable array of structs and a field absent at v0, which the explainer must step over); v0 is
+# not flexible (int16/int32 length prefixes), v1 is. Its (class, version) pairs are compiled only here.
 @message("RefusalProbe", "data", None, "0-1", "1+")
 @dataclass(frozen=True, slots=True)
 class RefusalProbe:
@@ -47,6 +47,8 @@ class RefusalProbe:
         label: str = kfield("string", "0+")
 
     maybe: tuple[Inner, ...] | None = kfield("[]struct", "0+", default=None, nullable="0+", struct=Inner)
+    # absent at v0, where its default (null) is not a value it may hold: the explainer skips it
+    later: str | None = kfield("string", "1+", default=None, nullable="1+", ignorable=True)
     tiny: int = kfield("int8", "0+")
     small: int = kfield("uint16", "0+")
     count: int = kfield("int32", "0+")
@@ -129,8 +131,14 @@ def test_explain_without_a_name_titles_the_class() -> None:
 
 def test_value_problem_of_an_unknown_wire_type() -> None:
     assert value_problem("int33", 1, False) == "unknown wire type 'int33'"
+    assert value_problem("zz", 1, False) == "unknown wire type 'zz'"  # sorts after every wire type
     assert value_problem("[]int32", (1, 2), False) is None
     assert value_problem("string", None, True) is None
+    # the bounds themselves are values of the type
+    assert value_problem("int32", 2**31 - 1, False) is None
+    assert value_problem("int32", -(2**31), False) is None
+    assert value_problem("int8", 127, False) is None
+    assert value_problem("string", "x" * 32767, False) is None
 
 
 def test_a_non_flexible_string_array_has_int16_lengths() -> None:
