@@ -16,7 +16,7 @@ from typing import Any
 
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, record_types
 from groupspec.types.records.schema import message_spec
-from tests.scenarios.records import struct_cases
+from tests.scenarios.records import struct_cases, value_cases
 from tests.scenarios.records.hex_forms import _cs, _s16, _uv
 
 MACHINE = "records"
@@ -482,6 +482,7 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 ENCODE_CASES += struct_cases.ENCODE_CASES
+ENCODE_CASES += value_cases.ENCODE_CASES
 
 
 #: Encode cases where Kafka's code breaks the rule the vector states (docs/divergences.md).
