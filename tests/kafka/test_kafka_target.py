@@ -127,3 +127,25 @@ def test_streams_record_types_are_kafkas_not_groupspecs(type_id: int, name: str)
     ours = targets.InProcessTarget("impl-kafka").call("s", "records", "decode_record", doc)
     assert theirs.output is not None and theirs.output["type"] == name
     assert ours.error is not None and ours.error[0] == "UnknownRecordType"
+
+
+@pytest.mark.parametrize("state,byte", [(127, "7f"), (128, "00"), (200, "48"), (256, "80")])
+def test_kafkas_json_reader_folds_int8_values_up_to_256(state: int, byte: str) -> None:
+    """docs/divergences.md, records_int8_json: Kafka's JSON reader takes an int8 field's value
+    up to 256 and subtracts 128 from one above 127 (MessageUtil.jsonNodeToByte); groupspec
+    refuses anything outside -128..127 as invalid input, as the wire type says."""
+    doc = {"topic": "__consumer_offsets", "type": "ShareGroupCurrentMemberAssignment", "typeId": 14,
+           "key": {"groupId": "g", "memberId": "m"}, "valueVersion": 0,
+           "value": {"memberEpoch": 1, "previousMemberEpoch": 1, "state": state, "assignedPartitions": []}}
+    kafka = targets.make_target("kafka", 60.0)
+    try:
+        theirs = kafka.call("s", "records", "encode_record", doc)
+    finally:
+        kafka.close()
+    ours = targets.InProcessTarget("impl-kafka").call("s", "records", "encode_record", doc)
+    assert theirs.output is not None, theirs
+    assert theirs.output["value"][-6:-4] == byte  # the state byte, then the empty array (01), no tags (00)
+    if state > 127:
+        assert ours.error is not None and ours.error[0] == "invalid_input", ours
+    else:
+        assert ours.output == theirs.output
