@@ -132,11 +132,11 @@ def test_header_of_17_bytes_with_a_short_length_names_the_length() -> None:
 
 
 def test_tail_attributes_are_shown_as_written() -> None:
-    data = _batch(0) + _with(_batch(1), ">h", 21, 0x0180)[:40]
-    assert "its attributes 0x0180 set bits no writer sets" in _framing(data)
+    data = _batch(0) + _with(_batch(1), ">h", 21, 0x0181)[:40]
+    assert "its attributes 0x0181 set bits no writer sets" in _framing(data)
 
 
 def test_tail_bytes_after_its_records_are_counted() -> None:
     whole = _batch(1)
     cut = _with(whole + bytes(5), ">i", 8, len(whole) - 12 + 50)
-    assert "5 bytes follow the 1 records it counts" in _framing(_batch(0) + cut)
+    assert "torn tail: 5 bytes follow the 1 records it counts" in _framing(_batch(0) + cut)
