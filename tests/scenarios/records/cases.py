@@ -269,11 +269,13 @@ def _present_only(cls: type, value: Any, version: int) -> Any:
 def record_vector_docs() -> Iterator[dict[str, Any]]:
     """Every vector of the machine: decode_record's, then encode_record's (its cases turned
     around), then decode_log's (tests/scenarios/records/log_cases.py), then encode_batch's,
-    write_log's and read_log's (tests/scenarios/records/batch_cases.py), then those of
+    write_log's and read_log's (tests/scenarios/records/batch_cases.py), then the batch reader's
+    edges (tests/scenarios/records/batch_edge_cases.py), then those of
     tests/scenarios/records/batch_write_cases.py, then decode_partition's
     (tests/scenarios/records/partition_cases.py), then decode_consumer_protocol's and
     encode_consumer_protocol's (tests/scenarios/records/protocol_cases.py)."""
     from tests.scenarios.records.batch_cases import batch_vector_docs
+    from tests.scenarios.records.batch_edge_cases import batch_edge_vector_docs
     from tests.scenarios.records.batch_write_cases import batch_write_vector_docs
     from tests.scenarios.records.log_cases import log_vector_docs
     from tests.scenarios.records.partition_cases import partition_vector_docs
@@ -285,6 +287,7 @@ def record_vector_docs() -> Iterator[dict[str, Any]]:
     yield from _encode_only_docs()
     yield from log_vector_docs()
     yield from batch_vector_docs()
+    yield from batch_edge_vector_docs()
     yield from batch_write_vector_docs()
     yield from partition_vector_docs()
     yield from protocol_vector_docs()
