@@ -270,10 +270,11 @@ def record_vector_docs() -> Iterator[dict[str, Any]]:
     """Every vector of the machine: decode_record's, then encode_record's (its cases turned
     around), then decode_log's (tests/scenarios/records/log_cases.py), then encode_batch's,
     write_log's and read_log's (tests/scenarios/records/batch_cases.py), then decode_partition's
-    (tests/scenarios/records/partition_cases.py)."""
+    (tests/scenarios/records/partition_cases.py, then tests/scenarios/records/reader_cases.py)."""
     from tests.scenarios.records.batch_cases import batch_vector_docs
     from tests.scenarios.records.log_cases import log_vector_docs
     from tests.scenarios.records.partition_cases import partition_vector_docs
+    from tests.scenarios.records.reader_cases import reader_vector_docs
 
     decoded = list(_decode_vector_docs())
     yield from decoded
@@ -282,6 +283,7 @@ def record_vector_docs() -> Iterator[dict[str, Any]]:
     yield from log_vector_docs()
     yield from batch_vector_docs()
     yield from partition_vector_docs()
+    yield from reader_vector_docs()
 
 
 def _encode_vector_docs(decoded: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
