@@ -224,7 +224,7 @@ def _unsnappy(data: bytes, limit: int) -> bytes:
     end = len(data)
     while pos < end:
         if data[pos:pos + 8] == _XERIAL_MAGIC:  # a chunk length never starts 0x82 (it would be < 0)
-            pos += 16
+            pos = _past_header(data, pos, 16)
             continue
         if pos + 4 > end:
             raise CompressionError(f"SNAPPY xerial stream ends inside a chunk length at byte {pos}")
@@ -271,3 +271,11 @@ def _lz4_frame(data: bytes) -> bytes:
             parts.append(packed)
     parts.append(_LZ4_END_MARK)
     return b"".join(parts)
+
+
+def _past_header(data: bytes, pos: int, size: int) -> int:
+    """The end of a xerial header repeated at ``pos`` (streams concatenated); one cut short is
+    refused, as snappy-java's ``SnappyInputStream`` refuses it ("Insufficient header size")."""
+    if pos + size > len(data):
+        raise CompressionError(f"SNAPPY xerial stream ends inside a repeated stream header at byte {pos}")
+    return pos + size

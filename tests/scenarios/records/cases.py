@@ -272,14 +272,16 @@ def record_vector_docs() -> Iterator[dict[str, Any]]:
     write_log's and read_log's (tests/scenarios/records/batch_cases.py), then the batch reader's
     edges (tests/scenarios/records/batch_edge_cases.py), then those of
     tests/scenarios/records/batch_write_cases.py, then decode_partition's
-    (tests/scenarios/records/partition_cases.py), then decode_consumer_protocol's and
-    encode_consumer_protocol's (tests/scenarios/records/protocol_cases.py)."""
+    (tests/scenarios/records/partition_cases.py, then tests/scenarios/records/reader_cases.py),
+    then decode_consumer_protocol's and encode_consumer_protocol's
+    (tests/scenarios/records/protocol_cases.py)."""
     from tests.scenarios.records.batch_cases import batch_vector_docs
     from tests.scenarios.records.batch_edge_cases import batch_edge_vector_docs
     from tests.scenarios.records.batch_write_cases import batch_write_vector_docs
     from tests.scenarios.records.log_cases import log_vector_docs
     from tests.scenarios.records.partition_cases import partition_vector_docs
     from tests.scenarios.records.protocol_cases import protocol_vector_docs
+    from tests.scenarios.records.reader_cases import reader_vector_docs
 
     decoded = list(_decode_vector_docs())
     yield from decoded
@@ -290,6 +292,7 @@ def record_vector_docs() -> Iterator[dict[str, Any]]:
     yield from batch_edge_vector_docs()
     yield from batch_write_vector_docs()
     yield from partition_vector_docs()
+    yield from reader_vector_docs()
     yield from protocol_vector_docs()
 
 

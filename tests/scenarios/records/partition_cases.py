@@ -362,12 +362,12 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
 )
 
 
-def partition_vector_docs() -> Iterator[dict[str, Any]]:
+def partition_vector_docs(cases: tuple[PartitionCase, ...] = PARTITION_CASES) -> Iterator[dict[str, Any]]:
     from groupspec.conformance import vector_format as vf
     from groupspec.conformance.records_partition import decode_partition_answer
     from groupspec.conformance.targets import error_kind
 
-    for c in PARTITION_CASES:
+    for c in cases:
         doc_input: dict[str, Any] = {"topic": c.topic, "files": {n: b.hex() for n, b in c.files().items()}}
         if c.options:
             doc_input["options"] = c.options
