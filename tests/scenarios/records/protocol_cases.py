@@ -180,7 +180,7 @@ def protocol_vector_docs() -> Iterator[dict[str, Any]]:
 
     turned = []
     for case, description, kind, data, round_trip in DECODE_CASES:
-        doc_input = {"kind": kind, "hex": data.hex()}
+        doc_input: dict[str, Any] = {"kind": kind, "hex": data.hex()}
         try:
             expected: dict[str, Any] = decode_protocol_answer(doc_input)
         except Exception as exc:  # the codec's refusal is the expectation

@@ -39,14 +39,14 @@ def _meta_commit(offset: int, metadata: str, leader_epoch: int = 7) -> tuple[byt
     return key, value
 
 
-def _section_of(size: int) -> list[tuple[bytes, bytes]]:
+def _section_of(size: int) -> list[tuple[bytes | None, bytes | None]]:
     """Records whose records section (as written uncompressed) is exactly ``size`` bytes: one of
     type id 256 (unknown: skipped, nothing printed) holding zeros, then one commit."""
     from tests.scenarios.records.log_cases import COMMIT_KEY
 
     unknown = bytes.fromhex("0100") + COMMIT_KEY[2:]
     for pad in range(max(0, size - 200), size):
-        pairs = [(unknown, bytes(pad)), _commit(1)]
+        pairs: list[tuple[bytes | None, bytes | None]] = [(unknown, bytes(pad)), _commit(1)]
         got = len(_ours(0, pairs)) - _OVERHEAD
         if got == size:
             return pairs
