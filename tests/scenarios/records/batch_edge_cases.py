@@ -14,12 +14,12 @@ groupspec's (the module doc says why), and the control key rule is Kafka's
 
 from __future__ import annotations
 
-import hashlib
 import struct
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from tests.scenarios.records.batch_cases import _noise
 from tests.scenarios.records.log_cases import _commit, _ours, _recrc, _zz
 
 _INT32_MAX = (1 << 31) - 1
@@ -35,15 +35,6 @@ def _set(batch: bytes, fmt: str, at: int, value: int) -> bytearray:
     out = bytearray(batch)
     struct.pack_into(fmt, out, at, value)
     return out
-
-
-def _noise(size: int, seed: bytes) -> bytes:
-    out = bytearray()
-    block = seed
-    while len(out) < size:
-        block = hashlib.sha256(block).digest()
-        out += block
-    return bytes(out[:size])
 
 
 def _header(base: int, count: int, length: int, *, attributes: int = 0, last_delta: int = 0) -> bytearray:
