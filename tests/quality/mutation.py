@@ -347,9 +347,9 @@ def wordings() -> dict[str, str]:
     """Survivors of the vectors that change only the prose of an error (key -> which message).
 
     A vector names an error by its kind, never by its text: the text is each implementation's
-    own (docs/conformance.md, "What a vector judges"). So the vectors' score leaves these out, as
-    it does equivalents; the quick loop's score does not, since the tests hold the impl's
-    messages to naming what was wrong."""
+    own (docs/conformance.md, "How strong the vectors are", **Wording**). So the vectors' score
+    leaves these out, as it does equivalents; the quick loop's score does not, since the tests
+    hold the impl's messages to naming what was wrong."""
     return _judged("wording")
 
 
@@ -489,16 +489,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MutationError as exc:
         print(f"mutation: error: {exc}", file=sys.stderr)
         return 2
-    eq = left_out(args.against)
+    eq, same = left_out(args.against), equivalents()
     s = score(outcomes, eq)
+    worded = sum(o.status == "survived" and o.mutant.key in eq and o.mutant.key not in same for o in outcomes)
     print(f"{args.machine} ({args.layer}) against {args.against}: "
           f"{len(outcomes)} of {len(everything)} mutants; "
-          f"killed {s.killed}, survived {s.survived}, equivalent {s.equivalent}, "
+          f"killed {s.killed}, survived {s.survived}, equivalent {s.equivalent - worded}, wording {worded}, "
           f"incompetent {s.incompetent}; score {s.ratio:.1%}")
     for o in outcomes:
         if o.status == "survived":
-            mark = ("equivalent" if o.mutant.key in equivalents() else "wording") if o.mutant.key in eq \
-                else "SURVIVED"
+            mark = ("equivalent" if o.mutant.key in same else "wording") if o.mutant.key in eq else "SURVIVED"
             print(f"  {mark} {o.mutant.key}\n    " + "\n    ".join(o.diff.splitlines()[2:]))
     if args.out:
         doc = report_json(args.machine, f"{args.layer} against {args.against}", outcomes, s, args.seed,
