@@ -21,7 +21,6 @@ from typing import Any
 from tests.scenarios.records.log_cases import COMMIT_KEY, COMMIT_V3, T0
 
 _INT32_MAX = (1 << 31) - 1
-_REF = "MemoryRecordsBuilder.java, DefaultRecordBatch.java, DefaultRecord.java"
 
 
 # --- building blocks --------------------------------------------------------------------------
@@ -336,36 +335,14 @@ LOG_CASES: tuple[tuple[str, str, Callable[[], bytes]], ...] = (
 )
 
 
-def _doc(handler: str, case: str, description: str, doc_input: dict[str, Any], expected: dict[str, Any],
-         ref: str, kind: str = "hand-made") -> dict[str, Any]:
-    from groupspec.conformance import vector_format as vf
-
-    return {"format": vf.FORMAT_VERSION, "machine": "records", "handler": handler, "case": case,
-            "description": description, "source": {"kind": kind, "ref": ref}, "mode": "exact",
-            "properties": [], "input": doc_input, "expected": expected, "expected_kafka": expected}
-
-
 def batch_write_vector_docs() -> Iterator[dict[str, Any]]:
     """encode_batch's vectors of this catalogue, then its decode_log vectors."""
     from groupspec.conformance.records import decode_log_answer
-    from groupspec.conformance.records_batch import encode_batch_answer
     from groupspec.conformance.targets import error_kind
     from groupspec.types.records import OFFSETS_TOPIC
+    from tests.scenarios.records.batch_cases import _doc, encode_batch_docs
 
-    for case, description, batch, records in ENCODE_CASES:
-        doc_input = {"batch": batch, "records": records}
-        yield _doc("encode_batch", case, description, doc_input, encode_batch_answer(doc_input), _REF)
-    for case, description, batch, records in REFUSED_CASES:
-        doc_input = {"batch": batch, "records": records}
-        try:
-            encode_batch_answer(doc_input)
-        except Exception as exc:
-            refused = {"error": error_kind(exc)}
-        else:
-            raise AssertionError(f"{case}: the writer takes it")
-        if refused["error"] != "invalid_input":
-            raise AssertionError(f"{case}: refused as {refused['error']}")
-        yield _doc("encode_batch", case, description, doc_input, refused, _REF)
+    yield from encode_batch_docs(ENCODE_CASES, REFUSED_CASES)
     for case, description, build in LOG_CASES:
         doc_input = {"topic": OFFSETS_TOPIC, "log": build().hex()}
         try:
