@@ -264,13 +264,14 @@ def encode_answer(doc: dict[str, Any], *, kafka: bool = False) -> dict[str, Any]
         raise InputError("input.typeId", f"no record type {doc['typeId']} {doc['type']} in {doc['topic']}")
     if kafka:
         refuse_retired(doc["topic"], rtype.type_id)
-    key = encode_key(from_json(rtype.key, doc["key"], "input.key"))
+    # Kafka's mode reads uuids as Kafka's JSON converters do (docs/divergences.md, records_uuid_stray_bits)
+    key = encode_key(from_json(rtype.key, doc["key"], "input.key", canonical_uuids=not kafka))
     if doc["value"] is None:
         return {"key": key.hex(), "value": None}
     version = doc["valueVersion"]
     if not isinstance(version, int) or isinstance(version, bool):
         raise InputError("input.valueVersion", "expected a version number")
-    typed: Any = from_json(rtype.value, doc["value"], "input.value")
+    typed: Any = from_json(rtype.value, doc["value"], "input.value", canonical_uuids=not kafka)
     value = encode_value_as_kafka(typed, version) if kafka else encode_value(typed, version)
     return {"key": key.hex(), "value": value.hex()}
 

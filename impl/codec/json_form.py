@@ -65,12 +65,16 @@ def uuid_to_kafka(value: uuid.UUID) -> str:
     return base64.urlsafe_b64encode(value.bytes).decode("ascii").rstrip("=")
 
 
-def uuid_from_kafka(text: str, path: str = "uuid") -> uuid.UUID:
-    """The inverse of :func:`uuid_to_kafka`; also accepts ``xxxxxxxx-xxxx-...`` hex."""
+def uuid_from_kafka(text: str, path: str = "uuid", *, canonical: bool = True) -> uuid.UUID:
+    """The inverse of :func:`uuid_to_kafka`; also accepts ``xxxxxxxx-xxxx-...`` hex.
+
+    22 characters hold 132 bits, 4 more than a uuid: ``canonical`` refuses a text with any of
+    them set (two texts would name one uuid); Kafka's ``Uuid.fromString`` drops them.
+    """
     if _KAFKA_UUID.match(text):
         raw = base64.urlsafe_b64decode(text + "==")
         value = uuid.UUID(bytes=raw)
-        if uuid_to_kafka(value) != text:
+        if canonical and uuid_to_kafka(value) != text:
             raise InputError(path, f"{text!r} is not a canonical Kafka uuid (stray bits at its end)")
         return value
     try:
@@ -321,8 +325,11 @@ def to_json_text(obj: Any, version: int | None = None) -> str:
 # --- from JSON ------------------------------------------------------------------------------------
 
 
-def from_json(cls: type[T], data: Any, path: str = "") -> T:
-    """A ``cls`` object from its JSON form; bad input raises InputError naming the path."""
+def from_json(cls: type[T], data: Any, path: str = "", *, canonical_uuids: bool = True) -> T:
+    """A ``cls`` object from its JSON form; bad input raises InputError naming the path.
+
+    ``canonical_uuids`` False reads a uuid as Kafka's JSON converters do (:func:`uuid_from_kafka`).
+    """
     if not isinstance(data, dict):
         raise InputError(path or "(root)", f"expected an object, got {_kind(data)}")
     specs = field_specs(cls)
@@ -334,7 +341,8 @@ def from_json(cls: type[T], data: Any, path: str = "") -> T:
     kwargs: dict[str, Any] = {}
     for key, (name, spec) in by_json.items():
         if key in data:
-            kwargs[name] = _value_from_json(spec.wire, data[key], spec, _join(path, key), nullable=True)
+            kwargs[name] = _value_from_json(spec.wire, data[key], spec, _join(path, key), True,
+                                            canonical_uuids)
         else:
             kwargs[name] = field_default(cls, name)
     return cls(**kwargs)
@@ -360,7 +368,8 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _value_from_json(wire: str, value: Any, spec: FieldSpec, path: str, nullable: bool) -> Any:
+def _value_from_json(wire: str, value: Any, spec: FieldSpec, path: str, nullable: bool,
+                     canonical: bool) -> Any:
     if value is None:
         # An element of an array is never null; a field may be where some version allows it.
         if nullable and spec.nullable.lo <= spec.nullable.hi:
@@ -386,7 +395,7 @@ def _value_from_json(wire: str, value: Any, spec: FieldSpec, path: str, nullable
     if wire == "string":
         return value
     if wire == "uuid":
-        return uuid_from_kafka(value, path)
+        return uuid_from_kafka(value, path, canonical=canonical)
     if wire == "bytes":
         try:
             return base64.b64decode(value, validate=True)
@@ -395,7 +404,7 @@ def _value_from_json(wire: str, value: Any, spec: FieldSpec, path: str, nullable
     if wire == "struct":
         if spec.struct is None:
             raise TypeError(f"{path}: struct field without struct=")
-        return from_json(spec.struct, value, path)
+        return from_json(spec.struct, value, path, canonical_uuids=canonical)
     if wire.startswith("[]"):
         if not isinstance(value, list):
             raise InputError(path, f"expected an array, got {_kind(value)}")
@@ -403,9 +412,10 @@ def _value_from_json(wire: str, value: Any, spec: FieldSpec, path: str, nullable
         if element == "struct":
             if spec.struct is None:
                 raise TypeError(f"{path}: struct array without struct=")
-            return tuple(from_json(spec.struct, item, f"{path}[{i}]") for i, item in enumerate(value))
+            return tuple(from_json(spec.struct, item, f"{path}[{i}]", canonical_uuids=canonical)
+                         for i, item in enumerate(value))
         return tuple(
-            _value_from_json(element, item, spec, f"{path}[{i}]", nullable=False)
+            _value_from_json(element, item, spec, f"{path}[{i}]", False, canonical)
             for i, item in enumerate(value)
         )
     raise TypeError(f"{path}: unknown wire type {wire!r}")

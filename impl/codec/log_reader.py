@@ -223,6 +223,8 @@ def plan(paths: Iterable[str | Path], options: LogReadOptions,
                          f"{options.offset_end}")
     if options.limit is not None and options.limit < 1:
         raise InputError("--limit", f"{options.limit} is not a positive number of lines")
+    if options.raw_bytes not in ("hex", "base64"):
+        raise InputError("--raw-bytes", f"{options.raw_bytes!r} is not a way to print bytes (hex or base64)")
     if options.batches and (options.groups or options.types):
         raise InputError("--batches", "shows batch headers; --group and --type filter records")
     inputs = []

@@ -343,14 +343,21 @@ def equivalents() -> dict[str, str]:
     return _judged("equivalent")
 
 
-def wordings() -> dict[str, str]:
-    """Survivors of the vectors that change only the prose of an error (key -> which message).
+#: The lists of survivors the vectors cannot see by design (docs/conformance.md, "How strong the
+#: vectors are"): ``wording``, a change to an error's prose only (a vector names an error by its
+#: kind, the text being each implementation's own); ``compressed``, a change to a compressor's
+#: output only (a vector judges a compressed batch by what it reads back as, the compressed bytes
+#: being each writer's own). The vectors' score leaves them out, as it does equivalents; the quick
+#: loop's does not, since the tests hold the impl's messages and compressed bytes.
+BY_DESIGN = ("wording", "compressed")
 
-    A vector names an error by its kind, never by its text: the text is each implementation's
-    own (docs/conformance.md, "How strong the vectors are", **Wording**). So the vectors' score
-    leaves these out, as it does equivalents; the quick loop's score does not, since the tests
-    hold the impl's messages to naming what was wrong."""
-    return _judged("wording")
+
+def by_design() -> dict[str, str]:
+    """Survivors the vectors cannot see by design (:data:`BY_DESIGN`): key -> what they change."""
+    out: dict[str, str] = {}
+    for kind in BY_DESIGN:
+        out.update(_judged(kind))
+    return out
 
 
 def _judged(kind: str) -> dict[str, str]:
@@ -362,9 +369,9 @@ def _judged(kind: str) -> dict[str, str]:
 
 
 def left_out(against: str) -> dict[str, str]:
-    """The survivors a check's score leaves out: the equivalents, and for the vectors the
-    wording-only ones."""
-    return {**wordings(), **equivalents()} if against == "vectors" else equivalents()
+    """The survivors a check's score leaves out: the equivalents, and for the vectors those it
+    cannot see by design."""
+    return {**by_design(), **equivalents()} if against == "vectors" else equivalents()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -491,14 +498,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     eq, same = left_out(args.against), equivalents()
     s = score(outcomes, eq)
-    worded = sum(o.status == "survived" and o.mutant.key in eq and o.mutant.key not in same for o in outcomes)
+    unseen = sum(o.status == "survived" and o.mutant.key in eq and o.mutant.key not in same for o in outcomes)
     print(f"{args.machine} ({args.layer}) against {args.against}: "
           f"{len(outcomes)} of {len(everything)} mutants; "
-          f"killed {s.killed}, survived {s.survived}, equivalent {s.equivalent - worded}, wording {worded}, "
-          f"incompetent {s.incompetent}; score {s.ratio:.1%}")
+          f"killed {s.killed}, survived {s.survived}, equivalent {s.equivalent - unseen}, "
+          f"unseen by design {unseen}, incompetent {s.incompetent}; score {s.ratio:.1%}")
     for o in outcomes:
         if o.status == "survived":
-            mark = ("equivalent" if o.mutant.key in same else "wording") if o.mutant.key in eq else "SURVIVED"
+            key = o.mutant.key
+            mark = "SURVIVED" if key not in eq else "equivalent" if key in same else "by design"
             print(f"  {mark} {o.mutant.key}\n    " + "\n    ".join(o.diff.splitlines()[2:]))
     if args.out:
         doc = report_json(args.machine, f"{args.layer} against {args.against}", outcomes, s, args.seed,

@@ -169,8 +169,8 @@ def test_every_equivalent_mutant_says_why_in_its_packages_file() -> None:
 
     for path in mutation.EQUIVALENT_DIR.glob("*.json"):
         doc = json.loads(path.read_text(encoding="utf-8"))
-        assert set(doc) <= {"about", "equivalent", "wording"}, path.name
-        for entry in [*doc["equivalent"], *doc.get("wording", [])]:
+        assert set(doc) <= {"about", "equivalent", *mutation.BY_DESIGN}, path.name
+        for entry in [*doc["equivalent"], *(e for kind in mutation.BY_DESIGN for e in doc.get(kind, []))]:
             key, reason = entry["mutant"], entry["reason"]
             layer, package = key.split("/")[:2]
             home = package if layer == "impl" else "spec"
@@ -178,13 +178,16 @@ def test_every_equivalent_mutant_says_why_in_its_packages_file() -> None:
             assert len(reason) > 20, key
 
 
-def test_wording_survivors_leave_the_vectors_score_but_not_the_quick_loops() -> None:
-    """A vector names an error's kind, not its text: a mutant that changes only an error's
-    prose is no gap in the vectors, but the tests must see it."""
+def test_survivors_unseen_by_design_leave_the_vectors_score_but_not_the_quick_loops() -> None:
+    """A vector names an error's kind, not its text, and reads a compressed batch back rather
+    than comparing its bytes: a mutant that changes only an error's prose or a compressor's
+    output is no gap in the vectors, but the tests must see it."""
     judged = mutation.left_out("vectors")
-    assert set(mutation.wordings()) <= set(judged)
-    assert not set(mutation.wordings()) & set(mutation.left_out("quick"))
-    assert not set(mutation.wordings()) & set(mutation.equivalents()), "a mutant is one or the other"
+    unseen = set(mutation.by_design())
+    assert unseen <= set(judged)
+    assert {k for kind in mutation.BY_DESIGN for k in mutation._judged(kind)} == unseen
+    assert not unseen & set(mutation.left_out("quick"))
+    assert not unseen & set(mutation.equivalents()), "a mutant is one or the other"
 
 
 def test_a_line_of_a_multi_line_condition_counts_as_its_statement(tmp_path: Path) -> None:
@@ -207,5 +210,18 @@ def test_every_equivalent_mutant_is_one_the_tool_makes() -> None:
             for m in mutation.enumerate_mutants(mutation.impl_files(machine.name))}
     made |= {m.key for machine in machines.MACHINES if machine.spec is not None
              for m in mutation.enumerate_mutants(mutation.spec_files(machine.name))}
-    stale = sorted(k for k in [*mutation.equivalents(), *mutation.wordings()] if k not in made)
+    stale = sorted(k for k in [*mutation.equivalents(), *mutation.by_design()] if k not in made)
     assert not stale, "equivalent mutants that no longer exist:\n" + "\n".join(stale)
+
+
+def test_rekey_follows_a_judged_mutant_down_the_file_and_reports_a_changed_line() -> None:
+    """An edit above a judged mutant moves its line and its occurrence; the judgement must follow
+    it, and one whose own line changed must be named, not carried over to another mutant."""
+    from tests.quality import rekey
+
+    old = "def f(a, b):\n    if a < b:\n        return 1\n    return a < 2\n"
+    new = "def f(a, b):\n    if b < 0:\n        return 0\n    if a < b:\n        return 1\n    return a <= 2\n"
+    moved = rekey.map_keys("impl/x/m.py", old, new)
+    assert moved["impl/x/m.py:2:core/ReplaceComparisonOperator_Lt_Gt#0"] == \
+        "impl/x/m.py:4:core/ReplaceComparisonOperator_Lt_Gt#1"
+    assert moved["impl/x/m.py:4:core/ReplaceComparisonOperator_Lt_Gt#1"] is None

@@ -442,6 +442,14 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
      _snapshot_doc(stateBatches=[1])),
     ("encode_topic_id_not_a_uuid", "a key whose topicId is neither Kafka's form nor hex: bad input",
      {**_snapshot_doc(), "key": {**_SNAPSHOT_JSON_KEY, "topicId": "not-a-uuid"}}),
+    ("encode_topic_id_stray_bits_above", "a key whose topicId has bits set after the uuid's 128 "
+     "(AQIDBAUGBwgJCgsMDQ4PEB, canonically ...EA): groupspec refuses it as bad input; Kafka's "
+     "Uuid.fromString drops those bits (docs/divergences.md, records_uuid_stray_bits)",
+     {**_snapshot_doc(), "key": {**_SNAPSHOT_JSON_KEY, "topicId": "AQIDBAUGBwgJCgsMDQ4PEB"}}),
+    ("encode_topic_id_stray_bits_below", "a key whose topicId's last character sorts below its "
+     "canonical one (AQIDBAUGBwgJCgsMDQ4P_0, canonically ..._w; a stray bit, not a bigger "
+     "number): bad input to groupspec, dropped by Kafka",
+     {**_snapshot_doc(), "key": {**_SNAPSHOT_JSON_KEY, "topicId": "AQIDBAUGBwgJCgsMDQ4P_0"}}),
     ("encode_topic_id_as_number", "a key whose topicId is a number: bad input",
      {**_snapshot_doc(), "key": {**_SNAPSHOT_JSON_KEY, "topicId": 7}}),
     ("encode_key_not_an_object", "a key given as a string: bad input",
@@ -496,6 +504,12 @@ ENCODE_CASES += value_cases.ENCODE_CASES
 
 #: Encode cases where Kafka's code breaks the rule the vector states (docs/divergences.md).
 DIVERGENT_ENCODES = {
+    "encode_topic_id_stray_bits_above": (
+        "records_uuid_stray_bits", "clients/src/main/java/org/apache/kafka/common/Uuid.java",
+    ),
+    "encode_topic_id_stray_bits_below": (
+        "records_uuid_stray_bits", "clients/src/main/java/org/apache/kafka/common/Uuid.java",
+    ),
     "encode_legacy_offset_commit_v1": (
         "records_writes_unreadable_version",
         "coordinator-common/src/main/java/org/apache/kafka/coordinator/common/runtime/CoordinatorRecordSerde.java",

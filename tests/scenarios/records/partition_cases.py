@@ -297,6 +297,8 @@ PARTITION_CASES: tuple[PartitionCase, ...] = (
     PartitionCase("partition_batch_view_start_after_batch", "the batch view from offset 3: the batch 0-2 "
                   "filtered", "groupspec", _single, {"batches": True, "offsetStart": 3}),
     PartitionCase("partition_limit_zero", "limit 0: refused", "groupspec", _three_segments, {"limit": 0}),
+    PartitionCase("partition_raw_bytes_base32", "rawBytes base32, neither hex nor base64: refused "
+                  "before anything is read", "groupspec", _three_segments, {"rawBytes": "base32"}),
     PartitionCase("partition_group_filter", "group g1: its two commits printed, the rest filtered",
                   "groupspec", _groups_and_types, {"groups": ["g1"]}),
     PartitionCase("partition_group_filter_metadata", "group testgroup: its metadata, commits and tombstone",
