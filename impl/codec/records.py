@@ -87,8 +87,6 @@ def type_decoders(topic: str, type_id: int) -> tuple[RecordType, Decoder, Mappin
 
 def _entry_of(rtype: RecordType) -> _Entry:
     entry = (_TABLES.get(rtype.topic) or _table(rtype.topic)).get(rtype.type_id)
-    if entry is not None and entry.record_type is rtype:
-        return entry
     if entry is None or entry.record_type != rtype:
         raise UnknownRecordTypeError(rtype.topic, rtype.type_id)
     return entry
