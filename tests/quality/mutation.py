@@ -474,10 +474,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run only the survivors of an earlier JSON report")
     parser.add_argument("--files", default=None, metavar="GLOB",
                         help="mutate only the machine's files matching GLOB (e.g. 'impl/codec/batch.py')")
+    parser.add_argument("--tests", action="append", default=None, metavar="PATH",
+                        help="with --against quick: run these test paths instead of the whole quick loop "
+                             "(repeatable). A mutant they kill, the loop kills; one they miss may still "
+                             "die to the rest, so run the survivors again without --tests")
     parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="write the JSON report")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant on stderr")
     args = parser.parse_args(argv)
     try:
+        if args.tests and args.against != "quick":
+            raise MutationError("--tests narrows the quick loop: give it with --against quick")
         files = impl_files(args.machine) if args.layer == "impl" else spec_files(args.machine)
         if args.files is not None:
             files = [f for f in files if fnmatch.fnmatch(str(f), args.files)]
@@ -491,8 +497,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             outcomes = list(run(chosen, vectors_check(args.machine, on), args.timeout, args.workers,
                                 args.verbose))
         else:
-            outcomes = list(run(chosen, quick_check(), args.timeout, args.workers, args.verbose,
-                                narrow=quick_for))
+            outcomes = list(run(chosen, quick_check(args.tests or QUICK), args.timeout, args.workers,
+                                args.verbose, narrow=quick_for))
     except MutationError as exc:
         print(f"mutation: error: {exc}", file=sys.stderr)
         return 2
@@ -509,7 +515,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             mark = "SURVIVED" if key not in eq else "equivalent" if key in same else "by design"
             print(f"  {mark} {o.mutant.key}\n    " + "\n    ".join(o.diff.splitlines()[2:]))
     if args.out:
-        doc = report_json(args.machine, f"{args.layer} against {args.against}", outcomes, s, args.seed,
+        against = f"{args.against} ({' '.join(args.tests)})" if args.tests else args.against
+        doc = report_json(args.machine, f"{args.layer} against {against}", outcomes, s, args.seed,
                           args.sample, len(everything))
         args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     return 0

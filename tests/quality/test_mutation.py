@@ -161,6 +161,8 @@ def test_bad_requests_are_one_line_errors(capsys: pytest.CaptureFixture[str], tm
     bad.write_text("{}", encoding="utf-8")
     assert mutation.main(["share_consumer", "--only", str(bad)]) == 2
     assert "not a report this tool wrote" in capsys.readouterr().err
+    assert mutation.main(["share_consumer", "--tests", "tests/cover"]) == 2
+    assert "--tests narrows the quick loop" in capsys.readouterr().err
 
 
 def test_every_equivalent_mutant_says_why_in_its_packages_file() -> None:
@@ -220,7 +222,8 @@ def test_rekey_follows_a_judged_mutant_down_the_file_and_reports_a_changed_line(
     from tests.quality import rekey
 
     old = "def f(a, b):\n    if a < b:\n        return 1\n    return a < 2\n"
-    new = "def f(a, b):\n    if b < 0:\n        return 0\n    if a < b:\n        return 1\n    return a <= 2\n"
+    new = ("def f(a, b):\n    if b < 0:\n        return 0\n"
+           "    if a < b:\n        return 1\n    return a <= 2\n")
     moved = rekey.map_keys("impl/x/m.py", old, new)
     assert moved["impl/x/m.py:2:core/ReplaceComparisonOperator_Lt_Gt#0"] == \
         "impl/x/m.py:4:core/ReplaceComparisonOperator_Lt_Gt#1"
