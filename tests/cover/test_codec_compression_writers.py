@@ -16,9 +16,11 @@ import struct
 import zlib
 
 import cramjam
+import pytest
 
 from groupspec.impl.codec import compression
 from groupspec.impl.codec.compression import Compression, compress, decompress
+from groupspec.impl.codec.errors import DecompressionLimitError
 
 
 def _noise(size: int) -> bytes:
@@ -78,3 +80,12 @@ def test_lz4_frames_hold_64_kib_blocks_stored_raw_when_packing_does_not_shrink_t
     frame = compress(Compression.LZ4, data)
     assert _lz4_blocks(frame) == [(False, 65536), (True, 65536), (True, 70_000 - 65536)]
     assert decompress(Compression.LZ4, frame) == data
+
+
+def test_the_default_bound_on_a_batch_is_64_mib_of_decompressed_bytes() -> None:
+    """A reader takes any batch that decompresses to 64 MiB and refuses one byte more, unless told
+    otherwise (docs: ``decode --max-batch-bytes``). zstd packs that many zeros into 2 KiB."""
+    whole = bytes(64 * 1024 * 1024)
+    assert len(decompress(Compression.ZSTD, bytes(cramjam.zstd.compress(whole)))) == len(whole)
+    with pytest.raises(DecompressionLimitError, match="more than 67,108,864 bytes"):
+        decompress(Compression.ZSTD, bytes(cramjam.zstd.compress(whole + b"\x00")))
