@@ -56,7 +56,11 @@ final class ClassicGroupMachine implements Adapter.Machine {
         ClassicRun run = new ClassicRun(input.path("config"), input.path("start_ms").asLong(0));
         ArrayNode outputs = Adapter.JSON.createArrayNode();
         for (int i = 0; i < events.size(); i++) {
-            outputs.add(run.handle(events.get(i), i));
+            try {
+                outputs.add(run.handle(events.get(i), i));
+            } catch (ClassicRun.Unsupported e) {
+                throw Adapter.Answer.unsupported("events[" + i + "]: " + e.getMessage());
+            }
         }
         ObjectNode result = Adapter.JSON.createObjectNode();
         result.set("outputs", outputs);

@@ -9,6 +9,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -32,7 +34,9 @@ import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.RecordBatch;
+import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
@@ -65,7 +69,9 @@ import org.apache.kafka.timeline.SnapshotRegistry;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -107,6 +113,32 @@ final class ClassicRun {
         Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final TopicPartition PARTITION = new TopicPartition("__consumer_offsets", 0);
     private static final GroupCoordinatorMetrics METRICS = new GroupCoordinatorMetrics();
+
+    /** An input Kafka's classes cannot be given: the whole vector is answered unsupported. */
+    static final class Unsupported extends RuntimeException {
+        Unsupported(String reason) {
+            super(reason);
+        }
+    }
+
+    /**
+     * The request as the broker would read it off the wire at its version: written and read back
+     * with Kafka's generated code, so a field the version lacks takes its default (a retention time
+     * at OffsetCommit v5+, say). A field the version cannot carry at all is an input Kafka never gets.
+     */
+    private static <T> T atVersion(org.apache.kafka.common.protocol.Message data, int version, String what,
+                                   Function<org.apache.kafka.common.protocol.Readable, T> read) {
+        ByteBuffer buffer;
+        try {
+            buffer = org.apache.kafka.common.protocol.MessageUtil.toByteBufferAccessor(data, (short) version).buffer();
+        } catch (UnsupportedVersionException e) {
+            throw new Unsupported(what + " v" + version + " cannot carry this request: " + e.getMessage());
+        }
+        if (buffer.position() != 0) {
+            buffer.flip();
+        }
+        return read.apply(new ByteBufferAccessor(buffer));
+    }
 
     /** The coordinator's clock: moved only by AdvanceClock. */
     static final class Clock implements Time {
@@ -218,17 +250,33 @@ final class ClassicRun {
     private GroupCoordinatorShard shard;
     private GroupMetadataManager groups;
     private long lastOffset;
+    private String currentGroup;
 
     /** Requests whose answer is a future not completed yet: request index to future. */
     private final Map<Integer, CompletableFuture<?>> parked = new LinkedHashMap<>();
     private final Map<Integer, String> parkedType = new HashMap<>();
     private final Map<Integer, Integer> parkedVersion = new HashMap<>();
+    private final Map<Integer, String> parkedGroup = new HashMap<>();
     /** Every group id the run named: the view asks the shard about each. */
     private final Set<String> groupIds = new TreeSet<>();
     /** Kafka's UUIDs to the vector's, and the vector's member ids to Kafka's. */
     private final Map<String, String> uuidOut = new HashMap<>();
     private final Map<String, String> memberIn = new HashMap<>();
     private final Set<String> inputUuids = new HashSet<>();
+    /**
+     * Producers whose open transaction added this coordinator partition (a TxnOffsetCommit since
+     * their last marker): the transaction coordinator sends its markers only to those partitions.
+     */
+    private final Set<Long> inTransaction = new HashSet<>();
+    /**
+     * Each group's member ids in the order they were added, as the run saw them appear. Kafka keeps
+     * members in a HashMap, so the lists whose order the protocol leaves open (a JoinGroup answer's
+     * members, a GroupMetadata record's, a DescribeGroups member list, the view) come out in hash
+     * order of random ids, different on every run; they are written in this order instead, the one
+     * groupspec's contract names (docs/divergences.md, classic_member_order). Choices Kafka makes
+     * from hash order (a new leader when the leader leaves) are left as Kafka made them.
+     */
+    private final Map<String, List<String>> addedOrder = new HashMap<>();
     /** What the current event released and wrote. */
     private final ArrayNode currentAnswers = Adapter.JSON.createArrayNode();
     private final ArrayNode currentRecords = Adapter.JSON.createArrayNode();
@@ -309,6 +357,7 @@ final class ClassicRun {
             snapshots.revertToSnapshot(lastOffset);
             throw e;
         }
+        touchOrder();
         for (CoordinatorRecord r : result.records()) {
             if (result.replayRecords()) {
                 shard.replay(lastOffset, producerId, producerEpoch, r);
@@ -361,6 +410,7 @@ final class ClassicRun {
         for (JsonNode g : event.path("group_ids")) {
             groupIds.add(g.asText());
         }
+        currentGroup = event.path("group_id").asText(null);
         Set<String> before = type.equals("JoinGroup") ? knownIds(event.path("group_id").asText()) : Set.of();
         switch (type) {
             case "JoinGroup" -> join(event, index);
@@ -379,6 +429,7 @@ final class ClassicRun {
             case "Restart" -> restart();
             default -> throw new IllegalArgumentException("not a classic group event: " + type);
         }
+        touchOrder();
         collectParked();
         if (type.equals("JoinGroup") && event.path("member_id").asText().isEmpty()) {
             Set<String> seen = new LinkedHashSet<>(knownIds(event.path("group_id").asText()));
@@ -396,6 +447,33 @@ final class ClassicRun {
         out.set("answers", currentAnswers.deepCopy());
         out.set("records", currentRecords.deepCopy());
         return out;
+    }
+
+    private void touchOrder() {
+        for (String id : groupIds) {
+            List<String> order = addedOrder.computeIfAbsent(id, k -> new ArrayList<>());
+            ClassicGroup g = classicGroup(id);
+            if (g == null) {
+                order.clear();
+                continue;
+            }
+            order.retainAll(g.allMemberIds());
+            for (ClassicGroupMember m : g.allMembers()) {
+                if (!order.contains(m.memberId())) {
+                    order.add(m.memberId());
+                }
+            }
+        }
+    }
+
+    private <T> List<T> inAddedOrder(String group, Collection<T> items, Function<T, String> idOf) {
+        List<String> order = group == null ? List.of() : addedOrder.getOrDefault(group, List.of());
+        List<T> sorted = new ArrayList<>(items);
+        sorted.sort(java.util.Comparator.comparingInt(t -> {
+            int at = order.indexOf(idOf.apply(t));
+            return at < 0 ? Integer.MAX_VALUE : at;
+        }));
+        return sorted;
     }
 
     private void mapNewId(String id, String vectorUuid) {
@@ -444,6 +522,7 @@ final class ClassicRun {
         parked.put(index, future);
         parkedType.put(index, type);
         parkedVersion.put(index, version);
+        parkedGroup.put(index, currentGroup);
     }
 
     /** Every parked request whose future is now complete is answered by this event. */
@@ -458,8 +537,9 @@ final class ClassicRun {
             Object response = e.getValue().join();
             String type = parkedType.remove(e.getKey());
             int version = parkedVersion.remove(e.getKey());
+            String group = parkedGroup.remove(e.getKey());
             answer(e.getKey(), type.equals("JoinGroup")
-                ? joinJson((JoinGroupResponseData) response, version)
+                ? joinJson(group, (JoinGroupResponseData) response, version)
                 : syncJson((SyncGroupResponseData) response));
         }
     }
@@ -527,13 +607,13 @@ final class ClassicRun {
     private void join(JsonNode e, int index) {
         int version = e.path("version").asInt(9);
         if (emptyGroupId(e)) {
-            answer(index, joinJson(new JoinGroupResponseData().setMemberId(in(e.path("member_id").asText()))
+            answer(index, joinJson(null, new JoinGroupResponseData().setMemberId(in(e.path("member_id").asText()))
                 .setErrorCode(Errors.INVALID_GROUP_ID.code()), version));
             return;
         }
         int session = e.path("session_timeout_ms").asInt();
         if (session < config.classicGroupMinSessionTimeoutMs() || session > config.classicGroupMaxSessionTimeoutMs()) {
-            answer(index, joinJson(new JoinGroupResponseData().setMemberId(in(e.path("member_id").asText()))
+            answer(index, joinJson(null, new JoinGroupResponseData().setMemberId(in(e.path("member_id").asText()))
                 .setErrorCode(Errors.INVALID_SESSION_TIMEOUT.code()), version));
             return;
         }
@@ -543,7 +623,7 @@ final class ClassicRun {
             protocols.add(new JoinGroupRequestData.JoinGroupRequestProtocol()
                 .setName(p.path("name").asText()).setMetadata(bytes(p.path("metadata"))));
         }
-        JoinGroupRequestData request = new JoinGroupRequestData()
+        JoinGroupRequestData wanted = new JoinGroupRequestData()
             .setGroupId(e.path("group_id").asText())
             .setMemberId(in(e.path("member_id").asText()))
             .setGroupInstanceId(nullableText(e.get("group_instance_id")))
@@ -552,6 +632,8 @@ final class ClassicRun {
             .setProtocolType(e.path("protocol_type").asText())
             .setProtocols(protocols)
             .setReason(nullableText(e.get("reason")));
+        JoinGroupRequestData request = new JoinGroupRequest(
+            atVersion(wanted, version, "JoinGroup", r -> new JoinGroupRequestData(r, (short) version)), (short) version).data();
         CompletableFuture<JoinGroupResponseData> future = new CompletableFuture<>();
         AuthorizableRequestContext ctx = context(ApiKeys.JOIN_GROUP, version, e);
         try {
@@ -574,7 +656,7 @@ final class ClassicRun {
             assignments.add(new SyncGroupRequestData.SyncGroupRequestAssignment()
                 .setMemberId(in(a.path("member_id").asText())).setAssignment(bytes(a.path("assignment"))));
         }
-        SyncGroupRequestData request = new SyncGroupRequestData()
+        SyncGroupRequestData wanted = new SyncGroupRequestData()
             .setGroupId(e.path("group_id").asText())
             .setGenerationId(e.path("generation_id").asInt())
             .setMemberId(in(e.path("member_id").asText()))
@@ -582,8 +664,15 @@ final class ClassicRun {
             .setProtocolType(nullableText(e.get("protocol_type")))
             .setProtocolName(nullableText(e.get("protocol_name")))
             .setAssignments(assignments);
+        int version = e.path("version").asInt(5);
+        SyncGroupRequestData request = atVersion(wanted, version, "SyncGroup", r -> new SyncGroupRequestData(r, (short) version));
+        if (!new SyncGroupRequest(request, (short) version).areMandatoryProtocolTypeAndNamePresent()) {
+            // KafkaApis#handleSyncGroupRequest refuses it before the coordinator sees it.
+            answer(index, syncJson(new SyncGroupResponseData().setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code())));
+            return;
+        }
         CompletableFuture<SyncGroupResponseData> future = new CompletableFuture<>();
-        AuthorizableRequestContext ctx = context(ApiKeys.SYNC_GROUP, e.path("version").asInt(5), e);
+        AuthorizableRequestContext ctx = context(ApiKeys.SYNC_GROUP, version, e);
         try {
             write(s -> s.classicGroupSync(ctx, request, future));
         } catch (RuntimeException ex) {
@@ -591,7 +680,7 @@ final class ClassicRun {
                 future.complete(new SyncGroupResponseData().setErrorCode(errorOf(ex).code()));
             }
         }
-        park(index, "SyncGroup", e.path("version").asInt(5), future);
+        park(index, "SyncGroup", version, future);
     }
 
     private void heartbeat(JsonNode e, int index) {
@@ -599,12 +688,14 @@ final class ClassicRun {
             answer(index, errorJson("HeartbeatResponse", Errors.INVALID_GROUP_ID));
             return;
         }
-        HeartbeatRequestData request = new HeartbeatRequestData()
+        int version = e.path("version").asInt(4);
+        HeartbeatRequestData wanted = new HeartbeatRequestData()
             .setGroupId(e.path("group_id").asText())
             .setGenerationId(e.path("generation_id").asInt())
             .setMemberId(in(e.path("member_id").asText()))
             .setGroupInstanceId(nullableText(e.get("group_instance_id")));
-        AuthorizableRequestContext ctx = context(ApiKeys.HEARTBEAT, e.path("version").asInt(4), e);
+        HeartbeatRequestData request = atVersion(wanted, version, "Heartbeat", r -> new HeartbeatRequestData(r, (short) version));
+        AuthorizableRequestContext ctx = context(ApiKeys.HEARTBEAT, version, e);
         Errors error;
         try {
             HeartbeatResponseData r = write(s -> s.classicGroupHeartbeat(ctx, request));
@@ -627,9 +718,11 @@ final class ClassicRun {
                 .setGroupInstanceId(nullableText(m.get("group_instance_id")))
                 .setReason(nullableText(m.get("reason"))));
         }
-        LeaveGroupRequestData request = new LeaveGroupRequestData()
-            .setGroupId(e.path("group_id").asText()).setMembers(members);
-        AuthorizableRequestContext ctx = context(ApiKeys.LEAVE_GROUP, e.path("version").asInt(5), e);
+        int version = e.path("version").asInt(5);
+        LeaveGroupRequestData request = atVersion(new LeaveGroupRequestData()
+            .setGroupId(e.path("group_id").asText()).setMembers(members), version, "LeaveGroup",
+            r -> new LeaveGroupRequestData(r, (short) version));
+        AuthorizableRequestContext ctx = context(ApiKeys.LEAVE_GROUP, version, e);
         LeaveGroupResponseData response;
         try {
             response = write(s -> s.classicGroupLeave(ctx, request));
@@ -638,7 +731,7 @@ final class ClassicRun {
             if (error == Errors.UNKNOWN_MEMBER_ID) {
                 // GroupCoordinatorService: the group was not found, every member is unknown.
                 response = new LeaveGroupResponseData();
-                for (LeaveGroupRequestData.MemberIdentity m : members) {
+                for (LeaveGroupRequestData.MemberIdentity m : request.members()) {
                     response.members().add(new LeaveGroupResponseData.MemberResponse()
                         .setMemberId(m.memberId()).setGroupInstanceId(m.groupInstanceId())
                         .setErrorCode(Errors.UNKNOWN_MEMBER_ID.code()));
@@ -669,14 +762,30 @@ final class ClassicRun {
             }
             topics.add(topic);
         }
-        OffsetCommitRequestData request = new OffsetCommitRequestData()
+        int version = e.path("version").asInt(9);
+        OffsetCommitRequestData wanted = new OffsetCommitRequestData()
             .setGroupId(e.path("group_id").asText())
             .setGenerationIdOrMemberEpoch(e.path("generation_id_or_member_epoch").asInt(-1))
             .setMemberId(in(e.path("member_id").asText("")))
             .setGroupInstanceId(nullableText(e.get("group_instance_id")))
             .setRetentionTimeMs(e.path("retention_time_ms").asLong(-1))
             .setTopics(topics);
-        AuthorizableRequestContext ctx = context(ApiKeys.OFFSET_COMMIT, e.path("version").asInt(9), e);
+        boolean byId = version >= 10;
+        if (byId && topics.stream().anyMatch(t -> t.topicId().equals(Uuid.ZERO_UUID))) {
+            throw new Unsupported("OffsetCommit v" + version + " names each topic by its id alone "
+                + "(OffsetCommitRequest.json: Name in v0-9, TopicId from v10); a topic without a topic_id "
+                + "cannot be sent at this version");
+        }
+        OffsetCommitRequestData request = atVersion(wanted, version, "OffsetCommit",
+            r -> new OffsetCommitRequestData(r, (short) version));
+        if (byId) {
+            // KafkaApis resolves each id to its name from the metadata image before the coordinator
+            // sees the request: the vector's name is that topic's.
+            for (int i = 0; i < topics.size(); i++) {
+                request.topics().get(i).setName(topics.get(i).name());
+            }
+        }
+        AuthorizableRequestContext ctx = context(ApiKeys.OFFSET_COMMIT, version, e);
         OffsetCommitResponseData response;
         try {
             response = write(s -> s.commitOffset(ctx, request));
@@ -710,6 +819,7 @@ final class ClassicRun {
         }
         long producerId = e.path("producer_id").asLong();
         short producerEpoch = (short) e.path("producer_epoch").asInt();
+        inTransaction.add(producerId);
         TxnOffsetCommitRequestData request = new TxnOffsetCommitRequestData()
             .setTransactionalId(e.path("transactional_id").asText())
             .setProducerId(producerId)
@@ -723,7 +833,7 @@ final class ClassicRun {
         if (emptyGroupId(e)) {
             response = TxnOffsetCommitRequest.getErrorResponse(request, Errors.INVALID_GROUP_ID);
         } else {
-            AuthorizableRequestContext ctx = context(ApiKeys.TXN_OFFSET_COMMIT, 4, e);
+            AuthorizableRequestContext ctx = context(ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT.latestVersion(), e);
             try {
                 response = write(s -> s.commitTransactionalOffset(ctx, request), producerId, producerEpoch);
             } catch (RuntimeException ex) {
@@ -748,6 +858,10 @@ final class ClassicRun {
         boolean commit = e.path("commit").asBoolean();
         TransactionResult result = commit ? TransactionResult.COMMIT : TransactionResult.ABORT;
         Errors error = Errors.NONE;
+        if (!inTransaction.remove(producerId)) {
+            answer(index, errorJson("TxnMarkerResponse", error));
+            return;
+        }
         try {
             shard.replayEndTransactionMarker(producerId, producerEpoch, result);
             log.add(new Entry(null, producerId, producerEpoch, result));
@@ -831,7 +945,7 @@ final class ClassicRun {
         }
         OffsetDeleteRequestData request = new OffsetDeleteRequestData().setGroupId(e.path("group_id").asText())
             .setTopics(topics);
-        AuthorizableRequestContext ctx = context(ApiKeys.OFFSET_DELETE, 0, e);
+        AuthorizableRequestContext ctx = context(ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), e);
         try {
             OffsetDeleteResponseData r = write(s -> s.deleteOffsets(ctx, request));
             out.put("error", Errors.forCode(r.errorCode()).name());
@@ -852,7 +966,7 @@ final class ClassicRun {
     private void deleteGroups(JsonNode e, int index) {
         List<String> ids = new ArrayList<>();
         e.path("group_ids").forEach(g -> ids.add(g.asText()));
-        AuthorizableRequestContext ctx = context(ApiKeys.DELETE_GROUPS, 2, e);
+        AuthorizableRequestContext ctx = context(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), e);
         ObjectNode out = typed("DeleteGroupsResponse");
         ArrayNode results = out.putArray("results");
         try {
@@ -875,7 +989,7 @@ final class ClassicRun {
     private void describe(JsonNode e, int index) {
         List<String> ids = new ArrayList<>();
         e.path("group_ids").forEach(g -> ids.add(g.asText()));
-        AuthorizableRequestContext ctx = context(ApiKeys.DESCRIBE_GROUPS, 5, e);
+        AuthorizableRequestContext ctx = context(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), e);
         ObjectNode out = typed("DescribeGroupsResponse");
         ArrayNode gs = out.putArray("groups");
         for (DescribeGroupsResponseData.DescribedGroup g : shard.describeGroups(ctx, ids, lastOffset)) {
@@ -886,7 +1000,8 @@ final class ClassicRun {
             gn.put("protocol_type", g.protocolType());
             gn.put("protocol_data", g.protocolData());
             ArrayNode ms = gn.putArray("members");
-            for (DescribeGroupsResponseData.DescribedGroupMember m : g.members()) {
+            for (DescribeGroupsResponseData.DescribedGroupMember m
+                : inAddedOrder(g.groupId(), g.members(), DescribeGroupsResponseData.DescribedGroupMember::memberId)) {
                 ObjectNode mn = ms.addObject();
                 mn.put("member_id", m.memberId());
                 mn.put("group_instance_id", m.groupInstanceId());
@@ -924,6 +1039,7 @@ final class ClassicRun {
         parked.clear();
         parkedType.clear();
         parkedVersion.clear();
+        parkedGroup.clear();
         load();
     }
 
@@ -950,7 +1066,7 @@ final class ClassicRun {
     }
 
     /** The answer as the broker sends it: JoinGroupResponse normalises the protocol name by version. */
-    private static ObjectNode joinJson(JoinGroupResponseData data, int version) {
+    private ObjectNode joinJson(String group, JoinGroupResponseData data, int version) {
         JoinGroupResponseData r = new JoinGroupResponse(data, (short) version).data();
         ObjectNode n = typed("JoinGroupResponse");
         n.put("error", Errors.forCode(r.errorCode()).name());
@@ -961,7 +1077,8 @@ final class ClassicRun {
         n.put("skip_assignment", r.skipAssignment());
         n.put("member_id", r.memberId());
         ArrayNode ms = n.putArray("members");
-        for (JoinGroupResponseData.JoinGroupResponseMember m : r.members()) {
+        for (JoinGroupResponseData.JoinGroupResponseMember m
+            : inAddedOrder(group, r.members(), JoinGroupResponseData.JoinGroupResponseMember::memberId)) {
             ObjectNode mn = ms.addObject();
             mn.put("member_id", m.memberId());
             mn.put("group_instance_id", m.groupInstanceId());
@@ -1002,7 +1119,7 @@ final class ClassicRun {
     }
 
     /** A record in groupspec's form (docs/conformance.md, "Machine classic_group"). */
-    private static ObjectNode recordJson(CoordinatorRecord r, boolean tagged) {
+    private ObjectNode recordJson(CoordinatorRecord r, boolean tagged) {
         ObjectNode n = Adapter.JSON.createObjectNode();
         if (tagged) {
             n.put("type", "CoordinatorRecord");
@@ -1024,7 +1141,8 @@ final class ClassicRun {
                 vn.put("leader", v.leader());
                 vn.put("current_state_timestamp", v.currentStateTimestamp());
                 ArrayNode ms = vn.putArray("members");
-                for (GroupMetadataValue.MemberMetadata m : v.members()) {
+                for (GroupMetadataValue.MemberMetadata m
+                    : inAddedOrder(k.group(), v.members(), GroupMetadataValue.MemberMetadata::memberId)) {
                     ObjectNode mn = ms.addObject();
                     mn.put("member_id", m.memberId());
                     mn.put("group_instance_id", m.groupInstanceId());
@@ -1065,7 +1183,7 @@ final class ClassicRun {
         return n;
     }
 
-    private static ObjectNode txnRecordJson(CoordinatorRecord r, long producerId, short producerEpoch) {
+    private ObjectNode txnRecordJson(CoordinatorRecord r, long producerId, short producerEpoch) {
         ObjectNode n = typed("TxnRecord");
         n.set("record", recordJson(r, false));
         n.put("producer_id", producerId);
@@ -1092,6 +1210,7 @@ final class ClassicRun {
     }
 
     ObjectNode view() {
+        touchOrder();
         ObjectNode v = Adapter.JSON.createObjectNode();
         v.put("now_ms", clock.nowMs);
         ArrayNode gs = v.putArray("groups");
@@ -1117,7 +1236,7 @@ final class ClassicRun {
                 gn.putNull("state_timestamp_ms");
             }
             ArrayNode ms = gn.putArray("members");
-            for (ClassicGroupMember m : g.allMembers()) {
+            for (ClassicGroupMember m : inAddedOrder(id, g.allMembers(), ClassicGroupMember::memberId)) {
                 ObjectNode mn = ms.addObject();
                 mn.put("member_id", m.memberId());
                 mn.put("group_instance_id", m.groupInstanceId().orElse(null));
@@ -1149,7 +1268,10 @@ final class ClassicRun {
                 pn.set("offset", offsetJson(tp, o));
             }));
             ArrayNode ts = gn.putArray("timers");
-            new TreeMap<>(groupTimers(id, g)).forEach((key, deadline) -> {
+            // Sorted by key as the run outputs it (Kafka's member-id UUIDs replaced by the vector's).
+            Map<String, Long> timers = new TreeMap<>();
+            groupTimers(id).forEach((key, deadline) -> timers.put(replaceUuids(key), deadline));
+            timers.forEach((key, deadline) -> {
                 ArrayNode t = ts.addArray();
                 t.add(key);
                 t.add(deadline);
@@ -1158,15 +1280,21 @@ final class ClassicRun {
         return v;
     }
 
-    private Map<String, Long> groupTimers(String id, ClassicGroup g) {
+    /**
+     * A group's timers: its join and sync keys, and every heartbeat key naming it (a replaced static
+     * member's stays armed until it fires). A heartbeat key is the longest group id it starts with.
+     */
+    private Map<String, Long> groupTimers(String id) {
         Map<String, Long> mine = new HashMap<>();
-        Set<String> ids = new HashSet<>(g.allMemberIds());
-        ids.addAll(pendingMembers(g));
         for (Armed a : timer.armed.values()) {
-            if (a.key.equals("join-" + id) || a.key.equals("sync-" + id)
-                || (a.key.startsWith("heartbeat-" + id + "-")
-                    && ids.contains(a.key.substring(("heartbeat-" + id + "-").length())))) {
+            if (a.key.equals("join-" + id) || a.key.equals("sync-" + id)) {
                 mine.put(a.key, a.deadlineMs);
+            } else if (a.key.startsWith("heartbeat-" + id + "-")) {
+                boolean longer = groupIds.stream().anyMatch(other -> other.length() > id.length()
+                    && a.key.startsWith("heartbeat-" + other + "-"));
+                if (!longer) {
+                    mine.put(a.key, a.deadlineMs);
+                }
             }
         }
         return mine;
