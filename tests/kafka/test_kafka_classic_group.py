@@ -2,7 +2,8 @@
 
 The adapter plays the runtime around the shard: a clock moved only by AdvanceClock, due timers
 run in (deadline, scheduling) order, every written record replayed, snapshots at the last written
-offset, GroupCoordinatorService's and KafkaApis' checks before the shard. Two runs:
+offset, a partition left loading refusing every operation as CoordinatorRuntime does,
+GroupCoordinatorService's and KafkaApis' checks before the shard. Two runs:
 
 - flavour ``kafka`` (the target's default; the vectors carry no ``expected_kafka``, so the two
   properties): every vector passes or is unsupported for a listed reason;
@@ -33,9 +34,6 @@ UNSUPPORTED = {
     "expiration_counts_from_each_commit_where_it_applies": "not whole minutes",
     "expiration_deletes_empty_group": "not whole minutes",
     "expiration_explicit_timestamp_and_empty_since": "not whole minutes",
-    # A partition left loading is CoordinatorRuntime's state; the adapter drives the shard alone.
-    "heartbeat_while_loading_is_answered_none": "BeginLoad",
-    "requests_while_loading_get_load_in_progress": "BeginLoad",
     # OffsetCommit v10 names topics by id only; the vector sends one without an id.
     "offset_commit_generation_and_member_checks": "TopicId from v10",
 }

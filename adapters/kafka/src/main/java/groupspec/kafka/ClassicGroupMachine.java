@@ -36,12 +36,6 @@ final class ClassicGroupMachine implements Adapter.Machine {
             throw Adapter.Answer.error("invalid_input", "input.events: expected an array");
         }
         for (int i = 0; i < events.size(); i++) {
-            String type = events.get(i).path("type").asText("");
-            if (type.equals("BeginLoad") || type.equals("CompleteLoad")) {
-                throw Adapter.Answer.unsupported("events[" + i + "] is " + type + ": a partition that stays loading "
-                    + "is CoordinatorRuntime's state (its COORDINATOR_LOAD_IN_PROGRESS answers come from the runtime "
-                    + "and GroupCoordinatorService, not the shard); this adapter drives the shard alone");
-            }
             String host = events.get(i).path("client_host").asText("/127.0.0.1");
             if (events.get(i).has("client_host") && !ClassicRun.isAddressForm(host)) {
                 throw Adapter.Answer.unsupported("events[" + i + "].client_host " + host + ": Kafka takes the client "

@@ -9,6 +9,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
@@ -34,6 +35,7 @@ import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.RecordBatch;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
@@ -101,7 +103,9 @@ import java.util.regex.Pattern;
  *
  * <p>What GroupCoordinatorService checks before it calls the shard (an empty group id, the
  * JoinGroup session timeout bounds) and how it turns a thrown ApiException into an answer are
- * done here, as the service does them; the rest is the shard's.
+ * done here, as the service does them, and KafkaApis' SyncGroup check; the rest is the shard's.
+ * A partition left loading (BeginLoad until CompleteLoad) has no shard in memory: every operation
+ * fails with CoordinatorLoadInProgressException, as CoordinatorRuntime's do.
  *
  * <p>Kafka draws member ids' UUIDs at random ({@code ClassicGroup#generateMemberId}); the run maps
  * each Kafka UUID to the JoinGroup's {@code new_member_uuid} in everything it outputs, and the
@@ -250,6 +254,8 @@ final class ClassicRun {
     private GroupCoordinatorShard shard;
     private GroupMetadataManager groups;
     private long lastOffset;
+    /** Between BeginLoad and CompleteLoad: no shard in memory; the runtime refuses every operation. */
+    private boolean loading;
     private String currentGroup;
 
     /** Requests whose answer is a future not completed yet: request index to future. */
@@ -319,6 +325,7 @@ final class ClassicRun {
 
     /** A new shard that replays the whole log and is then loaded, as CoordinatorRuntime loads one. */
     private void load() {
+        loading = false;
         timer = new Timer();
         snapshots = new SnapshotRegistry(new LogContext());
         shard = (GroupCoordinatorShard) new GroupCoordinatorShard.Builder(config, new GroupConfigManager(Map.of()))
@@ -351,6 +358,7 @@ final class ClassicRun {
     private <T> T write(Function<GroupCoordinatorShard, CoordinatorResult<T, CoordinatorRecord>> op,
                         long producerId, short producerEpoch) {
         CoordinatorResult<T, CoordinatorRecord> result;
+        refuseWhileLoading();
         try {
             result = op.apply(shard);
         } catch (RuntimeException e) {
@@ -374,6 +382,13 @@ final class ClassicRun {
             result.appendFuture().complete(null);
         }
         return result.response();
+    }
+
+    /** What CoordinatorRuntime answers an operation on a partition that is loading. */
+    private void refuseWhileLoading() {
+        if (loading) {
+            throw new CoordinatorLoadInProgressException("__consumer_offsets-0 is loading");
+        }
     }
 
     private <T> T write(Function<GroupCoordinatorShard, CoordinatorResult<T, CoordinatorRecord>> op) {
@@ -427,6 +442,8 @@ final class ClassicRun {
             case "ListGroups" -> list(event, index);
             case "AdvanceClock" -> advance(event.path("to_ms").asLong());
             case "Restart" -> restart();
+            case "BeginLoad" -> beginLoad();
+            case "CompleteLoad" -> completeLoad();
             default -> throw new IllegalArgumentException("not a classic group event: " + type);
         }
         touchOrder();
@@ -450,6 +467,9 @@ final class ClassicRun {
     }
 
     private void touchOrder() {
+        if (loading) {
+            return;  // nothing in memory: the order comes back with the load
+        }
         for (String id : groupIds) {
             List<String> order = addedOrder.computeIfAbsent(id, k -> new ArrayList<>());
             ClassicGroup g = classicGroup(id);
@@ -703,6 +723,10 @@ final class ClassicRun {
         } catch (RuntimeException ex) {
             error = errorOf(ex);
         }
+        if (error == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
+            // GroupCoordinatorService#heartbeat: the group is still loading, the member carries on.
+            error = Errors.NONE;
+        }
         answer(index, errorJson("HeartbeatResponse", error));
     }
 
@@ -858,6 +882,10 @@ final class ClassicRun {
         boolean commit = e.path("commit").asBoolean();
         TransactionResult result = commit ? TransactionResult.COMMIT : TransactionResult.ABORT;
         Errors error = Errors.NONE;
+        if (loading && inTransaction.contains(producerId)) {
+            answer(index, errorJson("TxnMarkerResponse", Errors.COORDINATOR_LOAD_IN_PROGRESS));
+            return;
+        }
         if (!inTransaction.remove(producerId)) {
             answer(index, errorJson("TxnMarkerResponse", error));
             return;
@@ -902,6 +930,7 @@ final class ClassicRun {
         long at = e.path("require_stable").asBoolean(false) ? Long.MAX_VALUE : lastOffset;
         ObjectNode out = typed("OffsetFetchResponse");
         try {
+            refuseWhileLoading();
             OffsetFetchResponseData.OffsetFetchResponseGroup r = all
                 ? shard.fetchAllOffsets(request, at) : shard.fetchOffsets(request, at);
             out.put("error", Errors.forCode(r.errorCode()).name());
@@ -992,7 +1021,14 @@ final class ClassicRun {
         AuthorizableRequestContext ctx = context(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), e);
         ObjectNode out = typed("DescribeGroupsResponse");
         ArrayNode gs = out.putArray("groups");
-        for (DescribeGroupsResponseData.DescribedGroup g : shard.describeGroups(ctx, ids, lastOffset)) {
+        List<DescribeGroupsResponseData.DescribedGroup> described;
+        try {
+            refuseWhileLoading();
+            described = shard.describeGroups(ctx, ids, lastOffset);
+        } catch (RuntimeException ex) {
+            described = DescribeGroupsRequest.getErrorDescribedGroupList(ids, errorOf(ex));
+        }
+        for (DescribeGroupsResponseData.DescribedGroup g : described) {
             ObjectNode gn = gs.addObject();
             gn.put("group_id", g.groupId());
             gn.put("error", Errors.forCode(g.errorCode()).name());
@@ -1018,6 +1054,13 @@ final class ClassicRun {
         List<String> states = new ArrayList<>();
         e.path("states_filter").forEach(s -> states.add(s.asText()));
         ObjectNode out = typed("ListGroupsResponse");
+        if (loading) {
+            // GroupCoordinatorService#listGroups: one partition's failure fails the whole answer.
+            out.put("error", Errors.COORDINATOR_LOAD_IN_PROGRESS.name());
+            out.putArray("groups");
+            answer(index, out);
+            return;
+        }
         List<ListGroupsResponseData.ListedGroup> listed = new ArrayList<>(shard.listGroups(states, List.of(), lastOffset));
         // The response's order is a HashMap's; the form lists groups by id.
         listed.sort((a, b) -> a.groupId().compareTo(b.groupId()));
@@ -1034,13 +1077,33 @@ final class ClassicRun {
 
     /** A failover: the shard unloads (parked requests answered NOT_COORDINATOR), a new one replays the log. */
     private void restart() {
-        shard.onUnloaded();
-        collectParked();
+        unload();
+        load();
+    }
+
+    /** The partition unloads (parked requests answered NOT_COORDINATOR, its timers cancelled). */
+    private void unload() {
+        if (!loading) {
+            shard.onUnloaded();
+            collectParked();
+        }
         parked.clear();
         parkedType.clear();
         parkedVersion.clear();
         parkedGroup.clear();
-        load();
+        timer.armed.clear();
+        loading = false;
+    }
+
+    private void beginLoad() {
+        unload();
+        loading = true;
+    }
+
+    private void completeLoad() {
+        if (loading) {
+            load();
+        }
     }
 
     // ---------------------------------------------------------------------------------------
@@ -1196,6 +1259,9 @@ final class ClassicRun {
     // ---------------------------------------------------------------------------------------
 
     private ClassicGroup classicGroup(String groupId) {
+        if (loading) {
+            return null;
+        }
         try {
             Group g = groups.group(groupId);
             return g instanceof ClassicGroup c ? c : null;
