@@ -64,8 +64,9 @@ public final class Adapter {
     static {
         MACHINES.put("records", new Records());
         MACHINES.put("simple_assignor", new SimpleAssignorMachine());
+        MACHINES.put("classic_group", new ClassicGroupMachine());
         String later = "not yet driven through Kafka's classes by this adapter (issue 18)";
-        for (String machine : List.of("classic_group", "share_group", "share_partition", "share_consumer")) {
+        for (String machine : List.of("share_group", "share_partition", "share_consumer")) {
             ABSENT.put(machine, later);
         }
     }

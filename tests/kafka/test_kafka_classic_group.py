@@ -1,0 +1,118 @@
+"""classic_group's vectors on Kafka 4.2.1's own GroupCoordinatorShard (adapters/kafka/, ClassicRun.java).
+
+The adapter plays the runtime around the shard: a clock moved only by AdvanceClock, due timers
+run in (deadline, scheduling) order, every written record replayed, snapshots at the last written
+offset, a partition left loading refusing every operation as CoordinatorRuntime does,
+GroupCoordinatorService's and KafkaApis' checks before the shard. Two runs:
+
+- flavour ``kafka`` (the target's default; the vectors carry no ``expected_kafka``, so the two
+  properties): every vector passes or is unsupported for a listed reason;
+- flavour ``groupspec``: every vector's exact expectation (answers, records, view) holds on
+  Kafka's code except the listed ones, each with why. A listed vector that starts to pass means
+  the list (or groupspec) changed: the test says so.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groupspec.conformance import runner, targets
+from groupspec.conformance import vector_format as vf
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
+                                reason="needs Java 17 and Maven (the README's set-up has both)")
+
+MACHINE = "classic_group"
+
+#: Vectors Kafka's classes cannot be given, with a phrase of the adapter's reason.
+UNSUPPORTED = {
+    # GroupCoordinatorConfig has only offsets.retention.minutes.
+    "expiration_counts_from_each_commit_where_it_applies": "not whole minutes",
+    "expiration_deletes_empty_group": "not whole minutes",
+    "expiration_explicit_timestamp_and_empty_since": "not whole minutes",
+    # OffsetCommit v10 names topics by id only; the vector sends one without an id.
+    "offset_commit_generation_and_member_checks": "TopicId from v10",
+}
+
+#: Vectors whose exact expectation Kafka 4.2.1's code does not meet, and why.
+DIFFER = {
+    # DeleteGroups writes the offset tombstones in Kafka's TimelineHashMap order of topics
+    # (OffsetMetadataManager#deleteAllOffsets): "orders" before "audit"; groupspec sorts them.
+    "delete_groups": "tombstone order",
+    # JoinGroupResponse (clients) sends "" for a null protocol name below v7; groupspec answers null.
+    "join_v4_member_id_required": "protocol name below v7",
+    # A group rebuilt from offset records alone gets the load time as its state timestamp
+    # (OffsetMetadataManager#replay -> getOrMaybeCreateClassicGroup -> ClassicGroup's 4-argument
+    # constructor); groupspec has none.
+    "restart_replays_offsets_and_pending_txn": "state timestamp after load",
+    # ClassicGroup#validateOffsetCommit accepts a transactional commit with any negative generation
+    # and no member or instance id in a non-empty group; groupspec accepts only -1.
+    "txn_offset_commit_member_checks": "transactional generation -2",
+}
+
+#: Vectors whose outcome follows Kafka's HashMap order of random member ids: pass or fail by run.
+MAY_DIFFER = {
+    # ClassicGroup#remove makes the first remaining member of the HashMap the new leader
+    # (docs/divergences.md, classic_member_order); groupspec, the first added.
+    "leave_group_batch_new_leader": "classic_member_order",
+}
+
+
+def _run(vectors: list[vf.Vector], root: Path, flavour: str) -> runner.Report:
+    target = targets.make_target("kafka", 60.0)
+    try:
+        return runner.run(vectors, target, flavour, None, root=root)
+    finally:
+        target.close()
+
+
+def _vectors() -> tuple[list[vf.Vector], Path]:
+    root = vf.default_root()
+    return [v for v in vf.load(root) if v.machine == MACHINE], root
+
+
+def _case(outcome_id: str) -> str:
+    return outcome_id.rsplit("/", 1)[-1]
+
+
+def test_every_vector_passes_on_kafka_or_is_unsupported_with_its_reason() -> None:
+    vectors, root = _vectors()
+    report = _run(vectors, root, "kafka")
+    failed = [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"]
+    assert failed == []
+    unsupported = {_case(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
+    assert set(unsupported) == set(UNSUPPORTED)
+    for case, phrase in UNSUPPORTED.items():
+        assert phrase in unsupported[case], (case, unsupported[case])
+
+
+def test_groupspecs_exact_expectations_hold_on_kafka_but_the_listed() -> None:
+    vectors, root = _vectors()
+    report = _run(vectors, root, "groupspec")
+    failed = {_case(o.id): o.diff for o in report.outcomes if o.status == "failed"}
+    listed = set(DIFFER) | set(MAY_DIFFER)
+    unexpected = {case: diff for case, diff in failed.items() if case not in listed}
+    assert unexpected == {}
+    assert set(DIFFER) <= set(failed), f"now passing on Kafka: {sorted(set(DIFFER) - set(failed))}"
+    passed = sum(o.status == "passed" for o in report.outcomes)
+    assert passed == len(vectors) - len(UNSUPPORTED) - len(failed)
+
+
+def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
+    """Planted: a heartbeat answer off by its error fails on Kafka's code (flavour groupspec)."""
+    root = vf.default_root()
+    case = f"{MACHINE}/run/single_member_join_sync_heartbeat"
+    doc = json.loads((root / case / "vector.json").read_text(encoding="utf-8"))
+    heartbeat = doc["expected"]["outputs"][4]["answers"][0]["response"]
+    assert heartbeat == {"type": "HeartbeatResponse", "error": "NONE"}
+    heartbeat["error"] = "REBALANCE_IN_PROGRESS"
+    planted = tmp_path / "v"
+    (planted / case).mkdir(parents=True)
+    (planted / case / "vector.json").write_text(json.dumps(doc), encoding="utf-8")
+    report = _run([vf.vector_from_json(doc, f"{case}/vector.json")], planted, "groupspec")
+    assert [o.status for o in report.outcomes] == ["failed"]
+    assert any("REBALANCE_IN_PROGRESS" in line for line in report.outcomes[0].diff)
