@@ -797,11 +797,10 @@ def _all_partitions(topics: tuple[c.CommitTopic, ...], error: Errors) -> tuple[c
 
 def _validate_commit(g: Group, generation: int, member_id: str, instance_id: str | None,
                      transactional: bool) -> Errors:
-    """ClassicGroup#validateOffsetCommit (after the group lookup)."""
+    """ClassicGroup#validateOffsetCommit (after the group lookup). An anonymous commit (any
+    negative generation, no member id, no instance id) is accepted into an Empty group, and a
+    transactional one into a group in any state: a producer need not send group metadata."""
     if generation < 0 and g.state == EMPTY:
-        return Errors.NONE
-    if (transactional and generation == c.NO_GENERATION and member_id == UNKNOWN_MEMBER_ID
-            and instance_id is None):
         return Errors.NONE
     if generation >= 0 or member_id != UNKNOWN_MEMBER_ID or instance_id is not None:
         error = _validate_member(g, member_id, instance_id)
@@ -809,7 +808,7 @@ def _validate_commit(g: Group, generation: int, member_id: str, instance_id: str
             return error
         if generation != g.generation:
             return Errors.ILLEGAL_GENERATION
-    elif g.state != EMPTY:
+    elif not transactional:
         return Errors.UNKNOWN_MEMBER_ID
     if not transactional and g.state == COMPLETING:
         return Errors.REBALANCE_IN_PROGRESS

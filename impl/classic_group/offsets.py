@@ -21,7 +21,6 @@ from groupspec.impl.classic_group.group import (
 from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
 from groupspec.impl.runtime.runtime import WriteResult
 from groupspec.types.classic_group import (
-    NO_GENERATION,
     UNKNOWN_MEMBER_ID,
     Answer,
     ClassicConfig,
@@ -166,17 +165,14 @@ class OffsetMetadataManager:
         """ClassicGroup#validateOffsetCommit."""
         if generation < 0 and group.state == EMPTY:
             return Errors.NONE  # an admin or a simple consumer committing into an Empty group
-        if (transactional and generation == NO_GENERATION and member_id == UNKNOWN_MEMBER_ID
-                and instance_id is None):
-            return Errors.NONE  # a producer that sends no group metadata
         if generation >= 0 or member_id != UNKNOWN_MEMBER_ID or instance_id is not None:
             error = GroupMetadataManager.validate_member(group, member_id, instance_id)
             if error is not Errors.NONE:
                 return error
             if generation != group.generation_id:
                 return Errors.ILLEGAL_GENERATION
-        elif group.state != EMPTY:
-            return Errors.UNKNOWN_MEMBER_ID
+        elif not transactional:
+            return Errors.UNKNOWN_MEMBER_ID  # anonymous, non-Empty: only a producer may omit the member
         if not transactional and group.state == COMPLETING_REBALANCE:
             return Errors.REBALANCE_IN_PROGRESS
         return Errors.NONE

@@ -49,9 +49,6 @@ DIFFER = {
     # (OffsetMetadataManager#replay -> getOrMaybeCreateClassicGroup -> ClassicGroup's 4-argument
     # constructor); groupspec has none.
     "restart_replays_offsets_and_pending_txn": "state timestamp after load",
-    # ClassicGroup#validateOffsetCommit accepts a transactional commit with any negative generation
-    # and no member or instance id in a non-empty group; groupspec accepts only -1.
-    "txn_offset_commit_member_checks": "transactional generation -2",
 }
 
 #: Vectors whose outcome follows Kafka's HashMap order of random member ids: pass or fail by run.

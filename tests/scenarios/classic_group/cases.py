@@ -1638,22 +1638,55 @@ def _txn_commit_checks() -> Case:
     s.add(JoinGroup("g", member_id=b, client_id="b", protocols=(Protocol("range", subscription("audit")),)))
     s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
     completing = s.add(txn("g", generation=2, member=a, producer=8))
-    for request, error in ((anonymous, Errors.NONE), (below, Errors.UNKNOWN_MEMBER_ID),
+    for request, error in ((anonymous, Errors.NONE), (below, Errors.NONE),
                            (gen0, Errors.UNKNOWN_MEMBER_ID), (stranger, Errors.UNKNOWN_MEMBER_ID),
                            (unknown_instance, Errors.UNKNOWN_MEMBER_ID),
                            (missing0, Errors.ILLEGAL_GENERATION), (missing1, Errors.ILLEGAL_GENERATION),
                            (completing, Errors.NONE)):
         s.answered(request, error)
-    s.claim(Wrote(anonymous, ("Txn:OffsetCommit",)), Wrote(completing, ("Txn:OffsetCommit",)),
-            Ends("nope", None))
+    s.claim(Wrote(anonymous, ("Txn:OffsetCommit",)), Wrote(below, ("Txn:OffsetCommit",)),
+            Wrote(completing, ("Txn:OffsetCommit",)), Ends("nope", None))
     return s.case(
         "txn_offset_commit_member_checks",
-        "TxnOffsetCommit to a Stable group: without generation (-1), member or instance id (a "
-        "producer sending no group metadata) it is accepted; generation -2 or 0, an unknown "
-        "member id or an unknown instance id is UNKNOWN_MEMBER_ID. To an unknown group any "
+        "TxnOffsetCommit to a Stable group: without member or instance id and with a negative "
+        "generation (-1 or -2: a producer sending no group metadata) it is accepted; generation "
+        "0, an unknown member id or an unknown instance id is UNKNOWN_MEMBER_ID. To an unknown group any "
         "generation of 0 or more is ILLEGAL_GENERATION. In CompletingRebalance a member of the "
         "current generation commits transactionally (only plain commits wait for the sync).",
         _sheet("§1.9, §4.1"))
+
+
+def _txn_commit_anonymous_in_every_state() -> Case:
+    s = Script()
+    topics = (CommitTopic("orders", (CommitPartition(0, 60),)),)
+
+    def txn(generation: int, producer: int, member: str = "") -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", producer, 1, "g", generation, member, None, topics)
+
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    stable_plain = s.add(_commit("g", "orders", 0, 61, generation=-2))
+    s.add(JoinGroup("g", member_id=b, client_id="b", protocols=(Protocol("range", subscription("audit")),)))
+    preparing = s.add(txn(-5, 7))
+    preparing_plain = s.add(_commit("g", "orders", 0, 62, generation=-5))
+    s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    completing = s.add(txn(-2147483648, 8))
+    completing_plain = s.add(_commit("g", "orders", 0, 63, generation=-2))
+    member_below = s.add(txn(-2, 9, member=a))
+    for request, error in ((stable_plain, Errors.UNKNOWN_MEMBER_ID), (preparing, Errors.NONE),
+                           (preparing_plain, Errors.UNKNOWN_MEMBER_ID), (completing, Errors.NONE),
+                           (completing_plain, Errors.UNKNOWN_MEMBER_ID),
+                           (member_below, Errors.ILLEGAL_GENERATION)):
+        s.answered(request, error)
+    s.claim(Wrote(preparing, ("Txn:OffsetCommit",)), Wrote(completing, ("Txn:OffsetCommit",)),
+            Wrote(stable_plain, ()), Wrote(completing_plain, ()), Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "txn_offset_commit_anonymous_in_every_state",
+        "An anonymous commit (no member or instance id) with any negative generation: a "
+        "TxnOffsetCommit is accepted in PreparingRebalance (generation -5) and "
+        "CompletingRebalance (the smallest int32), where a plain OffsetCommit gets "
+        "UNKNOWN_MEMBER_ID (in Stable too, generation -2). With a member id the negative "
+        "generation is checked: ILLEGAL_GENERATION.",
+        _sheet("§1.9"))
 
 
 def _commit_retention_by_version() -> Case:
@@ -1987,7 +2020,8 @@ def all_cases() -> list[Case]:
         _join_protocol_checks, _static_rejoin_after_leave, _leave_pending_and_unknown,
         _leader_sorts_last, _join_v4_member_id_required, _max_size_while_rebalancing,
         _parked_member_outlives_session, _commit_generation_matrix, _txn_commit_checks,
-        _commit_retention_by_version, _commit_partition_errors, _offset_delete_non_consumer_stable,
+        _txn_commit_anonymous_in_every_state, _commit_retention_by_version, _commit_partition_errors,
+        _offset_delete_non_consumer_stable,
         _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
         _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
         _restart_after_group_record, _static_members_kept_beyond_max_size,
