@@ -1138,8 +1138,11 @@ def _session_timeout(st: _Step, g: Group, member_id: str) -> Group:
 # ---------------------------------------------------------------------------------------------
 
 
-def replay(config: ClassicConfig, log: tuple[c.LogEntry, ...]) -> dict[str, Group]:
-    """The groups a coordinator rebuilds from a log (GroupMetadataManager/OffsetMetadataManager#replay)."""
+def replay(config: ClassicConfig, log: tuple[c.LogEntry, ...], now: int) -> dict[str, Group]:
+    """The groups a coordinator rebuilds from a log at time ``now`` (GroupMetadataManager and
+    OffsetMetadataManager#replay). An offset of a group no GroupMetadata record made creates a
+    simple Empty group whose state timestamp is the time of the load, as a group created by a
+    commit gets the time of the commit; a tombstone creates nothing."""
     groups: dict[str, Group] = {}
     for position, entry in enumerate(log):
         if isinstance(entry, c.TxnEnd):
@@ -1154,7 +1157,11 @@ def replay(config: ClassicConfig, log: tuple[c.LogEntry, ...]) -> dict[str, Grou
                 groups[key.group] = _group_from_record(key.group, cast(GroupMetadataValue, value),
                                                        groups.get(key.group))
         elif isinstance(key, OffsetCommitKey):
-            groups[key.group] = _apply_offset(groups.get(key.group) or Group(key.group), position, entry)
+            g = groups.get(key.group)
+            if g is None and value is not None:
+                g = Group(key.group, state_timestamp_ms=now)
+            if g is not None:
+                groups[key.group] = _apply_offset(g, position, entry)
     return groups
 
 
@@ -1187,7 +1194,7 @@ def _unload(st: _Step) -> None:
 def _restart(st: _Step, event: c.Restart | c.CompleteLoad, index: int) -> None:
     """onUnloaded then onLoaded: replay, a session timer for every loaded member, the expiration job."""
     _unload(st)
-    groups = st.set(loading=False, groups=replay(st.cfg, st.state.log)).groups
+    groups = st.set(loading=False, groups=replay(st.cfg, st.state.log, st.state.now)).groups
     for gid in sorted(groups):
         for m in groups[gid].members.values():
             _rearm_session(st, groups[gid], m)

@@ -84,9 +84,10 @@ class OffsetMetadataManager:
     def replay(self, log_offset: int, key: OffsetCommitKey, value: OffsetCommitValue | None,
                producer_id: int | None) -> None:
         group_id = key.group
-        if self.groups.group(group_id) is None:
-            # An offset of a group nobody joined: a "simple" group (Kafka creates it here too).
-            self.groups.groups[group_id] = ClassicGroup(group_id, None)
+        if value is not None and self.groups.group(group_id) is None:
+            # An offset of a group nobody joined: a "simple" group (Kafka creates it here too),
+            # its state timestamp the time of the replay (at a load, the time of the load).
+            self.groups.get_or_create(group_id)
         tp = (key.topic, key.partition)
         if value is None:
             self._remove(group_id, tp)

@@ -45,10 +45,6 @@ DIFFER = {
     "delete_groups": "tombstone order",
     # JoinGroupResponse (clients) sends "" for a null protocol name below v7; groupspec answers null.
     "join_v4_member_id_required": "protocol name below v7",
-    # A group rebuilt from offset records alone gets the load time as its state timestamp
-    # (OffsetMetadataManager#replay -> getOrMaybeCreateClassicGroup -> ClassicGroup's 4-argument
-    # constructor); groupspec has none.
-    "restart_replays_offsets_and_pending_txn": "state timestamp after load",
 }
 
 #: Vectors whose outcome follows Kafka's HashMap order of random member ids: pass or fail by run.

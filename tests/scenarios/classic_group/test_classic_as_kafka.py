@@ -9,10 +9,13 @@ from __future__ import annotations
 import pytest
 
 from groupspec.types.classic_group import (
+    BeginLoad,
     CommitPartition,
     CommitTopic,
+    CompleteLoad,
     OffsetCommit,
     OffsetCommitResponse,
+    Restart,
     TxnOffsetCommit,
     TxnOffsetCommitResponse,
 )
@@ -59,3 +62,23 @@ def test_anonymous_transactional_commit_any_negative_generation(layer: str, gene
     assert _txn(d, generation, member=c1, producer=8) is Errors.ILLEGAL_GENERATION
     assert _txn(d, generation, instance="i", producer=8) is Errors.UNKNOWN_MEMBER_ID
     assert _txn(d, 1, member=c1, producer=8) is Errors.NONE
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_group_of_offsets_alone_is_loaded_with_the_time_of_the_load(layer: str) -> None:
+    """OffsetMetadataManager#replay creates a group no GroupMetadata record made as a new
+    ClassicGroup, whose state timestamp is the clock at replay: the time of the load, not of
+    the commit; a group with a record keeps the record's timestamp."""
+    d = Driver(layer, start_ms=1_000)
+    assert _plain(d, -1) is Errors.NONE
+    assert d.group("g").state_timestamp_ms == 1_000
+    d.new_member("h", "consumer-1")               # h's creation record: Empty at 1 s
+    d.advance(DELAY)                              # h: CompletingRebalance at 4 s, no record since
+    d.advance(1_000)
+    d.send(Restart())
+    assert (d.group("g").state, d.group("g").state_timestamp_ms) == ("Empty", 5_000)
+    assert (d.group("h").state, d.group("h").state_timestamp_ms) == ("Empty", 1_000)
+    d.send(BeginLoad())
+    d.advance(2_000)
+    d.send(CompleteLoad())
+    assert d.group("g").state_timestamp_ms == 7_000
