@@ -146,6 +146,8 @@ class State:
     log: tuple[c.LogEntry, ...] = ()
     #: Between BeginLoad and CompleteLoad: nothing in memory, requests refused by the runtime.
     loading: bool = False
+    #: The version of each JoinGroup not answered yet, by request index (its answer's form).
+    join_versions: Mapping[int, int] = field(default_factory=dict)
 
 
 class _Step(kernel.Step[State]):
@@ -210,10 +212,15 @@ def _parked_unique(s: State) -> bool:
     return len(parked) == len(set(parked))
 
 
+def _join_versions_parked(s: State) -> bool:
+    return set(s.join_versions) == _parked_joins(s)
+
+
 def invariants_hold(s: State) -> bool:
-    """Every group is well formed, no request is parked twice, no timer is overdue."""
+    """Every group is well formed, no request is parked twice, no timer is overdue; a version
+    is kept for exactly the parked JoinGroups."""
     return (all(_group_ok(g) for g in s.groups.values()) and _parked_unique(s)
-            and all(t.deadline >= s.now for t in s.timers.values()))
+            and all(t.deadline >= s.now for t in s.timers.values()) and _join_versions_parked(s))
 
 
 def _generations_kept(before: State, after: State) -> bool:
@@ -251,13 +258,36 @@ def step(state: State, event: c.ClassicEvent, index: int) -> tuple[State, c.Outp
     """
     c.check_event(event, index)
     st = _Step(state)
+    if isinstance(event, c.JoinGroup):
+        st.set(join_versions=put(state.join_versions, index, event.version))
     refusal = _coordinator_refusal(state.config, event)
     if refusal is not None:
         st.answer(index, refusal)
     else:
         TABLE.rule(_machine_state(state, event), event)(st, event, index)
-    answers = tuple(c.Answer(request, response) for request, response in st.answers)
+    versions = st.state.join_versions
+    answers = tuple(_as_sent(versions.get(request), request, response) for request, response in st.answers)
+    # Answered joins, and a parked join another replaced (never answered), need no version now.
+    st.set(join_versions={r: v for r, v in versions.items() if r in _parked_joins(st.state)})
     return st.state, c.Output(answers, cast(tuple[c.LogEntry, ...], tuple(st.records)))
+
+
+def _parked_joins(s: State) -> set[int]:
+    return {m.join_request for g in s.groups.values() for m in g.members.values()
+            if m.join_request is not None}
+
+
+def _as_sent(version: int | None, request: int, response: object) -> c.Answer:
+    """A JoinGroup's answer in its request's version (KafkaApis builds JoinGroupResponse with the
+    request's version): the protocol name, nullable only from v7, is "" below v7 when the
+    coordinator has none, and null from v7 when it is ""."""
+    if version is None or not isinstance(response, c.JoinGroupResponse):
+        return c.Answer(request, response)
+    if version < 7 and response.protocol_name is None:
+        response = replace(response, protocol_name="")
+    elif version >= 7 and response.protocol_name == "":
+        response = replace(response, protocol_name=None)
+    return c.Answer(request, response)
 
 
 def _machine_state(s: State, event: c.ClassicEvent) -> str:

@@ -43,8 +43,6 @@ DIFFER = {
     # DeleteGroups writes the offset tombstones in Kafka's TimelineHashMap order of topics
     # (OffsetMetadataManager#deleteAllOffsets): "orders" before "audit"; groupspec sorts them.
     "delete_groups": "tombstone order",
-    # JoinGroupResponse (clients) sends "" for a null protocol name below v7; groupspec answers null.
-    "join_v4_member_id_required": "protocol name below v7",
 }
 
 #: Vectors whose outcome follows Kafka's HashMap order of random member ids: pass or fail by run.

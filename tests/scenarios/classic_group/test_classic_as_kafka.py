@@ -13,8 +13,11 @@ from groupspec.types.classic_group import (
     CommitPartition,
     CommitTopic,
     CompleteLoad,
+    JoinGroup,
+    JoinGroupResponse,
     OffsetCommit,
     OffsetCommitResponse,
+    Protocol,
     Restart,
     TxnOffsetCommit,
     TxnOffsetCommitResponse,
@@ -82,3 +85,54 @@ def test_group_of_offsets_alone_is_loaded_with_the_time_of_the_load(layer: str) 
     d.advance(2_000)
     d.send(CompleteLoad())
     assert d.group("g").state_timestamp_ms == 7_000
+
+
+def _join(d: Driver, version: int, member: str = "", protocol: str = "range", group: str = "g") -> int:
+    return d.send(JoinGroup(group, member_id=member, client_id="c", protocols=(Protocol(protocol, b"\x00"),),
+                            version=version, new_member_uuid="u"))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_join_answer_protocol_name_in_the_requests_version(layer: str) -> None:
+    """JoinGroupResponse(data, version): ProtocolName is nullable from v7 only, so an answer
+    without a protocol (an error) carries "" below v7 and null from v7, and a selected protocol
+    named "" is sent null from v7. The form is the request's, also for a parked join answered
+    later."""
+    d = Driver(layer)
+    required = d.answer(_join(d, 4))
+    assert isinstance(required, JoinGroupResponse)
+    assert (required.error, required.protocol_name) == (Errors.MEMBER_ID_REQUIRED, "")
+    assert d.answer(_join(d, 7, group="h")).protocol_name is None  # type: ignore[attr-defined]
+    member = required.member_id
+    parked = _join(d, 6, member)
+    d.advance(DELAY)
+    answered = d.answer(parked)
+    assert isinstance(answered, JoinGroupResponse)
+    assert (answered.error, answered.protocol_name) == (Errors.NONE, "range")
+    unknown = d.answer(_join(d, 6, "stranger"))
+    assert (unknown.error, unknown.protocol_name) == (Errors.UNKNOWN_MEMBER_ID, "")  # type: ignore[attr-defined]
+    # A v5 join parked in the initial delay, answered by the failover; a protocol named "".
+    rejoin = _join(d, 5, d.answer(_join(d, 5, group="p")).member_id, group="p")  # type: ignore[attr-defined]
+    d.send(Restart())
+    lost = d.answer(rejoin)
+    assert (lost.error, lost.protocol_name) == (Errors.NOT_COORDINATOR, "")  # type: ignore[attr-defined]
+    for version, sent in ((7, None), (6, "")):
+        group = f"empty-name-v{version}"
+        first = d.answer(_join(d, version, protocol="", group=group))
+        join = _join(d, version, first.member_id, protocol="", group=group)  # type: ignore[attr-defined]
+        d.advance(DELAY)
+        answer = d.answer(join)
+        assert (answer.error, answer.protocol_name) == (Errors.NONE, sent)  # type: ignore[attr-defined]
+
+
+def test_a_replaced_parked_join_keeps_no_version() -> None:
+    """A JoinGroup that replaces a member's parked one leaves the first unanswered for good
+    (ClassicGroup#updateMember drops its future): the implementation forgets its version, as
+    the spec's invariant requires of its state."""
+    d = Driver("impl")
+    member = d.answer(_join(d, 6)).member_id  # type: ignore[attr-defined]
+    first = _join(d, 6, member)
+    second = _join(d, 8, member)
+    d.advance(DELAY)
+    assert first not in d.answers and d.error(second) is Errors.NONE
+    assert d._impl._join_versions == {}
