@@ -34,7 +34,8 @@ diagram and the request table.
 
 Where Kafka leaves an order to a Java HashMap, this spec fixes one (member order = order added,
 a replaced static member's new id last; vote ties to the smallest protocol name; expired offsets
-by topic and partition; groups by id). docs/divergences.md lists each.
+and a deleted group's offset tombstones by topic and partition; groups by id).
+docs/divergences.md lists each.
 """
 
 from __future__ import annotations
@@ -1011,6 +1012,7 @@ def _offset_delete(st: _Step, req: c.OffsetDelete, index: int) -> None:
 
 
 def _delete_group(st: _Step, g: Group) -> None:
+    # Sorted; Kafka writes committed ones in hash order, then pending-only ones (classic_tombstone_order).
     for tp in sorted(set(g.offsets) | _pending_partitions(g)):
         g = _tombstone(st, g, tp)
     st.log(CoordinatorRecord(GroupMetadataKey(g.group_id), None))

@@ -295,7 +295,9 @@ class OffsetMetadataManager:
         out.answers.append(Answer(index, OffsetDeleteResponse(Errors.NONE, tuple(results))))
 
     def delete_all_offsets(self, out: WriteResult, group_id: str) -> None:
-        """Tombstones for every committed and pending offset of a group being deleted."""
+        """Tombstones for every committed and pending offset of a group being deleted, sorted
+        (Kafka: committed ones in hash order, then pending-only ones; docs/divergences.md,
+        classic_tombstone_order)."""
         for tp in sorted(set(self.committed(group_id)) | self.pending_partitions(group_id)):
             self._tombstone(out, group_id, tp)
 
