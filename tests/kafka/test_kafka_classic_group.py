@@ -34,8 +34,6 @@ UNSUPPORTED = {
     "expiration_counts_from_each_commit_where_it_applies": "not whole minutes",
     "expiration_deletes_empty_group": "not whole minutes",
     "expiration_explicit_timestamp_and_empty_since": "not whole minutes",
-    # OffsetCommit v10 names topics by id only; the vector sends one without an id.
-    "offset_commit_generation_and_member_checks": "TopicId from v10",
 }
 
 #: Vectors whose exact expectation Kafka 4.2.1's code does not meet, and why.

@@ -220,11 +220,16 @@ def _sheet(section: str, **extra: str) -> dict[str, str]:
     return {"kind": "fact-sheet", "file": FACT_SHEET, "section": section, **extra}
 
 
+#: The id of topic "orders" where a request names topics by id (OffsetCommit v10+).
+ORDERS_TOPIC_ID = "6f726465-7273-4000-8000-000000000001"
+
+
 def _commit(group: str, topic: str, partition: int, offset: int, *, generation: int = -1,
             member: str = "", instance: str | None = None, version: int = 9,
-            metadata: str | None = "", retention_ms: int = -1) -> OffsetCommit:
+            metadata: str | None = "", retention_ms: int = -1, topic_id: str | None = None) -> OffsetCommit:
     return OffsetCommit(group, generation, member, instance, retention_ms,
-                        (CommitTopic(topic, (CommitPartition(partition, offset, -1, metadata),)),), version)
+                        (CommitTopic(topic, (CommitPartition(partition, offset, -1, metadata),), topic_id),),
+                        version)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1596,9 +1601,11 @@ def _commit_generation_matrix() -> Case:
     member_only = s.add(_commit("g", "orders", 0, 5, member=a))
     instance_only = s.add(_commit("g", "orders", 0, 5, instance="i1"))
     ahead = s.add(_commit("g", "orders", 0, 6, generation=2, member=a, instance="i1"))
-    # Unknown groups: a generation of 0 is a generation; OffsetCommit v10 is v9's successor.
+    # Unknown groups: a generation of 0 is a generation; OffsetCommit v10 is v9's successor
+    # (from v10 a topic is named by its id alone).
     gen0_missing = s.add(_commit("nope", "orders", 0, 7, generation=0))
-    v10_missing = s.add(_commit("nope", "orders", 0, 8, generation=1, member="m", version=10))
+    v10_missing = s.add(_commit("nope", "orders", 0, 8, generation=1, member="m", version=10,
+                                topic_id=ORDERS_TOPIC_ID))
     for request, error in ((named, Errors.NONE), (gen0, Errors.UNKNOWN_MEMBER_ID),
                            (gen1, Errors.UNKNOWN_MEMBER_ID), (no_generation, Errors.ILLEGAL_GENERATION),
                            (member_only, Errors.ILLEGAL_GENERATION),
