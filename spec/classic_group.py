@@ -31,6 +31,9 @@ diagram and the request table.
   entry just written (:func:`_apply_offset`), the function a load replays with. The log is kept
   so that ``Restart`` can rebuild the groups from it exactly as a coordinator does when it loads
   a partition (:func:`replay`).
+* **Answer forms** follow the request's version, as KafkaApis builds the response with it
+  (:func:`_as_sent`): a JoinGroup's null protocol name is "" below v7, a LeaveGroup below v3 has
+  one error and no member list. A parked JoinGroup's version is kept until it is answered.
 
 Where Kafka leaves an order to a Java HashMap, this spec fixes one (member order = order added,
 a replaced static member's new id last; vote ties to the smallest protocol name; expired offsets
@@ -267,6 +270,8 @@ def step(state: State, event: c.ClassicEvent, index: int) -> tuple[State, c.Outp
     else:
         TABLE.rule(_machine_state(state, event), event)(st, event, index)
     versions = st.state.join_versions
+    if isinstance(event, c.LeaveGroup):  # answered at once: its version is needed only now
+        versions = put(versions, index, event.version)
     answers = tuple(_as_sent(versions.get(request), request, response) for request, response in st.answers)
     # Answered joins, and a parked join another replaced (never answered), need no version now.
     st.set(join_versions={r: v for r, v in versions.items() if r in _parked_joins(st.state)})
@@ -279,9 +284,13 @@ def _parked_joins(s: State) -> set[int]:
 
 
 def _as_sent(version: int | None, request: int, response: object) -> c.Answer:
-    """A JoinGroup's answer in its request's version (KafkaApis builds JoinGroupResponse with the
-    request's version): the protocol name, nullable only from v7, is "" below v7 when the
-    coordinator has none, and null from v7 when it is ""."""
+    """An answer in its request's version, as KafkaApis builds JoinGroupResponse and
+    LeaveGroupResponse with it. A JoinGroup's protocol name, nullable only from v7, is "" below
+    v7 when the coordinator has none, and null from v7 when it is "". Below v3 a LeaveGroup's
+    answer has no member list: its error is the request's, or else its one member's."""
+    if version is not None and isinstance(response, c.LeaveGroupResponse) and version < 3:
+        error = response.error if response.error != Errors.NONE else response.members[0].error
+        return c.Answer(request, c.LeaveGroupResponse(error))
     if version is None or not isinstance(response, c.JoinGroupResponse):
         return c.Answer(request, response)
     if version < 7 and response.protocol_name is None:

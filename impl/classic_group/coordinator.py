@@ -104,6 +104,15 @@ def _join_response_as_sent(response: JoinGroupResponse, version: int) -> JoinGro
     return response
 
 
+def _leave_response_as_sent(response: LeaveGroupResponse, version: int) -> LeaveGroupResponse:
+    """What KafkaApis sends: LeaveGroupResponse(data, version) has no member list below v3 (one
+    member was named), so the error is the request's or else that member's."""
+    if version >= 3:
+        return response
+    return LeaveGroupResponse(response.error if response.error is not Errors.NONE
+                              else response.members[0].error)
+
+
 def _refusal(event: ClassicEvent, error: Errors) -> object:
     """The whole-request answer of a request whose shard cannot take it.
 
@@ -230,6 +239,10 @@ class ClassicCoordinator:
                     self.runtime.load(partition)
             case _:
                 raise InputError("event", f"{type(event).__name__} is not a classic group event")
+        if isinstance(event, LeaveGroup):
+            answers = [Answer(a.request, _leave_response_as_sent(a.response, event.version))
+                       if a.request == index and isinstance(a.response, LeaveGroupResponse) else a
+                       for a in answers]
         return Output(tuple(self._as_sent(a) for a in answers), tuple(records))
 
     def _as_sent(self, answer: Answer) -> Answer:

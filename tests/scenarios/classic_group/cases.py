@@ -1696,6 +1696,27 @@ def _txn_commit_anonymous_in_every_state() -> Case:
         _sheet("§1.9"))
 
 
+def _leave_below_v3() -> Case:
+    s = Script()
+    _, b = s.stable("g", [("a", 1), ("b", 2)])
+    stranger = s.add(LeaveGroup("g", (MemberIdentity("ghost"),), version=2))
+    missing = s.add(LeaveGroup("nope", (MemberIdentity("ghost"),), version=1))
+    left = s.add(LeaveGroup("g", (MemberIdentity(b),), version=0))
+    listed = s.add(LeaveGroup("g", (MemberIdentity("ghost"),), version=3))
+    for request, error in ((stranger, Errors.UNKNOWN_MEMBER_ID), (missing, Errors.UNKNOWN_MEMBER_ID),
+                           (left, Errors.NONE), (listed, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Ends("g", "PreparingRebalance", 1))
+    return s.case(
+        "leave_group_below_v3_one_error",
+        "LeaveGroup v0-v2 names one member and its answer has no member list "
+        "(LeaveGroupResponse(data, version)): an unknown member, or a member of an unknown group, "
+        "is the answer's error UNKNOWN_MEMBER_ID; a member that leaves gets NONE and the group "
+        "rebalances. From v3 the unknown member's error is in the member list and the answer's "
+        "own error is NONE.",
+        _sheet("§1.8"))
+
+
 def _commit_retention_by_version() -> Case:
     s = Script()
     s.advance(1_000)
@@ -2027,7 +2048,8 @@ def all_cases() -> list[Case]:
         _join_protocol_checks, _static_rejoin_after_leave, _leave_pending_and_unknown,
         _leader_sorts_last, _join_v4_member_id_required, _max_size_while_rebalancing,
         _parked_member_outlives_session, _commit_generation_matrix, _txn_commit_checks,
-        _txn_commit_anonymous_in_every_state, _commit_retention_by_version, _commit_partition_errors,
+        _txn_commit_anonymous_in_every_state, _leave_below_v3, _commit_retention_by_version,
+        _commit_partition_errors,
         _offset_delete_non_consumer_stable,
         _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
         _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from groupspec.types import InputError
 from groupspec.types.classic_group import (
     BeginLoad,
     CommitPartition,
@@ -15,6 +16,10 @@ from groupspec.types.classic_group import (
     CompleteLoad,
     JoinGroup,
     JoinGroupResponse,
+    LeaveGroup,
+    LeaveGroupResponse,
+    MemberIdentity,
+    MemberLeaveResult,
     OffsetCommit,
     OffsetCommitResponse,
     Protocol,
@@ -136,3 +141,24 @@ def test_a_replaced_parked_join_keeps_no_version() -> None:
     d.advance(DELAY)
     assert first not in d.answers and d.error(second) is Errors.NONE
     assert d._impl._join_versions == {}
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_leave_below_v3_answers_one_error(layer: str) -> None:
+    """LeaveGroupResponse(data, version): below v3 no member list, the error is the request's
+    or else its one member's; a v0-2 request names one member by member id alone."""
+    d = Driver(layer)
+    c1 = _stable_group(d)
+    for version in (0, 1, 2):
+        for group, member in (("g", "ghost"), ("nope", c1)):
+            answer = d.answer(d.send(LeaveGroup(group, (MemberIdentity(member),), version=version)))
+            assert answer == LeaveGroupResponse(Errors.UNKNOWN_MEMBER_ID)
+    at3 = d.answer(d.send(LeaveGroup("g", (MemberIdentity("ghost"),), version=3)))
+    ghost = MemberLeaveResult("ghost", None, Errors.UNKNOWN_MEMBER_ID)
+    assert at3 == LeaveGroupResponse(Errors.NONE, (ghost,))
+    left = d.answer(d.send(LeaveGroup("g", (MemberIdentity(c1),), version=2)))
+    assert left == LeaveGroupResponse(Errors.NONE)
+    assert d.state("g") == "Empty"
+    for members in ((), (MemberIdentity("x"), MemberIdentity("y")), (MemberIdentity("x", "i"),)):
+        with pytest.raises(InputError, match="members"):
+            d.send(LeaveGroup("g", members, version=2))
