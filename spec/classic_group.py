@@ -31,10 +31,14 @@ diagram and the request table.
   entry just written (:func:`_apply_offset`), the function a load replays with. The log is kept
   so that ``Restart`` can rebuild the groups from it exactly as a coordinator does when it loads
   a partition (:func:`replay`).
+* **Answer forms** follow the request's version, as KafkaApis builds the response with it
+  (:func:`_as_sent`): a JoinGroup's null protocol name is "" below v7, a LeaveGroup below v3 has
+  one error and no member list. A parked JoinGroup's version is kept until it is answered.
 
 Where Kafka leaves an order to a Java HashMap, this spec fixes one (member order = order added,
 a replaced static member's new id last; vote ties to the smallest protocol name; expired offsets
-by topic and partition; groups by id). docs/divergences.md lists each.
+and a deleted group's offset tombstones by topic and partition; groups by id).
+docs/divergences.md lists each.
 """
 
 from __future__ import annotations
@@ -146,6 +150,8 @@ class State:
     log: tuple[c.LogEntry, ...] = ()
     #: Between BeginLoad and CompleteLoad: nothing in memory, requests refused by the runtime.
     loading: bool = False
+    #: The version of each JoinGroup not answered yet, by request index (its answer's form).
+    join_versions: Mapping[int, int] = field(default_factory=dict)
 
 
 class _Step(kernel.Step[State]):
@@ -210,10 +216,15 @@ def _parked_unique(s: State) -> bool:
     return len(parked) == len(set(parked))
 
 
+def _join_versions_parked(s: State) -> bool:
+    return set(s.join_versions) == _parked_joins(s)
+
+
 def invariants_hold(s: State) -> bool:
-    """Every group is well formed, no request is parked twice, no timer is overdue."""
+    """Every group is well formed, no request is parked twice, no timer is overdue; a version
+    is kept for exactly the parked JoinGroups."""
     return (all(_group_ok(g) for g in s.groups.values()) and _parked_unique(s)
-            and all(t.deadline >= s.now for t in s.timers.values()))
+            and all(t.deadline >= s.now for t in s.timers.values()) and _join_versions_parked(s))
 
 
 def _generations_kept(before: State, after: State) -> bool:
@@ -251,13 +262,42 @@ def step(state: State, event: c.ClassicEvent, index: int) -> tuple[State, c.Outp
     """
     c.check_event(event, index)
     st = _Step(state)
+    if isinstance(event, c.JoinGroup):
+        st.set(join_versions=put(state.join_versions, index, event.version))
     refusal = _coordinator_refusal(state.config, event)
     if refusal is not None:
         st.answer(index, refusal)
     else:
         TABLE.rule(_machine_state(state, event), event)(st, event, index)
-    answers = tuple(c.Answer(request, response) for request, response in st.answers)
+    versions = st.state.join_versions
+    if isinstance(event, c.LeaveGroup):  # answered at once: its version is needed only now
+        versions = put(versions, index, event.version)
+    answers = tuple(_as_sent(versions.get(request), request, response) for request, response in st.answers)
+    # Answered joins, and a parked join another replaced (never answered), need no version now.
+    st.set(join_versions={r: v for r, v in versions.items() if r in _parked_joins(st.state)})
     return st.state, c.Output(answers, cast(tuple[c.LogEntry, ...], tuple(st.records)))
+
+
+def _parked_joins(s: State) -> set[int]:
+    return {m.join_request for g in s.groups.values() for m in g.members.values()
+            if m.join_request is not None}
+
+
+def _as_sent(version: int | None, request: int, response: object) -> c.Answer:
+    """An answer in its request's version, as KafkaApis builds JoinGroupResponse and
+    LeaveGroupResponse with it. A JoinGroup's protocol name, nullable only from v7, is "" below
+    v7 when the coordinator has none, and null from v7 when it is "". Below v3 a LeaveGroup's
+    answer has no member list: its error is the request's, or else its one member's."""
+    if version is not None and isinstance(response, c.LeaveGroupResponse) and version < 3:
+        error = response.error if response.error != Errors.NONE else response.members[0].error
+        return c.Answer(request, c.LeaveGroupResponse(error))
+    if version is None or not isinstance(response, c.JoinGroupResponse):
+        return c.Answer(request, response)
+    if version < 7 and response.protocol_name is None:
+        response = replace(response, protocol_name="")
+    elif version >= 7 and response.protocol_name == "":
+        response = replace(response, protocol_name=None)
+    return c.Answer(request, response)
 
 
 def _machine_state(s: State, event: c.ClassicEvent) -> str:
@@ -797,11 +837,10 @@ def _all_partitions(topics: tuple[c.CommitTopic, ...], error: Errors) -> tuple[c
 
 def _validate_commit(g: Group, generation: int, member_id: str, instance_id: str | None,
                      transactional: bool) -> Errors:
-    """ClassicGroup#validateOffsetCommit (after the group lookup)."""
+    """ClassicGroup#validateOffsetCommit (after the group lookup). An anonymous commit (any
+    negative generation, no member id, no instance id) is accepted into an Empty group, and a
+    transactional one into a group in any state: a producer need not send group metadata."""
     if generation < 0 and g.state == EMPTY:
-        return Errors.NONE
-    if (transactional and generation == c.NO_GENERATION and member_id == UNKNOWN_MEMBER_ID
-            and instance_id is None):
         return Errors.NONE
     if generation >= 0 or member_id != UNKNOWN_MEMBER_ID or instance_id is not None:
         error = _validate_member(g, member_id, instance_id)
@@ -809,7 +848,7 @@ def _validate_commit(g: Group, generation: int, member_id: str, instance_id: str
             return error
         if generation != g.generation:
             return Errors.ILLEGAL_GENERATION
-    elif g.state != EMPTY:
+    elif not transactional:
         return Errors.UNKNOWN_MEMBER_ID
     if not transactional and g.state == COMPLETING:
         return Errors.REBALANCE_IN_PROGRESS
@@ -982,6 +1021,7 @@ def _offset_delete(st: _Step, req: c.OffsetDelete, index: int) -> None:
 
 
 def _delete_group(st: _Step, g: Group) -> None:
+    # Sorted; Kafka writes committed ones in hash order, then pending-only ones (classic_tombstone_order).
     for tp in sorted(set(g.offsets) | _pending_partitions(g)):
         g = _tombstone(st, g, tp)
     st.log(CoordinatorRecord(GroupMetadataKey(g.group_id), None))
@@ -1139,8 +1179,11 @@ def _session_timeout(st: _Step, g: Group, member_id: str) -> Group:
 # ---------------------------------------------------------------------------------------------
 
 
-def replay(config: ClassicConfig, log: tuple[c.LogEntry, ...]) -> dict[str, Group]:
-    """The groups a coordinator rebuilds from a log (GroupMetadataManager/OffsetMetadataManager#replay)."""
+def replay(config: ClassicConfig, log: tuple[c.LogEntry, ...], now: int) -> dict[str, Group]:
+    """The groups a coordinator rebuilds from a log at time ``now`` (GroupMetadataManager and
+    OffsetMetadataManager#replay). An offset of a group no GroupMetadata record made creates a
+    simple Empty group whose state timestamp is the time of the load, as a group created by a
+    commit gets the time of the commit; a tombstone creates nothing."""
     groups: dict[str, Group] = {}
     for position, entry in enumerate(log):
         if isinstance(entry, c.TxnEnd):
@@ -1155,7 +1198,11 @@ def replay(config: ClassicConfig, log: tuple[c.LogEntry, ...]) -> dict[str, Grou
                 groups[key.group] = _group_from_record(key.group, cast(GroupMetadataValue, value),
                                                        groups.get(key.group))
         elif isinstance(key, OffsetCommitKey):
-            groups[key.group] = _apply_offset(groups.get(key.group) or Group(key.group), position, entry)
+            g = groups.get(key.group)
+            if g is None and value is not None:
+                g = Group(key.group, state_timestamp_ms=now)
+            if g is not None:
+                groups[key.group] = _apply_offset(g, position, entry)
     return groups
 
 
@@ -1188,7 +1235,7 @@ def _unload(st: _Step) -> None:
 def _restart(st: _Step, event: c.Restart | c.CompleteLoad, index: int) -> None:
     """onUnloaded then onLoaded: replay, a session timer for every loaded member, the expiration job."""
     _unload(st)
-    groups = st.set(loading=False, groups=replay(st.cfg, st.state.log)).groups
+    groups = st.set(loading=False, groups=replay(st.cfg, st.state.log, st.state.now)).groups
     for gid in sorted(groups):
         for m in groups[gid].members.values():
             _rearm_session(st, groups[gid], m)

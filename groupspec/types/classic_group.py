@@ -619,6 +619,10 @@ def _check_leave(e: LeaveGroup) -> None:
         wire.text(m.group_instance_id, f"{path}.group_instance_id", nullable=True)
         wire.text(m.reason, f"{path}.reason", nullable=True)
     wire.integer(e.version, "version", "int16", minimum=0)
+    # LeaveGroupRequest.json: below v3 the request has one MemberId and no Members array.
+    if e.version < 3 and (len(e.members) != 1 or e.members[0].group_instance_id is not None):
+        raise InputError("members", f"LeaveGroup v{e.version} names exactly one member, by member id "
+                         "alone (Members, with GroupInstanceId, from v3)")
 
 
 _INT32_MAX = wire.INT32[1]

@@ -12,6 +12,7 @@ DescribeGroups, ListGroups) and transaction markers fan out over the shards.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
@@ -89,6 +90,29 @@ def _error_of(exc: Exception) -> Errors:
     return Errors.NOT_COORDINATOR
 
 
+#: JoinGroupResponse's ProtocolName is nullable from v7 only.
+_NULLABLE_PROTOCOL_NAME_VERSION = 7
+
+
+def _join_response_as_sent(response: JoinGroupResponse, version: int) -> JoinGroupResponse:
+    """What KafkaApis sends: JoinGroupResponse(data, version) makes a null protocol name empty
+    below v7, where the field cannot be null, and an empty one null from v7."""
+    if version < _NULLABLE_PROTOCOL_NAME_VERSION and response.protocol_name is None:
+        return replace(response, protocol_name="")
+    if version >= _NULLABLE_PROTOCOL_NAME_VERSION and response.protocol_name == "":
+        return replace(response, protocol_name=None)
+    return response
+
+
+def _leave_response_as_sent(response: LeaveGroupResponse, version: int) -> LeaveGroupResponse:
+    """What KafkaApis sends: LeaveGroupResponse(data, version) has no member list below v3 (one
+    member was named), so the error is the request's or else that member's."""
+    if version >= 3:
+        return response
+    return LeaveGroupResponse(response.error if response.error is not Errors.NONE
+                              else response.members[0].error)
+
+
 def _refusal(event: ClassicEvent, error: Errors) -> object:
     """The whole-request answer of a request whose shard cannot take it.
 
@@ -140,6 +164,9 @@ class ClassicCoordinator:
             OFFSETS_TOPIC, config.offsets_topic_partitions, self._new_shard, ManualClock(start_ms),
             log_dir=log_dir, compression=compression, fsync=fsync)
         self.runtime.load_all()
+        #: The version of each JoinGroup not answered yet, by request index: its answer, whenever
+        #: released, is sent in that version's form.
+        self._join_versions: dict[int, int] = {}
 
     def _new_shard(self, context: ShardContext) -> GroupCoordinatorShard:
         return GroupCoordinatorShard(self.config, context)
@@ -158,10 +185,14 @@ class ClassicCoordinator:
         check_event(event, index)
         answers: list[Answer] = []
         records: list[LogEntry] = []
+        if isinstance(event, JoinGroup):
+            self._join_versions[index] = event.version
 
         def took(result: WriteResult) -> None:
             answers.extend(result.answers)
             records.extend(result.records)
+            for request in result.dropped:
+                self._join_versions.pop(request, None)
 
         match event:
             case JoinGroup() | SyncGroup() | Heartbeat() | LeaveGroup():
@@ -208,7 +239,17 @@ class ClassicCoordinator:
                     self.runtime.load(partition)
             case _:
                 raise InputError("event", f"{type(event).__name__} is not a classic group event")
-        return Output(tuple(answers), tuple(records))
+        if isinstance(event, LeaveGroup):
+            answers = [Answer(a.request, _leave_response_as_sent(a.response, event.version))
+                       if a.request == index and isinstance(a.response, LeaveGroupResponse) else a
+                       for a in answers]
+        return Output(tuple(self._as_sent(a) for a in answers), tuple(records))
+
+    def _as_sent(self, answer: Answer) -> Answer:
+        version = self._join_versions.pop(answer.request, None)
+        if version is None or not isinstance(answer.response, JoinGroupResponse):
+            return answer
+        return Answer(answer.request, _join_response_as_sent(answer.response, version))
 
     def _group_request(self, event: JoinGroup | SyncGroup | Heartbeat | LeaveGroup, index: int,
                        took: Callable[[WriteResult], None], answers: list[Answer]) -> None:

@@ -150,19 +150,22 @@ class ClassicGroup:
         return old
 
     def update_member(self, member: ClassicGroupMember, protocols: tuple[Protocol, ...],
-                      rebalance_timeout_ms: int, session_timeout_ms: int, join_index: int) -> None:
+                      rebalance_timeout_ms: int, session_timeout_ms: int, join_index: int) -> int | None:
+        """The member's new protocols and timeouts, its JoinGroup parked; the one it replaces, if any."""
         self._supported.subtract(member.protocol_names())
         member.protocols = protocols
         self._supported.update(member.protocol_names())
         member.rebalance_timeout_ms = rebalance_timeout_ms
         member.session_timeout_ms = session_timeout_ms
-        self.park_join(member, join_index)
+        return self.park_join(member, join_index)
 
-    def park_join(self, member: ClassicGroupMember, index: int) -> None:
-        """Remember a JoinGroup to answer later; one parked earlier is dropped unanswered."""
-        if member.join_index is None:
+    def park_join(self, member: ClassicGroupMember, index: int) -> int | None:
+        """Remember a JoinGroup to answer later; one parked earlier is dropped unanswered (returned)."""
+        replaced = member.join_index
+        if replaced is None:
             self._awaiting_join += 1
         member.join_index = index
+        return replaced
 
     def unpark_join(self, member: ClassicGroupMember) -> int | None:
         index = member.join_index

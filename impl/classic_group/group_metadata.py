@@ -412,7 +412,7 @@ class GroupMetadataManager:
     def _join_known_member(self, out: WriteResult, group: ClassicGroup, member: ClassicGroupMember,
                            req: JoinGroup, index: int) -> None:
         if group.state == PREPARING_REBALANCE:
-            self._update(group, member, req, index)
+            self._update(out, group, member, req, index)
             self._maybe_complete_join(out, group)
         elif group.state == COMPLETING_REBALANCE:
             if member.protocols == req.protocols:
@@ -420,11 +420,11 @@ class GroupMetadataManager:
                 out.answers.append(Answer(index, self._join_response(
                     group, member, member.member_id == group.leader_id)))
             else:
-                self._update(group, member, req, index)
+                self._update(out, group, member, req, index)
                 self._prepare_rebalance(out, group)
         elif group.state == STABLE:
             if member.member_id == group.leader_id or member.protocols != req.protocols:
-                self._update(group, member, req, index)
+                self._update(out, group, member, req, index)
                 self._prepare_rebalance(out, group)
             else:
                 out.answers.append(Answer(index, self._join_response(group, member, False)))
@@ -439,8 +439,13 @@ class GroupMetadataManager:
                                   req.protocols)
 
     @staticmethod
-    def _update(group: ClassicGroup, member: ClassicGroupMember, req: JoinGroup, index: int) -> None:
-        group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, index)
+    def _update(out: WriteResult, group: ClassicGroup, member: ClassicGroupMember, req: JoinGroup,
+                index: int) -> None:
+        """updateMember; a JoinGroup parked before is replaced and never answered."""
+        replaced = group.update_member(member, req.protocols, req.rebalance_timeout_ms,
+                                       req.session_timeout_ms, index)
+        if replaced is not None:
+            out.dropped.append(replaced)
 
     def _add_member(self, out: WriteResult, group: ClassicGroup, member: ClassicGroupMember,
                     index: int) -> None:
@@ -472,7 +477,7 @@ class GroupMetadataManager:
             out.answers.append(Answer(old.sync_index, SyncGroupResponse(Errors.FENCED_INSTANCE_ID)))
         # The new id's session timer runs on the old member's timeout (updateStaticMember...).
         self._rearm_session(group, new)
-        self._update(group, new, req, index)
+        self._update(out, group, new, req, index)
         if group.state == STABLE:
             if group.protocol_name == group.select_protocol():
                 out.records.append(self.group_record(

@@ -21,7 +21,6 @@ from groupspec.impl.classic_group.group import (
 from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
 from groupspec.impl.runtime.runtime import WriteResult
 from groupspec.types.classic_group import (
-    NO_GENERATION,
     UNKNOWN_MEMBER_ID,
     Answer,
     ClassicConfig,
@@ -85,9 +84,10 @@ class OffsetMetadataManager:
     def replay(self, log_offset: int, key: OffsetCommitKey, value: OffsetCommitValue | None,
                producer_id: int | None) -> None:
         group_id = key.group
-        if self.groups.group(group_id) is None:
-            # An offset of a group nobody joined: a "simple" group (Kafka creates it here too).
-            self.groups.groups[group_id] = ClassicGroup(group_id, None)
+        if value is not None and self.groups.group(group_id) is None:
+            # An offset of a group nobody joined: a "simple" group (Kafka creates it here too),
+            # its state timestamp the time of the replay (at a load, the time of the load).
+            self.groups.get_or_create(group_id)
         tp = (key.topic, key.partition)
         if value is None:
             self._remove(group_id, tp)
@@ -166,17 +166,14 @@ class OffsetMetadataManager:
         """ClassicGroup#validateOffsetCommit."""
         if generation < 0 and group.state == EMPTY:
             return Errors.NONE  # an admin or a simple consumer committing into an Empty group
-        if (transactional and generation == NO_GENERATION and member_id == UNKNOWN_MEMBER_ID
-                and instance_id is None):
-            return Errors.NONE  # a producer that sends no group metadata
         if generation >= 0 or member_id != UNKNOWN_MEMBER_ID or instance_id is not None:
             error = GroupMetadataManager.validate_member(group, member_id, instance_id)
             if error is not Errors.NONE:
                 return error
             if generation != group.generation_id:
                 return Errors.ILLEGAL_GENERATION
-        elif group.state != EMPTY:
-            return Errors.UNKNOWN_MEMBER_ID
+        elif not transactional:
+            return Errors.UNKNOWN_MEMBER_ID  # anonymous, non-Empty: only a producer may omit the member
         if not transactional and group.state == COMPLETING_REBALANCE:
             return Errors.REBALANCE_IN_PROGRESS
         return Errors.NONE
@@ -298,7 +295,9 @@ class OffsetMetadataManager:
         out.answers.append(Answer(index, OffsetDeleteResponse(Errors.NONE, tuple(results))))
 
     def delete_all_offsets(self, out: WriteResult, group_id: str) -> None:
-        """Tombstones for every committed and pending offset of a group being deleted."""
+        """Tombstones for every committed and pending offset of a group being deleted, sorted
+        (Kafka: committed ones in hash order, then pending-only ones; docs/divergences.md,
+        classic_tombstone_order)."""
         for tp in sorted(set(self.committed(group_id)) | self.pending_partitions(group_id)):
             self._tombstone(out, group_id, tp)
 

@@ -65,6 +65,8 @@ class WriteResult:
     #: ``CoordinatorResult.replayRecords``). An operation that already changed memory itself (the
     #: classic group manager does) passes False; the records still reach the log and a later load.
     replay: bool = True
+    #: Earlier requests that will never be answered now (a parked request another replaced).
+    dropped: list[int] = field(default_factory=list)
 
 
 class CoordinatorShard(Protocol):

@@ -34,24 +34,14 @@ UNSUPPORTED = {
     "expiration_counts_from_each_commit_where_it_applies": "not whole minutes",
     "expiration_deletes_empty_group": "not whole minutes",
     "expiration_explicit_timestamp_and_empty_since": "not whole minutes",
-    # OffsetCommit v10 names topics by id only; the vector sends one without an id.
-    "offset_commit_generation_and_member_checks": "TopicId from v10",
 }
 
 #: Vectors whose exact expectation Kafka 4.2.1's code does not meet, and why.
 DIFFER = {
-    # DeleteGroups writes the offset tombstones in Kafka's TimelineHashMap order of topics
-    # (OffsetMetadataManager#deleteAllOffsets): "orders" before "audit"; groupspec sorts them.
-    "delete_groups": "tombstone order",
-    # JoinGroupResponse (clients) sends "" for a null protocol name below v7; groupspec answers null.
-    "join_v4_member_id_required": "protocol name below v7",
-    # A group rebuilt from offset records alone gets the load time as its state timestamp
-    # (OffsetMetadataManager#replay -> getOrMaybeCreateClassicGroup -> ClassicGroup's 4-argument
-    # constructor); groupspec has none.
-    "restart_replays_offsets_and_pending_txn": "state timestamp after load",
-    # ClassicGroup#validateOffsetCommit accepts a transactional commit with any negative generation
-    # and no member or instance id in a non-empty group; groupspec accepts only -1.
-    "txn_offset_commit_member_checks": "transactional generation -2",
+    # DeleteGroups' offset tombstones: committed ones in Kafka's TimelineHashMap order, then
+    # pending-only ones (OffsetMetadataManager#deleteAllOffsets); groupspec sorts them
+    # (docs/divergences.md, classic_tombstone_order).
+    "delete_groups": "classic_tombstone_order",
 }
 
 #: Vectors whose outcome follows Kafka's HashMap order of random member ids: pass or fail by run.

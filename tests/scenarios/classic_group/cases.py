@@ -220,11 +220,16 @@ def _sheet(section: str, **extra: str) -> dict[str, str]:
     return {"kind": "fact-sheet", "file": FACT_SHEET, "section": section, **extra}
 
 
+#: The id of topic "orders" where a request names topics by id (OffsetCommit v10+).
+ORDERS_TOPIC_ID = "6f726465-7273-4000-8000-000000000001"
+
+
 def _commit(group: str, topic: str, partition: int, offset: int, *, generation: int = -1,
             member: str = "", instance: str | None = None, version: int = 9,
-            metadata: str | None = "", retention_ms: int = -1) -> OffsetCommit:
+            metadata: str | None = "", retention_ms: int = -1, topic_id: str | None = None) -> OffsetCommit:
     return OffsetCommit(group, generation, member, instance, retention_ms,
-                        (CommitTopic(topic, (CommitPartition(partition, offset, -1, metadata),)),), version)
+                        (CommitTopic(topic, (CommitPartition(partition, offset, -1, metadata),), topic_id),),
+                        version)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1596,9 +1601,11 @@ def _commit_generation_matrix() -> Case:
     member_only = s.add(_commit("g", "orders", 0, 5, member=a))
     instance_only = s.add(_commit("g", "orders", 0, 5, instance="i1"))
     ahead = s.add(_commit("g", "orders", 0, 6, generation=2, member=a, instance="i1"))
-    # Unknown groups: a generation of 0 is a generation; OffsetCommit v10 is v9's successor.
+    # Unknown groups: a generation of 0 is a generation; OffsetCommit v10 is v9's successor
+    # (from v10 a topic is named by its id alone).
     gen0_missing = s.add(_commit("nope", "orders", 0, 7, generation=0))
-    v10_missing = s.add(_commit("nope", "orders", 0, 8, generation=1, member="m", version=10))
+    v10_missing = s.add(_commit("nope", "orders", 0, 8, generation=1, member="m", version=10,
+                                topic_id=ORDERS_TOPIC_ID))
     for request, error in ((named, Errors.NONE), (gen0, Errors.UNKNOWN_MEMBER_ID),
                            (gen1, Errors.UNKNOWN_MEMBER_ID), (no_generation, Errors.ILLEGAL_GENERATION),
                            (member_only, Errors.ILLEGAL_GENERATION),
@@ -1638,22 +1645,76 @@ def _txn_commit_checks() -> Case:
     s.add(JoinGroup("g", member_id=b, client_id="b", protocols=(Protocol("range", subscription("audit")),)))
     s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
     completing = s.add(txn("g", generation=2, member=a, producer=8))
-    for request, error in ((anonymous, Errors.NONE), (below, Errors.UNKNOWN_MEMBER_ID),
+    for request, error in ((anonymous, Errors.NONE), (below, Errors.NONE),
                            (gen0, Errors.UNKNOWN_MEMBER_ID), (stranger, Errors.UNKNOWN_MEMBER_ID),
                            (unknown_instance, Errors.UNKNOWN_MEMBER_ID),
                            (missing0, Errors.ILLEGAL_GENERATION), (missing1, Errors.ILLEGAL_GENERATION),
                            (completing, Errors.NONE)):
         s.answered(request, error)
-    s.claim(Wrote(anonymous, ("Txn:OffsetCommit",)), Wrote(completing, ("Txn:OffsetCommit",)),
-            Ends("nope", None))
+    s.claim(Wrote(anonymous, ("Txn:OffsetCommit",)), Wrote(below, ("Txn:OffsetCommit",)),
+            Wrote(completing, ("Txn:OffsetCommit",)), Ends("nope", None))
     return s.case(
         "txn_offset_commit_member_checks",
-        "TxnOffsetCommit to a Stable group: without generation (-1), member or instance id (a "
-        "producer sending no group metadata) it is accepted; generation -2 or 0, an unknown "
-        "member id or an unknown instance id is UNKNOWN_MEMBER_ID. To an unknown group any "
+        "TxnOffsetCommit to a Stable group: without member or instance id and with a negative "
+        "generation (-1 or -2: a producer sending no group metadata) it is accepted; generation "
+        "0, an unknown member id or an unknown instance id is UNKNOWN_MEMBER_ID. To an unknown group any "
         "generation of 0 or more is ILLEGAL_GENERATION. In CompletingRebalance a member of the "
         "current generation commits transactionally (only plain commits wait for the sync).",
         _sheet("§1.9, §4.1"))
+
+
+def _txn_commit_anonymous_in_every_state() -> Case:
+    s = Script()
+    topics = (CommitTopic("orders", (CommitPartition(0, 60),)),)
+
+    def txn(generation: int, producer: int, member: str = "") -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", producer, 1, "g", generation, member, None, topics)
+
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    stable_plain = s.add(_commit("g", "orders", 0, 61, generation=-2))
+    s.add(JoinGroup("g", member_id=b, client_id="b", protocols=(Protocol("range", subscription("audit")),)))
+    preparing = s.add(txn(-5, 7))
+    preparing_plain = s.add(_commit("g", "orders", 0, 62, generation=-5))
+    s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    completing = s.add(txn(-2147483648, 8))
+    completing_plain = s.add(_commit("g", "orders", 0, 63, generation=-2))
+    member_below = s.add(txn(-2, 9, member=a))
+    for request, error in ((stable_plain, Errors.UNKNOWN_MEMBER_ID), (preparing, Errors.NONE),
+                           (preparing_plain, Errors.UNKNOWN_MEMBER_ID), (completing, Errors.NONE),
+                           (completing_plain, Errors.UNKNOWN_MEMBER_ID),
+                           (member_below, Errors.ILLEGAL_GENERATION)):
+        s.answered(request, error)
+    s.claim(Wrote(preparing, ("Txn:OffsetCommit",)), Wrote(completing, ("Txn:OffsetCommit",)),
+            Wrote(stable_plain, ()), Wrote(completing_plain, ()), Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "txn_offset_commit_anonymous_in_every_state",
+        "An anonymous commit (no member or instance id) with any negative generation: a "
+        "TxnOffsetCommit is accepted in PreparingRebalance (generation -5) and "
+        "CompletingRebalance (the smallest int32), where a plain OffsetCommit gets "
+        "UNKNOWN_MEMBER_ID (in Stable too, generation -2). With a member id the negative "
+        "generation is checked: ILLEGAL_GENERATION.",
+        _sheet("§1.9"))
+
+
+def _leave_below_v3() -> Case:
+    s = Script()
+    _, b = s.stable("g", [("a", 1), ("b", 2)])
+    stranger = s.add(LeaveGroup("g", (MemberIdentity("ghost"),), version=2))
+    missing = s.add(LeaveGroup("nope", (MemberIdentity("ghost"),), version=1))
+    left = s.add(LeaveGroup("g", (MemberIdentity(b),), version=0))
+    listed = s.add(LeaveGroup("g", (MemberIdentity("ghost"),), version=3))
+    for request, error in ((stranger, Errors.UNKNOWN_MEMBER_ID), (missing, Errors.UNKNOWN_MEMBER_ID),
+                           (left, Errors.NONE), (listed, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Ends("g", "PreparingRebalance", 1))
+    return s.case(
+        "leave_group_below_v3_one_error",
+        "LeaveGroup v0-v2 names one member and its answer has no member list "
+        "(LeaveGroupResponse(data, version)): an unknown member, or a member of an unknown group, "
+        "is the answer's error UNKNOWN_MEMBER_ID; a member that leaves gets NONE and the group "
+        "rebalances. From v3 the unknown member's error is in the member list and the answer's "
+        "own error is NONE.",
+        _sheet("§1.8"))
 
 
 def _commit_retention_by_version() -> Case:
@@ -1987,7 +2048,9 @@ def all_cases() -> list[Case]:
         _join_protocol_checks, _static_rejoin_after_leave, _leave_pending_and_unknown,
         _leader_sorts_last, _join_v4_member_id_required, _max_size_while_rebalancing,
         _parked_member_outlives_session, _commit_generation_matrix, _txn_commit_checks,
-        _commit_retention_by_version, _commit_partition_errors, _offset_delete_non_consumer_stable,
+        _txn_commit_anonymous_in_every_state, _leave_below_v3, _commit_retention_by_version,
+        _commit_partition_errors,
+        _offset_delete_non_consumer_stable,
         _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
         _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
         _restart_after_group_record, _static_members_kept_beyond_max_size,

@@ -38,6 +38,8 @@ import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.TransactionResult;
@@ -743,9 +745,16 @@ final class ClassicRun {
                 .setReason(nullableText(m.get("reason"))));
         }
         int version = e.path("version").asInt(5);
-        LeaveGroupRequestData request = atVersion(new LeaveGroupRequestData()
-            .setGroupId(e.path("group_id").asText()).setMembers(members), version, "LeaveGroup",
-            r -> new LeaveGroupRequestData(r, (short) version));
+        LeaveGroupRequestData wanted = new LeaveGroupRequestData().setGroupId(e.path("group_id").asText());
+        if (version < 3 && members.size() == 1) {
+            // Below v3 the request carries one MemberId and no Members array.
+            wanted.setMemberId(members.get(0).memberId());
+        } else {
+            wanted.setMembers(members);
+        }
+        // KafkaApis hands the coordinator the request's normalized data (v0-2: one member).
+        LeaveGroupRequestData request = atVersion(wanted, version, "LeaveGroup",
+            r -> LeaveGroupRequest.parse(r, (short) version)).normalizedData();
         AuthorizableRequestContext ctx = context(ApiKeys.LEAVE_GROUP, version, e);
         LeaveGroupResponseData response;
         try {
@@ -764,7 +773,8 @@ final class ClassicRun {
                 response = new LeaveGroupResponseData().setErrorCode(error.code());
             }
         }
-        answer(index, leaveJson(response));
+        // KafkaApis sends LeaveGroupResponse(data, version): below v3 one error, no member list.
+        answer(index, leaveJson(new LeaveGroupResponse(response, (short) version).data()));
     }
 
     private void commit(JsonNode e, int index) {
