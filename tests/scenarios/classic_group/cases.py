@@ -1543,6 +1543,21 @@ def _join_v4_member_id_required() -> Case:
         _sheet("§1.4 step 4.4"))
 
 
+def _join_protocol_name_by_version() -> Case:
+    s = Script()
+    v6 = s.add(JoinGroup("g", client_id="c", protocols=ORDERS, version=6, new_member_uuid=member_uuid(1)))
+    v7 = s.add(JoinGroup("g", client_id="d", protocols=ORDERS, version=7, new_member_uuid=member_uuid(2)))
+    s.answered(v6, Errors.MEMBER_ID_REQUIRED)
+    s.answered(v7, Errors.MEMBER_ID_REQUIRED)
+    s.claim(Ends("g", "Empty", 0))
+    return s.case(
+        "join_protocol_name_null_from_v7",
+        "Two JoinGroups answered MEMBER_ID_REQUIRED, which names no protocol: at v6 the answer's "
+        "protocol name is \"\" (the field is not nullable below v7: JoinGroupResponse(data, "
+        "version) makes null empty), at v7 it is null.",
+        _sheet("§1.4 step 4.4"))
+
+
 def _max_size_while_rebalancing() -> Case:
     s = Script()
     s.new_member("g", "a", 1)
@@ -2046,7 +2061,8 @@ def all_cases() -> list[Case]:
         _static_replace_answers, _static_replace_new_protocol, _static_replace_rebalancing,
         _new_member_flag_only_in_initial_delay, _initial_delay_bounded, _protocol_vote_majority,
         _join_protocol_checks, _static_rejoin_after_leave, _leave_pending_and_unknown,
-        _leader_sorts_last, _join_v4_member_id_required, _max_size_while_rebalancing,
+        _leader_sorts_last, _join_v4_member_id_required, _join_protocol_name_by_version,
+        _max_size_while_rebalancing,
         _parked_member_outlives_session, _commit_generation_matrix, _txn_commit_checks,
         _txn_commit_anonymous_in_every_state, _leave_below_v3, _commit_retention_by_version,
         _commit_partition_errors,
