@@ -69,6 +69,9 @@ public final class Adapter {
         for (String machine : List.of("share_group", "share_partition", "share_consumer")) {
             ABSENT.put(machine, later);
         }
+        // share_partition: Kafka's SharePartition (SharePartitionMachine.java).
+        ABSENT.remove("share_partition");
+        MACHINES.put("share_partition", new SharePartitionMachine());
     }
 
     private Adapter() {
