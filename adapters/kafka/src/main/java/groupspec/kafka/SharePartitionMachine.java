@@ -75,7 +75,15 @@ final class SharePartitionMachine implements Adapter.Machine {
 
     @Override
     public JsonNode answer(String handler, JsonNode input) throws Adapter.Answer {
-        return new Run(input).run();
+        try {
+            return new Run(input).run();
+        } catch (RuntimeException e) {
+            // The exception is the answer (Adapter names it); where Kafka threw it goes to stderr,
+            // which the runner shows beside the failing vector.
+            e.printStackTrace(System.err);
+            System.err.flush();
+            throw e;
+        }
     }
 
     private static final class Run {
@@ -158,23 +166,33 @@ final class SharePartitionMachine implements Adapter.Machine {
                 case "Fetch":
                     return fetch(event);
                 case "Acknowledge": {
-                    Errors error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
-                    if (partition.active()) {
-                        List<ShareAcknowledgementBatch> batches = new ArrayList<>();
-                        for (JsonNode b : event.path("batches")) {
-                            List<Byte> types = new ArrayList<>();
-                            b.path("types").forEach(t -> types.add((byte) t.asInt()));
-                            batches.add(new ShareAcknowledgementBatch(b.path("first_offset").asLong(),
-                                b.path("last_offset").asLong(), types));
+                    List<ShareAcknowledgementBatch> batches = new ArrayList<>();
+                    boolean renew = false;
+                    for (JsonNode b : event.path("batches")) {
+                        List<Byte> types = new ArrayList<>();
+                        for (JsonNode t : b.path("types")) {
+                            types.add((byte) t.asInt());
+                            renew |= t.asInt() == 4;
                         }
-                        error = outcome(partition.partition().acknowledge(event.path("member_id").asText(), batches));
+                        batches.add(new ShareAcknowledgementBatch(b.path("first_offset").asLong(),
+                            b.path("last_offset").asLong(), types));
+                    }
+                    Errors error;
+                    if (!AcknowledgementCheck.valid(tip, batches, renew)) {
+                        error = Errors.INVALID_REQUEST;
+                    } else if (!partition.active()) {
+                        error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                    } else {
+                        String member = event.path("member_id").asText();
+                        error = escaped(() -> outcome(partition.partition().acknowledge(member, batches)));
                     }
                     return errorResponse("AcknowledgeResponse", error);
                 }
                 case "ReleaseMember": {
                     Errors error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
                     if (partition.active()) {
-                        error = outcome(partition.partition().releaseAcquiredRecords(event.path("member_id").asText()));
+                        String member = event.path("member_id").asText();
+                        error = escaped(() -> outcome(partition.partition().releaseAcquiredRecords(member)));
                     }
                     return errorResponse("ReleaseResponse", error);
                 }
@@ -330,6 +348,29 @@ final class SharePartitionMachine implements Adapter.Machine {
         response.put("type", type);
         response.put("error", error.name());
         return response;
+    }
+
+    /**
+     * What the broker answers when a share partition call throws instead of failing its future:
+     * the exception leaves the share partition manager and KafkaApis answers the request with
+     * {@code Errors.forException} of it (UNKNOWN_SERVER_ERROR for a NullPointerException). Said on
+     * stderr too, as it is Kafka's code crashing (docs/divergences.md, share_ack_missing_floor).
+     */
+    private static Errors escaped(java.util.function.Supplier<Errors> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            System.err.println("Kafka's SharePartition threw (answered " + Errors.forException(e).name()
+                + ", as KafkaApis would): " + e);
+            for (StackTraceElement at : e.getStackTrace()) {
+                if (at.getClassName().startsWith("kafka.")) {
+                    System.err.println("    at " + at);
+                    break;
+                }
+            }
+            System.err.flush();
+            return Errors.forException(e);
+        }
     }
 
     /** The error a completed future stands for (NONE when it succeeded). */
