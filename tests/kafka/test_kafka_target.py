@@ -59,6 +59,10 @@ def test_the_vectors_pass_on_kafkas_own_code(machine: str) -> None:
     assert by_handler == ON_KAFKA[machine]
 
 
+#: Machines of the adapter checked in their own test file.
+ELSEWHERE = {"share_partition"}  # tests/kafka/test_kafka_share_partition.py
+
+
 def test_machines_not_yet_in_the_adapter_are_unsupported_with_the_reason() -> None:
     root = vf.default_root()
     vectors = [v for v in vf.load(root) if v.machine not in ON_KAFKA and v.machine not in ELSEWHERE]
