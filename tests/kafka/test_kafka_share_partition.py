@@ -10,13 +10,21 @@ pass there, except the ones listed below with the reason they cannot.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import note
+from hypothesis.stateful import invariant
 
 from groupspec.conformance import runner, targets
+from groupspec.conformance import share_partition as share_partition_conformance
+from groupspec.conformance import share_partition_json as spj
 from groupspec.conformance import vector_format as vf
+from groupspec.types.share_partition import Acknowledge, Output, SharePartitionEvent
+from tests.stateful.test_share_partition_stateful import CONFIG, START, ShareAgreement
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
                                 reason="needs Java 17 and Maven (the README's set-up has both)")
@@ -75,3 +83,76 @@ def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
     report = _run([vf.vector_from_json(doc, f"{case}/vector.json")], planted)
     assert [o.status for o in report.outcomes] == ["failed"]
     assert any("records[3].delivery_count" in line for line in report.outcomes[0].diff)
+
+
+# -- random runs: groupspec's implementation against Kafka's SharePartition ------------------------
+
+_KAFKA: list[targets.Target] = []
+_ACK_ORDER = re.compile(r"event (\d+): answer\.response\.error: expected UNKNOWN_TOPIC_OR_PARTITION, got INVALID_REQUEST")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_adapter() -> Iterator[None]:
+    """One long-lived adapter process for the random runs of this module."""
+    yield
+    while _KAFKA:
+        _KAFKA.pop().close()
+
+
+def _kafka() -> targets.Target:
+    if not _KAFKA:
+        _KAFKA.append(targets.make_target("kafka", 60.0))
+    return _KAFKA[0]
+
+
+class KafkaAgreement(ShareAgreement):
+    """The share partition stateful test's random runs (three members, a growing log with holes,
+    every acknowledgement type, leaving, lock expiry, log-start moves, persister errors, fencing,
+    resets, reloads), each step answered by groupspec's implementation; at the end the whole run
+    goes to Kafka's SharePartition and must give the same answers, writes and final view (judged
+    as vectors are: docs/conformance.md, "Machine share_partition"). The spec is left out here:
+    tests/stateful/test_share_partition_stateful.py holds it to the implementation on the same
+    runs, so the three agree."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[SharePartitionEvent] = []
+        self.outputs: list[Output] = []
+
+    def send(self, event: SharePartitionEvent) -> object:
+        index = len(self.events)
+        note(f"#{index}: {event!r}")
+        output = self.impl.handle(event, index)
+        self.events.append(event)
+        self.outputs.append(output)
+        return output.answers[0].response if output.answers else None
+
+    def view(self):  # type: ignore[no-untyped-def]
+        return self.impl.view()
+
+    @invariant()
+    def same_view(self) -> None:
+        """(The spec is not run here.)"""
+
+    def teardown(self) -> None:
+        if not self.events:
+            return
+        run = spj.RunInput(config=CONFIG, persisted=START, events=tuple(self.events))
+        ours = spj.run_output_to_json(spj.RunOutput(tuple(self.outputs), self.impl.view()))
+        response = _kafka().call("random", "share_partition", "run", spj.run_input_to_json(run))
+        assert response.broken is None and response.unsupported is None, response
+        assert response.error is None, f"Kafka's SharePartition threw: {response.error}\n{response.stderr}"
+        differences = [line for line in share_partition_conformance.JUDGE.compare(ours, response.output)
+                       if not self._known(line)]
+        assert differences == [], "\n".join(differences[:20])
+
+    def _known(self, line: str) -> bool:
+        """A difference groupspec knows it has with Kafka's broker: KafkaApis checks the
+        acknowledgement batches before it looks for the share partition, so a malformed
+        acknowledgement to a partition whose load failed is INVALID_REQUEST on Kafka, where
+        groupspec's layers answer UNKNOWN_TOPIC_OR_PARTITION (they look first)."""
+        found = _ACK_ORDER.fullmatch(line)
+        return found is not None and isinstance(self.events[int(found.group(1))], Acknowledge)
+
+
+TestKafkaAgreement = KafkaAgreement.TestCase
