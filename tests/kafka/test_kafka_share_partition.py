@@ -39,7 +39,8 @@ KNOWN_FAILURES = {
     # and fails the whole share fetch (handleFetchException: UNKNOWN_SERVER_ERROR for every
     # partition). groupspec's layers read that range as empty and answer "nothing acquired"
     # (fact sheet 8.3): the state afterwards is the same, only the answer differs.
-    "share_partition/run/in_flight_limit_reached_exactly": "java.lang.IllegalArgumentException: inconsistent range",
+    "share_partition/run/in_flight_limit_reached_exactly":
+        "java.lang.IllegalArgumentException: inconsistent range",
     # KafkaApis#validateAcknowledgementBatches starts its "previous batch's last offset" at -1, so
     # a first batch whose first offset is -2 or lower is INVALID_REQUEST before it reaches the
     # share partition; groupspec's check (impl/share_partition/partition.py,
@@ -88,7 +89,8 @@ def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
 # -- random runs: groupspec's implementation against Kafka's SharePartition ------------------------
 
 _KAFKA: list[targets.Target] = []
-_ACK_ORDER = re.compile(r"event (\d+): answer\.response\.error: expected UNKNOWN_TOPIC_OR_PARTITION, got INVALID_REQUEST")
+_ACK_ORDER = re.compile(r"event (\d+): answer\.response\.error: "
+                        r"expected UNKNOWN_TOPIC_OR_PARTITION, got INVALID_REQUEST")
 
 
 @pytest.fixture(scope="module", autouse=True)
