@@ -129,7 +129,17 @@ final class SharePartitionMachine implements Adapter.Machine {
                 store.writes.clear();
                 ObjectNode output = outputs.addObject();
                 ArrayNode answers = output.putArray("answers");
-                ObjectNode response = step(event);
+                ObjectNode response;
+                try {
+                    response = step(event);
+                } catch (RuntimeException e) {
+                    // Kafka's code threw where no broker path catches it for this event: the
+                    // exception is the run's answer, named by its class, with the event it met.
+                    e.printStackTrace(System.err);
+                    System.err.flush();
+                    throw Adapter.Answer.error(e.getClass().getName(),
+                        "event " + index + " (" + event.path("type").asText() + "): " + e.getMessage());
+                }
                 if (response != null) {
                     ObjectNode answer = answers.addObject();
                     answer.put("request", index);
