@@ -9,6 +9,7 @@ pass there, except the ones listed below with the reason they cannot.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shutil
@@ -173,7 +174,15 @@ class KafkaAgreement(ShareAgreement):
 
     def _agree(self, response: targets.Response, events: int) -> None:
         ours = spj.run_output_to_json(spj.RunOutput(tuple(self.outputs[:events]), self.views[events]))
-        differences = [line for line in share_partition_conformance.JUDGE.compare(ours, response.output)
+        theirs = copy.deepcopy(response.output)
+        for k, output in enumerate(theirs["outputs"]):
+            # docs/divergences.md, share_fenced_timers: a replaced partition object's locks still
+            # expire on Kafka and it writes with its old leader epoch, refused; groupspec drops
+            # them at the Reload. Those writes (an epoch below the partition's) are set aside.
+            epoch = self.views[k + 1].leader_epoch
+            output["writes"] = [w for w in output["writes"]
+                                if not (w["leader_epoch"] < epoch and w["error"] == "FENCED_LEADER_EPOCH")]
+        differences = [line for line in share_partition_conformance.JUDGE.compare(ours, theirs)
                        if not self._known(line)]
         assert differences == [], "\n".join(differences[:20])
 

@@ -56,7 +56,10 @@ import java.util.concurrent.ExecutionException;
  * Acknowledge or ReleaseMember reaches the partition only while it is loaded (the manager drops a
  * partition whose load failed and answers UNKNOWN_TOPIC_OR_PARTITION for it); MoveLogStart and
  * CanAcquire only touch a loaded partition (only a loaded partition gets the fetch lock); Reload
- * builds a new partition object with the next leader epoch on a fresh timer.
+ * builds a new partition object with the next leader epoch, on the same timer: as on a broker,
+ * whose share partition manager keeps one timer for every partition object, the replaced
+ * object's acquisition locks stay armed and, when they expire, it writes with its old leader
+ * epoch and is refused (docs/divergences.md, share_fenced_timers: groupspec drops those locks).
  */
 final class SharePartitionMachine implements Adapter.Machine {
     private static final String GROUP = "groupspec-share-group";
@@ -97,7 +100,7 @@ final class SharePartitionMachine implements Adapter.Machine {
             new TopicPartition("groupspec-topic", 0));
         private final ReplicaManager replicaManager = Mockito.mock(ReplicaManager.class);
         private long latestOffset;
-        private ScriptedClock.Tasks timer;
+        private final ScriptedClock.Tasks timer;
         private SharePartitionAccess partition;
 
         Run(JsonNode input) throws Adapter.Answer {
@@ -107,6 +110,7 @@ final class SharePartitionMachine implements Adapter.Machine {
             maxInFlight = config.path("max_in_flight_records").asInt(2000);
             lockMs = config.path("record_lock_duration_ms").asInt(30000);
             clock = new ScriptedClock(input.path("start_ms").asLong(0));
+            timer = clock.new Tasks();
             JsonNode persisted = input.path("persisted");
             List<ScriptedShareState.Batch> batches = new ArrayList<>();
             for (JsonNode b : persisted.path("batches")) {
@@ -164,7 +168,6 @@ final class SharePartitionMachine implements Adapter.Machine {
 
         /** A new partition object with this leader epoch, loaded from the store. */
         private Errors load(int leaderEpoch) {
-            timer = clock.new Tasks();
             partition = new SharePartitionAccess(GROUP, tip, leaderEpoch, maxInFlight, deliveryLimit, lockMs,
                 timer, clock, store, replicaManager);
             return outcome(partition.partition().maybeInitialize());
