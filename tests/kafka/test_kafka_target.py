@@ -42,8 +42,9 @@ ON_KAFKA = {
                 "decode_consumer_protocol": {"passed"}, "encode_consumer_protocol": {"passed"}},
     "simple_assignor": {"assign": {"passed"}},
 }
-#: Machines of the adapter with a test of their own: classic_group (test_kafka_classic_group.py).
-ELSEWHERE = {"classic_group"}
+#: Machines of the adapter with a test of their own: classic_group (test_kafka_classic_group.py),
+#: share_partition (test_kafka_share_partition.py).
+ELSEWHERE = {"classic_group", "share_partition"}
 
 
 @pytest.mark.parametrize("machine", sorted(ON_KAFKA))
@@ -57,10 +58,6 @@ def test_the_vectors_pass_on_kafkas_own_code(machine: str) -> None:
     for o in report.outcomes:
         by_handler.setdefault(o.handler, set()).add(o.status)
     assert by_handler == ON_KAFKA[machine]
-
-
-#: Machines of the adapter checked in their own test file.
-ELSEWHERE = {"share_partition"}  # tests/kafka/test_kafka_share_partition.py
 
 
 def test_machines_not_yet_in_the_adapter_are_unsupported_with_the_reason() -> None:
