@@ -235,6 +235,9 @@ final class SharePartitionMachine implements Adapter.Machine {
                 case "Reload": {
                     latestOffset = event.path("latest_offset").asLong(0);
                     int epoch = Math.max(partition.leaderEpoch(), store.leaderEpoch) + 1;
+                    // The manager dropped the old object (it became a follower, or was fenced):
+                    // marked FENCED, its locks still armed on the shared timer.
+                    partition.markFenced();
                     return errorResponse("ReloadResponse", load(epoch));
                 }
                 default:

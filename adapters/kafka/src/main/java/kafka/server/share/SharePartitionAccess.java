@@ -43,6 +43,11 @@ public final class SharePartitionAccess {
         return partition.partitionState().name();
     }
 
+    /** What the share partition manager does to an object it drops from its cache. */
+    public void markFenced() {
+        partition.markFenced();
+    }
+
     public void updateCacheAndOffsets(long logStartOffset) {
         partition.updateCacheAndOffsets(logStartOffset);
     }
