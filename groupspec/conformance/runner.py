@@ -8,7 +8,8 @@ The judgement rules (docs/conformance.md, "Pass and fail"), per vector and flavo
   ``properties`` vector when every property in ``properties`` holds on the output.
 * flavour ``kafka``: an ``exact`` vector, or any vector whose ``expected_kafka`` is an error,
   is held to ``expected_kafka``; a ``properties`` vector to ``properties_kafka``. A vector
-  without ``expected_kafka`` falls back to the properties.
+  without ``expected_kafka`` falls back to the properties, unless its machine's ``expected``
+  is Kafka's own answer (``Machine.expected_is_kafkas``: share_partition), which it is held to.
 * An expected error passes when the target answers an error of the same kind (the Java class
   name; ``NoSuchElementException`` and ``java.util.NoSuchElementException`` are the same).
 * Anything else fails: a different output, an unexpected error, a malformed output, or a
@@ -138,6 +139,8 @@ def judge(vector: Vector, response: Response, flavour: str) -> tuple[bool, str, 
     if flavour == "kafka":
         reference = vector.expected_kafka
         properties = vector.properties_kafka or ()
+        if reference is None and machines.get(vector.machine).expected_is_kafkas:
+            reference = vector.expected
     exact = reference is not None and (vector.mode == "exact" or "error" in reference)
     if reference is None:
         properties = vector.properties_kafka or vector.properties

@@ -42,8 +42,9 @@ ON_KAFKA = {
                 "decode_consumer_protocol": {"passed"}, "encode_consumer_protocol": {"passed"}},
     "simple_assignor": {"assign": {"passed"}},
 }
-#: Machines of the adapter with a test of their own: classic_group (test_kafka_classic_group.py).
-ELSEWHERE = {"classic_group"}
+#: Machines of the adapter with a test of their own: classic_group (test_kafka_classic_group.py),
+#: share_partition (test_kafka_share_partition.py).
+ELSEWHERE = {"classic_group", "share_partition"}
 
 
 @pytest.mark.parametrize("machine", sorted(ON_KAFKA))

@@ -65,8 +65,9 @@ public final class Adapter {
         MACHINES.put("records", new Records());
         MACHINES.put("simple_assignor", new SimpleAssignorMachine());
         MACHINES.put("classic_group", new ClassicGroupMachine());
+        MACHINES.put("share_partition", new SharePartitionMachine());
         String later = "not yet driven through Kafka's classes by this adapter (issue 18)";
-        for (String machine : List.of("share_group", "share_partition", "share_consumer")) {
+        for (String machine : List.of("share_group", "share_consumer")) {
             ABSENT.put(machine, later);
         }
     }
