@@ -1002,7 +1002,8 @@ def _tombstone(st: _Step, g: Group, tp: TopicPartition) -> Group:
 
 
 def _offset_delete(st: _Step, req: c.OffsetDelete, index: int) -> None:
-    """Offsets of topics the group does not subscribe to are deleted (a tombstone if committed)."""
+    """Offsets of topics the group does not subscribe to are deleted: a tombstone where an offset
+    is committed or a transaction's is pending (OffsetMetadataManager#deleteOffsets)."""
     g = st.state.groups[req.group_id]
     # Verify: an empty group, or a consumer group (whose subscriptions are known)
     if g.state != EMPTY and g.protocol_type != "consumer":
@@ -1012,7 +1013,7 @@ def _offset_delete(st: _Step, req: c.OffsetDelete, index: int) -> None:
     for t in req.topics:
         subscribed = _is_subscribed(g, t.name)
         for p in t.partitions:
-            if not subscribed and (t.name, p) in g.offsets:
+            if not subscribed and ((t.name, p) in g.offsets or (t.name, p) in _pending_partitions(g)):
                 g = _tombstone(st, g, (t.name, p))
         error = Errors.GROUP_SUBSCRIBED_TO_TOPIC if subscribed else Errors.NONE
         results.append(c.TopicResult(t.name, tuple(c.PartitionResult(p, error) for p in t.partitions)))

@@ -277,6 +277,7 @@ class OffsetMetadataManager:
             out.answers.append(Answer(index, OffsetDeleteResponse(Errors.NON_EMPTY_GROUP)))
             return
         committed = self.committed(group.group_id)
+        pending = self.pending_partitions(group.group_id)  # a pending offset gets its tombstone too
         deleted: set[TopicPartition] = set()  # the replay comes after the whole request
         results = []
         for topic in req.topics:
@@ -287,7 +288,7 @@ class OffsetMetadataManager:
                     partitions.append(PartitionResult(p, Errors.GROUP_SUBSCRIBED_TO_TOPIC))
                     continue
                 tp = (topic.name, p)
-                if tp in committed and tp not in deleted:
+                if (tp in committed or tp in pending) and tp not in deleted:
                     deleted.add(tp)
                     self._tombstone(out, group.group_id, tp)
                 partitions.append(PartitionResult(p, Errors.NONE))

@@ -967,6 +967,24 @@ def _offset_delete() -> Case:
         _sheet("§1.10"))
 
 
+def _offset_delete_pending() -> Case:
+    s = Script()
+    s.add(TxnOffsetCommit("tx", 7, 0, "g", topics=(CommitTopic("orders", (CommitPartition(0, 20),
+                                                                          CommitPartition(1, 21))),)))
+    delete = s.add(OffsetDelete("g", (FetchTopic("orders", (0, 2)),)))
+    fetch = s.add(OffsetFetch("g", (FetchTopic("orders", (0, 1)),), require_stable=True))
+    s.claim(Wrote(delete, ("-OffsetCommit",)))
+    s.answered(fetch, Errors.NONE)
+    return s.case(
+        "offset_delete_pending_transactional_offset",
+        "OffsetDelete of orders-0 and orders-2 in a group whose only offsets are a transaction's, "
+        "pending (orders-0, orders-1): orders-0 gets a tombstone, as Kafka writes one for a "
+        "committed or a pending offset (OffsetMetadataManager#deleteOffsets), and its replay "
+        "drops the pending offset; orders-1 stays pending (a stable fetch still waits on it), "
+        "orders-2 had nothing and gets no record.",
+        _sheet("§1.10"))
+
+
 def _delete_groups() -> Case:
     s = Script()
     s.stable("busy", [("a", 1)])
@@ -2055,7 +2073,7 @@ def all_cases() -> list[Case]:
         _join_timeout_removes_dynamic, _static_join_and_replace, _static_fencing, _static_leave,
         _static_kept_at_completion, _simple_commits, _commit_validation, _metadata_too_large,
         _testgroup_record, _retention_v2, _expire_empty_group, _expire_stable_unsubscribed,
-        _txn_commit, _txn_abort, _offset_delete, _delete_groups, _describe_and_list, _max_size,
+        _txn_commit, _txn_abort, _offset_delete, _offset_delete_pending, _delete_groups, _describe_and_list, _max_size,
         _join_errors, _protocol_tie, _restart_mid_rebalance, _restart_first_generation_lost,
         _restart_offsets, _heartbeat_while_loading, _requests_while_loading,
         _static_replace_answers, _static_replace_new_protocol, _static_replace_rebalancing,

@@ -892,7 +892,7 @@ final class ClassicRun {
         boolean commit = e.path("commit").asBoolean();
         TransactionResult result = commit ? TransactionResult.COMMIT : TransactionResult.ABORT;
         Errors error = Errors.NONE;
-        if (loading && inTransaction.contains(producerId)) {
+        if (loading) {  // the marker names the partition, which the runtime refuses while it loads
             answer(index, errorJson("TxnMarkerResponse", Errors.COORDINATOR_LOAD_IN_PROGRESS));
             return;
         }
