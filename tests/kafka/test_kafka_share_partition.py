@@ -51,12 +51,6 @@ KNOWN_FAILURES = {
     # (fact sheet 8.3): the state afterwards is the same, only the answer differs.
     "share_partition/run/in_flight_limit_reached_exactly":
         "java.lang.IllegalArgumentException: event 2 (Fetch): inconsistent range",
-    # KafkaApis#validateAcknowledgementBatches starts its "previous batch's last offset" at -1, so
-    # a first batch whose first offset is -2 or lower is INVALID_REQUEST before it reaches the
-    # share partition; groupspec's check (impl/share_partition/partition.py,
-    # valid_acknowledgement_batches, and the spec's) starts with no previous batch and lets the
-    # batch through, and the vector expects it applied.
-    "share_partition/run/per_offset_types_of_a_batch_from_a_negative_offset": "output differs",
 }
 
 

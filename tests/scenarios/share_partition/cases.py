@@ -952,12 +952,40 @@ def _throttle_on_split_batches() -> Case:
 def _per_offset_types_from_below_zero() -> Case:
     s = Script()
     s.fetch(0, (0, 4), count=5)
-    s.ack((-2, 4, (ACCEPT, ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.NONE)
+    s.ack((-1, 4, (ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.NONE)
     s.ends(1, 4, 1)
     return s.case("per_offset_types_of_a_batch_from_a_negative_offset",
-                  "A batch of per-offset types starting at -2, below every cached offset: offsets "
-                  "0-4 take the types at positions 2-6 (ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT); "
-                  "those below the start offset are skipped.", _derived("§10.1, §10.2"))
+                  "A batch of per-offset types starting at -1 (the lowest first offset the broker's "
+                  "check lets through), below every cached offset: offsets 0-4 take the types at "
+                  "positions 1-5 (ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT); the one below the start "
+                  "offset is skipped.", _derived("§10.1, §10.2"))
+
+
+def _first_batch_from_minus_two() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((-2, 4, (ACCEPT, ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.INVALID_REQUEST)
+    s.ack((-2, -2, ACCEPT), (0, 4, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((-1, -1, ACCEPT), (0, 4, ACCEPT), error=Errors.NONE)
+    s.ends(5, 5, 5)
+    return s.case("first_acknowledgement_batch_from_minus_two_is_invalid",
+                  "The broker's check counts -1 as the last offset before the first batch: a first "
+                  "batch starting at -2 is INVALID_REQUEST and nothing is applied (per-offset types "
+                  "or one type alike); one starting at -1 passes, and the records are acknowledged.",
+                  _derived("§10.1"))
+
+
+def _malformed_acknowledgement_to_a_failed_partition() -> Case:
+    s = Script()
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    s.add(Reload())
+    s.ack((5, 4, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((-2, 4, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((0, 4, ACCEPT), error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    return s.case("malformed_acknowledgement_to_a_partition_that_failed_to_load",
+                  "The broker checks acknowledgement batches before it looks the partition up: to a "
+                  "partition whose load failed, a malformed acknowledgement is INVALID_REQUEST and a "
+                  "well-formed one UNKNOWN_TOPIC_OR_PARTITION.", _derived("§10.1"))
 # --- issue 17: partition.py from line 427, machine, persister, in_flight ---
 
 
@@ -1580,7 +1608,8 @@ def all_cases() -> list[Case]:
         _overlap_undoes_a_cut, _cached_batches_past_max_records, _subset_then_whole,
         _held_batch_overlapped, _throttled_after_records, _throttled_subset_then_stop,
         _new_records_after_cached, _cuts_after_the_first, _throttle_on_unsplit_states,
-        _throttle_on_split_batches, _per_offset_types_from_below_zero,
+        _throttle_on_split_batches, _per_offset_types_from_below_zero, _first_batch_from_minus_two,
+        _malformed_acknowledgement_to_a_failed_partition,
         # --- issue 17: partition.py from line 427, machine, persister, in_flight ---
         _expiry_of_a_batch_ending_at_the_start_offset,
         _log_start_over_whole_and_straddling_batches, _last_delivery_waits_in_a_split_batch,

@@ -197,6 +197,32 @@ def test_e14_acknowledging_what_is_not_cached(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_a_first_acknowledgement_batch_may_start_at_minus_one_not_minus_two(layer: str) -> None:
+    """KafkaApis#validateAcknowledgementBatches starts its previous last offset at -1 (§10.1)."""
+    p = Partition(layer)
+    p.fetch(0, (0, 4))
+    assert p.ack((-2, 4, ACCEPT)) is Errors.INVALID_REQUEST
+    assert p.ack((-2, 4, (ACCEPT,) * 7)) is Errors.INVALID_REQUEST
+    assert all(p.rec(o) == (ACQ, 1, M1) for o in range(5)) and p.writes() == []
+    assert p.ack((-1, 4, (REJECT, ACCEPT, RELEASE, ACCEPT, ACCEPT, REJECT))) is Errors.NONE
+    assert [p.rec(o)[0] for o in range(5)] == [ACK, AV, ACK, ACK, ARCH]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_malformed_acknowledgement_to_a_failed_partition_is_invalid_request(layer: str) -> None:
+    """KafkaApis checks the batches before it looks the partition up (§10.1)."""
+    p = Partition(layer)
+    p.fail_writes(Errors.UNKNOWN_SERVER_ERROR)
+    assert p.send(Reload()) == ReloadResponse(Errors.UNKNOWN_SERVER_ERROR)
+    assert p.view().status == "FAILED"
+    assert p.ack((5, 4, ACCEPT)) is Errors.INVALID_REQUEST
+    assert p.ack((-2, 4, ACCEPT)) is Errors.INVALID_REQUEST
+    assert p.ack((0, 4, (ACCEPT, ACCEPT))) is Errors.INVALID_REQUEST
+    assert p.ack((0, 4, ACCEPT)) is Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert p.release() is Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_e15_only_the_holder_acknowledges_acquired_records(layer: str) -> None:
     p = Partition(layer)
     p.fetch(5, (5, 9))
