@@ -577,6 +577,17 @@ def test_t18_acknowledging_across_an_uncached_start(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_in_flight_limit_reached_exactly_at_a_compacted_end(layer: str) -> None:
+    """docs/divergences.md, share_acquire_inverted_range: Kafka 4.2.1 throws here, groupspec
+    acquires nothing; the stale offset is archived either way."""
+    p = Partition(layer, SharePartitionConfig(5, 12, 30_000), persisted(1, 3, (10, 14, AV, 1)))
+    assert p.fetch(3, (1, 5)) == ([(3, 5, 1)], 3)
+    assert (p.spso, p.end, p.nfo) == (3, 14, 6)  # 12 offsets in flight: the limit
+    assert p.fetch(14, (20, 25)) == ([], 0)
+    assert p.rec(14) == (ARCH, 1, "") and (p.spso, p.end, p.nfo) == (3, 14, 6)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_t17_a_reload_leaves_no_old_locks(layer: str) -> None:
     """docs/divergences.md, share_fenced_timers: the replaced partition's locks do not fire."""
     p = Partition(layer)
