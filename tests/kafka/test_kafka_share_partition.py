@@ -48,6 +48,10 @@ KNOWN_FAILURES = {
     "share_partition/run/in_flight_limit_reached_exactly":
         ("share_acquire_inverted_range",
          "java.lang.IllegalArgumentException: event 2 (Fetch): inconsistent range"),
+    # share_fenced_timers: the new object's read failed, so the persister's leader epoch never
+    # rose; the replaced object's lock expiry writes with the old epoch and the write is kept.
+    "share_partition/run/replaced_partition_lock_expiry_after_a_failed_reload":
+        ("share_fenced_timers", "output differs for 2 difference(s)"),
 }
 
 

@@ -603,6 +603,24 @@ def _fencing() -> Case:
                   "sees NOT_LEADER_OR_FOLLOWER both times.", _hand_made(f"{FACT_SHEET} §15.4, §5"))
 
 
+def _stale_lock_write_kept() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 1_000))
+    s.fetch(0, (0, 4), count=5)
+    s.advance(100)
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    reload = s.add(Reload(latest_offset=5))
+    s.shows.append(Answered(reload, Errors.UNKNOWN_SERVER_ERROR))
+    s.advance(100)
+    s.add(SetPersisterError(Errors.NONE))
+    s.add(AdvanceClock(1_200))
+    return s.case("replaced_partition_lock_expiry_after_a_failed_reload",
+                  "A reload whose read fails leaves the persister's leader epoch where it was; the "
+                  "replaced partition's lock on 0-4 then expires. In groupspec the replaced "
+                  "partition is gone and nothing is written; Kafka 4.2.1's old object still writes "
+                  "0-4 AVAILABLE with the old leader epoch, which the persister keeps.",
+                  _divergence("share_fenced_timers", "§15.4, trap T17"))
+
+
 # --- issue 17: partition.py, lines below 427 ---
 
 
@@ -1606,7 +1624,7 @@ def all_cases() -> list[Case]:
         _expiry_of_a_piece_at_the_start_offset, _expiry_across_the_start_offset,
         _release_ending_at_the_start_offset, _failed_expiry_write, _renew,
         _throttling, _throttle_cap_already_reached, _log_start, _compacted, _spso_backwards,
-        _missing_floor, _fencing,
+        _missing_floor, _fencing, _stale_lock_write_kept,
         # --- issue 17: partition.py, lines below 427 ---
         _malformed_acknowledgements, _per_offset_types_across_batches, _failed_reload,
         _uninitialized_start, _one_offset_hole, _window_scan_past_finished,

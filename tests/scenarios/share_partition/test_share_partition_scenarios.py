@@ -599,6 +599,19 @@ def test_t17_a_reload_leaves_no_old_locks(layer: str) -> None:
     assert p.fetch(0, (0, 9)) == ([(0, 9, 1)], 10)
 
 
+@pytest.mark.parametrize("layer", LAYERS)
+def test_t17_no_old_lock_fires_after_a_failed_reload(layer: str) -> None:
+    """docs/divergences.md, share_fenced_timers: where Kafka's replaced object still writes, and
+    the persister keeps it because the failed read never raised its leader epoch."""
+    p = Partition(layer, SharePartitionConfig(5, 200, 1_000))
+    assert p.fetch(0, (0, 4)) == ([(0, 4, 1)], 5)
+    p.fail_writes(Errors.UNKNOWN_SERVER_ERROR)
+    assert p.send(Reload(latest_offset=5)) == ReloadResponse(Errors.UNKNOWN_SERVER_ERROR)
+    p.fail_writes(Errors.NONE)
+    p.advance(5_000)
+    assert p.writes() == [] and p.view().persisted == ()
+
+
 def test_test_defaults_are_the_kafka_test_class_ones() -> None:
     assert (TEST_CONFIG.delivery_count_limit, TEST_CONFIG.throttle_limit) == (5, 3)
     assert [SharePartitionConfig(n).throttle_limit for n in range(2, 11)] == [2, 2, 2, 3, 3, 4, 4, 5, 5]
