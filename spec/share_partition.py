@@ -35,9 +35,10 @@ implementation (events, responses, persister batches, the view) are the vocabula
 * **The persister** is a per-offset map: a write overrides the offsets it names and drops all
   below its start offset; a read returns maximal runs of equal (state, count).
 * **Status.** A partition whose read failed (a ``Reload`` refused by the persister) is FAILED
-  until a reload succeeds: the table's FAILED rows acquire nothing, answer acknowledgements and
-  releases with UNKNOWN_TOPIC_OR_PARTITION and ignore the log start; the clock, the persister
-  and reloads work in either status.
+  until a reload succeeds: the table's FAILED rows acquire nothing, answer releases and
+  well-formed acknowledgements with UNKNOWN_TOPIC_OR_PARTITION (a malformed one is
+  INVALID_REQUEST, as in any status) and ignore the log start; the clock, the persister and
+  reloads work in either status.
 
 Out of scope for now: record_limit acquire mode, read_committed transaction filtering, the
 deliveryCompleteCount field, writes held open across steps (Kafka's pending-while-timeout cases
@@ -479,8 +480,10 @@ def acknowledge(st: St, event: sp.Acknowledge, index: int) -> None:
 
 
 def _well_formed(batches: tuple[sp.AckBatch, ...]) -> bool:
-    """Sorted (touching allowed), first <= last, one type or one per offset, every type known."""
-    return (all(a.last_offset <= b.first_offset for a, b in pairwise(batches))
+    """Sorted (touching allowed), first <= last, one type or one per offset, every type known;
+    KafkaApis counts -1 as the last offset before the first batch, so that one starts at -1 or later."""
+    return (all(b.first_offset >= -1 for b in batches[:1])
+            and all(a.last_offset <= b.first_offset for a, b in pairwise(batches))
             and all(b.first_offset <= b.last_offset and set(b.types) <= _ACK_TYPES
                     and len(b.types) in {1, b.last_offset - b.first_offset + 1} for b in batches))
 
@@ -787,10 +790,15 @@ def not_loaded(st: St, event: sp.CanAcquire, index: int) -> None:
     st.answer(index, sp.CanAcquireResponse(False))
 
 
-def unknown_partition(st: St, event: sp.Acknowledge | sp.ReleaseMember, index: int) -> None:
+def unknown_partition(st: St, event: sp.ReleaseMember, index: int) -> None:
     """A partition whose load failed answers UNKNOWN_TOPIC_OR_PARTITION."""
-    response = sp.AcknowledgeResponse if isinstance(event, sp.Acknowledge) else sp.ReleaseResponse
-    st.answer(index, response(Errors.UNKNOWN_TOPIC_OR_PARTITION))
+    st.answer(index, sp.ReleaseResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION))
+
+
+def unknown_partition_if_well_formed(st: St, event: sp.Acknowledge, index: int) -> None:
+    """The broker checks the batches first (§10.1), then answers UNKNOWN_TOPIC_OR_PARTITION."""
+    error = Errors.UNKNOWN_TOPIC_OR_PARTITION if _well_formed(event.batches) else Errors.INVALID_REQUEST
+    st.answer(index, sp.AcknowledgeResponse(error))
 
 
 def ignore(st: St, event: object, index: int) -> None:
@@ -804,7 +812,7 @@ TABLE = Table("share_partition", {
     (ACTIVE, sp.MoveLogStart): move_log_start,
     (ACTIVE, sp.CanAcquire): can_acquire,
     (FAILED, sp.Fetch): nothing_to_fetch,
-    (FAILED, sp.Acknowledge): unknown_partition,
+    (FAILED, sp.Acknowledge): unknown_partition_if_well_formed,
     (FAILED, sp.ReleaseMember): unknown_partition,
     (FAILED, sp.MoveLogStart): ignore,
     (FAILED, sp.CanAcquire): not_loaded,

@@ -79,12 +79,15 @@ def _stretches(batch: AckBatch, low: int, high: int) -> Iterator[tuple[Acknowled
 
 
 def valid_acknowledgement_batches(batches: tuple[AckBatch, ...]) -> bool:
-    """KafkaApis#validateAcknowledgementBatches (§10.1); an overlap by one offset passes (T10)."""
-    previous_last: int | None = None
+    """KafkaApis#validateAcknowledgementBatches (§10.1); an overlap by one offset passes (T10).
+
+    The "previous batch's last offset" starts at -1, so a first batch from -2 or lower is refused.
+    """
+    previous_last = -1
     for b in batches:
         if b.first_offset > b.last_offset or not b.types:
             return False
-        if previous_last is not None and b.first_offset < previous_last:
+        if b.first_offset < previous_last:
             return False
         if len(b.types) > 1 and b.last_offset - b.first_offset + 1 != len(b.types):
             return False
@@ -503,10 +506,11 @@ class SharePartition:
     # -- acknowledge (§10) and release (§11) --------------------------------------------------------------
 
     def acknowledge(self, member_id: str, batches: tuple[AckBatch, ...]) -> Errors:
-        if self.partition_state != SharePartitionState.ACTIVE:
-            return Errors.UNKNOWN_TOPIC_OR_PARTITION
+        # KafkaApis checks the batches before it looks the partition up.
         if not valid_acknowledgement_batches(batches):
             return Errors.INVALID_REQUEST
+        if self.partition_state != SharePartitionState.ACTIVE:
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION
         transitions = self._call = _Transitions()
         try:
             for batch in batches:

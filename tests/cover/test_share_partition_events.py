@@ -146,9 +146,11 @@ def test_configs_out_of_kafkas_bounds_are_refused_by_both(config: Any, field: st
 
 
 def test_acknowledgements_kafka_answers_are_still_answers() -> None:
-    """Not refused: Kafka answers these (skip below the start offset, INVALID_REQUEST)."""
+    """Not refused: Kafka answers these (skip below the start offset, INVALID_REQUEST; KafkaApis
+    refuses a first batch from -2 or lower)."""
     p = _started("impl")
-    assert p.ack((-5, -3, 1)) is Errors.NONE
+    assert p.ack((-1, -1, 1)) is Errors.NONE
+    assert p.ack((-5, -3, 1)) is Errors.INVALID_REQUEST
     assert p.ack((3, 3, 9)) is Errors.INVALID_REQUEST
     response = p.send(Fetch(M1, 0, (LogBatch(0, 9),), 0))
     assert response == FetchResponse()

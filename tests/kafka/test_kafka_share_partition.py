@@ -39,24 +39,19 @@ from tests.stateful.test_share_partition_stateful import CONFIG, START, ShareAgr
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
                                 reason="needs Java 17 and Maven (the README's set-up has both)")
 
-#: Vectors that fail on Kafka 4.2.1's code, each with the text its failure must show and why.
+#: Vectors that fail on Kafka 4.2.1's code: the docs/divergences.md entry each one is marked with
+#: (``source.kind`` "divergence", ``source.name``) and the text its failure must show.
 KNOWN_FAILURES = {
-    # At the in-flight limit a fetch from the end offset whose log now starts past it (the
-    # offsets between were compacted away) gives SharePartition#acquire a last offset to take
-    # (the end offset) below the log's base offset: Kafka 4.2.1 archives the stale offsets, then
-    # asks its ConcurrentSkipListMap for subMap(base, lastToAcquire) with base > lastToAcquire,
-    # which throws IllegalArgumentException ("inconsistent range"); DelayedShareFetch catches it
-    # and fails the whole share fetch (handleFetchException: UNKNOWN_SERVER_ERROR for every
-    # partition). groupspec's layers read that range as empty and answer "nothing acquired"
-    # (fact sheet 8.3): the state afterwards is the same, only the answer differs.
+    # share_acquire_inverted_range: at the in-flight limit, a fetch from the end offset whose log
+    # starts past it gives SharePartition#acquire an inverted range; Kafka throws, groupspec
+    # acquires nothing.
     "share_partition/run/in_flight_limit_reached_exactly":
-        "java.lang.IllegalArgumentException: event 2 (Fetch): inconsistent range",
-    # KafkaApis#validateAcknowledgementBatches starts its "previous batch's last offset" at -1, so
-    # a first batch whose first offset is -2 or lower is INVALID_REQUEST before it reaches the
-    # share partition; groupspec's check (impl/share_partition/partition.py,
-    # valid_acknowledgement_batches, and the spec's) starts with no previous batch and lets the
-    # batch through, and the vector expects it applied.
-    "share_partition/run/per_offset_types_of_a_batch_from_a_negative_offset": "output differs",
+        ("share_acquire_inverted_range",
+         "java.lang.IllegalArgumentException: event 2 (Fetch): inconsistent range"),
+    # share_fenced_timers: the new object's read failed, so the persister's leader epoch never
+    # rose; the replaced object's lock expiry writes with the old epoch and the write is kept.
+    "share_partition/run/replaced_partition_lock_expiry_after_a_failed_reload":
+        ("share_fenced_timers", "output differs for 2 difference(s)"),
 }
 
 
@@ -78,8 +73,16 @@ def test_the_share_partition_vectors_pass_on_kafkas_own_code() -> None:
     failed = {o.id: o.reason for o in report.outcomes if o.status == "failed"}
     # Exactly the known ones, for their known reason: a vector that starts passing leaves the list.
     assert sorted(failed) == sorted(KNOWN_FAILURES)
+    page = Path(__file__).resolve().parents[2] / "docs" / "divergences.md"
+    divergences = page.read_text(encoding="utf-8")
+    by_id = {v.id: v for v in vectors}
     for vid, reason in failed.items():
-        assert KNOWN_FAILURES[vid] in reason, (vid, reason)
+        name, text = KNOWN_FAILURES[vid]
+        assert text in reason, (vid, reason)
+        assert by_id[vid].source["kind"] == "divergence" and by_id[vid].source["name"] == name, vid
+        assert f"\n## {name}:" in divergences, name
+    # Every divergence vector of the machine is a known failure.
+    assert {v.id for v in vectors if v.source["kind"] == "divergence"} == set(KNOWN_FAILURES)
 
 
 def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:

@@ -177,6 +177,14 @@ def _kafka_quirk(name: str) -> dict[str, str]:
     return {"kind": "fact-sheet", "file": "docs/divergences.md", "where": name}
 
 
+def _divergence(name: str, where: str) -> dict[str, str]:
+    """Where Kafka's code answers otherwise and groupspec keeps its own answer: the vector fails
+    on Kafka (a known failure of tests/kafka/test_kafka_share_partition.py)."""
+    return {"kind": "divergence", "name": name,
+            "upstream": "core/src/main/java/kafka/server/share/SharePartition.java",
+            "docs": f"docs/divergences.md#{name}", "where": f"{FACT_SHEET} {where}"}
+
+
 def _hand_made(where: str) -> dict[str, str]:
     return {"kind": "hand-made", "ref": where}
 
@@ -595,6 +603,24 @@ def _fencing() -> Case:
                   "sees NOT_LEADER_OR_FOLLOWER both times.", _hand_made(f"{FACT_SHEET} §15.4, §5"))
 
 
+def _stale_lock_write_kept() -> Case:
+    s = Script(SharePartitionConfig(5, 200, 1_000))
+    s.fetch(0, (0, 4), count=5)
+    s.advance(100)
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    reload = s.add(Reload(latest_offset=5))
+    s.shows.append(Answered(reload, Errors.UNKNOWN_SERVER_ERROR))
+    s.advance(100)
+    s.add(SetPersisterError(Errors.NONE))
+    s.add(AdvanceClock(1_200))
+    return s.case("replaced_partition_lock_expiry_after_a_failed_reload",
+                  "A reload whose read fails leaves the persister's leader epoch where it was; the "
+                  "replaced partition's lock on 0-4 then expires. In groupspec the replaced "
+                  "partition is gone and nothing is written; Kafka 4.2.1's old object still writes "
+                  "0-4 AVAILABLE with the old leader epoch, which the persister keeps.",
+                  _divergence("share_fenced_timers", "§15.4, trap T17"))
+
+
 # --- issue 17: partition.py, lines below 427 ---
 
 
@@ -755,7 +781,8 @@ def _limit_reached_past_the_end() -> Case:
                   "offset takes nothing, even of older log batches; a fetch from the start offset "
                   "takes the persisted hole from there, not the log below it; a fetch at the end "
                   "offset whose log starts past it takes nothing (and archives offset 14, which the "
-                  "log no longer has).", _derived("§8.1, §8.2, §8.3, §14.3"))
+                  "log no longer has; Kafka 4.2.1 throws there instead).",
+                  _divergence("share_acquire_inverted_range", "§8.1, §8.2, §8.3, §14.3"))
 
 
 def _limit_passed_past_the_end() -> Case:
@@ -952,12 +979,40 @@ def _throttle_on_split_batches() -> Case:
 def _per_offset_types_from_below_zero() -> Case:
     s = Script()
     s.fetch(0, (0, 4), count=5)
-    s.ack((-2, 4, (ACCEPT, ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.NONE)
+    s.ack((-1, 4, (ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.NONE)
     s.ends(1, 4, 1)
     return s.case("per_offset_types_of_a_batch_from_a_negative_offset",
-                  "A batch of per-offset types starting at -2, below every cached offset: offsets "
-                  "0-4 take the types at positions 2-6 (ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT); "
-                  "those below the start offset are skipped.", _derived("§10.1, §10.2"))
+                  "A batch of per-offset types starting at -1 (the lowest first offset the broker's "
+                  "check lets through), below every cached offset: offsets 0-4 take the types at "
+                  "positions 1-5 (ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT); the one below the start "
+                  "offset is skipped.", _derived("§10.1, §10.2"))
+
+
+def _first_batch_from_minus_two() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((-2, 4, (ACCEPT, ACCEPT, ACCEPT, RELEASE, ACCEPT, REJECT, ACCEPT)), error=Errors.INVALID_REQUEST)
+    s.ack((-2, -2, ACCEPT), (0, 4, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((-1, -1, ACCEPT), (0, 4, ACCEPT), error=Errors.NONE)
+    s.ends(5, 5, 5)
+    return s.case("first_acknowledgement_batch_from_minus_two_is_invalid",
+                  "The broker's check counts -1 as the last offset before the first batch: a first "
+                  "batch starting at -2 is INVALID_REQUEST and nothing is applied (per-offset types "
+                  "or one type alike); one starting at -1 passes, and the records are acknowledged.",
+                  _derived("§10.1"))
+
+
+def _malformed_acknowledgement_to_a_failed_partition() -> Case:
+    s = Script()
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    s.add(Reload())
+    s.ack((5, 4, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((-2, 4, ACCEPT), error=Errors.INVALID_REQUEST)
+    s.ack((0, 4, ACCEPT), error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    return s.case("malformed_acknowledgement_to_a_partition_that_failed_to_load",
+                  "The broker checks acknowledgement batches before it looks the partition up: to a "
+                  "partition whose load failed, a malformed acknowledgement is INVALID_REQUEST and a "
+                  "well-formed one UNKNOWN_TOPIC_OR_PARTITION.", _derived("§10.1"))
 # --- issue 17: partition.py from line 427, machine, persister, in_flight ---
 
 
@@ -1569,7 +1624,7 @@ def all_cases() -> list[Case]:
         _expiry_of_a_piece_at_the_start_offset, _expiry_across_the_start_offset,
         _release_ending_at_the_start_offset, _failed_expiry_write, _renew,
         _throttling, _throttle_cap_already_reached, _log_start, _compacted, _spso_backwards,
-        _missing_floor, _fencing,
+        _missing_floor, _fencing, _stale_lock_write_kept,
         # --- issue 17: partition.py, lines below 427 ---
         _malformed_acknowledgements, _per_offset_types_across_batches, _failed_reload,
         _uninitialized_start, _one_offset_hole, _window_scan_past_finished,
@@ -1580,7 +1635,8 @@ def all_cases() -> list[Case]:
         _overlap_undoes_a_cut, _cached_batches_past_max_records, _subset_then_whole,
         _held_batch_overlapped, _throttled_after_records, _throttled_subset_then_stop,
         _new_records_after_cached, _cuts_after_the_first, _throttle_on_unsplit_states,
-        _throttle_on_split_batches, _per_offset_types_from_below_zero,
+        _throttle_on_split_batches, _per_offset_types_from_below_zero, _first_batch_from_minus_two,
+        _malformed_acknowledgement_to_a_failed_partition,
         # --- issue 17: partition.py from line 427, machine, persister, in_flight ---
         _expiry_of_a_batch_ending_at_the_start_offset,
         _log_start_over_whole_and_straddling_batches, _last_delivery_waits_in_a_split_batch,
@@ -1626,7 +1682,8 @@ def share_vector_docs() -> Iterator[dict[str, object]]:
 
     The Kafka flavour is held to the same expectation: both layers follow Kafka's code here
     (docs/divergences.md), except the grouping of acquired offsets into ranges, which the judge
-    does not compare.
+    does not compare, and the ``divergence`` cases, where groupspec keeps its own answer and
+    Kafka's code is known to fail the vector.
     """
     from groupspec.conformance.run_form import spec_run_vectors
     from groupspec.conformance.share_partition import PROPERTIES as SHARE_PROPERTIES

@@ -197,6 +197,32 @@ def test_e14_acknowledging_what_is_not_cached(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_a_first_acknowledgement_batch_may_start_at_minus_one_not_minus_two(layer: str) -> None:
+    """KafkaApis#validateAcknowledgementBatches starts its previous last offset at -1 (§10.1)."""
+    p = Partition(layer)
+    p.fetch(0, (0, 4))
+    assert p.ack((-2, 4, ACCEPT)) is Errors.INVALID_REQUEST
+    assert p.ack((-2, 4, (ACCEPT,) * 7)) is Errors.INVALID_REQUEST
+    assert all(p.rec(o) == (ACQ, 1, M1) for o in range(5)) and p.writes() == []
+    assert p.ack((-1, 4, (REJECT, ACCEPT, RELEASE, ACCEPT, ACCEPT, REJECT))) is Errors.NONE
+    assert [p.rec(o)[0] for o in range(5)] == [ACK, AV, ACK, ACK, ARCH]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_malformed_acknowledgement_to_a_failed_partition_is_invalid_request(layer: str) -> None:
+    """KafkaApis checks the batches before it looks the partition up (§10.1)."""
+    p = Partition(layer)
+    p.fail_writes(Errors.UNKNOWN_SERVER_ERROR)
+    assert p.send(Reload()) == ReloadResponse(Errors.UNKNOWN_SERVER_ERROR)
+    assert p.view().status == "FAILED"
+    assert p.ack((5, 4, ACCEPT)) is Errors.INVALID_REQUEST
+    assert p.ack((-2, 4, ACCEPT)) is Errors.INVALID_REQUEST
+    assert p.ack((0, 4, (ACCEPT, ACCEPT))) is Errors.INVALID_REQUEST
+    assert p.ack((0, 4, ACCEPT)) is Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert p.release() is Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_e15_only_the_holder_acknowledges_acquired_records(layer: str) -> None:
     p = Partition(layer)
     p.fetch(5, (5, 9))
@@ -551,6 +577,17 @@ def test_t18_acknowledging_across_an_uncached_start(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_in_flight_limit_reached_exactly_at_a_compacted_end(layer: str) -> None:
+    """docs/divergences.md, share_acquire_inverted_range: Kafka 4.2.1 throws here, groupspec
+    acquires nothing; the stale offset is archived either way."""
+    p = Partition(layer, SharePartitionConfig(5, 12, 30_000), persisted(1, 3, (10, 14, AV, 1)))
+    assert p.fetch(3, (1, 5)) == ([(3, 5, 1)], 3)
+    assert (p.spso, p.end, p.nfo) == (3, 14, 6)  # 12 offsets in flight: the limit
+    assert p.fetch(14, (20, 25)) == ([], 0)
+    assert p.rec(14) == (ARCH, 1, "") and (p.spso, p.end, p.nfo) == (3, 14, 6)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_t17_a_reload_leaves_no_old_locks(layer: str) -> None:
     """docs/divergences.md, share_fenced_timers: the replaced partition's locks do not fire."""
     p = Partition(layer)
@@ -560,6 +597,19 @@ def test_t17_a_reload_leaves_no_old_locks(layer: str) -> None:
     p.advance(40_000)
     assert p.writes() == [] and p.view().records == ()
     assert p.fetch(0, (0, 9)) == ([(0, 9, 1)], 10)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_t17_no_old_lock_fires_after_a_failed_reload(layer: str) -> None:
+    """docs/divergences.md, share_fenced_timers: where Kafka's replaced object still writes, and
+    the persister keeps it because the failed read never raised its leader epoch."""
+    p = Partition(layer, SharePartitionConfig(5, 200, 1_000))
+    assert p.fetch(0, (0, 4)) == ([(0, 4, 1)], 5)
+    p.fail_writes(Errors.UNKNOWN_SERVER_ERROR)
+    assert p.send(Reload(latest_offset=5)) == ReloadResponse(Errors.UNKNOWN_SERVER_ERROR)
+    p.fail_writes(Errors.NONE)
+    p.advance(5_000)
+    assert p.writes() == [] and p.view().persisted == ()
 
 
 def test_test_defaults_are_the_kafka_test_class_ones() -> None:
