@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from groupspec.conformance import runner, targets
 from groupspec.conformance import vector_format as vf
+from tests.kafka import run_on_kafka
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
                                 reason="needs Java 17 and Maven (the README's set-up has both)")
@@ -52,14 +52,6 @@ MAY_DIFFER = {
 }
 
 
-def _run(vectors: list[vf.Vector], root: Path, flavour: str) -> runner.Report:
-    target = targets.make_target("kafka", 60.0)
-    try:
-        return runner.run(vectors, target, flavour, None, root=root)
-    finally:
-        target.close()
-
-
 def _vectors() -> tuple[list[vf.Vector], Path]:
     root = vf.default_root()
     return [v for v in vf.load(root) if v.machine == MACHINE], root
@@ -71,7 +63,7 @@ def _case(outcome_id: str) -> str:
 
 def test_every_vector_passes_on_kafka_or_is_unsupported_with_its_reason() -> None:
     vectors, root = _vectors()
-    report = _run(vectors, root, "kafka")
+    report = run_on_kafka(vectors, root, "kafka")
     failed = [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"]
     assert failed == []
     unsupported = {_case(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
@@ -82,7 +74,7 @@ def test_every_vector_passes_on_kafka_or_is_unsupported_with_its_reason() -> Non
 
 def test_groupspecs_exact_expectations_hold_on_kafka_but_the_listed() -> None:
     vectors, root = _vectors()
-    report = _run(vectors, root, "groupspec")
+    report = run_on_kafka(vectors, root, "groupspec")
     failed = {_case(o.id): o.diff for o in report.outcomes if o.status == "failed"}
     listed = set(DIFFER) | set(MAY_DIFFER)
     unexpected = {case: diff for case, diff in failed.items() if case not in listed}
@@ -103,6 +95,6 @@ def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
     planted = tmp_path / "v"
     (planted / case).mkdir(parents=True)
     (planted / case / "vector.json").write_text(json.dumps(doc), encoding="utf-8")
-    report = _run([vf.vector_from_json(doc, f"{case}/vector.json")], planted, "groupspec")
+    report = run_on_kafka([vf.vector_from_json(doc, f"{case}/vector.json")], planted, "groupspec")
     assert [o.status for o in report.outcomes] == ["failed"]
     assert any("REBALANCE_IN_PROGRESS" in line for line in report.outcomes[0].diff)

@@ -23,9 +23,9 @@ import pytest
 from hypothesis import note
 from hypothesis.stateful import invariant
 
-from groupspec.conformance import runner, targets
 from groupspec.conformance import share_partition as share_partition_conformance
 from groupspec.conformance import share_partition_json as spj
+from groupspec.conformance import targets
 from groupspec.conformance import vector_format as vf
 from groupspec.types.share_partition import (
     Acknowledge,
@@ -34,6 +34,7 @@ from groupspec.types.share_partition import (
     SharePartitionEvent,
     SharePartitionView,
 )
+from tests.kafka import run_on_kafka
 from tests.stateful.test_share_partition_stateful import CONFIG, START, ShareAgreement
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
@@ -55,19 +56,11 @@ KNOWN_FAILURES = {
 }
 
 
-def _run(vectors: list[vf.Vector], root: Path) -> runner.Report:
-    target = targets.make_target("kafka", 60.0)
-    try:
-        return runner.run(vectors, target, "kafka", None, root=root)
-    finally:
-        target.close()
-
-
 def test_the_share_partition_vectors_pass_on_kafkas_own_code() -> None:
     root = vf.default_root()
     vectors = [v for v in vf.load(root) if v.machine == "share_partition"]
     assert len(vectors) > 100
-    report = _run(vectors, root)
+    report = run_on_kafka(vectors, root)
     statuses = {o.id: o.status for o in report.outcomes}
     assert [i for i, s in statuses.items() if s == "unsupported"] == []
     failed = {o.id: o.reason for o in report.outcomes if o.status == "failed"}
@@ -94,7 +87,7 @@ def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
     planted = tmp_path / "v"
     (planted / case).mkdir(parents=True)
     (planted / case / "vector.json").write_text(json.dumps(doc), encoding="utf-8")
-    report = _run([vf.vector_from_json(doc, f"{case}/vector.json")], planted)
+    report = run_on_kafka([vf.vector_from_json(doc, f"{case}/vector.json")], planted)
     assert [o.status for o in report.outcomes] == ["failed"]
     assert any("records[3].delivery_count" in line for line in report.outcomes[0].diff)
 

@@ -14,20 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from groupspec.conformance import kafka_target, runner, targets
+from groupspec.conformance import kafka_target, targets
 from groupspec.conformance import vector_format as vf
 from groupspec.types import InputError
+from tests.kafka import run_on_kafka
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
                                 reason="needs Java 17 and Maven (the README's set-up has both)")
-
-
-def _run(vectors: list[vf.Vector], root: Path) -> runner.Report:
-    target = targets.make_target("kafka", 60.0)
-    try:
-        return runner.run(vectors, target, "kafka", None, root=root)
-    finally:
-        target.close()
 
 
 #: Per machine of the adapter, what each handler's vectors come to on Kafka's code: every vector
@@ -51,7 +44,7 @@ ELSEWHERE = {"classic_group", "share_partition"}
 def test_the_vectors_pass_on_kafkas_own_code(machine: str) -> None:
     root = vf.default_root()
     vectors = [v for v in vf.load(root) if v.machine == machine]
-    report = _run(vectors, root)
+    report = run_on_kafka(vectors, root)
     failed = [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"]
     assert failed == []
     by_handler: dict[str, set[str]] = {}
@@ -63,7 +56,7 @@ def test_the_vectors_pass_on_kafkas_own_code(machine: str) -> None:
 def test_machines_not_yet_in_the_adapter_are_unsupported_with_the_reason() -> None:
     root = vf.default_root()
     vectors = [v for v in vf.load(root) if v.machine not in ON_KAFKA and v.machine not in ELSEWHERE]
-    report = _run(vectors, root)
+    report = run_on_kafka(vectors, root)
     assert {o.status for o in report.outcomes} == {"unsupported"}
     assert all("issue 18" in o.reason for o in report.outcomes)
 
@@ -80,7 +73,7 @@ def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
     (planted / case).mkdir(parents=True)
     (planted / case / "vector.json").write_text(json.dumps(doc), encoding="utf-8")
     vector = vf.vector_from_json(doc, f"{case}/vector.json")
-    report = _run([vector], planted)
+    report = run_on_kafka([vector], planted)
     assert [o.status for o in report.outcomes] == ["failed"]
     assert any("epoch" in line for line in report.outcomes[0].diff)
 
