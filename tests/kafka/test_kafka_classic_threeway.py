@@ -14,14 +14,12 @@ groupspec run makes such a choice is run on Kafka all the same, and counted, but
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import event as event_
-from hypothesis import settings
 
 from groupspec.conformance import runner, targets
 from groupspec.conformance import vector_format as vf
@@ -106,7 +104,4 @@ class ThreeWay(stateful.ClassicAgreement):
         assert outcome.status == "passed", "\n".join(outcome.diff)
 
 
-DEEP = os.environ.get("HYPOTHESIS_PROFILE") == "deep"
 TestThreeWay = ThreeWay.TestCase
-TestThreeWay.settings = settings(TestThreeWay.settings, max_examples=300 if DEEP else 12,
-                                 stateful_step_count=30 if DEEP else 20)
