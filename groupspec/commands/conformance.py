@@ -1,9 +1,12 @@
 """`groupspec conformance`: run the conformance vectors against a target (the main job).
 
-Prints ``machine | vectors | passed | failed | unsupported``, the vectors the target does not
-implement (grouped by its reason), and then every failing vector with its reason, its file and
-input, a short diff and the target's stderr. Exit 0 when no vector failed (unsupported ones do
-not fail: a partial implementation needs no --filter), 1 when one failed or when the target
+Prints ``machine | vectors | passed | failed | unsupported`` (and ``diverged`` when a Kafka
+flavour run has such vectors), the vectors the target does not implement (grouped by its
+reason), the vectors that diverge (grouped by the docs/divergences.md entry: Kafka's own code
+breaks the rule they state), and then every failing vector with its reason, its file and input,
+a short diff and the target's stderr. Exit 0 when no vector failed (unsupported and diverged
+ones do not fail: a partial implementation needs no --filter, and a Kafka-faithful one is not
+faulted for Kafka's known departures), 1 when one failed or when the target
 supported none of the selected vectors, 2 on bad usage (unknown target, unreadable or tampered
 vectors). docs/conformance.md has the format.
 """
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     vectors = [v for v in vf.load(root) if args.filter in v.id]
     target = targets.make_target(args.target, args.timeout)
     flavour = args.flavour or targets.DEFAULT_FLAVOUR.get(args.target, "groupspec")
-    marks = {"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a "}
+    marks = {"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "diverged": "DIV "}
 
     def progress(o: runner.Outcome) -> None:
         print(f"{marks[o.status]} {o.id}", file=sys.stderr)
@@ -73,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
         if report.unsupported:
             print()
             print(runner.unsupported_text(report))
+        if report.diverged:
+            print()
+            print(runner.diverged_text(report))
         if report.failed:
             print()
             print(runner.failures_text(report))

@@ -17,6 +17,12 @@ The judgement rules (docs/conformance.md, "Pass and fail"), per vector and flavo
 * A target may answer that it does not implement a vector (``unsupported``, with a reason; or
   its handshake leaves the machine out): the vector is neither passed nor failed but counted
   and listed apart, so a partial implementation needs no ``--filter``.
+* Under flavour ``kafka``, a ``divergence`` vector without ``expected_kafka`` states groupspec's
+  rule where Kafka's own code breaks it (docs/divergences.md names each). When such a vector
+  fails it *diverges*: counted and listed apart under its divergence's name, with the reason and
+  diff a failure would have, and not a failure, because holding a Kafka-faithful target to it is
+  the point of recording the divergence, not a fault of the target. A divergence vector that
+  carries ``expected_kafka`` is held to it like any other vector.
 
 Each machine's registry entry (:mod:`groupspec.machines`) names its :class:`Judge`: how its
 outputs are compared and its properties checked. A property check
@@ -60,10 +66,14 @@ class Outcome:
     unsupported: bool = False
     path: str = ""
     input: str = ""
+    #: The docs/divergences.md entry a failed ``divergence`` vector departs by (flavour kafka).
+    diverged: str = ""
 
     @property
     def status(self) -> str:
-        return "passed" if self.passed else "unsupported" if self.unsupported else "failed"
+        if self.passed:
+            return "passed"
+        return "unsupported" if self.unsupported else "diverged" if self.diverged else "failed"
 
 
 @dataclass
@@ -82,15 +92,20 @@ class Report:
     def unsupported(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.unsupported]
 
-    def summary(self) -> list[tuple[str, int, int, int, int]]:
-        """(machine, vectors, passed, failed, unsupported) per machine, in name order."""
+    @property
+    def diverged(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "diverged"]
+
+    def summary(self) -> list[tuple[str, int, int, int, int, int]]:
+        """(machine, vectors, passed, failed, unsupported, diverged) per machine, in name
+        order."""
         rows: dict[str, list[int]] = {}
-        column = {"passed": 1, "failed": 2, "unsupported": 3}
+        column = {"passed": 1, "failed": 2, "unsupported": 3, "diverged": 4}
         for o in self.outcomes:
-            row = rows.setdefault(o.machine, [0, 0, 0, 0])
+            row = rows.setdefault(o.machine, [0, 0, 0, 0, 0])
             row[0] += 1
             row[column[o.status]] += 1
-        return [(m, r[0], r[1], r[2], r[3]) for m, r in sorted(rows.items())]
+        return [(m, r[0], r[1], r[2], r[3], r[4]) for m, r in sorted(rows.items())]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,6 +194,15 @@ def _compact(doc: Any) -> str:
     return f"{text[:_INPUT_CHARS]}... ({len(text)} characters in all)"
 
 
+def _divergence(vector: Vector, flavour: str) -> str:
+    """The divergence a failure of ``vector`` is, by the module docstring's rule, or ""."""
+    if flavour != "kafka" or vector.expected_kafka is not None:
+        return ""
+    if vector.source.get("kind") != "divergence":
+        return ""
+    return str(vector.source.get("name") or vector.source.get("docs") or "unnamed")
+
+
 def run(vectors: Iterable[Vector], target: Target, flavour: str,
         progress: Callable[[Outcome], None] | None = None, root: Path | None = None) -> Report:
     """Send every vector to ``target`` and judge the answers. ``root`` (the version folder)
@@ -195,7 +219,8 @@ def run(vectors: Iterable[Vector], target: Target, flavour: str,
                 where = "" if passed else str(root / vector.path) if root else vector.path
                 outcome = Outcome(vector.id, vector.machine, vector.handler, vector.case, passed,
                                   reason, diff, "" if passed else response.stderr, path=where,
-                                  input="" if passed else _compact(vector.input))
+                                  input="" if passed else _compact(vector.input),
+                                  diverged="" if passed else _divergence(vector, flavour))
             report.outcomes.append(outcome)
             if progress is not None:
                 progress(outcome)
@@ -210,17 +235,19 @@ def run(vectors: Iterable[Vector], target: Target, flavour: str,
 # ---------------------------------------------------------------------------------------------
 
 
-def _totals(report: Report) -> tuple[int, int, int, int]:
+def _totals(report: Report) -> tuple[int, int, int, int, int]:
     summary = report.summary()
     return (sum(r[1] for r in summary), sum(r[2] for r in summary), sum(r[3] for r in summary),
-            sum(r[4] for r in summary))
+            sum(r[4] for r in summary), sum(r[5] for r in summary))
 
 
 def table(report: Report) -> str:
-    """``machine | vectors | passed | failed | unsupported`` with a total row."""
-    rows = [(m, *map(str, counts)) for m, *counts in report.summary()]
-    rows.append(("total", *map(str, _totals(report))))
-    head = ("machine", "vectors", "passed", "failed", "unsupported")
+    """``machine | vectors | passed | failed | unsupported`` with a total row, and a column
+    ``diverged`` when any vector diverged (only a Kafka flavour run has one)."""
+    width = 6 if report.diverged else 5
+    rows = [(m, *map(str, counts))[:width] for m, *counts in report.summary()]
+    rows.append(("total", *map(str, _totals(report)))[:width])
+    head = ("machine", "vectors", "passed", "failed", "unsupported", "diverged")[:width]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(r: Sequence[str]) -> str:
@@ -261,16 +288,32 @@ def unsupported_text(report: Report) -> str:
     return "\n".join(out)
 
 
+def diverged_text(report: Report) -> str:
+    """The vectors that diverged, grouped by divergence, each with what a failure would say."""
+    by_name: dict[str, list[Outcome]] = {}
+    for o in report.diverged:
+        by_name.setdefault(o.diverged, []).append(o)
+    out = []
+    for name, outcomes in by_name.items():
+        out.append(f"DIVERGES ({len(outcomes)}): docs/divergences.md#{name}, where Kafka's code "
+                   "breaks the rule these vectors state")
+        for o in outcomes:
+            out.append(f"    {o.id}: {o.reason}")
+            out += [f"        {d}" for d in o.diff]
+    return "\n".join(out)
+
+
 def to_json(report: Report) -> dict[str, Any]:
     total = _totals(report)
     return {
         "target": report.target,
         "flavour": report.flavour,
         "notes": report.notes,
-        "machines": [{"machine": m, "vectors": n, "passed": p, "failed": f, "unsupported": u}
-                     for m, n, p, f, u in report.summary()],
+        "machines": [{"machine": m, "vectors": n, "passed": p, "failed": f, "unsupported": u,
+                      "diverged": d}
+                     for m, n, p, f, u, d in report.summary()],
         "total": {"vectors": total[0], "passed": total[1], "failed": total[2],
-                  "unsupported": total[3]},
+                  "unsupported": total[3], "diverged": total[4]},
         "results": [{**asdict(o), "status": o.status, "diff": list(o.diff)}
                     for o in report.outcomes],
     }
@@ -285,12 +328,15 @@ def to_junit(report: Report) -> bytes:
     for machine, outcomes in sorted(by_machine.items()):
         suite = ET.SubElement(suites, "testsuite", name=machine, tests=str(len(outcomes)),
                               failures=str(sum(o.status == "failed" for o in outcomes)), errors="0",
-                              skipped=str(sum(o.unsupported for o in outcomes)))
+                              skipped=str(sum(o.status in ("unsupported", "diverged")
+                                              for o in outcomes)))
         for o in outcomes:
             case = ET.SubElement(suite, "testcase", classname=f"{o.machine}.{o.handler}",
                                  name=o.case)
             if o.unsupported:
                 ET.SubElement(case, "skipped", message=f"unsupported: {o.reason}")
+            elif o.diverged:
+                ET.SubElement(case, "skipped", message=f"diverges ({o.diverged}): {o.reason}")
             elif not o.passed:
                 failure = ET.SubElement(case, "failure", message=o.reason)
                 body = [f"vector: {o.path}", f"input: {o.input}", *o.diff]

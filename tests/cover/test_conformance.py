@@ -211,7 +211,7 @@ def test_cli_json_junit_and_filter(tmp_path, capsys):
                  "--filter", "double_drift", "--json", "--junit", str(junit)])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert doc["total"] == {"vectors": 1, "passed": 0, "failed": 1, "unsupported": 0}
+    assert doc["total"] == {"vectors": 1, "passed": 0, "failed": 1, "unsupported": 0, "diverged": 0}
     assert doc["results"][0]["case"] == "double_drift"
     assert doc["results"][0]["diff"]
     suite = ET.parse(junit).getroot().find("testsuite")

@@ -65,13 +65,14 @@ def test_a_partial_adapter_answers_unsupported_and_nothing_fails(tmp_path):
     assert {o.reason for o in report.unsupported} == {"only the assignor lives here"}
     assert [o.id for o in report.outcomes if o.passed] == [v.id for v in EDGES]
     rows = {row[0]: row[1:] for row in report.summary()}
-    assert rows["records"] == (3, 0, 0, 3)
-    assert rows["simple_assignor"] == (len(EDGES), len(EDGES), 0, 0)
+    assert rows["records"] == (3, 0, 0, 3, 0)
+    assert rows["simple_assignor"] == (len(EDGES), len(EDGES), 0, 0, 0)
     text = runner.unsupported_text(report)
     assert "UNSUPPORTED (5): only the assignor lives here" in text
     assert RECORDS[0].id in text and CLASSIC[1].id in text
     doc = runner.to_json(report)
-    assert doc["total"] == {"vectors": len(vectors), "passed": len(EDGES), "failed": 0, "unsupported": 5}
+    assert doc["total"] == {"vectors": len(vectors), "passed": len(EDGES), "failed": 0, "unsupported": 5,
+                            "diverged": 0}
     assert {r["status"] for r in doc["results"]} == {"passed", "unsupported"}
 
 
@@ -299,3 +300,45 @@ def test_a_lookup_error_inside_a_handler_is_internal_not_an_unknown_handler(monk
     assert response.error == ("internal", "IndexError: list index out of range")
     response = targets.make_target("impl", 1.0).call("r", "simple_assignor", "nope", {})
     assert response.error is not None and response.error[0] == "unknown_handler"
+
+
+class _SpecWithPlantedAnswers:
+    """The spec's in-process answers, except for the vectors named: there an empty output, as a
+    target that breaks the vector's rule would answer."""
+
+    name = "planted"
+
+    def __init__(self, wrong: set[str]) -> None:
+        self.notes: list[str] = []
+        self.inner = targets.InProcessTarget("spec")
+        self.wrong = wrong
+
+    def call(self, request_id: str, machine: str, handler: str, doc: object) -> Response:
+        if request_id in self.wrong:
+            return Response(output={"outputs": [], "view": {}})
+        return self.inner.call(request_id, machine, handler, doc)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+SHARE_PARTITION = [v for v in VECTORS if v.machine == "share_partition"]
+DIVERGENT = [v for v in SHARE_PARTITION if v.source["kind"] == "divergence" and v.expected_kafka is None]
+
+
+def test_a_divergence_vector_that_fails_on_kafka_flavour_diverges_and_others_fail(capsys):
+    assert DIVERGENT, "share_partition has divergence vectors without a Kafka answer"
+    plain = next(v for v in SHARE_PARTITION if v.source["kind"] != "divergence")
+    chosen = [DIVERGENT[0], plain]
+    report = runner.run(chosen, _SpecWithPlantedAnswers({v.id for v in chosen}), "kafka")
+    assert [o.status for o in report.outcomes] == ["diverged", "failed"]
+    assert report.diverged[0].diverged == DIVERGENT[0].source["name"]
+    assert report.summary() == [("share_partition", 2, 0, 1, 0, 1)]
+    assert "diverged" in runner.table(report).splitlines()[0]
+    text = runner.diverged_text(report)
+    assert f"docs/divergences.md#{DIVERGENT[0].source['name']}" in text and DIVERGENT[0].id in text
+    assert runner.to_json(report)["total"]["diverged"] == 1
+    # Under flavour groupspec the same answer is a failure like any other.
+    again = runner.run(chosen[:1], _SpecWithPlantedAnswers({DIVERGENT[0].id}), "groupspec")
+    assert [o.status for o in again.outcomes] == ["failed"]
+    assert "diverged" not in runner.table(again)

@@ -23,9 +23,9 @@ import pytest
 from hypothesis import note
 from hypothesis.stateful import invariant
 
+from groupspec.conformance import runner, targets
 from groupspec.conformance import share_partition as share_partition_conformance
 from groupspec.conformance import share_partition_json as spj
-from groupspec.conformance import targets
 from groupspec.conformance import vector_format as vf
 from groupspec.types.share_partition import (
     Acknowledge,
@@ -40,9 +40,10 @@ from tests.stateful.test_share_partition_stateful import CONFIG, START, ShareAgr
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
                                 reason="needs Java 17 and Maven (the README's set-up has both)")
 
-#: Vectors that fail on Kafka 4.2.1's code: the docs/divergences.md entry each one is marked with
-#: (``source.kind`` "divergence", ``source.name``) and the text its failure must show.
-KNOWN_FAILURES = {
+#: Vectors that diverge on Kafka 4.2.1's code (the runner lists them apart from failures): the
+#: docs/divergences.md entry each one is marked with (``source.kind`` "divergence",
+#: ``source.name``) and the text its judgement must show.
+KNOWN_DIVERGENCES = {
     # share_acquire_inverted_range: at the in-flight limit, a fetch from the end offset whose log
     # starts past it gives SharePartition#acquire an inverted range; Kafka throws, groupspec
     # acquires nothing.
@@ -63,19 +64,21 @@ def test_the_share_partition_vectors_pass_on_kafkas_own_code() -> None:
     report = run_on_kafka(vectors, root)
     statuses = {o.id: o.status for o in report.outcomes}
     assert [i for i, s in statuses.items() if s == "unsupported"] == []
-    failed = {o.id: o.reason for o in report.outcomes if o.status == "failed"}
+    assert report.failed == [], runner.failures_text(report)
+    failed = {o.id: o.reason for o in report.diverged}
     # Exactly the known ones, for their known reason: a vector that starts passing leaves the list.
-    assert sorted(failed) == sorted(KNOWN_FAILURES)
+    assert sorted(failed) == sorted(KNOWN_DIVERGENCES)
+    assert {o.diverged for o in report.diverged} == {name for name, _ in KNOWN_DIVERGENCES.values()}
     page = Path(__file__).resolve().parents[2] / "docs" / "divergences.md"
     divergences = page.read_text(encoding="utf-8")
     by_id = {v.id: v for v in vectors}
     for vid, reason in failed.items():
-        name, text = KNOWN_FAILURES[vid]
+        name, text = KNOWN_DIVERGENCES[vid]
         assert text in reason, (vid, reason)
         assert by_id[vid].source["kind"] == "divergence" and by_id[vid].source["name"] == name, vid
         assert f"\n## {name}:" in divergences, name
     # Every divergence vector of the machine is a known failure.
-    assert {v.id for v in vectors if v.source["kind"] == "divergence"} == set(KNOWN_FAILURES)
+    assert {v.id for v in vectors if v.source["kind"] == "divergence"} == set(KNOWN_DIVERGENCES)
 
 
 def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
@@ -151,7 +154,7 @@ class KafkaAgreement(ShareAgreement):
             return
         response = self._on_kafka(len(self.events))
         if response.error is not None:
-            # Kafka 4.2.1's acquire throws on an inverted range (KNOWN_FAILURES above), where
+            # Kafka 4.2.1's acquire throws on an inverted range (KNOWN_DIVERGENCES above), where
             # groupspec acquires nothing: that fetch must be one groupspec answers with nothing,
             # and the run up to it must agree.
             kind, message = response.error
