@@ -98,3 +98,43 @@ def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
     report = run_on_kafka([vf.vector_from_json(doc, f"{case}/vector.json")], planted, "groupspec")
     assert [o.status for o in report.outcomes] == ["failed"]
     assert any("REBALANCE_IN_PROGRESS" in line for line in report.outcomes[0].diff)
+
+
+def _expectation_of_the_impl(case: str, tmp_path: Path) -> tuple[list[vf.Vector], Path]:
+    """The vector ``case`` with its expectation rewritten to what groupspec's impl answers now."""
+    from groupspec.conformance.targets import dispatch
+
+    root = vf.default_root()
+    path = f"{MACHINE}/run/{case}"
+    doc = json.loads((root / path / "vector.json").read_text(encoding="utf-8"))
+    doc["expected"] = dispatch("impl", MACHINE, "run", doc["input"])
+    where = tmp_path / "v"
+    (where / path).mkdir(parents=True)
+    (where / path / "vector.json").write_text(json.dumps(doc), encoding="utf-8")
+    return [vf.vector_from_json(doc, f"{path}/vector.json")], where
+
+
+def test_a_wrong_rule_in_the_impl_is_caught_by_kafkas_code(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the impl answers a Heartbeat to a loading coordinator COORDINATOR_LOAD_IN_PROGRESS
+    (Kafka's service answers NONE, so the member carries on). Were spec and impl both wrong the
+    same way, their agreement would hold and the vectors generated from them would state the
+    wrong rule; Kafka's code is the check that is independent of both."""
+    from groupspec.impl.classic_group import coordinator
+    from groupspec.types.classic_group import Errors, Heartbeat, HeartbeatResponse
+
+    case = "heartbeat_while_loading_is_answered_none"
+    honest = run_on_kafka(*_expectation_of_the_impl(case, tmp_path / "honest"), "groupspec")
+    assert [o.status for o in honest.outcomes] == ["passed"], honest.outcomes
+
+    refusal = coordinator._refusal
+
+    def wrong(event: object, error: Errors) -> object:
+        if isinstance(event, Heartbeat) and error is Errors.COORDINATOR_LOAD_IN_PROGRESS:
+            return HeartbeatResponse(error)
+        return refusal(event, error)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(coordinator, "_refusal", wrong)
+    planted = run_on_kafka(*_expectation_of_the_impl(case, tmp_path / "planted"), "groupspec")
+    assert [o.status for o in planted.outcomes] == ["failed"]
+    assert any("COORDINATOR_LOAD_IN_PROGRESS" in line for line in planted.outcomes[0].diff), planted.outcomes
