@@ -36,8 +36,8 @@ ON_KAFKA = {
     "simple_assignor": {"assign": {"passed"}},
 }
 #: Machines of the adapter with a test of their own: classic_group (test_kafka_classic_group.py),
-#: share_partition (test_kafka_share_partition.py).
-ELSEWHERE = {"classic_group", "share_partition"}
+#: share_partition (test_kafka_share_partition.py), share_group (test_kafka_share_group.py).
+ELSEWHERE = {"classic_group", "share_partition", "share_group"}
 
 
 @pytest.mark.parametrize("machine", sorted(ON_KAFKA))

@@ -66,8 +66,9 @@ public final class Adapter {
         MACHINES.put("simple_assignor", new SimpleAssignorMachine());
         MACHINES.put("classic_group", new ClassicGroupMachine());
         MACHINES.put("share_partition", new SharePartitionMachine());
+        MACHINES.put("share_group", new ShareGroupMachine());
         String later = "not yet driven through Kafka's classes by this adapter (issue 18)";
-        for (String machine : List.of("share_group", "share_consumer")) {
+        for (String machine : List.of("share_consumer")) {
             ABSENT.put(machine, later);
         }
     }
