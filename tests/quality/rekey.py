@@ -1,8 +1,9 @@
 """Carry the judged mutants' keys over an edit of the files they sit in.
 
 A mutant's key names its line and its occurrence (the count of the operator's sites before it in
-the file), so an edit above a judged mutant changes its key, and the judgement (equivalent or
-wording, tests/quality/equivalent_mutants/) would name a mutant the tool no longer makes. This
+the file), so an edit above a judged mutant changes its key, and the judgement (each list of
+tests/quality/equivalent_mutants/: equivalent, wording, compressed) would name a mutant the tool
+no longer makes. This
 matches each judged mutant of the file as it was at ``--base`` to the mutant of the file now
 that has the same operator on a line of the same text, the n-th such pair in both, and rewrites
 the key; a judgement whose line is gone or changed is reported, for a person to judge again::
