@@ -67,10 +67,7 @@ public final class Adapter {
         MACHINES.put("classic_group", new ClassicGroupMachine());
         MACHINES.put("share_partition", new SharePartitionMachine());
         MACHINES.put("share_group", new ShareGroupMachine());
-        String later = "not yet driven through Kafka's classes by this adapter (issue 18)";
-        for (String machine : List.of("share_consumer")) {
-            ABSENT.put(machine, later);
-        }
+        MACHINES.put("share_consumer", new ShareConsumerMachine());
     }
 
     private Adapter() {
