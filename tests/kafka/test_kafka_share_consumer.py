@@ -1,0 +1,144 @@
+"""share_consumer's vectors on Kafka 4.2.1's own client classes (adapters/kafka/, ShareConsumerRun.java).
+
+The adapter builds the share consumer's membership as KafkaShareConsumer does, from kafka-clients'
+own classes (ShareMembershipManager, ShareHeartbeatRequestManager with its HeartbeatState and a
+HeartbeatRequestState without jitter, CoordinatorRequestManager, the poll timer), and runs them
+as ConsumerNetworkThread does: woken by the application's calls and by responses, otherwise
+asleep until the least of 5 s and the managers' own timeouts. It plays the network: the vector's
+answers complete the heartbeats in send order; FindCoordinator is answered at once, or
+retry.backoff.ms after the coordinator was lost. Two runs:
+
+- flavour ``kafka`` (the target's default; the vectors carry no ``expected_kafka``, so the
+  property ``one_in_flight``): every vector passes but the UNSUPPORTED ones;
+- flavour ``groupspec``: every vector's exact expectation holds on Kafka's code except the
+  DIFFER ones, each with its cause. A listed vector that starts to pass, or a new difference,
+  means Kafka, the adapter or groupspec changed: the test says so.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groupspec.conformance import runner
+from groupspec.conformance import vector_format as vf
+from tests.kafka import run_on_kafka
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
+                                reason="needs Java 17 and Maven (the README's set-up has both)")
+
+MACHINE = "share_consumer"
+
+# The causes, each seen on Kafka 4.2.1's code (kafka-clients, package consumer.internals):
+#
+# BACKGROUND: ShareMembershipManager#poll calls maybeReconcile(true), and ConsumerNetworkThread
+#   polls every request manager on each pass, so a new target is applied (SubscriptionState
+#   changed, ACKNOWLEDGING) in the pass right after its answer arrives; the acknowledging
+#   heartbeat then goes when the thread next wakes (the application's next call, or a timeout).
+#   groupspec applies the target on the application's next Poll.
+# EMPTY_JOIN: a joining member's first target, even an empty one, differs from its current
+#   assignment, LocalAssignment.NONE (equals compares the local epoch, -1 against 0), so
+#   processAssignmentReceived goes JOINING -> RECONCILING (upstream's ShareMembershipManagerTest
+#   #testTransitionToReconcilingIfEmptyAssignmentReceived asserts it), and the empty assignment
+#   is acknowledged by a heartbeat of its own at the thread's next wake. groupspec goes
+#   JOINING -> STABLE and waits for the interval.
+# LEAVE_TOPICS: HeartbeatState#buildRequestData sends the subscribed topics whenever they differ
+#   from the last sent ones, a leave included: after unsubscribe() the leave carries [], and a
+#   poll-timer leave after an error (sent fields reset) carries the whole subscription.
+#   groupspec never sends topics with a leave.
+# REJOIN_RACK: HeartbeatState sends RackId only while its sent fields hold none; only an error or
+#   the poll timer resets them, so a member that leaves and joins again joins without its rack
+#   (docs/divergences.md, share_consumer_rejoin_rack). groupspec sends the rack with every join.
+#
+#: Vectors whose exact expectation Kafka 4.2.1's client does not meet: the causes, and a line of
+#: the difference.
+ASSIGNED = "assigned: expected None, got (TopicPartitions"
+TWO_IN_A_TICK = "sent 2 heartbeats during this Tick (at [5000, 10000] ms, epochs [1, -1])"
+
+DIFFER = {
+    "an_emptied_assignment_is_reconciled": ("BACKGROUND", f"event 2.{ASSIGNED}"),
+    "fenced_member_rejoins": ("BACKGROUND", f"event 2.{ASSIGNED}"),
+    "new_assignment_applied_on_poll": ("BACKGROUND", f"event 4.{ASSIGNED}"),
+    "unsubscribe_leaves": ("BACKGROUND, LEAVE_TOPICS",
+                           "event 4.sent.subscribed_topic_names: expected None, got ()"),
+    "leave_answered_after_rejoining": ("LEAVE_TOPICS, REJOIN_RACK",
+                                       "event 6.sent.rack_id: expected 'r1', got None"),
+    # The Subscribe wakes the thread, which sends the pending acknowledgement of the empty join
+    # assignment at once, carrying the new topics; the empty subscription's leave carries [].
+    "new_subscription_is_sent_and_an_empty_one_leaves": (
+        "EMPTY_JOIN, LEAVE_TOPICS", "event 6.sent.subscribed_topic_names: expected None, got ()"),
+    # The acknowledgement of the empty join assignment goes at the thread's 5 s timeout.
+    "poll_timer_counts_from_the_last_poll": ("EMPTY_JOIN",
+                                             "event 3.sent: expected None, got ShareGroupHeartbeat("),
+    "poll_timer_waits_for_the_coordinator": (
+        "LEAVE_TOPICS", "event 6.sent.subscribed_topic_names: expected None, got ('t1',)"),
+}
+
+#: Vectors Kafka's answer cannot be written for, all from EMPTY_JOIN: the acknowledgement of the
+#: empty join assignment is one heartbeat more than the vector's script expects, so a Tick holds
+#: two heartbeats (an output holds one), or the vector answers a heartbeat Kafka never sent.
+UNSUPPORTED = {
+    "poll_timeout_leaves_the_member_stale": TWO_IN_A_TICK,
+    "poll_timeout_makes_the_member_stale": TWO_IN_A_TICK,
+    "poll_timer_expired_by_a_later_tick": TWO_IN_A_TICK,
+    "poll_timer_leave_answered_after_the_rejoin": "events[8]: the vector answers a heartbeat, but every",
+}
+
+
+def _vectors() -> tuple[list[vf.Vector], Path]:
+    root = vf.default_root()
+    return [v for v in vf.load(root) if v.machine == MACHINE], root
+
+
+def _case(outcome_id: str) -> str:
+    return outcome_id.rsplit("/", 1)[-1]
+
+
+def _unsupported_as_listed(report: runner.Report) -> None:
+    unsupported = {_case(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
+    assert set(unsupported) == set(UNSUPPORTED)
+    for case, reason in UNSUPPORTED.items():
+        assert reason in unsupported[case], (case, unsupported[case])
+
+
+def test_every_vector_passes_on_kafka_but_the_unsupported() -> None:
+    vectors, root = _vectors()
+    report = run_on_kafka(vectors, root, "kafka")
+    assert [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"] == []
+    _unsupported_as_listed(report)
+    assert sum(o.status == "passed" for o in report.outcomes) == len(vectors) - len(UNSUPPORTED)
+
+
+def test_groupspecs_exact_expectations_hold_on_kafka_but_the_listed() -> None:
+    vectors, root = _vectors()
+    report = run_on_kafka(vectors, root, "groupspec")
+    _unsupported_as_listed(report)
+    failed = {_case(o.id): o.diff for o in report.outcomes if o.status == "failed"}
+    assert {case: diff for case, diff in failed.items() if case not in DIFFER} == {}
+    assert set(DIFFER) <= set(failed), f"now passing on Kafka: {sorted(set(DIFFER) - set(failed))}"
+    for case, (_, line) in DIFFER.items():
+        assert any(line in d for d in failed[case]), (case, failed[case])
+    passed = sum(o.status == "passed" for o in report.outcomes)
+    assert passed == len(vectors) - len(DIFFER) - len(UNSUPPORTED)
+
+
+def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
+    """Planted: the periodic heartbeat of join_and_heartbeat expected with the wrong epoch fails on
+    Kafka's code (flavour groupspec), and so does the view's wrong interval."""
+    root = vf.default_root()
+    case = f"{MACHINE}/run/join_and_heartbeat"
+    doc = json.loads((root / case / "vector.json").read_text(encoding="utf-8"))
+    sent = doc["expected"]["outputs"][5]["sent"]
+    assert sent["member_epoch"] == 1
+    sent["member_epoch"] = 2
+    doc["expected"]["view"]["heartbeat_interval_ms"] = 4000
+    planted = tmp_path / "v"
+    (planted / case).mkdir(parents=True)
+    (planted / case / "vector.json").write_text(json.dumps(doc), encoding="utf-8")
+    report = run_on_kafka([vf.vector_from_json(doc, f"{case}/vector.json")], planted, "groupspec")
+    assert [o.status for o in report.outcomes] == ["failed"]
+    assert any("member_epoch: expected 2, got 1" in line for line in report.outcomes[0].diff)
+    assert any("heartbeat_interval_ms: expected 4000, got 5000" in line for line in report.outcomes[0].diff)
