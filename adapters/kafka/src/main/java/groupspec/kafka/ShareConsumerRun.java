@@ -65,17 +65,18 @@ import static org.mockito.Mockito.when;
  *
  * <p>This class plays what surrounds them in a KafkaShareConsumer: the application thread's calls
  * become what ApplicationEventProcessor does with them (subscribe: {@code subscribeToShareGroup} then
- * {@code onSubscriptionUpdated}; unsubscribe: {@code unsubscribe} then {@code leaveGroup}; poll: the
- * SharePollEvent's {@code maybeReconcile(true)}, {@code onConsumerPoll}, {@code resetPollTimer}, and
- * nothing when ShareConsumerImpl#poll throws for want of a subscription); after every event it runs
- * the network thread's loop (ConsumerNetworkThread#runOnce: every request manager polled in
- * RequestManagers' order, coordinator, heartbeat, membership; what they return is sent) at the
- * current time until a pass sends nothing; it plays the network: heartbeats are kept in send order
- * and the vector's answers and failures complete them ({@code FutureCompletionHandler#onComplete});
- * a FindCoordinator is answered at once, except after the coordinator was lost, when its answer
- * arrives retry.backoff.ms after the loss (groupspec's rediscovery time). Collaborators that hold no
- * rule of membership are mocks (the metadata, which names each assigned topic id) or plain objects
- * (SubscriptionState, Metrics).
+ * {@code onSubscriptionUpdated}; unsubscribe, or an empty subscription: {@code unsubscribe} then
+ * {@code leaveGroup}; poll: the SharePollEvent's {@code maybeReconcile(true)}, {@code onConsumerPoll},
+ * {@code resetPollTimer}, and nothing when ShareConsumerImpl#poll throws for want of a subscription).
+ * The network thread runs as ConsumerNetworkThread runs: each pass polls every request manager in
+ * RequestManagers' order (coordinator, heartbeat, membership) and sends what they return; it is woken
+ * by the application's calls and by responses, and otherwise sleeps until the least of its 5 s cap and
+ * the managers' own timeouts. This class plays the network: heartbeats are kept in send order and the
+ * vector's answers and failures complete them ({@code FutureCompletionHandler#onComplete}); a
+ * FindCoordinator is answered at once, except after the coordinator was lost, when its answer arrives
+ * retry.backoff.ms after the loss (groupspec's rediscovery time). Collaborators that hold no rule of
+ * membership are a mock (the metadata, which names each assigned topic id; the background event
+ * handler, which collects the error events) or plain objects (SubscriptionState, Metrics).
  */
 final class ShareConsumerRun {
     static final class Unsupported extends Exception {
