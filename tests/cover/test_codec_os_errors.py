@@ -134,7 +134,8 @@ def test_a_write_the_disk_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                                   exc: OSError, said: str) -> None:
     folder = tmp_path / "p-0"
     with SegmentWriter(folder) as writer:
-        writer.roll()
+        writer.append(_batch())
+        second = writer.roll()  # the refusal names the segment being written, not the first
         real = writer._out
         assert real is not None
 
@@ -145,8 +146,9 @@ def test_a_write_the_disk_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         writer._out = Refusing(real.name, "ab")
         real.close()
         err = _refusal(lambda: writer.append(_batch()))
-    assert (err.field, err.problem) == (str(folder / segment.segment_file_name(0)), f"cannot write: {said}")
-    assert (folder / segment.segment_file_name(0)).stat().st_size == 0
+    assert second == folder / segment.segment_file_name(1)
+    assert (err.field, err.problem) == (str(second), f"cannot write: {said}")
+    assert second.stat().st_size == 0
 
 
 def test_a_write_the_file_takes_none_of(tmp_path: Path) -> None:
