@@ -5,12 +5,21 @@ with each answer (share_group_coordinator.md §6; KafkaShareConsumer's ``ShareMe
 Theory of operation
 -------------------
 One step function over client events. The member joins with epoch 0 on the first poll after a
-subscribe, takes the epoch and assignment each answer gives, and applies a new assignment on
-the next poll (RECONCILING -> ACKNOWLEDGING), telling the coordinator at once with its next
-heartbeat (ACKNOWLEDGING -> STABLE). Fencing errors make it rejoin with the same member id;
-most other errors are fatal. After every event the member decides whether to send, in the order
-of Kafka's ``AbstractHeartbeatRequestManager.poll`` (seed 000 §5-1 quotes it):
+subscribe and takes the epoch and assignment each answer gives. A target that differs from the
+current assignment is applied by the network thread in the pass that handles the answer
+(``ShareMembershipManager.poll`` reconciles on every pass), so the partitions change with the
+answer (RECONCILING -> ACKNOWLEDGING); the acknowledging heartbeat goes when the thread next
+wakes (ACKNOWLEDGING -> STABLE). A member that has just joined holds no assignment at all
+(Kafka's ``LocalAssignment.NONE``), so its first target, even an empty one, is reconciled and
+acknowledged like any other. Fencing errors make it rejoin with the same member id; most other
+errors are fatal. After every event the member decides whether to send, in the order of Kafka's
+``AbstractHeartbeatRequestManager.poll`` (seed 000 §5-1 quotes it), then reconciles:
 
+* The network thread sleeps after reconciling: every event but a Tick wakes it, and so does a
+  Tick reaching ``ack_wake`` (the least of ``ConsumerNetworkThread.MAX_POLL_TIMEOUT_MS``, 5 s,
+  and the heartbeat timer's wait, counted from the reconciliation); until then the
+  acknowledgement waits and a Tick does nothing. Every other Tick is one wake of the thread at
+  its ``to_ms`` (a Tick past the wake sends at ``to_ms`` what Kafka sends at the wake).
 * Nothing without a known coordinator or in UNSUBSCRIBED, FENCED, FATAL and STALE; a leave that
   cannot be sent is complete (UNSUBSCRIBED).
 * The poll timer (``max_poll_interval_ms`` since the last poll) is read only then: expired in
@@ -24,7 +33,8 @@ of Kafka's ``AbstractHeartbeatRequestManager.poll`` (seed 000 §5-1 quotes it):
   ``retry_backoff_ms`` (``RequestState``); a rediscovery or a fencing clears it. An error or
   failure also drops the interval timer to zero. Answers arrive in the order of the requests.
 * A request always carries group, member and epoch; the rack only in the first request after a
-  reset; the topics when joining or when the subscription differs from what was last sent.
+  reset; the topics when joining or when the subscription differs from what was last sent, a
+  leave included (``HeartbeatState.buildRequestData``: ``[]`` after an unsubscribe).
   Any error or failure resets what was sent, so the next request is full.
 * Every state change obeys Kafka's table of allowed predecessors (``PREDECESSORS``).
 
@@ -68,6 +78,8 @@ NO_HEARTBEAT = frozenset({S.UNSUBSCRIBED, S.FENCED, S.FATAL, S.STALE})
 URGENT = frozenset({S.JOINING, S.ACKNOWLEDGING, S.LEAVING})
 FENCING = frozenset({Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID})
 REDISCOVER = frozenset({Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE})
+#: ConsumerNetworkThread.MAX_POLL_TIMEOUT_MS: the longest the network thread sleeps.
+WAKE_CAP_MS = 5_000
 Assignment = tuple[TopicPartitions, ...]
 
 
@@ -79,7 +91,12 @@ class State:
     epoch: int = 0
     subscription: frozenset[str] = frozenset()
     assignment: Assignment = ()
+    #: No assignment reconciled since the member joined (Kafka's LocalAssignment.NONE): the first
+    #: target, even one equal to ``assignment``, is reconciled and acknowledged.
+    unreconciled: bool = True
     target: Assignment | None = None
+    #: The network thread, asleep after a reconciliation, wakes by itself at this time.
+    ack_wake: int = 0
     interval: int = 0
     #: The periodic heartbeat is due at this time.
     due: int = 0
@@ -132,7 +149,8 @@ def initial_state(config: ShareConsumerConfig = ShareConsumerConfig(), now_ms: i
 def step(state: State, event: ShareConsumerEvent) -> tuple[State, ClientOutput]:
     st = _Step(replace(state, transitions=()))
     TABLE.rule(state.state, event)(st, event)
-    _maybe_send(st)
+    _maybe_send(st, woken=not isinstance(event, Tick))
+    _reconcile(st)
     return st.state, ClientOutput(st.sent, st.assigned, st.fatal)
 
 
@@ -166,14 +184,6 @@ def _poll_to_join(st: _Step, event: Poll) -> None:
         _join(st)
 
 
-def _poll_to_apply(st: _Step, event: Poll) -> None:
-    """A poll applies the target the coordinator gave; the next heartbeat acknowledges it."""
-    _poll(st, event)
-    if st.state.target is not None:
-        st.assign(st.state.target)
-        st.go(S.ACKNOWLEDGING)
-
-
 def _tick(st: _Step, event: Tick) -> None:
     """Time passes: the coordinator may be found again (the poll timer is read before a send)."""
     s = st.set(now=max(st.state.now, event.to_ms))
@@ -183,7 +193,7 @@ def _tick(st: _Step, event: Tick) -> None:
 
 def _join(st: _Step) -> None:
     st.go(S.JOINING)
-    st.set(epoch=0, target=None, sent_topics=None, rack_sent=False)
+    st.set(epoch=0, target=None, unreconciled=True, sent_topics=None, rack_sent=False)
 
 
 def _leave(st: _Step, *, stale: bool) -> None:
@@ -227,12 +237,10 @@ def _answered(st: _Step, event: HeartbeatAnswered) -> None:
         return  # a completed leave, or an answer the member no longer waits for
     target = s.target if r.assignment is None else r.assignment
     s = st.set(epoch=r.member_epoch, target=target)
-    if s.target is None:
-        return
-    if s.target == s.assignment:
-        if s.state in (S.JOINING, S.RECONCILING):
-            st.go(S.STABLE)
-    elif s.state in (S.STABLE, S.JOINING, S.ACKNOWLEDGING, S.RECONCILING):
+    if s.target is not None and (s.unreconciled or s.target != s.assignment):
+        # A new target (from JOINING, STABLE or ACKNOWLEDGING), reconciled at the end of the step.
+        # Kafka's way back to STABLE for a target equal to the assignment held is never taken: a
+        # joining member holds none yet, and a RECONCILING one reconciles in the answer's pass.
         st.go(S.RECONCILING)
 
 
@@ -281,8 +289,25 @@ def _fatal(st: _Step, why: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _maybe_send(st: _Step) -> None:
+def _reconcile(st: _Step) -> None:
+    """The network thread applies a new target at once (ShareMembershipManager.poll ->
+    maybeReconcile) and sleeps: the acknowledgement goes at its next wake."""
     s = st.state
+    if s.state is not S.RECONCILING or s.target is None:
+        return
+    st.assign(s.target)
+    st.set(unreconciled=False)
+    st.go(S.ACKNOWLEDGING)
+    # The heartbeat manager polled before the reconciliation in this pass: its wait is the
+    # heartbeat timer's, or the backoff's once that timer has run out.
+    wait = s.due - s.now if s.due > s.now else max(0, s.backoff_until - s.now)
+    st.set(ack_wake=s.now + min(WAKE_CAP_MS, wait))
+
+
+def _maybe_send(st: _Step, *, woken: bool) -> None:
+    s = st.state
+    if s.state is S.ACKNOWLEDGING and not woken and s.now < s.ack_wake:
+        return  # the network thread sleeps until ack_wake
     if not s.coordinator_known or s.state in NO_HEARTBEAT:
         if s.state is S.LEAVING:  # a leave that cannot be sent is complete
             st.go(S.UNSUBSCRIBED)
@@ -309,13 +334,12 @@ def _send(st: _Step, *, ignored: bool) -> None:
     c = s.config
     st.sent = ShareGroupHeartbeat(c.group_id, c.member_id, -1 if s.state is S.LEAVING else s.epoch,
                                   rack_id=None if s.rack_sent else c.rack_id,
-                                  subscribed_topic_names=topics if send_topics and s.state is not S.LEAVING
-                                  else None,
+                                  subscribed_topic_names=topics if send_topics else None,
                                   client_id=c.client_id)
     st.set(in_flight=True, rack_sent=True, due=s.now + s.interval, pending=(*s.pending, ignored),
            sent_topics=topics if send_topics else s.sent_topics)
-    if s.state is S.ACKNOWLEDGING:
-        st.go(S.STABLE if s.target == s.assignment else S.RECONCILING)
+    if s.state is S.ACKNOWLEDGING:  # the target is reconciled already: it is the assignment
+        st.go(S.STABLE)
     elif s.state is S.LEAVING:
         st.go(S.STALE if s.leaving_stale else S.UNSUBSCRIBED)
 
@@ -324,7 +348,6 @@ TABLE = kernel.Table("share_consumer", {
     **kernel.rows(_subscribe, Subscribe),
     **kernel.rows(_unsubscribe, Unsubscribe),
     **kernel.rows(_poll_to_join, Poll, states=(S.UNSUBSCRIBED, S.STALE)),
-    **kernel.rows(_poll_to_apply, Poll, states=(S.RECONCILING,)),
     **kernel.rows(_poll, Poll),
     **kernel.rows(_tick, Tick),
     **kernel.rows(_answered, HeartbeatAnswered),

@@ -79,7 +79,7 @@ class Unsubscribe:
 
 @dataclass(frozen=True)
 class Poll:
-    """The application polls: joins after a subscribe, reconciles, resets the poll timer."""
+    """The application polls: joins after a subscribe, wakes the network thread, resets the poll timer."""
 
 
 @dataclass(frozen=True)

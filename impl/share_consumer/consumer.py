@@ -1,6 +1,7 @@
 """The consumer's membership as one object: events in, the heartbeat to send and the partitions
 to consume out. It plays the parts of the consumer's application thread (subscribe, poll,
-unsubscribe, the poll timer) and of its network thread (responses, failures)."""
+unsubscribe, the poll timer) and of its network thread (responses, failures, and the
+reconciliation of a new assignment right after the answer that brought it)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,10 @@ class ShareConsumerMembership:
                     self._failed(event)
             case _:
                 raise InputError("event", f"{type(event).__name__} is not a share consumer event")
-        sent = hb.poll(self.now, self.now - self.last_poll >= self.config.max_poll_interval_ms)
+        sent = hb.poll(self.now, self.now - self.last_poll >= self.config.max_poll_interval_ms,
+                       woken=not isinstance(event, Tick))
+        if m.maybe_reconcile():
+            hb.after_reconciliation(self.now)
         return ClientOutput(sent, m.assignment_changed, m.fatal_reason)
 
     def _failed(self, event: HeartbeatFailed) -> None:

@@ -10,6 +10,9 @@ from groupspec.impl.share_consumer.membership import MembershipManager
 from groupspec.types.share_consumer import MemberState, ShareConsumerConfig
 from groupspec.types.share_group import ShareGroupHeartbeat
 
+#: ConsumerNetworkThread.MAX_POLL_TIMEOUT_MS: the network thread never sleeps longer.
+MAX_POLL_TIMEOUT_MS = 5_000
+
 
 class HeartbeatRequestState:
     def __init__(self) -> None:
@@ -41,6 +44,11 @@ class HeartbeatRequestState:
         self.next_ms = now
         self.backoff_until_ms = now + backoff_ms
 
+    def time_to_next_heartbeat(self, now: int) -> int:
+        """timeToNextHeartbeatMs: the heartbeat timer's remaining time, or once it has run out the
+        backoff's."""
+        return self.next_ms - now if self.next_ms > now else max(0, self.backoff_until_ms - now)
+
     def reset(self) -> None:
         """Forget the attempt: nothing in flight, no backoff."""
         self.in_flight = False
@@ -68,10 +76,16 @@ class HeartbeatRequestManager:
         self.rediscover_at = 0
         #: Requests awaiting their answer, oldest first: True where the answer is to be ignored.
         self.pending: deque[bool] = deque()
+        #: When the network thread, asleep after a reconciliation, wakes by itself.
+        self.wake_at = 0
         membership.on_join.append(self.sent.reset)
 
-    def poll(self, now: int, poll_timer_expired: bool) -> ShareGroupHeartbeat | None:
+    def poll(self, now: int, poll_timer_expired: bool, *, woken: bool) -> ShareGroupHeartbeat | None:
+        """One pass of the network thread; ``woken`` when an application event or an answer woke
+        it (a Tick only wakes it at ``wake_at``, while an acknowledgement waits)."""
         m = self.membership
+        if m.state is MemberState.ACKNOWLEDGING and not woken and now < self.wake_at:
+            return None
         if not self.coordinator_known or m.should_skip_heartbeat():
             m.on_heartbeat_request_skipped()
             return None
@@ -88,6 +102,11 @@ class HeartbeatRequestManager:
         if not urgent and not rs.can_send(now):
             return None
         return self._send(now, ignore_answer=False)
+
+    def after_reconciliation(self, now: int) -> None:
+        """The thread sleeps until the least of its cap and this manager's wait, computed in the
+        pass before the membership reconciled."""
+        self.wake_at = now + min(MAX_POLL_TIMEOUT_MS, self.request_state.time_to_next_heartbeat(now))
 
     def counts(self) -> bool:
         """An answer or failure arrived for the oldest request: False if it is to be ignored."""
@@ -115,7 +134,7 @@ class HeartbeatRequestManager:
             c.member_id,
             -1 if leaving else m.member_epoch,
             rack_id=rack,
-            subscribed_topic_names=topics if send_topics and not leaving else None,
+            subscribed_topic_names=topics if send_topics else None,
             client_id=c.client_id,
         )
 

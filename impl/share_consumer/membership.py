@@ -27,6 +27,9 @@ class MembershipManager:
         self.member_epoch = 0
         self.subscription: frozenset[str] = frozenset()
         self.current_assignment: tuple[TopicPartitions, ...] = ()
+        #: Kafka's LocalAssignment.NONE: nothing reconciled since the member (re)joined, so any
+        #: target, even an empty one, is still to be reconciled and acknowledged.
+        self.current_is_none = True
         self.target_assignment: tuple[TopicPartitions, ...] | None = None
         self.leaving_stale = False
         #: What changed for the application in the current step.
@@ -63,16 +66,24 @@ class MembershipManager:
         self.transition(S.JOINING)
         self.member_epoch = 0
         self.target_assignment = None
+        self.current_is_none = True
         for listener in self.on_join:
             listener()
 
     def on_poll(self) -> None:
-        """maybeReconcile on the application thread's poll, and the join after a subscribe."""
+        """The application's poll: the join after a subscribe."""
         if self.state in (S.UNSUBSCRIBED, S.STALE) and self.subscription:
             self.transition_to_joining()
-        elif self.state is S.RECONCILING and self.target_assignment is not None:
-            self._update_assignment(self.target_assignment)
-            self.transition(S.ACKNOWLEDGING)
+
+    def maybe_reconcile(self) -> bool:
+        """The network thread's pass (ShareMembershipManager.poll): apply a new target at once.
+        True when the member now has an assignment to acknowledge."""
+        if self.state is not S.RECONCILING or self.target_assignment is None:
+            return False
+        self._update_assignment(self.target_assignment)
+        self.current_is_none = False
+        self.transition(S.ACKNOWLEDGING)
+        return True
 
     def leave_group(self, *, stale: bool) -> None:
         if not self.in_group():
@@ -86,7 +97,7 @@ class MembershipManager:
 
     def on_heartbeat_request_generated(self) -> None:
         if self.state is S.ACKNOWLEDGING:
-            self.transition(S.STABLE if self.target_assignment == self.current_assignment else S.RECONCILING)
+            self.transition(S.STABLE)  # maybe_reconcile applied the target in the answer's pass
         elif self.state is S.LEAVING:
             self.on_leave_sent()
 
@@ -110,10 +121,9 @@ class MembershipManager:
             self.target_assignment = response.assignment
         if self.target_assignment is None:
             return
-        if self.target_assignment == self.current_assignment:
-            if self.state in (S.JOINING, S.RECONCILING):
-                self.transition(S.STABLE)
-        elif self.state in PREDECESSORS[S.RECONCILING]:
+        if self.current_is_none or self.target_assignment != self.current_assignment:
+            # processAssignmentReceived; its return to STABLE for an unchanged target is never
+            # needed: a joining member's assignment is NONE, and maybe_reconcile follows at once.
             self.transition(S.RECONCILING)
 
     def transition_to_fenced(self) -> None:

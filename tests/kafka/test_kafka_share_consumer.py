@@ -9,7 +9,7 @@ answers complete the heartbeats in send order; FindCoordinator is answered at on
 retry.backoff.ms after the coordinator was lost. Two runs:
 
 - flavour ``kafka`` (the target's default; the vectors carry no ``expected_kafka``, so the
-  property ``one_in_flight``): every vector passes but the UNSUPPORTED ones;
+  property ``one_in_flight``): every vector passes but the UNSUPPORTED ones (none);
 - flavour ``groupspec``: every vector's exact expectation holds on Kafka's code except the
   DIFFER ones, each with its cause. A listed vector that starts to pass, or a new difference,
   means Kafka, the adapter or groupspec changed: the test says so.
@@ -32,60 +32,27 @@ pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mv
 
 MACHINE = "share_consumer"
 
-# The causes, each seen on Kafka 4.2.1's code (kafka-clients, package consumer.internals):
+# groupspec follows Kafka 4.2.1's client in what its vectors show (issue 18): a new target is
+# reconciled on the network thread right after its answer (ShareMembershipManager#poll calls
+# maybeReconcile) and acknowledged at the thread's next wake; a joining member's first target,
+# even an empty one, is acknowledged (LocalAssignment.NONE never equals a target); a leave
+# carries the subscribed topics when they differ from those last sent (HeartbeatState
+# #buildRequestData). The vectors tick at each wake of Kafka's thread, so no Tick holds two
+# heartbeats. The cause left, a divergence groupspec keeps:
 #
-# BACKGROUND: ShareMembershipManager#poll calls maybeReconcile(true), and ConsumerNetworkThread
-#   polls every request manager on each pass, so a new target is applied (SubscriptionState
-#   changed, ACKNOWLEDGING) in the pass right after its answer arrives; the acknowledging
-#   heartbeat then goes when the thread next wakes (the application's next call, or a timeout).
-#   groupspec applies the target on the application's next Poll.
-# EMPTY_JOIN: a joining member's first target, even an empty one, differs from its current
-#   assignment, LocalAssignment.NONE (equals compares the local epoch, -1 against 0), so
-#   processAssignmentReceived goes JOINING -> RECONCILING (upstream's ShareMembershipManagerTest
-#   #testTransitionToReconcilingIfEmptyAssignmentReceived asserts it), and the empty assignment
-#   is acknowledged by a heartbeat of its own at the thread's next wake. groupspec goes
-#   JOINING -> STABLE and waits for the interval.
-# LEAVE_TOPICS: HeartbeatState#buildRequestData sends the subscribed topics whenever they differ
-#   from the last sent ones, a leave included: after unsubscribe() the leave carries [], and a
-#   poll-timer leave after an error (sent fields reset) carries the whole subscription.
-#   groupspec never sends topics with a leave.
 # REJOIN_RACK: HeartbeatState sends RackId only while its sent fields hold none; only an error or
 #   the poll timer resets them, so a member that leaves and joins again joins without its rack
 #   (docs/divergences.md, share_consumer_rejoin_rack). groupspec sends the rack with every join.
 #
-#: Vectors whose exact expectation Kafka 4.2.1's client does not meet: the causes, and a line of
+#: Vectors whose exact expectation Kafka 4.2.1's client does not meet: the cause, and a line of
 #: the difference.
-ASSIGNED = "assigned: expected None, got (TopicPartitions"
-TWO_IN_A_TICK = "sent 2 heartbeats during this Tick (at [5000, 10000] ms, epochs [1, -1])"
-
 DIFFER = {
-    "an_emptied_assignment_is_reconciled": ("BACKGROUND", f"event 2.{ASSIGNED}"),
-    "fenced_member_rejoins": ("BACKGROUND", f"event 2.{ASSIGNED}"),
-    "new_assignment_applied_on_poll": ("BACKGROUND", f"event 4.{ASSIGNED}"),
-    "unsubscribe_leaves": ("BACKGROUND, LEAVE_TOPICS",
-                           "event 4.sent.subscribed_topic_names: expected None, got ()"),
-    "leave_answered_after_rejoining": ("LEAVE_TOPICS, REJOIN_RACK",
-                                       "event 6.sent.rack_id: expected 'r1', got None"),
-    # The Subscribe wakes the thread, which sends the pending acknowledgement of the empty join
-    # assignment at once, carrying the new topics; the empty subscription's leave carries [].
-    "new_subscription_is_sent_and_an_empty_one_leaves": (
-        "EMPTY_JOIN, LEAVE_TOPICS", "event 6.sent.subscribed_topic_names: expected None, got ()"),
-    # The acknowledgement of the empty join assignment goes at the thread's 5 s timeout.
-    "poll_timer_counts_from_the_last_poll": ("EMPTY_JOIN",
-                                             "event 3.sent: expected None, got ShareGroupHeartbeat("),
-    "poll_timer_waits_for_the_coordinator": (
-        "LEAVE_TOPICS", "event 6.sent.subscribed_topic_names: expected None, got ('t1',)"),
+    "leave_answered_after_rejoining": ("REJOIN_RACK", "event 6.sent.rack_id: expected 'r1', got None"),
 }
 
-#: Vectors Kafka's answer cannot be written for, all from EMPTY_JOIN: the acknowledgement of the
-#: empty join assignment is one heartbeat more than the vector's script expects, so a Tick holds
-#: two heartbeats (an output holds one), or the vector answers a heartbeat Kafka never sent.
-UNSUPPORTED = {
-    "poll_timeout_leaves_the_member_stale": TWO_IN_A_TICK,
-    "poll_timeout_makes_the_member_stale": TWO_IN_A_TICK,
-    "poll_timer_expired_by_a_later_tick": TWO_IN_A_TICK,
-    "poll_timer_leave_answered_after_the_rejoin": "events[8]: the vector answers a heartbeat, but every",
-}
+#: Vectors Kafka's answer cannot be written for (two heartbeats in one Tick, or an answer to a
+#: heartbeat Kafka never sent): none.
+UNSUPPORTED: dict[str, str] = {}
 
 
 def _vectors() -> tuple[list[vf.Vector], Path]:

@@ -110,7 +110,9 @@ def _join() -> Case:
     return s.case(
         "join_and_heartbeat",
         "Subscribing only flags the change; the next poll joins with epoch 0, "
-        "rack and topics; one heartbeat in flight; then one every interval, carrying only the epoch.",
+        "rack and topics; one heartbeat in flight. The join's empty assignment is reconciled with "
+        "the answer (ACKNOWLEDGING) and acknowledged when the network thread wakes, here at the "
+        "interval, carrying only the epoch.",
         "§6.1, §6.2",
         MemberState.STABLE,
     )
@@ -121,15 +123,17 @@ def _reconcile() -> Case:
     s.add(Subscribe(("t1",)))
     s.add(Poll())
     s.answer(epoch=1, assignment=())
-    s.add(Tick(5_000))
+    s.add(Tick(5_000), sends=1)
     s.answer(epoch=2, assignment=P01, sends=None)
     s.add(Poll(), sends=2)
     return s.case(
-        "new_assignment_applied_on_poll",
-        "A new assignment is applied on the next poll "
-        "(RECONCILING -> ACKNOWLEDGING) and acknowledged by an immediate heartbeat (-> STABLE).",
+        "new_assignment_applied_with_its_answer",
+        "A new assignment is applied by the network thread right after the answer that brings it "
+        "(RECONCILING -> ACKNOWLEDGING: the partitions change with the answer) and acknowledged "
+        "when the thread next wakes, here at the application's poll (-> STABLE).",
         "§6.3",
         MemberState.STABLE,
+        upstream=MEMBERSHIP_MANAGER,
     )
 
 
@@ -205,7 +209,8 @@ def _leave() -> Case:
     s.answer(epoch=-1, sends=None)
     return s.case(
         "unsubscribe_leaves",
-        "Unsubscribing releases the assignment and leaves with epoch -1 at once, although the "
+        "Unsubscribing releases the assignment and leaves with epoch -1 at once, with the emptied "
+        "subscription ([]: the topics differ from those last sent), although the "
         "heartbeat that acknowledged the assignment is still in flight (the share consumer does "
         "not wait to leave); that heartbeat's answer no longer concerns the member, and the "
         "leave's answer completes the leave.",
@@ -219,6 +224,8 @@ def _stale() -> Case:
     s.add(Subscribe(("t1",)))
     s.add(Poll())
     s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
+    s.answer(epoch=1)
     s.add(Tick(10_000), sends=-1)
     s.answer(epoch=-1)
     s.add(Poll(), sends=0)
@@ -246,6 +253,8 @@ def _poll_timer_counts_from_the_last_poll() -> Case:
     s.add(Subscribe(("t1",)))
     s.add(Poll())
     s.answer(epoch=1, assignment=(), interval=60_000)
+    s.add(Tick(5_000), sends=1)
+    s.answer(epoch=1, interval=60_000)
     s.add(Tick(8_000))
     s.add(Poll(), sends=None)
     s.add(Tick(17_999), sends=None)
@@ -263,6 +272,8 @@ def _stale_until_polled() -> Case:
     s.add(Subscribe(("t1",)))
     s.add(Poll())
     s.answer(epoch=1, assignment=())
+    s.add(Tick(5_000), sends=1)
+    s.answer(epoch=1)
     s.add(Tick(10_000), sends=-1)
     s.answer(epoch=-1, sends=None)
     return s.case(
@@ -329,16 +340,16 @@ def _subscription_changes() -> Case:
     s.add(Subscribe(("t1",)))
     s.add(Poll(), sends=0)
     s.answer(epoch=1, assignment=())
-    s.add(Subscribe(("t1", "t2")), sends=None)
-    s.add(Tick(5_000), sends=1)
+    s.add(Subscribe(("t1", "t2")), sends=1)
     s.answer(epoch=2, assignment=())
     s.add(Subscribe(()), sends=-1)
     s.answer(epoch=-1, interval=0, sends=None)
     return s.case(
         "new_subscription_is_sent_and_an_empty_one_leaves",
-        "A changed subscription in the group waits for the next heartbeat, which carries the new "
-        "topics; subscribing to nothing leaves at once, and the leave ends UNSUBSCRIBED (not "
-        "STALE: the application asked for it).",
+        "A changed subscription in the group goes with the next heartbeat: here the subscribe "
+        "wakes the network thread, and the acknowledgement of the join's empty assignment carries "
+        "the new topics; subscribing to nothing leaves at once with the emptied subscription ([]), "
+        "and the leave ends UNSUBSCRIBED (not STALE: the application asked for it).",
         "§6.2, §6.4",
         MemberState.UNSUBSCRIBED,
     )
@@ -349,6 +360,8 @@ def _late_tick_expires_the_poll_timer() -> Case:
     s.add(Subscribe(("t1",)))
     s.add(Poll())
     s.answer(epoch=1, assignment=(), interval=60_000)
+    s.add(Tick(5_000), sends=1)
+    s.answer(epoch=1, interval=60_000)
     s.add(Tick(15_000), sends=-1)
     return s.case(
         "poll_timer_expired_by_a_later_tick",
@@ -387,7 +400,7 @@ def _emptied_assignment() -> Case:
     return s.case(
         "an_emptied_assignment_is_reconciled",
         "A target with fewer partitions (here none) is a new assignment like a larger one: the "
-        "next poll releases the partitions and acknowledges at once.",
+        "partitions are released with the answer, and the next poll acknowledges at once.",
         "§6.3",
         MemberState.STABLE,
     )
@@ -425,6 +438,8 @@ def _in_the_group() -> Script:
 
 HEARTBEAT_MANAGER = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
                      "AbstractHeartbeatRequestManager.java")
+MEMBERSHIP_MANAGER = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
+                      "ShareMembershipManager.java")
 HEARTBEAT_STATE = ("clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
                    "HeartbeatRequestState.java")
 
@@ -500,9 +515,11 @@ def _poll_timer_leave_answered_after_the_rejoin() -> Case:
     s.add(Subscribe(("t1",)))
     s.add(Poll())
     s.answer(epoch=1, assignment=(), interval=4_000)
+    s.add(Tick(4_000), sends=1)
+    s.answer(epoch=1, interval=4_000, sends=None)
     s.add(Tick(8_000), sends=1)
     s.answer(epoch=1, interval=4_000, sends=None)
-    s.add(Tick(10_000), sends=-1)
+    s.add(Tick(12_000), sends=-1)
     s.add(Poll(), sends=0)
     s.answer(epoch=-1, interval=0, sends=None)
     s.answer(epoch=2, assignment=(), interval=4_000, sends=None)
@@ -510,8 +527,8 @@ def _poll_timer_leave_answered_after_the_rejoin() -> Case:
         "poll_timer_leave_answered_after_the_rejoin",
         "The poll timer's leave is answered only after the member has rejoined: that answer is "
         "ignored (the join stays in flight, nothing is sent again), and the next answer is the "
-        "join's.",
-        "§6.4", MemberState.STABLE, upstream=HEARTBEAT_MANAGER,
+        "join's, whose empty assignment is then to be acknowledged.",
+        "§6.4", MemberState.ACKNOWLEDGING, upstream=HEARTBEAT_MANAGER,
     )
 
 

@@ -30,6 +30,16 @@ def _joined(layer: str) -> Client:
     return c
 
 
+def _stable(layer: str) -> Client:
+    """Joined at 0, the empty first assignment acknowledged at 5 s and that answered: STABLE,
+    the next heartbeat due at 10 s."""
+    c = _joined(layer)
+    assert c.send(Tick(5_000)).sent == ShareGroupHeartbeat("g", "member", 1)
+    c.answer(epoch=1)
+    assert c.view().state is S.STABLE
+    return c
+
+
 @pytest.mark.parametrize("layer", LAYERS)
 def test_join_then_steady(layer: str) -> None:
     c = Client(layer)
@@ -40,8 +50,9 @@ def test_join_then_steady(layer: str) -> None:
     assert c.send(Poll()).sent is None  # one in flight at a time
     c.answer(epoch=1, assignment=())
     v = c.view()
+    # The empty first assignment is reconciled at once and waits for its acknowledgement.
     assert (v.state, v.member_epoch, v.next_heartbeat_ms, v.heartbeat_interval_ms) == (
-        S.STABLE,
+        S.ACKNOWLEDGING,
         1,
         5_000,
         5_000,
@@ -49,26 +60,86 @@ def test_join_then_steady(layer: str) -> None:
     assert c.send(Tick(4_999)).sent is None
     out = c.send(Tick(5_000))
     assert out.sent == ShareGroupHeartbeat("g", "member", 1)  # nothing but the epoch: unchanged fields
+    assert c.view().state is S.STABLE
+    c.answer(epoch=1)
+    assert c.send(Tick(9_999)).sent is None
+    assert c.send(Tick(10_000)).sent == ShareGroupHeartbeat("g", "member", 1)
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-def test_a_new_assignment_is_applied_on_poll_and_acknowledged_at_once(layer: str) -> None:
-    c = _joined(layer)
-    c.send(Tick(5_000))
-    c.answer(epoch=2, assignment=P01)
-    assert c.view().state is S.RECONCILING and c.view().assignment == ()
+def test_a_new_assignment_is_applied_with_its_answer_and_acknowledged_at_the_next_wake(layer: str) -> None:
+    """ShareMembershipManager.poll reconciles on every pass of the network thread: the partitions
+    change with the answer; the acknowledgement goes when the thread next wakes, here a poll."""
+    c = _stable(layer)
+    assert c.send(Tick(10_000)).sent is not None
+    out = c.answer(epoch=2, assignment=P01)
+    assert out.assigned == P01 and out.sent is None
+    assert (c.view().state, c.view().assignment) == (S.ACKNOWLEDGING, P01)
     out = c.send(Poll())
-    assert out.assigned == P01 and out.sent == ShareGroupHeartbeat("g", "member", 2)
+    assert out.assigned is None and out.sent == ShareGroupHeartbeat("g", "member", 2)
     assert c.view().state is S.STABLE
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_an_acknowledgement_waits_for_the_thread_to_wake(layer: str) -> None:
+    """Without an application call, the acknowledgement goes when the sleeping network thread
+    wakes by itself: at most ConsumerNetworkThread.MAX_POLL_TIMEOUT_MS (5 s) after the answer,
+    sooner when the heartbeat timer runs out first."""
+    c = _stable(layer)
+    c.send(Tick(10_000))
+    c.answer(epoch=2, assignment=P0, interval=60_000)  # answered at 10 s: a 5 s sleep
+    assert c.view().state is S.ACKNOWLEDGING
+    assert c.send(Tick(14_999)).sent is None
+    assert c.send(Tick(15_000)).sent == ShareGroupHeartbeat("g", "member", 2)
+    c2 = _stable(layer)
+    c2.send(Tick(10_000))
+    c2.send(Tick(13_000))
+    c2.answer(epoch=2, assignment=P0)  # answered at 13 s; the heartbeat timer runs out at 15 s
+    assert c2.send(Tick(14_999)).sent is None
+    assert c2.send(Tick(15_000)).sent == ShareGroupHeartbeat("g", "member", 2)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_joining_members_first_assignment_is_acknowledged_even_empty(layer: str) -> None:
+    """A member that (re)joins holds no assignment at all (LocalAssignment.NONE), so its first
+    target differs even when empty: JOINING -> RECONCILING -> ACKNOWLEDGING, and a heartbeat
+    acknowledges it (ShareMembershipManagerTest#testTransitionToReconcilingIfEmptyAssignmentReceived)."""
+    c = _joined(layer)
+    assert c.view().state is S.ACKNOWLEDGING and c.outputs[-1].assigned is None
+    assert c.send(Poll()).sent == ShareGroupHeartbeat("g", "member", 1)  # the poll wakes the thread
+    c.answer(epoch=1, assignment=())  # the same target again: nothing more to acknowledge
+    assert c.view().state is S.STABLE
+    out = c.answer(Errors.FENCED_MEMBER_EPOCH)
+    assert out.sent is not None and out.sent.member_epoch == 0
+    c.answer(epoch=3, assignment=())  # the rejoin's empty target is acknowledged again
+    assert c.view().state is S.ACKNOWLEDGING
+    assert c.send(Poll()).sent == ShareGroupHeartbeat("g", "member", 3)
 
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_a_subscription_change_rides_the_next_heartbeat(layer: str) -> None:
-    c = _joined(layer)
+    c = _stable(layer)
     c.send(Subscribe(("t1", "t2")))
     assert c.view().state is S.STABLE
-    out = c.send(Tick(5_000))
+    out = c.send(Tick(10_000))
     assert out.sent == ShareGroupHeartbeat("g", "member", 1, subscribed_topic_names=("t1", "t2"))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_leave_carries_the_topics_when_they_changed(layer: str) -> None:
+    """HeartbeatState.buildRequestData has no case for a leave: after an unsubscribe it sends the
+    empty subscription; a poll-timer leave after an error (sent fields reset) sends them all."""
+    c = _stable(layer)
+    assert c.send(Unsubscribe()).sent == ShareGroupHeartbeat("g", "member", -1, subscribed_topic_names=())
+    c2 = Client(layer, ShareConsumerConfig(max_poll_interval_ms=10_000))
+    c2.send(Subscribe(("t1",)))
+    c2.send(Poll())
+    c2.answer(epoch=1, assignment=())
+    c2.send(Poll())  # acknowledges at 0
+    c2.answer(Errors.COORDINATOR_LOAD_IN_PROGRESS)  # resets the sent fields
+    leave = ShareGroupHeartbeat("g", "member", -1, subscribed_topic_names=("t1",))
+    assert c2.send(Tick(10_000)).sent == leave
+    assert c2.view().state is S.STALE
 
 
 @pytest.mark.parametrize("layer", LAYERS)
@@ -146,7 +217,8 @@ def test_unsubscribe_leaves_at_once(layer: str) -> None:
     c.send(Poll())
     out = c.send(Unsubscribe())
     # The leave goes at once, although the acknowledging heartbeat is still in flight.
-    assert out.assigned == () and out.sent == ShareGroupHeartbeat("g", "member", -1)
+    assert out.assigned == ()
+    assert out.sent == ShareGroupHeartbeat("g", "member", -1, subscribed_topic_names=())
     assert c.view().state is S.UNSUBSCRIBED
     assert c.answer(epoch=2).sent is None  # no longer concerns the member
     assert c.view().member_epoch == -1
@@ -176,7 +248,8 @@ def test_a_rejoin_after_leaving_sends_everything_again(layer: str) -> None:
     c = Client(layer)
     c.send(Subscribe(("t1",)))
     c.send(Poll())  # the join, with the rack, is in flight
-    assert c.send(Subscribe(())).sent == ShareGroupHeartbeat("g", "member", -1)  # leaves at once
+    # Leaves at once, with the emptied subscription.
+    assert c.send(Subscribe(())).sent == ShareGroupHeartbeat("g", "member", -1, subscribed_topic_names=())
     c.send(Subscribe(("t1",)))
     assert c.answer(epoch=1).sent is None
     c.answer(epoch=-1)

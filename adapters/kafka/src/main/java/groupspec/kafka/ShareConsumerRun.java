@@ -514,6 +514,9 @@ final class ShareConsumerRun {
         v.put("coordinator_known", known);
         if (!inFlightNow && known && !membership.shouldSkipHeartbeat()) {
             // canSendRequest: the heartbeat timer expired and the backoff over, whichever is later.
+            // Timer#remainingMs counts from the timer's last update, the thread's last pass, which
+            // may be earlier than now: canSendRequest brings it to now first (the next pass would).
+            requestState.canSendRequest(now);
             long wait = Math.max(requestState.timeToNextHeartbeatMs(now), ShareConsumerAccess.remainingBackoffMs(requestState, now));
             v.put("next_heartbeat_ms", now + wait);
         } else {
