@@ -32,11 +32,6 @@ MACHINE = "share_group"
 
 #: Vectors whose exact expectation Kafka 4.2.1's code does not meet: why, and a line of the difference.
 DIFFER = {
-    # 4.2.1 has KAFKA-19233 (apache/kafka#21309): GroupMetadataManager#throwIfShareGroupMemberEpochIsInvalid
-    # returns at once for epoch 0, so a known member's rejoin is accepted whatever its epochs;
-    # groupspec (after the earlier trunk) fences a join from a member whose previous epoch is not 0.
-    "lost_responses_and_stale_epochs":
-        "event 5: answers[0].response.error: expected FENCED_MEMBER_EPOCH, got NONE",
     # The SimpleAssignor gets its members from TargetAssignmentBuilder's HashMap and walks the
     # partitions in SimpleHomogeneousAssignmentBuilder's HashMap: a, b, c get 2, 1, 0 where
     # groupspec's join order (b, a, c) and ascending partitions give b 0, a 1, c 2
