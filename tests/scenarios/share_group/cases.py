@@ -662,6 +662,46 @@ def _expiries_in_arming_order() -> Case:
     )
 
 
+def _failover_rearms_in_join_order() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    s.hb("m2", 0, ("t1",))
+    s.add(Restart())
+    s.advance(50_000)
+    s.ends("g", "Empty", 4)
+    return s.case(
+        "sessions_a_failover_rearms_expire_in_join_order",
+        "A failover re-arms every member's session at once, in groupspec in join order, so m1 "
+        "expires before m2 when both end together. Kafka 4.2.1 re-arms a loaded group's members "
+        "in its member map's (TimelineHashMap) order, which puts m2 first: on Kafka's code this "
+        "vector's records differ (docs/divergences.md, share_group_orders).",
+        _sheet("§1.7"),
+    )
+
+
+def _deleted_topic_leaves_the_target() -> Case:
+    t2_again = TopicMetadata("t2", "00000000-0000-4000-8000-000000000022", 2)
+    s = Script(topics=(T1, T2))
+    s.answer(s.hb("m1", 0, ("t1", "t2")))
+    s.hb("m2", 0, ("t2",))
+    s.hb("m1", 1)
+    s.hb("m2", 2)
+    s.add(UpdateMetadata((T1, t2_again)))
+    s.hb("m1", 2, ("t1",), error=Errors.NONE, expect_epoch=3)
+    s.hb("m2", 2, error=Errors.NONE, expect_epoch=3)
+    s.hb("m2", 3)
+    s.ends("g", "Stable", 3)
+    return s.case(
+        "a_deleted_topic_leaves_the_target",
+        "t2 is deleted and created again under a new id; the next target (m1 now subscribes to t1 "
+        "only) holds t1 for m1 and nothing for m2, so both target records are written. Kafka "
+        "4.2.1's SimpleAssignor copies the deleted t2's partitions from the previous targets, "
+        "finds both targets unchanged and writes neither (docs/divergences.md, "
+        "deleted_topic_copied_through).",
+        _sheet("§3.3"),
+    )
+
+
 def _partial_answer() -> Case:
     s = Script()
     join = s.hb("m1", 0, ("t1",))
@@ -714,6 +754,8 @@ def all_cases() -> list[Case]:
         _topic_back_under_its_id,
         _unknown_member_leaves_a_full_group,
         _expiries_in_arming_order,
+        _failover_rearms_in_join_order,
+        _deleted_topic_leaves_the_target,
         _partial_answer,
     ]
     cases = [build() for build in builders]

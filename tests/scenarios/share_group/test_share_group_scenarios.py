@@ -315,6 +315,22 @@ def test_the_session_expires_on_the_clock(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+def test_a_failover_rearms_sessions_in_join_order(layer: str) -> None:
+    """docs/divergences.md, share_group_orders: sessions a failover re-arms together end together
+    and expire in join order (Kafka's member map puts m2 before m1 here)."""
+    c = Coordinator(layer, T1)
+    c.hb("m1", 0, ("t1",))
+    c.hb("m2", 0, ("t1",))
+    c.send(Restart())
+    assert [m.session_deadline_ms for m in c.view().members] == [45_000, 45_000]
+    c.send(AdvanceClock(50_000))
+    expired = [r.key.member_id for r in c.outputs[-1].records  # type: ignore[attr-defined]
+               if type(r.key).__name__ == "ShareGroupMemberMetadataKey"]
+    assert expired == ["m1", "m2"]
+    assert (c.view().state, c.view().group_epoch) == ("Empty", 4)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_group_configs_set_the_interval_and_the_session(layer: str) -> None:
     c = Coordinator(layer, T1)
     ok = SetGroupConfig("g", session_timeout_ms=50_000, heartbeat_interval_ms=8_000)
