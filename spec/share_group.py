@@ -15,8 +15,9 @@ its section numbers are quoted as §n.
   ``log``; a ``Restart`` forgets everything and replays the log, so the records alone must
   rebuild the groups. What no record holds (session timers, the metadata refresh deadline,
   pending initialize requests) is rebuilt otherwise.
-* A member heartbeats with its epoch: 0 to join, its current (or previous) epoch to stay, -1 to
-  leave. Validation follows Kafka's order (§1.2).
+* A member heartbeats with its epoch: 0 to join (or rejoin: a known member's epoch 0 is
+  accepted whatever its epochs, as in Kafka 4.2.1 since KAFKA-19233), its current (or previous)
+  epoch to stay, -1 to leave. Validation follows Kafka's order (§1.2).
 * The group epoch rises when a subscription or the subscribed topics' metadata hash changes,
   when newly initialized partitions are waiting to be assigned (§3.4), and when a member leaves
   or times out. A heartbeat that finds the group epoch above the target's computes a new target
@@ -254,7 +255,9 @@ def _join_or_stay(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
 
 def _refusal(s: State, req: sg.ShareGroupHeartbeat) -> Errors | None:
     """Verify the request (§1.2 rows 5-9), then the group, its size, the member and its epoch;
-    the first check that fails is the answer."""
+    the first check that fails is the answer. Epoch 0 from a known member is a rejoin and is
+    never fenced (Kafka 4.2.1, KAFKA-19233): it goes on as a heartbeat that re-sends the
+    assignment; the epoch check (§1.2 rows 16-17) is for the other epochs only."""
     if (not req.member_id.strip() or not req.group_id.strip()
             or (req.rack_id is not None and not req.rack_id.strip())
             or (req.member_epoch == JOIN_EPOCH and not req.subscribed_topic_names)
@@ -269,10 +272,10 @@ def _refusal(s: State, req: sg.ShareGroupHeartbeat) -> Errors | None:
         return Errors.GROUP_MAX_SIZE_REACHED  # before the lookup: even an unknown epoch gets it
     if old is None and req.member_epoch != JOIN_EPOCH:
         return Errors.UNKNOWN_MEMBER_ID
-    current = old or Member(req.member_id)
-    if req.member_epoch != LEAVE_EPOCH and (
-            req.member_epoch > current.epoch
-            or (req.member_epoch < current.epoch and req.member_epoch != current.previous_epoch)):
+    if old is None or req.member_epoch in (JOIN_EPOCH, LEAVE_EPOCH):
+        return None  # 4.2.1 (KAFKA-19233): epoch 0 is a (re)join, whatever the member's epochs
+    epoch = req.member_epoch
+    if epoch > old.epoch or (epoch < old.epoch and epoch != old.previous_epoch):
         return Errors.FENCED_MEMBER_EPOCH
     return None
 

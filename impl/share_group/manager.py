@@ -66,6 +66,16 @@ def _nothing() -> None:
     pass
 
 
+def _epoch_acceptable(member: ShareGroupMember, epoch: int) -> bool:
+    """The member epoch check of Kafka 4.2.1 (KAFKA-19233). Epoch 0 asks to (re)join and passes
+    for any member, known or new; otherwise the epoch must be the member's current one, or its
+    previous one (the answer that moved it on may have been lost)."""
+    if epoch == JOIN_EPOCH:
+        return True
+    current, previous = member.member_epoch, member.previous_member_epoch
+    return epoch == current or (epoch < current and epoch == previous)
+
+
 def session_timeout_key(group_id: str, member_id: str) -> str:
     return f"session-timeout-{group_id}-{member_id}"
 
@@ -239,9 +249,7 @@ class ShareGroupManager:
             stored = None
         else:
             stored = member
-        if req.member_epoch > member.member_epoch or (
-            req.member_epoch < member.member_epoch and req.member_epoch != member.previous_member_epoch
-        ):
+        if not _epoch_acceptable(member, req.member_epoch):
             return ShareGroupHeartbeatResponse(Errors.FENCED_MEMBER_EPOCH), None, refused
         now = self.context.now()
         records = out.records

@@ -1,14 +1,14 @@
 """The share group coordinator: spec and implementation driven side by side.
 
 Six members in two groups heartbeat with every kind of epoch (join, current, previous, stale,
-leave, invalid), change subscriptions (to topics that exist, grow, disappear or never existed),
-and time out; the persister answers initialize requests, or fails them; the metadata image
-changes (partitions added, topics deleted and re-created, racks); groups are deleted; per-group
-configs change; the coordinator fails over and replays its log; topic ids come in either
-spelling; now and then an event carries what a broker would never hand a coordinator (a
-40,000-character group id, a clock beyond int64, -4 partitions, a topic id that is no Uuid,
-None for a member id), which both layers must refuse with the same InputError, changing
-nothing. After every step, refused ones included:
+leave, invalid, a known member's rejoin at epoch 0), change subscriptions (to topics that
+exist, grow, disappear or never existed), and time out; the persister answers initialize
+requests, or fails them; the metadata image changes (partitions added, topics deleted and
+re-created, racks); groups are deleted; per-group configs change; the coordinator fails over
+and replays its log; topic ids come in either spelling; now and then an event carries what a
+broker would never hand a coordinator (a 40,000-character group id, a clock beyond int64, -4
+partitions, a topic id that is no Uuid, None for a member id), which both layers must refuse
+with the same InputError, changing nothing. After every step, refused ones included:
 
 - both layers answered the same, asked the persister the same, and wrote the same records for
   each group in the same order (records of different groups may interleave differently: the
@@ -204,6 +204,23 @@ class ShareGroupAgreement(RuleBasedStateMachine):
             self.send(ShareGroupHeartbeat(group, member, 0, subscribed_topic_names=topics))
         else:
             self.send(ShareGroupHeartbeat(group, member, known.member_epoch))
+
+    @rule(
+        data=st.data(),
+        group=st.sampled_from(GROUPS),
+        topics=st.sampled_from((None, ("t1",), ("t1", "t2"), ("t2", "t3"))),
+    )
+    def rejoin(self, data: st.DataObject, group: str, topics: tuple[str, ...] | None) -> None:
+        """A known member heartbeats with epoch 0, as a fenced client does (same id, its topics or
+        new ones): Kafka 4.2.1 accepts it whatever the member's epochs (KAFKA-19233)."""
+        known = [m for g in spec.view(self.state).groups if g.group_id == group for m in g.members]
+        if not known:
+            return
+        member = data.draw(st.sampled_from(known), label="rejoining")
+        event("a known member rejoins " + ("(previous epoch 0)" if member.previous_member_epoch == 0
+                                           else "(previous epoch not 0)"))
+        self.send(ShareGroupHeartbeat(group, member.member_id, 0,
+                                      subscribed_topic_names=topics or member.subscribed_topic_names))
 
     @rule(data=st.data(), error=st.sampled_from((Errors.NONE, Errors.NONE, Errors.UNKNOWN_SERVER_ERROR)))
     def persister_answers(self, data: st.DataObject, error: Errors) -> None:

@@ -206,13 +206,47 @@ def _epochs() -> Case:
     s.answer(join)
     s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
     s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
-    s.hb("m1", 0, ("t1",), error=Errors.FENCED_MEMBER_EPOCH)
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=2)
     return s.case(
         "lost_responses_and_stale_epochs",
-        "A repeated join right after joining is accepted (previous epoch 0), so is a "
-        "heartbeat with the previous epoch after a lost response; a join from a member two "
-        "epochs on is fenced.",
-        _sheet("§1.2 rows 16-17, §1.4"),
+        "A repeated join right after joining is accepted, so is a heartbeat with the previous "
+        "epoch after a lost response, and so is a join from a member two epochs on: in Kafka "
+        "4.2.1 epoch 0 is a rejoin whatever the member's epochs (KAFKA-19233); it keeps epoch 2 "
+        "and gets its assignment again.",
+        {**_sheet("§1.2 rows 16-17, §1.4"), **_KAFKA_19233},
+    )
+
+
+#: Where Kafka 4.2.1 accepts epoch 0 from a known member (the fact sheet's §1.2 note and §8 item 11
+#: describe the earlier trunk, which fenced it unless the previous epoch was 0).
+_KAFKA_19233 = {
+    "upstream": "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/GroupMetadataManager.java"
+                "#throwIfShareGroupMemberEpochIsInvalid (4.2.1)",
+    "change": "KAFKA-19233, apache/kafka#21309",
+}
+
+
+def _fenced_member_rejoins() -> Case:
+    s = Script(topics=(T1, T2))
+    s.answer(s.hb("m1", 0, ("t1",)))
+    s.hb("m2", 0, ("t1",))
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)  # the client never sees this answer
+    s.hb("m3", 0, ("t1",))
+    s.advance(1_000)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=3)  # its previous epoch: accepted, now at 3
+    s.hb("m1", 1, error=Errors.FENCED_MEMBER_EPOCH)  # two behind: fenced
+    s.hb("m1", 0, ("t1",), error=Errors.NONE, expect_epoch=3)
+    s.hb("m1", 0, ("t1", "t2"), error=Errors.NONE, expect_epoch=4)
+    s.advance(44_500)
+    s.ends("g", "Stable", 6)
+    return s.case(
+        "a_fenced_member_rejoins_under_its_id",
+        "A member fenced for missing two answers rejoins at once with epoch 0 and the same id "
+        "(Kafka 4.2.1, KAFKA-19233): with the same subscription it is answered at its epoch 3 "
+        "with its assignment and nothing is written; with a wider one its member record and a "
+        "new group epoch follow, as for any heartbeat. Its session restarted at the rejoin: the "
+        "other two expire first.",
+        {**_sheet("§1.2 rows 16-17, §1.7"), **_KAFKA_19233},
     )
 
 
@@ -628,6 +662,46 @@ def _expiries_in_arming_order() -> Case:
     )
 
 
+def _failover_rearms_in_join_order() -> Case:
+    s = Script()
+    s.hb("m1", 0, ("t1",))
+    s.hb("m2", 0, ("t1",))
+    s.add(Restart())
+    s.advance(50_000)
+    s.ends("g", "Empty", 4)
+    return s.case(
+        "sessions_a_failover_rearms_expire_in_join_order",
+        "A failover re-arms every member's session at once, in groupspec in join order, so m1 "
+        "expires before m2 when both end together. Kafka 4.2.1 re-arms a loaded group's members "
+        "in its member map's (TimelineHashMap) order, which puts m2 first: on Kafka's code this "
+        "vector's records differ (docs/divergences.md, share_group_orders).",
+        _sheet("§1.7"),
+    )
+
+
+def _deleted_topic_leaves_the_target() -> Case:
+    t2_again = TopicMetadata("t2", "00000000-0000-4000-8000-000000000022", 2)
+    s = Script(topics=(T1, T2))
+    s.answer(s.hb("m1", 0, ("t1", "t2")))
+    s.hb("m2", 0, ("t2",))
+    s.hb("m1", 1)
+    s.hb("m2", 2)
+    s.add(UpdateMetadata((T1, t2_again)))
+    s.hb("m1", 2, ("t1",), error=Errors.NONE, expect_epoch=3)
+    s.hb("m2", 2, error=Errors.NONE, expect_epoch=3)
+    s.hb("m2", 3)
+    s.ends("g", "Stable", 3)
+    return s.case(
+        "a_deleted_topic_leaves_the_target",
+        "t2 is deleted and created again under a new id; the next target (m1 now subscribes to t1 "
+        "only) holds t1 for m1 and nothing for m2, so both target records are written. Kafka "
+        "4.2.1's SimpleAssignor copies the deleted t2's partitions from the previous targets, "
+        "finds both targets unchanged and writes neither (docs/divergences.md, "
+        "deleted_topic_copied_through).",
+        _sheet("§3.3"),
+    )
+
+
 def _partial_answer() -> Case:
     s = Script()
     join = s.hb("m1", 0, ("t1",))
@@ -657,6 +731,7 @@ def all_cases() -> list[Case]:
         _blank_rack,
         _config_bounds_are_inclusive,
         _epochs,
+        _fenced_member_rejoins,
         _max_size,
         _leave,
         _expiry,
@@ -679,6 +754,8 @@ def all_cases() -> list[Case]:
         _topic_back_under_its_id,
         _unknown_member_leaves_a_full_group,
         _expiries_in_arming_order,
+        _failover_rearms_in_join_order,
+        _deleted_topic_leaves_the_target,
         _partial_answer,
     ]
     cases = [build() for build in builders]

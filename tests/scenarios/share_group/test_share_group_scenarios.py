@@ -201,22 +201,24 @@ def test_validation(layer: str, request_: ShareGroupHeartbeat, error: Errors) ->
 def test_epochs_a_lost_response_and_a_stale_member(layer: str) -> None:
     c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
-    assert c.hb("m1", 0, ("t1",)).member_epoch == 1  # previous epoch 0: the join is repeated
+    assert c.hb("m1", 0, ("t1",)).member_epoch == 1  # the join is repeated
     c.answer_all()
     assert c.hb("m1", 1).member_epoch == 2
     assert c.hb("m1", 1).member_epoch == 2  # the response to epoch 1 was lost: accepted
-    assert c.hb("m1", 0, ("t1",)).error is Errors.FENCED_MEMBER_EPOCH
+    r = c.hb("m1", 0, ("t1",))  # KAFKA-19233: a rejoin, not fenced although previous is 1
+    assert r == ShareGroupHeartbeatResponse(Errors.NONE, "m1", 2, 5_000, _parts((T1, (0, 1))))
     c.hb("m2", 0, ("t1",))
     assert c.view().group_epoch == 3
     assert c.hb("m1", 2).member_epoch == 3
     assert c.hb("m1", 1).error is Errors.FENCED_MEMBER_EPOCH  # two behind
+    assert c.hb("m1", 4).error is Errors.FENCED_MEMBER_EPOCH  # ahead
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-def test_a_fenced_member_rejoins_only_after_its_session_expires(layer: str) -> None:
-    """§1.2 rows 16-17 with §6.3: a member that missed two answers is fenced, and its rejoin
-    with epoch 0 under the same id is fenced too (its previous epoch is not 0) until the
-    coordinator's session for it expires."""
+def test_a_fenced_member_rejoins_at_once_under_its_id(layer: str) -> None:
+    """§1.2 with Kafka 4.2.1's KAFKA-19233: a member that missed two answers is fenced, and its
+    rejoin with epoch 0 under the same id is accepted at once (no wait for its session to expire):
+    it is the same member, it takes the target like any heartbeat, and nothing else moves."""
     c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
     c.hb("m2", 0, ("t1",))
@@ -225,14 +227,45 @@ def test_a_fenced_member_rejoins_only_after_its_session_expires(layer: str) -> N
     c.send(AdvanceClock(1_000))
     assert c.hb("m1", 1).error is Errors.NONE  # epoch 1 is m1's previous epoch: accepted
     assert c.hb("m1", 1).error is Errors.FENCED_MEMBER_EPOCH  # now m1 is at 3, previous 2
-    for _ in range(3):
-        assert c.hb("m1", 0, ("t1",)).error is Errors.FENCED_MEMBER_EPOCH
-    c.send(AdvanceClock(30_000))
-    for member in c.view().members[1:]:
-        c.hb(member.member_id, member.member_epoch)  # m2 and m3 stay
-    c.send(AdvanceClock(46_000))  # 45 s after m1's last accepted heartbeat
-    assert [m.member_id for m in c.view().members] == ["m2", "m3"]
-    assert c.hb("m1", 0, ("t1",)).error is Errors.NONE
+    group_epoch = c.view().group_epoch
+    r = c.hb("m1", 0, ("t1",))
+    assert (r.error, r.member_epoch, r.assignment) == (Errors.NONE, 3, ())
+    assert c.wrote() == []  # same member, same subscription: no record, no new group epoch
+    assert c.view().group_epoch == group_epoch
+    assert [m.member_id for m in c.view().members] == ["m1", "m2", "m3"]
+    assert [(m.member_epoch, m.previous_member_epoch) for m in c.view().members[:1]] == [(3, 2)]
+    c.send(AdvanceClock(45_500))  # m1's session counts from its rejoin at 1 s: m2 and m3 expire first
+    assert [m.member_id for m in c.view().members] == ["m1"]
+    _restart_rebuilds(c)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_rejoin_goes_on_as_a_full_heartbeat(layer: str) -> None:
+    """A known member's epoch 0 after the check is an ordinary heartbeat with topics: a changed
+    subscription or client id is recorded and bumps the group epoch (a new target), a member
+    behind the target takes it (its old epoch becomes the previous one), and the answer always
+    carries the assignment."""
+    c = Coordinator(layer, T1, T2)
+    c.hb("m1", 0, ("t1",))
+    c.answer_all()
+    assert c.hb("m1", 1).member_epoch == 2
+    c.hb("m2", 0, ("t1",))
+    c.answer_all()
+    assert c.view().group_epoch == 3
+    r = c.hb("m1", 0, ("t1", "t2"))  # m1 is at 2 (behind), and now subscribes to t2 as well
+    assert r.error is Errors.NONE and r.member_epoch == 4
+    # t2 is not initialized yet, so the new target leaves both members' targets as they were.
+    assert c.wrote() == ["ShareGroupMemberMetadata", "ShareGroupMetadata",
+                         "ShareGroupTargetAssignmentMetadata", "ShareGroupCurrentMemberAssignment",
+                         "ShareGroupStatePartitionMetadata"]
+    m1 = c.view().members[0]
+    assert (m1.member_id, m1.member_epoch, m1.previous_member_epoch) == ("m1", 4, 2)
+    assert r.assignment == m1.assigned == _parts((T1, (0,)))  # it held (0, 1) at epoch 2
+    assert [(i.state_epoch, i.topics) for i in c.outputs[-1].initialize] == [(4, _parts((T2, (0, 1))))]
+    assert c.hb("m1", 4).assignment is None  # steady again: nothing to send
+    r = c.hb("m1", 0, ("t1", "t2"))  # the same rejoin again: nothing written, assignment re-sent
+    assert (r.member_epoch, r.assignment, c.wrote()) == (4, m1.assigned, [])
+    _restart_rebuilds(c)
 
 
 @pytest.mark.parametrize("layer", LAYERS)
@@ -279,6 +312,22 @@ def test_the_session_expires_on_the_clock(layer: str) -> None:
     assert [m.member_id for m in c.view().members] == ["m2"]
     c.send(Restart())  # every member gets a fresh, full session
     assert c.view().members[0].session_deadline_ms == 45_000 + 45_000
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_failover_rearms_sessions_in_join_order(layer: str) -> None:
+    """docs/divergences.md, share_group_orders: sessions a failover re-arms together end together
+    and expire in join order (Kafka's member map puts m2 before m1 here)."""
+    c = Coordinator(layer, T1)
+    c.hb("m1", 0, ("t1",))
+    c.hb("m2", 0, ("t1",))
+    c.send(Restart())
+    assert [m.session_deadline_ms for m in c.view().members] == [45_000, 45_000]
+    c.send(AdvanceClock(50_000))
+    expired = [r.key.member_id for r in c.outputs[-1].records  # type: ignore[attr-defined]
+               if type(r.key).__name__ == "ShareGroupMemberMetadataKey"]
+    assert expired == ["m1", "m2"]
+    assert (c.view().state, c.view().group_epoch) == ("Empty", 4)
 
 
 @pytest.mark.parametrize("layer", LAYERS)
