@@ -19,7 +19,7 @@ import cramjam
 import pytest
 
 from groupspec.impl.codec import compression
-from groupspec.impl.codec.compression import Compression, compress, decompress
+from groupspec.impl.codec.compression import Compression, CompressionError, compress, decompress
 from groupspec.impl.codec.errors import DecompressionLimitError
 
 
@@ -89,3 +89,49 @@ def test_the_default_bound_on_a_batch_is_64_mib_of_decompressed_bytes() -> None:
     assert len(decompress(Compression.ZSTD, bytes(cramjam.zstd.compress(whole)))) == len(whole)
     with pytest.raises(DecompressionLimitError, match="more than 67,108,864 bytes"):
         decompress(Compression.ZSTD, bytes(cramjam.zstd.compress(whole + b"\x00")))
+
+
+def test_gzip_keeps_javas_memory_level_on_data_that_fills_deflates_buffers() -> None:
+    """The memory level sizes deflate's symbol buffer, so it decides where blocks end once the
+    input has more literals than one buffer holds (repetitive input never fills it)."""
+    data = _noise(100_000)
+    for level in (7, 9):
+        other = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS, level, zlib.Z_DEFAULT_STRATEGY)
+        assert compress(Compression.GZIP, data)[10:-8] != other.compress(data) + other.flush()
+    java = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS, 8, zlib.Z_DEFAULT_STRATEGY)
+    assert compress(Compression.GZIP, data)[10:-8] == java.compress(data) + java.flush()
+
+
+def test_an_lz4_block_that_packs_to_its_own_size_is_stored_raw() -> None:
+    """Packing that does not shrink a block gains nothing: Kafka's writer stores it raw, and so does
+    groupspec's, also when the packed block is exactly as long as the raw one."""
+    noise = _noise(4000)
+    block = noise[:2000] + b"a" * 29 + noise[2000:]
+    packed = cramjam.lz4.compress_block(block, store_size=False, mode="high_compression",
+                                        compression=compression.LZ4_LEVEL)
+    assert len(packed) == len(block)
+    frame = compress(Compression.LZ4, block)
+    assert _lz4_blocks(frame) == [(True, len(block))]
+    assert decompress(Compression.LZ4, frame) == block
+
+
+_XERIAL = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
+
+
+@pytest.mark.parametrize(("tail", "message"), [
+    # A chunk length cut short: the stream ends inside it.
+    (b"\x00\x00\x00", r"^SNAPPY xerial stream ends inside a chunk length at byte 16$"),
+    # A whole length of 0 and nothing after it: an empty block, which has no length varint.
+    (b"\x00\x00\x00\x00", r"^SNAPPY block does not start with its length"),
+    # An empty chunk before a good one is read as an empty block, not as a chunk that does not fit.
+    (b"\x00\x00\x00\x00" + struct.pack(">i", 3) + b"\x01\x00a",
+     r"^SNAPPY block does not start with its length"),
+    # A negative length never fits; the message counts the bytes left after it.
+    (struct.pack(">i", -1) + b"abc",
+     r"^SNAPPY xerial chunk of -1 bytes does not fit in the stream \(3 bytes left\)$"),
+    (struct.pack(">i", 9) + b"abcdefgh",
+     r"^SNAPPY xerial chunk of 9 bytes does not fit in the stream \(8 bytes left\)$"),
+])
+def test_xerial_framing_refusals_say_where_the_stream_breaks(tail: bytes, message: str) -> None:
+    with pytest.raises(CompressionError, match=message):
+        decompress(Compression.SNAPPY, _XERIAL + tail)
