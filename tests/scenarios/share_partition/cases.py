@@ -1640,12 +1640,23 @@ def _persister_error_before_fencing() -> Case:
     s.ack((0, 4, ACCEPT), error=Errors.UNKNOWN_SERVER_ERROR)
     s.add(SetPersisterError(Errors.NONE))
     s.ack((0, 4, ACCEPT), error=Errors.NOT_LEADER_OR_FOLLOWER)
+    reload = s.add(Reload(latest_offset=10))
+    s.shows.append(Answered(reload, Errors.NONE))
+    s.fetch(0, (0, 9), count=10)
+    s.add(ResetShareState(0))
+    s.add(SetPersisterError(Errors.GROUP_ID_NOT_FOUND))
+    s.ack((0, 4, ACCEPT), error=Errors.GROUP_ID_NOT_FOUND)
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    s.ack((0, 4, ACCEPT), error=Errors.UNKNOWN_SERVER_ERROR)
+    s.add(SetPersisterError(Errors.NONE))
+    s.ack((0, 4, ACCEPT), error=Errors.NOT_LEADER_OR_FOLLOWER)
     s.ends(0, 9, 10)
     return s.case("persister_error_answers_before_fencing",
                   "A fenced partition whose share coordinator also fails: the coordinator's own "
                   "error is the answer (GROUP_ID_NOT_FOUND as it is, UNKNOWN_SERVER_ERROR, whose code "
                   "is below NONE's, as it is), and only once it works again does the leader epoch "
-                  "fence the write (NOT_LEADER_OR_FOLLOWER).", _hand_made(f"{FACT_SHEET} §15.4, §15.6"))
+                  "fence the write (NOT_LEADER_OR_FOLLOWER). The same again after a reload, fenced "
+                  "by the state epoch an admin reset raised.", _hand_made(f"{FACT_SHEET} §15.4, §15.6"))
 
 
 def _throttle_seen_at_the_last_offset_of_a_split_batch() -> Case:
