@@ -2062,6 +2062,49 @@ def _static_members_kept_beyond_max_size() -> Case:
         ClassicConfig(max_size=2))
 
 
+# --- issue 17, the spec layer: what only a mutant of spec/classic_group.py showed ---
+
+
+def _join_protocol_named_empty() -> Case:
+    s = Script()
+    unnamed = (Protocol("", subscription("orders")),)
+    joins = {}
+    for n, version in ((1, 6), (2, 7), (3, 9)):
+        first = s.add(JoinGroup("g", client_id=f"v{version}", protocols=unnamed, version=version,
+                                new_member_uuid=member_uuid(n)))
+        s.answered(first, Errors.MEMBER_ID_REQUIRED)
+        joins[version] = s.add(JoinGroup("g", member_id=member_id(f"v{version}", n), client_id=f"v{version}",
+                                         protocols=unnamed, version=version))
+    s.advance(3_000)
+    s.advance(3_000)
+    for request in joins.values():
+        s.answered(request, Errors.NONE)
+    s.claim(Ends("g", "CompletingRebalance", 1))
+    return s.case(
+        "join_protocol_named_empty_by_version",
+        "Three members at JoinGroup v6, v7 and v9 support one protocol, named \"\": the group "
+        "selects it, and the join answers name it \"\" at v6 and null at v7 and v9 "
+        "(JoinGroupResponse(data, version) turns an empty protocol name into null from v7, "
+        "where the field is nullable).",
+        _sheet("§1.4"))
+
+
+def _leave_below_v3_without_a_group_id() -> Case:
+    s = Script()
+    for version in (0, 2, 3):
+        leave = s.add(LeaveGroup("", (MemberIdentity("ghost"),), version=version))
+        s.answered(leave, Errors.INVALID_GROUP_ID)
+    s.answered(s.add(SyncGroup("", 1, "ghost", protocol_type="consumer", protocol_name="range")),
+               Errors.INVALID_GROUP_ID)
+    s.claim(Ends("g", None))
+    return s.case(
+        "leave_and_sync_without_a_group_id",
+        "A LeaveGroup or SyncGroup with an empty group id is INVALID_GROUP_ID before any shard "
+        "sees it (GroupCoordinatorService), at every version: below v3 the LeaveGroup answer's "
+        "one error is the request's own, not a member's (the answer lists none).",
+        _sheet("§1.8"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2089,6 +2132,8 @@ def all_cases() -> list[Case]:
         _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
         _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
         _restart_after_group_record, _static_members_kept_beyond_max_size,
+        # --- issue 17, the spec layer ---
+        _join_protocol_named_empty, _leave_below_v3_without_a_group_id,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]

@@ -1615,6 +1615,96 @@ def _gate_after_the_log_start_passed_the_cache() -> Case:
                   _derived("§6, §7, §14.1"))
 
 
+# --- issue 17, the spec layer: what only a mutant of spec/share_partition.py showed ---
+
+
+def _every_acknowledge_type_in_one_batch() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 4, (GAP, ACCEPT, RELEASE, REJECT, RENEW)), error=Errors.NONE)
+    s.ends(2, 4, 2)
+    return s.case("every_acknowledge_type_in_one_batch",
+                  "One acknowledgement batch of five offsets names all five types, one each: every "
+                  "type is known, so it is well formed (GAP and REJECT archive, ACCEPT acknowledges, "
+                  "RELEASE makes 2 available again, RENEW keeps 4 held under a new lock).",
+                  _derived("§10.1, §10.4"))
+
+
+def _persister_error_before_fencing() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9), count=10)
+    s.add(FenceLeader())
+    s.add(SetPersisterError(Errors.GROUP_ID_NOT_FOUND))
+    s.ack((0, 4, ACCEPT), error=Errors.GROUP_ID_NOT_FOUND)
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    s.ack((0, 4, ACCEPT), error=Errors.UNKNOWN_SERVER_ERROR)
+    s.add(SetPersisterError(Errors.NONE))
+    s.ack((0, 4, ACCEPT), error=Errors.NOT_LEADER_OR_FOLLOWER)
+    reload = s.add(Reload(latest_offset=10))
+    s.shows.append(Answered(reload, Errors.NONE))
+    s.fetch(0, (0, 9), count=10)
+    s.add(ResetShareState(0))
+    s.add(SetPersisterError(Errors.GROUP_ID_NOT_FOUND))
+    s.ack((0, 4, ACCEPT), error=Errors.GROUP_ID_NOT_FOUND)
+    s.add(SetPersisterError(Errors.UNKNOWN_SERVER_ERROR))
+    s.ack((0, 4, ACCEPT), error=Errors.UNKNOWN_SERVER_ERROR)
+    s.add(SetPersisterError(Errors.NONE))
+    s.ack((0, 4, ACCEPT), error=Errors.NOT_LEADER_OR_FOLLOWER)
+    s.ends(0, 9, 10)
+    return s.case("persister_error_answers_before_fencing",
+                  "A fenced partition whose share coordinator also fails: the coordinator's own "
+                  "error is the answer (GROUP_ID_NOT_FOUND as it is, UNKNOWN_SERVER_ERROR, whose code "
+                  "is below NONE's, as it is), and only once it works again does the leader epoch "
+                  "fence the write (NOT_LEADER_OR_FOLLOWER). The same again after a reload, fenced "
+                  "by the state epoch an admin reset raised.", _hand_made(f"{FACT_SHEET} §15.4, §15.6"))
+
+
+def _throttle_seen_at_the_last_offset_of_a_split_batch() -> Case:
+    s = Script(SharePartitionConfig(3, 200, 30_000))
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 4, (ACCEPT, ACCEPT, ACCEPT, ACCEPT, RELEASE)), error=Errors.NONE)
+    s.fetch(4, (0, 4), count=1)
+    s.ack((4, 4, RELEASE), error=Errors.NONE)
+    s.fetch(4, (0, 4), (5, 9), count=1)
+    s.ends(4, 4, 5)
+    return s.case("throttle_seen_at_the_last_offset_of_a_split_batch",
+                  "Limit 3 (throttled from 2 deliveries): the only AVAILABLE offset of the split "
+                  "batch 0-4 is its last, 4, at 2 deliveries; a fetch that also reads the new records "
+                  "5-9 takes 4 alone, its last delivery, and stops there: the throttled batch ends "
+                  "the fetch.", _derived("§8.7, §9"))
+
+
+def _last_delivery_alone_before_fresher_offsets() -> Case:
+    s = Script(SharePartitionConfig(3, 200, 30_000))
+    s.fetch(0, (0, 9), count=10)
+    s.ack((0, 0, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 9), count=1)
+    s.ack((0, 9, RELEASE), error=Errors.NONE)
+    s.fetch(0, (0, 9), count=1)
+    s.ends(0, 9, 1)
+    return s.case("last_delivery_alone_before_fresher_offsets_of_its_batch",
+                  "Limit 3: offset 0 of the split batch 0-9 comes back at 2 deliveries, 1-9 at 1; a "
+                  "fetch takes 0 alone (its last delivery goes alone, §8.7) although the throttle "
+                  "would allow half the batch, and the rest wait for the next fetch.",
+                  _derived("§8.7, §9"))
+
+
+def _throttle_looks_only_at_the_fetched_range() -> Case:
+    s = Script(SharePartitionConfig(3, 200, 30_000))
+    s.fetch(0, (0, 4), count=5)
+    s.fetch(5, (5, 9), count=5)
+    s.ack((9, 9, RELEASE), error=Errors.NONE)
+    s.fetch(9, (5, 9), count=1)
+    s.ack((9, 9, RELEASE), error=Errors.NONE)
+    s.release(error=Errors.NONE)
+    s.fetch(0, (0, 7), count=8)
+    s.ends(0, 9, 8)
+    return s.case("throttle_looks_only_at_the_fetched_range_of_a_split_batch",
+                  "Limit 3: the split batch 5-9 has 9 at 2 deliveries and 5-8 at 1; a fetch whose log "
+                  "ends at 7 takes the batch 0-4 and then 5-7 of the split batch: 9, outside the "
+                  "fetched range, does not throttle it.", _derived("§8.7, §9"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
@@ -1662,6 +1752,10 @@ def all_cases() -> list[Case]:
         # --- issue 17, fourth pass: the fetch path's gate ---
         _gate_at_the_in_flight_limit, _gate_of_a_partition_that_failed_to_load,
         _gate_open_for_a_persisted_hole, _gate_after_the_log_start_passed_the_cache,
+        # --- issue 17, the spec layer ---
+        _every_acknowledge_type_in_one_batch, _persister_error_before_fencing,
+        _throttle_seen_at_the_last_offset_of_a_split_batch, _last_delivery_alone_before_fresher_offsets,
+        _throttle_looks_only_at_the_fetched_range,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
