@@ -54,7 +54,7 @@ from groupspec.types.errors import Errors
 from groupspec.types.records import CoordinatorRecord
 from groupspec.types.topic_id import canonical
 
-ABSENT, PRESENT = "ABSENT", "PRESENT"
+ABSENT, PRESENT = ss.ABSENT, ss.PRESENT
 #: (group id, topic id in the 36-character spelling, partition).
 Key = tuple[str, str, int]
 

@@ -148,6 +148,15 @@ REQUEST_TYPES: tuple[type, ...] = (InitializeShareGroupState, ReadShareGroupStat
                                    DeleteShareGroupState, ReadShareGroupStateSummary)
 
 
+#: A share-partition key's two states in a shard (the spec's table dispatches on them) and the
+#: states each may be entered from; the docs' diagram is checked against it.
+ABSENT, PRESENT = "ABSENT", "PRESENT"
+KEY_PREDECESSORS: dict[str, frozenset[str]] = {
+    PRESENT: frozenset({ABSENT, PRESENT}),
+    ABSENT: frozenset({PRESENT}),
+}
+
+
 def coordinator_key(group_id: str, topic_id: str, partition: int) -> str:
     """``SharePartitionKey#asCoordinatorKey``: the string whose hash picks the coordinator partition."""
     return f"{group_id}:{kafka_string(parse_topic_id(topic_id))}:{partition}"

@@ -142,12 +142,17 @@ class Script:
                     tuple(self.shows))
 
 
+SHARD = "share-coordinator/src/main/java/org/apache/kafka/coordinator/share/"
+
+
 def _kafka(test: str) -> dict[str, str]:
-    return {"kafka_test": f"{SHARD_TEST}#{test}"}
+    """A ShareCoordinatorShardTest test (or several, comma-separated), restated."""
+    return {"kind": "upstream", "file": SHARD_TEST, "test": test}
 
 
-def _own(why: str) -> dict[str, str]:
-    return {"kafka_code": why}
+def _own(where: str) -> dict[str, str]:
+    """Read off Kafka 4.2.1's code (``Class#method``, under the share-coordinator module)."""
+    return {"kind": "upstream", "file": SHARD + where.split("#")[0] + ".java", "where": where}
 
 
 OK, INVALID = Errors.NONE, Errors.INVALID_REQUEST
@@ -191,9 +196,9 @@ def _kafka_shard_cases() -> Iterator[Case]:
     s.init(partition=-1, error=INVALID, wrote=())
     yield s.case("negative_partition_is_invalid",
                  "Every request for a negative partition is INVALID_REQUEST.",
-                 {"kafka_test": f"{SHARD_TEST}#testWriteStateInvalidRequestData, "
-                  "testReadStateInvalidRequestData, testReadStateSummaryInvalidRequestData, "
-                  "testDeleteStateInvalidRequestData, testInitializeStateInvalidRequestData"})
+                 _kafka("testWriteStateInvalidRequestData, testReadStateInvalidRequestData, "
+                        "testReadStateSummaryInvalidRequestData, testDeleteStateInvalidRequestData, "
+                        "testInitializeStateInvalidRequestData"))
 
     s = Script()
     s.init()
@@ -231,7 +236,7 @@ def _kafka_shard_cases() -> Iterator[Case]:
     yield s.case("read_state_and_summary_success",
                  "A read answers state epoch 0, start offset 0 and batch 0-10 (and records leader "
                  "epoch 1); the summary answers the start offset and both epochs.",
-                 {"kafka_test": f"{SHARD_TEST}#testReadStateSuccess, testReadStateSummarySuccess"})
+                 _kafka("testReadStateSuccess, testReadStateSummarySuccess"))
 
     s = Script()
     s.init()
@@ -303,10 +308,10 @@ def _kafka_shard_cases() -> Iterator[Case]:
     yield s.case("unknown_topic_or_partition",
                  "A topic missing from the metadata image, or a partition at or past its count, is "
                  "UNKNOWN_TOPIC_OR_PARTITION for delete, initialize and summary.",
-                 {"kafka_test": f"{SHARD_TEST}#testDeleteTopicIdNonExistentInMetadataImage, "
-                  "testDeletePartitionIdNonExistentInMetadataImage, "
-                  "testInitializeTopicIdNonExistentInMetadataImage, "
-                  "testInitializePartitionIdNonExistentInMetadataImage"})
+                 _kafka("testDeleteTopicIdNonExistentInMetadataImage, "
+                        "testDeletePartitionIdNonExistentInMetadataImage, "
+                        "testInitializeTopicIdNonExistentInMetadataImage, "
+                        "testInitializePartitionIdNonExistentInMetadataImage"))
 
     s = Script()
     s.init(state_epoch=0, start=0, error=OK, wrote=SNAP)
@@ -363,7 +368,7 @@ def _own_cases() -> Iterator[Case]:
     yield s.case("a_write_never_raises_the_leader_epoch",
                  "A write at leader epoch 7 is accepted but its record keeps the key's epoch 3, so "
                  "a later read at epoch 5 is not fenced: only reads raise the leader epoch.",
-                 _own("ShareCoordinatorShard#writeState calls generateShareStateRecord(..., false)"))
+                 _own("ShareCoordinatorShard#writeState"))
 
     s = Script()
     s.config = ShareStateConfig(updates_per_snapshot=0)

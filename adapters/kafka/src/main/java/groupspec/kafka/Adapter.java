@@ -68,7 +68,7 @@ public final class Adapter {
         MACHINES.put("share_partition", new SharePartitionMachine());
         MACHINES.put("share_group", new ShareGroupMachine());
         String later = "not yet driven through Kafka's classes by this adapter (issue 18)";
-        for (String machine : List.of("share_consumer")) {
+        for (String machine : List.of("share_consumer", "share_state")) {
             ABSENT.put(machine, later);
         }
     }
