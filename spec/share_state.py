@@ -32,16 +32,20 @@ and one short rule per row. Words shared with the implementation are the vocabul
   offset o makes everything of its key before o redundant, and the partition's redundant offset
   is the smallest of its keys' latest snapshot offsets (ShareCoordinatorOffsetsManager).
 
-Out of scope for now: cold-partition snapshots (a periodic timer of the service), topic deletion
-clean-up, the service's COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR answers, and KIP-1226's
-delivery complete count.
+* **Cold snapshots.** The service's timer fires every cold-partition interval (it is the
+  service's, so a restart of the shards does not reset it); each shard then snapshots the keys
+  whose last snapshot is that old, unless all its keys' last snapshots are cold ones already.
+  Kafka walks a hash map; here keys go in sorted order, partition by partition.
+
+Out of scope for now: topic deletion clean-up, deleting the redundant log prefix, the service's
+COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR answers, and KIP-1226's delivery complete count.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -197,6 +201,8 @@ class State:
     config: ss.ShareStateConfig
     topics: Mapping[str, int]
     now: int
+    #: When the service's cold-partition snapshot timer fires next (it survives restarts).
+    cold_due: int
     keys: Mapping[Key, Entry] = field(default_factory=dict)
     logs: Mapping[int, Log] = field(default_factory=dict)
 
@@ -243,7 +249,8 @@ def coordinator_partition(s: State, key: Key) -> int:
 def initial_state(config: ss.ShareStateConfig = ss.ShareStateConfig(),  # noqa: B008
                   topics: tuple[ss.TopicMetadata, ...] = (), now_ms: int = 0) -> State:
     """A share coordinator hosting every partition of its topic, all logs empty."""
-    return State(ss.check_config(config), ss.check_topics(topics), now_ms)
+    config = ss.check_config(config)
+    return State(config, ss.check_topics(topics), now_ms, now_ms + config.cold_snapshot_interval_ms)
 
 
 def _key_of(event: object) -> Key | None:
@@ -481,8 +488,33 @@ def summary(st: St, event: ss.ReadShareGroupStateSummary, index: int) -> None:
 
 
 def advance_clock(st: St, event: ss.AdvanceClock, index: int) -> None:
-    """Time only stamps the snapshots written later (the clock never goes back)."""
+    """The clock moves (never back); once the cold-partition timer is due, each coordinator
+    partition snapshots its keys whose last snapshot is an interval old, and the timer re-arms."""
     st.set(now=max(st.state.now, event.to_ms))
+    s = st.state
+    if s.now < s.cold_due:
+        return
+    interval = s.config.cold_snapshot_interval_ms
+    shards: dict[int, list[Key]] = {}
+    for key in sorted(s.keys):
+        shards.setdefault(coordinator_partition(s, key), []).append(key)
+    for p in sorted(shards):
+        _snapshot_cold(st, shards[p], interval)
+    st.set(cold_due=st.state.now + interval)
+
+
+def _snapshot_cold(st: St, keys: list[Key], interval: int) -> None:
+    """One shard's cold snapshots (ShareCoordinatorShard#snapshotColdPartitions): none when every
+    key's last snapshot is already a cold one (written later than created); otherwise a copy of the
+    state with the next snapshot epoch and the write time now, for each key idle an interval."""
+    entries, now = st.state.keys, st.state.now
+    if all(entries[k].offset.create_timestamp != entries[k].offset.write_timestamp for k in keys):
+        return
+    for key in keys:
+        o = entries[key].offset
+        if now - o.write_timestamp >= interval:
+            cold = replace(o, snapshot_epoch=o.snapshot_epoch + 1, write_timestamp=now)
+            _append(st, key, _snapshot(key, cold))
 
 
 def restart(st: St, event: ss.Restart, index: int) -> None:

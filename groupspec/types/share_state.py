@@ -44,10 +44,13 @@ class ShareStateConfig:
 
     ``updates_per_snapshot`` is share.coordinator.snapshot.update.records.per.snapshot: how many
     ShareUpdate records may follow a ShareSnapshot before a write becomes a snapshot again.
+    ``cold_snapshot_interval_ms`` is share.coordinator.cold.partition.snapshot.interval.ms: how
+    often the service snapshots every key whose last snapshot is at least that old.
     """
 
     state_topic_partitions: int = 50
     updates_per_snapshot: int = 500
+    cold_snapshot_interval_ms: int = 300_000
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,8 @@ class ReadShareGroupStateSummary:
 
 @dataclass(frozen=True)
 class AdvanceClock:
-    """Move the injected clock to ``to_ms`` (snapshots carry the time they were written)."""
+    """Move the injected clock to ``to_ms`` (snapshots carry the time they were written); when
+    the cold-partition interval has passed, keys not snapshotted for that long get a snapshot."""
 
     to_ms: int
 
@@ -333,6 +337,7 @@ def check_config(config: object) -> ShareStateConfig:
     low, high = UPDATES_PER_SNAPSHOT_RANGE
     wire.integer(config.updates_per_snapshot, "config.updates_per_snapshot", "int32",
                  minimum=low, maximum=high)
+    wire.integer(config.cold_snapshot_interval_ms, "config.cold_snapshot_interval_ms", "int32", minimum=1)
     return config
 
 

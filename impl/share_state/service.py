@@ -16,6 +16,7 @@ from groupspec.impl.runtime.clock import ManualClock
 from groupspec.impl.runtime.partitioning import partition_for
 from groupspec.impl.runtime.runtime import CoordinatorRuntime, ShardContext, WriteResult
 from groupspec.impl.share_state.shard import Key, Result, ShareStateShard
+from groupspec.types.records import CoordinatorRecord
 from groupspec.types.records.registry import SHARE_STATE_TOPIC
 from groupspec.types.share_state import (
     AdvanceClock,
@@ -48,11 +49,15 @@ class ShareCoordinator:
         self.topics = check_topics(topics)
 
         def new_shard(context: ShardContext) -> ShareStateShard:
-            return ShareStateShard(context, self.topics, self.config.updates_per_snapshot)
+            return ShareStateShard(context, self.topics, self.config.updates_per_snapshot,
+                                   self.config.cold_snapshot_interval_ms)
 
         self.runtime: CoordinatorRuntime[ShareStateShard] = CoordinatorRuntime(
             SHARE_STATE_TOPIC, self.config.state_topic_partitions, new_shard, ManualClock(start_ms))
         self.runtime.load_all()
+        #: The service's cold-partition snapshot timer (ShareCoordinatorService#
+        #: setupSnapshotColdPartitions): the service's, not a shard's, so reloading shards keeps it.
+        self.cold_due = start_ms + self.config.cold_snapshot_interval_ms
 
     def partition_for(self, key: Key) -> int:
         return partition_for(coordinator_key(*key), self.config.state_topic_partitions)
@@ -91,12 +96,25 @@ class ShareCoordinator:
                 response, records = self._run(key, lambda s: s.read_state_summary(key))
             case AdvanceClock():
                 self.runtime.advance_clock(max(self.runtime.clock.now(), event.to_ms))
-                return Output()
+                return Output(records=tuple(self._snapshot_cold_partitions()))
             case Restart():
                 self.runtime.unload_all()
                 self.runtime.load_all()
                 return Output()
         return Output((Answer(index, response),), tuple(records))
+
+    def _snapshot_cold_partitions(self) -> list[CoordinatorRecord]:
+        """Once the timer is due, a write on every shard in partition order, then re-armed."""
+        now = self.runtime.clock.now()
+        if now < self.cold_due:
+            return []
+        written: list[CoordinatorRecord] = []
+        for partition, _ in list(self.runtime.shards()):
+            result = self.runtime.write(
+                partition, lambda s: WriteResult(records=list(s.snapshot_cold_partitions())))
+            written += [r for r in result.records if isinstance(r, CoordinatorRecord)]
+        self.cold_due = now + self.config.cold_snapshot_interval_ms
+        return written
 
     def view(self) -> ShareStateView:
         keys = []

@@ -11,7 +11,7 @@ loaded from the log is the shard that wrote it.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from groupspec.impl.runtime.runtime import ShardContext
@@ -80,10 +80,12 @@ Result = tuple[object, list[CoordinatorRecord]]
 
 
 class ShareStateShard:
-    def __init__(self, context: ShardContext, topics: dict[str, int], updates_per_snapshot: int) -> None:
+    def __init__(self, context: ShardContext, topics: dict[str, int], updates_per_snapshot: int,
+                 cold_snapshot_interval_ms: int) -> None:
         self.context = context
         self.topics = topics
         self.updates_per_snapshot = updates_per_snapshot
+        self.cold_snapshot_interval_ms = cold_snapshot_interval_ms
         self.share_state: dict[Key, ShareGroupOffset] = {}
         self.leader_epochs: dict[Key, int] = {}
         self.state_epochs: dict[Key, int] = {}
@@ -215,6 +217,21 @@ class ShareStateShard:
             return ReadShareGroupStateSummaryResponse(Errors.NONE, 0, 0, UNINITIALIZED_START_OFFSET), []
         return ReadShareGroupStateSummaryResponse(Errors.NONE, current.state_epoch, current.leader_epoch,
                                                   current.start_offset), []
+
+    def snapshot_cold_partitions(self) -> list[CoordinatorRecord]:
+        """A new snapshot (next epoch, write time now) of each key whose last snapshot is an
+        interval old; nothing when every key's last snapshot is a cold one already (written after
+        it was created). Kafka walks its hash map; keys go in sorted order here."""
+        cold = sum(1 for o in self.share_state.values() if o.create_timestamp != o.write_timestamp)
+        if cold == len(self.share_state):
+            return []
+        now, records = self.context.now(), []
+        for key in sorted(self.share_state):
+            o = self.share_state[key]
+            if now - o.write_timestamp >= self.cold_snapshot_interval_ms:
+                records.append(snapshot_record(key, replace(o, snapshot_epoch=o.snapshot_epoch + 1,
+                                                            write_timestamp=now)))
+        return records
 
     def delete_state(self, key: Key) -> Result:
         if key[2] < 0:

@@ -16,6 +16,8 @@ nothing. The coordinator topic has three partitions, so keys share shards. After
   the view it had (checked through a Restart on a copy of the log);
 - the spec's invariants and the combiner's contract held (icontract, on every step).
 
+The clock moves far enough for the cold-partition snapshot timer (3 s here) to fire.
+
 Budgets come from the Hypothesis profiles in tests/conftest.py.
 """
 
@@ -59,7 +61,8 @@ BATCHES = st.lists(BATCH, max_size=4).map(tuple)
 class ShareStateAgreement(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.config = ShareStateConfig(state_topic_partitions=3, updates_per_snapshot=2)
+        self.config = ShareStateConfig(state_topic_partitions=3, updates_per_snapshot=2,
+                                       cold_snapshot_interval_ms=3_000)
         self.state = spec.initial_state(self.config, TOPICS)
         self.impl = ShareCoordinator(self.config, TOPICS)
         self.index = 0

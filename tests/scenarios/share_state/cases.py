@@ -427,8 +427,37 @@ def _own_cases() -> Iterator[Case]:
                  _own("ShareCoordinatorShard#readStateSummary"))
 
 
+def _cold_cases() -> Iterator[Case]:
+    s = Script()
+    s.config = ShareStateConfig(state_topic_partitions=1, cold_snapshot_interval_ms=10_000)
+    s.init(partition=0)
+    s.add(AdvanceClock(5_000), wrote=())
+    s.add(AdvanceClock(7_000), wrote=())
+    s.init(partition=1)
+    s.add(Restart(), wrote=())
+    s.add(AdvanceClock(12_000), wrote=SNAP)
+    s.add(AdvanceClock(24_000), wrote=SNAP + SNAP)
+    s.add(AdvanceClock(36_000), wrote=())
+    s.read(0, partition=0)
+    s.write(0, (0, 3, 2, 1), partition=0, wrote=UPD)
+    s.add(AdvanceClock(48_000), wrote=())
+    s.shows.append(Ends(G, T, 0, snapshot_epoch=2, start_offset=0, state_batches=((0, 3, 2, 1),)))
+    s.shows.append(Ends(G, T, 1, snapshot_epoch=1))
+    yield s.case("cold_partition_snapshots",
+                 "Every 10 s the service snapshots keys whose last snapshot is 10 s old: nothing at "
+                 "5 s (the timer is not due) nor at 7 s; at 12 s only key 0 (key 1 was initialized at "
+                 "7 s); at 24 s both, key 0 again since key 1's snapshot was not a cold one yet; at "
+                 "36 s nothing, every key's last snapshot being a cold one (written after it was "
+                 "created); a ShareUpdate carries no time, so at 48 s still nothing. The restart "
+                 "between does not reset the timer, which is the service's.",
+                 _kafka("testSnapshotColdPartitionsNoEligiblePartitions, "
+                        "testSnapshotColdPartitionsPartialEligiblePartitions, "
+                        "testSnapshotColdPartitionsDoesNotPerpetuallySnapshot, "
+                        "testSnapshotColdPartitionsSnapshotUpdateNotConsidered"))
+
+
 def all_cases() -> list[Case]:
-    cases = [*_kafka_shard_cases(), *_own_cases()]
+    cases = [*_kafka_shard_cases(), *_own_cases(), *_cold_cases()]
     names = [c.name for c in cases]
     if len(set(names)) != len(names):
         raise ValueError("two share_state cases share a name")
