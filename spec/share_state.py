@@ -37,7 +37,7 @@ and one short rule per row. Words shared with the implementation are the vocabul
   whose last snapshot is that old, unless all its keys' last snapshots are cold ones already.
   Kafka walks a hash map; here keys go in sorted order, partition by partition.
 
-Out of scope for now: topic deletion clean-up, deleting the redundant log prefix, the service's
+Out of scope for now: deleting the redundant log prefix, the service's
 COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR answers, and KIP-1226's delivery complete count.
 """
 
@@ -517,6 +517,17 @@ def _snapshot_cold(st: St, keys: list[Key], interval: int) -> None:
             _append(st, key, _snapshot(key, cold))
 
 
+def delete_topics(st: St, event: ss.DeleteTopics, index: int) -> None:
+    """The topics leave the metadata image; each coordinator partition tombstones their keys."""
+    gone = {canonical(t) for t in event.topic_ids}
+    st.set(topics={t: n for t, n in st.state.topics.items() if t not in gone})
+    doomed = sorted(k for k in st.state.keys if k[1] in gone)
+    for p in sorted({coordinator_partition(st.state, k) for k in doomed}):
+        for key in doomed:
+            if coordinator_partition(st.state, key) == p:
+                _append(st, key, _tombstone(key))
+
+
 def restart(st: St, event: ss.Restart, index: int) -> None:
     """Every shard replays its log: the state is the fold of the records, so nothing changes."""
 
@@ -530,6 +541,7 @@ TABLE = Table("share_state", {
     (ANY, ss.DeleteShareGroupState): delete,
     (ANY, ss.ReadShareGroupStateSummary): summary,
     (ANY, ss.AdvanceClock): advance_clock,
+    (ANY, ss.DeleteTopics): delete_topics,
     (ANY, ss.Restart): restart,
 })
 

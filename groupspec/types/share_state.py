@@ -141,13 +141,21 @@ class AdvanceClock:
 
 
 @dataclass(frozen=True)
+class DeleteTopics:
+    """Topics were deleted: they leave the metadata image, and every shard writes a tombstone for
+    each key of theirs (ShareCoordinatorService#onTopicsDeleted, Shard#maybeCleanupShareState)."""
+
+    topic_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Restart:
     """Every shard fails over: memory is dropped and each partition's log is replayed."""
 
 
 ShareStateRequest = (InitializeShareGroupState | ReadShareGroupState | WriteShareGroupState
                      | DeleteShareGroupState | ReadShareGroupStateSummary)
-ShareStateEvent = ShareStateRequest | AdvanceClock | Restart
+ShareStateEvent = ShareStateRequest | AdvanceClock | DeleteTopics | Restart
 REQUEST_TYPES: tuple[type, ...] = (InitializeShareGroupState, ReadShareGroupState, WriteShareGroupState,
                                    DeleteShareGroupState, ReadShareGroupStateSummary)
 
@@ -324,6 +332,9 @@ def check_event(event: object, index: object = 0) -> None:
             _key(event)
         case AdvanceClock():
             wire.integer(event.to_ms, "to_ms", "int64", minimum=0)
+        case DeleteTopics():
+            for i, t in enumerate(wire.array(event.topic_ids, "topic_ids")):
+                canonical(t, f"topic_ids[{i}]")
         case Restart():
             pass
         case _:

@@ -23,6 +23,7 @@ from groupspec.types.share_state import (
     Answer,
     CoordinatorPartitionView,
     DeleteShareGroupState,
+    DeleteTopics,
     InitializeShareGroupState,
     Output,
     ReadShareGroupState,
@@ -97,6 +98,16 @@ class ShareCoordinator:
             case AdvanceClock():
                 self.runtime.advance_clock(max(self.runtime.clock.now(), event.to_ms))
                 return Output(records=tuple(self._snapshot_cold_partitions()))
+            case DeleteTopics():
+                gone = {canonical(t) for t in event.topic_ids}
+                for topic in gone:
+                    self.topics.pop(topic, None)  # the shards hold this same image
+                written: list[CoordinatorRecord] = []
+                for partition, _ in list(self.runtime.shards()):
+                    result = self.runtime.write(
+                        partition, lambda s: WriteResult(records=list(s.cleanup_share_state(gone))))
+                    written += [r for r in result.records if isinstance(r, CoordinatorRecord)]
+                return Output(records=tuple(written))
             case Restart():
                 self.runtime.unload_all()
                 self.runtime.load_all()

@@ -233,6 +233,11 @@ class ShareStateShard:
                                                             write_timestamp=now)))
         return records
 
+    def cleanup_share_state(self, topic_ids: set[str]) -> list[CoordinatorRecord]:
+        """Tombstones for every key of the deleted topics (Kafka collects them in a hash set;
+        sorted here)."""
+        return [tombstone_record(key) for key in sorted(self.share_state) if key[1] in topic_ids]
+
     def delete_state(self, key: Key) -> Result:
         if key[2] < 0:
             return DeleteShareGroupStateResponse(Errors.INVALID_REQUEST), []

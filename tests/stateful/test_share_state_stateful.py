@@ -4,10 +4,12 @@ Keys of two groups on two topics (one with two partitions, one unknown to the me
 get initialized (with old, current and newer state epochs, and start offsets -1 or not), read
 with every kind of leader epoch (-1, stale, the current one, newer), written (state and leader
 epochs stale, current, newer or -1; start offsets -1, kept or moved; overlapping batches of any
-state and count), deleted and summarized; the clock moves; every shard fails over and replays its
-log; now and then an event carries what no broker would hand the shard (an empty group id,
-a batch with first > last), which both layers must refuse with the same InputError, changing
-nothing. The coordinator topic has three partitions, so keys share shards. After every step:
+state and count; and, so that state grows, as a healthy leader writes: to an existing key with
+its current epochs), deleted and summarized; topics are deleted; the clock moves; every shard
+fails over and replays its log; now and then an event carries what no broker would hand the
+shard (an empty group id, a batch with first > last), which both layers must refuse with the
+same InputError, changing nothing. The coordinator topic has three partitions, so keys share
+shards. After every step:
 
 - both layers answered the same and wrote the same records;
 - both show the same view (every key's epochs, start offset, batches, timestamps, fences and
@@ -33,6 +35,7 @@ from groupspec.types import InputError
 from groupspec.types.share_state import (
     AdvanceClock,
     DeleteShareGroupState,
+    DeleteTopics,
     InitializeShareGroupState,
     ReadShareGroupState,
     ReadShareGroupStateSummary,
@@ -48,7 +51,7 @@ T1 = "00000000-0000-4000-8000-000000000001"
 T2 = "00000000-0000-4000-8000-000000000002"
 GHOST = "00000000-0000-4000-8000-0000000000ff"
 TOPICS = (TopicMetadata(T1, 2), TopicMetadata(T2, 1))
-GROUPS = st.sampled_from(("g1", "g2"))
+GROUPS = st.sampled_from(("g1", "g1", "g2"))
 TOPIC_IDS = st.sampled_from((T1, T1, T2, GHOST))
 PARTITIONS = st.sampled_from((0, 0, 1, -1))
 EPOCHS = st.integers(min_value=-1, max_value=4)
@@ -98,6 +101,17 @@ class ShareStateAgreement(RuleBasedStateMachine):
               start: int, batches: tuple[StateBatch, ...]) -> None:
         self._send(WriteShareGroupState(group, topic, partition, state_epoch, leader_epoch, start, batches))
 
+    @precondition(lambda self: bool(self.state.keys))
+    @rule(data=st.data(), start=STARTS, batches=BATCHES, newer=st.booleans())
+    def write_as_the_leader(self, data: st.DataObject, start: int, batches: tuple[StateBatch, ...],
+                            newer: bool) -> None:
+        """A write a healthy leader sends: to a key that exists, with its current epochs (or a
+        newer leader epoch); most random writes are refused, and this keeps state growing."""
+        key = data.draw(st.sampled_from(sorted(self.state.keys)))
+        entry = self.state.keys[key]
+        state_epoch = entry.state_seen if entry.state_seen is not None else -1
+        self._send(WriteShareGroupState(*key, state_epoch, entry.leader_seen + int(newer), start, batches))
+
     @rule(group=GROUPS, topic=TOPIC_IDS, partition=PARTITIONS)
     def delete(self, group: str, topic: str, partition: int) -> None:
         self._send(DeleteShareGroupState(group, topic, partition))
@@ -109,6 +123,10 @@ class ShareStateAgreement(RuleBasedStateMachine):
     @rule(by=st.integers(0, 5_000))
     def advance_clock(self, by: int) -> None:
         self._send(AdvanceClock(self.state.now + by))
+
+    @rule(topic=st.sampled_from((T2, GHOST)))
+    def delete_topic(self, topic: str) -> None:
+        self._send(DeleteTopics((topic,)))
 
     @rule()
     def restart(self) -> None:

@@ -23,6 +23,7 @@ from groupspec.types.errors import Errors
 from groupspec.types.share_state import (
     AdvanceClock,
     DeleteShareGroupState,
+    DeleteTopics,
     InitializeShareGroupState,
     ReadShareGroupState,
     ReadShareGroupStateSummary,
@@ -456,8 +457,24 @@ def _cold_cases() -> Iterator[Case]:
                         "testSnapshotColdPartitionsSnapshotUpdateNotConsidered"))
 
 
+def _topic_cases() -> Iterator[Case]:
+    s = Script()
+    s.config = ShareStateConfig(state_topic_partitions=1)
+    s.add(DeleteTopics(()), wrote=())
+    s.init(partition=0)
+    s.init(partition=0, topic=T2)
+    s.add(DeleteTopics((T2, "00000000-0000-4000-8000-0000000000ff")), wrote=TOMB)
+    s.shows.append(Ends(G, T2, 0, exists=False))
+    s.shows.append(Ends(G, T, 0, exists=True))
+    s.init(partition=0, topic=T2, error=Errors.UNKNOWN_TOPIC_OR_PARTITION)
+    yield s.case("deleted_topics_lose_their_state",
+                 "Deleting no topic writes nothing; deleting a topic (and one never known) tombstones "
+                 "the keys of that topic only, and the topic is gone from the metadata image.",
+                 _kafka("testOnTopicsDeletedEmptyTopicIds, testOnTopicsDeletedTopicIds"))
+
+
 def all_cases() -> list[Case]:
-    cases = [*_kafka_shard_cases(), *_own_cases(), *_cold_cases()]
+    cases = [*_kafka_shard_cases(), *_own_cases(), *_cold_cases(), *_topic_cases()]
     names = [c.name for c in cases]
     if len(set(names)) != len(names):
         raise ValueError("two share_state cases share a name")
