@@ -408,6 +408,7 @@ def _own_cases() -> Iterator[Case]:
     s.write(0, (2, 3, 2, 1), partition=0, wrote=SNAP)
     s.write(0, (0, 1, 2, 1), partition=1, wrote=UPD)
     s.write(0, (2, 3, 2, 1), partition=1, wrote=SNAP)
+    s.read(0, partition=1, error=OK, wrote=())
     s.add(DeleteShareGroupState(G, T, 0), wrote=TOMB)
     s.shows.append(Redundant(0, 5))
     yield s.case("last_redundant_offset_follows_the_oldest_snapshot",
@@ -437,6 +438,7 @@ def _cold_cases() -> Iterator[Case]:
     s.init(partition=1)
     s.add(Restart(), wrote=())
     s.add(AdvanceClock(12_000), wrote=SNAP)
+    s.add(AdvanceClock(17_000), wrote=())
     s.add(AdvanceClock(24_000), wrote=SNAP + SNAP)
     s.add(AdvanceClock(36_000), wrote=())
     s.read(0, partition=0)
@@ -447,7 +449,8 @@ def _cold_cases() -> Iterator[Case]:
     yield s.case("cold_partition_snapshots",
                  "Every 10 s the service snapshots keys whose last snapshot is 10 s old: nothing at "
                  "5 s (the timer is not due) nor at 7 s; at 12 s only key 0 (key 1 was initialized at "
-                 "7 s); at 24 s both, key 0 again since key 1's snapshot was not a cold one yet; at "
+                 "7 s); at 17 s nothing though key 1 has been idle 10 s, the timer being due at "
+                 "22 s; at 24 s both, key 0 again since key 1's snapshot was not a cold one yet; at "
                  "36 s nothing, every key's last snapshot being a cold one (written after it was "
                  "created); a ShareUpdate carries no time, so at 48 s still nothing. The restart "
                  "between does not reset the timer, which is the service's.",
@@ -473,8 +476,27 @@ def _topic_cases() -> Iterator[Case]:
                  _kafka("testOnTopicsDeletedEmptyTopicIds, testOnTopicsDeletedTopicIds"))
 
 
+def _combiner_cases() -> Iterator[Case]:
+    """PersisterStateBatchCombinerTest's examples as writes: with updates_per_snapshot 0 every
+    write is a snapshot of the key's batches combined with the write's, so after an initialize
+    (no batches) and a write of the batches so far, a write of the new batches at the example's
+    start offset must leave the example's result."""
+    s = Script()
+    s.config = ShareStateConfig(updates_per_snapshot=0)
+    for _, so_far, new, start, _ in COMBINER_EXAMPLES:
+        s.init(start=0)
+        s.write(-1, *so_far)
+        s.write(start, *new, wrote=SNAP)
+    s.shows.append(Ends(G, T, 0, state_batches=COMBINER_EXAMPLES[-1][4]))
+    yield s.case("combiner_examples_as_writes",
+                 "Each PersisterStateBatchCombinerTest example replayed through the coordinator: an "
+                 "initialize, a write of the batches so far, then a write of the new batches at the "
+                 "example's start offset, each written as a snapshot of the combined state.",
+                 {"kind": "upstream", "file": COMBINER_TEST, "test": "testStateBatchCombine*"})
+
+
 def all_cases() -> list[Case]:
-    cases = [*_kafka_shard_cases(), *_own_cases(), *_cold_cases(), *_topic_cases()]
+    cases = [*_kafka_shard_cases(), *_own_cases(), *_cold_cases(), *_topic_cases(), *_combiner_cases()]
     names = [c.name for c in cases]
     if len(set(names)) != len(names):
         raise ValueError("two share_state cases share a name")
