@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from groupspec.types import classic_group
+from groupspec.types import classic_group, share_state
 from groupspec.types.share_consumer import PREDECESSORS, MemberState
 
 START = "[*]"
@@ -163,7 +163,23 @@ CLASSIC_GROUP = Diagram(
             "DescribeGroups reports a missing group as Dead"),),
 )
 
-DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER)
+SHARE_STATE = Diagram(
+    name="share_state",
+    page="docs/machines/share_state.md",
+    predecessors=share_state.KEY_PREDECESSORS,
+    arrows=(
+        Arrow(START, "ABSENT"),
+        Arrow("ABSENT", "PRESENT", "InitializeShareGroupState<br/>(ShareSnapshot, snapshot epoch 0)"),
+        Arrow("PRESENT", "PRESENT", "WriteShareGroupState, "
+              "ReadShareGroupState at a newer leader epoch<br/>"
+              "(ShareUpdate, or ShareSnapshot at the cadence);<br/>"
+              "InitializeShareGroupState (ShareSnapshot)"),
+        Arrow("PRESENT", "ABSENT", "DeleteShareGroupState<br/>(ShareSnapshot tombstone)"),
+    ),
+    notes=(("ABSENT", "read and write answer INVALID_REQUEST;<br/>the summary answers start offset -1"),),
+)
+
+DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -148,6 +148,8 @@ MACHINES: tuple[Machine, ...] = (
     _stateful("share_partition", "share_vector_docs", expected_is_kafkas=True),
     _stateful("share_group", "share_group_vector_docs"),
     _stateful("share_consumer", "share_consumer_vector_docs"),
+    # The share coordinator; both layers follow Kafka's ShareCoordinatorShard (docs/machines/share_state.md).
+    _stateful("share_state", "share_state_vector_docs", expected_is_kafkas=True),
 )
 
 BY_NAME: dict[str, Machine] = {m.name: m for m in MACHINES}

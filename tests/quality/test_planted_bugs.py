@@ -3,7 +3,8 @@ machine's judge (issue 16 item 6; the brief: "a planted-bug test shows each chec
 
 Stateful tests: the implementation is wrapped so that it misbehaves in one deterministic,
 plausible way (a REJECT taken as a RELEASE, a commit stored one past its offset, a
-subscription's last topic lost, an unsubscribe ignored, a partition left out of an assignment),
+subscription's last topic lost, an unsubscribe ignored, a partition left out of an assignment,
+the share coordinator's combiner dropping a batch),
 and the state machine, run with the profile's budget, must fail with an AssertionError.
 Shrinking is skipped: the failure is the point, not its smallest form.
 
@@ -40,6 +41,7 @@ from tests.stateful import (
     test_share_consumer_stateful,
     test_share_group_stateful,
     test_share_partition_stateful,
+    test_share_state_stateful,
 )
 
 RELEASE, REJECT = 2, 3
@@ -110,6 +112,19 @@ def test_share_consumer_agreement_catches_an_ignored_unsubscribe(monkeypatch: py
 
     _wrap(monkeypatch, ShareConsumerMembership, plant)
     _fails(test_share_consumer_stateful.ClientAgreement)
+
+
+def test_share_state_agreement_catches_a_combiner_that_drops_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from groupspec.impl.share_state import shard
+
+    original = shard.combine_state_batches
+
+    def planted(so_far: Any, new: Any, start: int) -> Any:
+        out = original(so_far, new, start)
+        return out[:-1] if len(out) >= 2 else out
+
+    monkeypatch.setattr(shard, "combine_state_batches", planted)
+    _fails(test_share_state_stateful.ShareStateAgreement)
 
 
 def test_assignor_churn_catches_a_partition_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
