@@ -39,6 +39,8 @@ ON_KAFKA = {
 #: share_partition (test_kafka_share_partition.py), share_group (test_kafka_share_group.py),
 #: share_consumer (test_kafka_share_consumer.py).
 ELSEWHERE = {"classic_group", "share_partition", "share_group", "share_consumer"}
+#: Machines the adapter does not drive yet, with a phrase of its reason.
+NOT_YET = {"share_state": "ShareCoordinatorShard"}
 
 
 @pytest.mark.parametrize("machine", sorted(ON_KAFKA))
@@ -54,11 +56,13 @@ def test_the_vectors_pass_on_kafkas_own_code(machine: str) -> None:
     assert by_handler == ON_KAFKA[machine]
 
 
-def test_every_machine_of_groupspec_is_in_the_adapter() -> None:
-    """Issue 18's machines are all driven through Kafka's classes now: none is left to answer
-    ``unsupported`` as a whole, and each has its check here or in a test of its own."""
-    machines = {v.machine for v in vf.load(vf.default_root())}
-    assert machines <= set(ON_KAFKA) | ELSEWHERE
+def test_every_machine_of_groupspec_is_in_the_adapter_or_named_as_not_yet() -> None:
+    """Each machine is driven through Kafka's classes, with its check here or in a test of its own,
+    or is one the adapter names as not yet driven: its vectors all answer ``unsupported`` with
+    that reason, never a guess."""
+    vectors = vf.load(vf.default_root())
+    machines = {v.machine for v in vectors}
+    assert machines <= set(ON_KAFKA) | ELSEWHERE | set(NOT_YET)
     # The machine that came last (share_consumer) answers a run rather than "unsupported".
     target = targets.make_target("kafka", 60.0)
     try:
@@ -68,6 +72,10 @@ def test_every_machine_of_groupspec_is_in_the_adapter() -> None:
         target.close()
     assert answer.unsupported is None and answer.output is not None
     assert answer.output["view"]["state"] == "UNSUBSCRIBED"
+    waiting = [v for v in vectors if v.machine in NOT_YET]
+    report = run_on_kafka(waiting, vf.default_root())
+    assert {o.status for o in report.outcomes} == {"unsupported"}
+    assert all(NOT_YET[o.machine] in o.reason for o in report.outcomes)
 
 
 def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
