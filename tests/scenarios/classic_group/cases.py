@@ -2062,6 +2062,86 @@ def _static_members_kept_beyond_max_size() -> Case:
         ClassicConfig(max_size=2))
 
 
+def _txn_marker_after_offset_delete() -> Case:
+    s = Script()
+    pending = s.add(TxnOffsetCommit("tx7", 7, 1, "t",
+                                    topics=(CommitTopic("orders", (CommitPartition(0, 50),)),)))
+    delete = s.add(OffsetDelete("t", (FetchTopic("orders", (0,)),)))
+    marker = s.add(TxnMarker(7, 1, commit=True))
+    refused = s.add(TxnOffsetCommit("tx8", 8, 1, "nobody", generation_id=3, member_id="m",
+                                    topics=(CommitTopic("orders", (CommitPartition(0, 5),)),)))
+    refused_marker = s.add(TxnMarker(8, 1, commit=False))
+    stranger = s.add(TxnMarker(9, 1, commit=True))
+    again = s.add(TxnMarker(7, 1, commit=True))
+    fetch = s.add(OffsetFetch("t", (FetchTopic("orders", (0,)),), require_stable=True))
+    for request in (pending, delete, marker, refused_marker, stranger, again, fetch):
+        s.answered(request, Errors.NONE)
+    s.answered(refused, Errors.ILLEGAL_GENERATION)
+    s.claim(Wrote(delete, ("-OffsetCommit",)), Wrote(marker, ("TxnEnd",)), Wrote(refused, ()),
+            Wrote(refused_marker, ("TxnEnd",)), Wrote(stranger, ()), Wrote(again, ()))
+    return s.case(
+        "txn_marker_after_offset_delete_is_written",
+        "The transaction coordinator sends a producer's marker to every partition its transaction "
+        "added (a TxnOffsetCommit to one of its groups, whatever it was answered), and the "
+        "runtime appends it whatever is still pending there (CoordinatorRuntime's "
+        "completeTransaction; OffsetMetadataManager#replayEndTransactionMarker ignores a producer "
+        "with nothing pending). So a marker is written after an OffsetDelete took the producer's "
+        "only pending offset, and after a TxnOffsetCommit refused ILLEGAL_GENERATION; a producer "
+        "that sent none, or whose transaction already ended, gets no marker written.",
+        {"kind": "hand-made",
+         "kafka": "coordinator-common CoordinatorRuntime#completeTransaction; "
+                "OffsetMetadataManager#replayEndTransactionMarker"})
+
+
+def _simple_group_unseen_until_written() -> Case:
+    s = Script()
+    # "unseen" and "other46" share __consumer_offsets partition 2 of 50. (That a write on another
+    # partition does not show it is a scenario test: Kafka's adapter runs one partition.)
+    too_large = s.add(_commit("unseen", "orders", 0, 1, metadata="x" * 4097))
+    describe = s.add(DescribeGroups(("unseen",)))
+    listed = s.add(ListGroups())
+    heartbeat = s.add(Heartbeat("unseen", 1, "m"))
+    same_partition = s.add(_commit("other46", "orders", 0, 1))
+    seen = s.add(DescribeGroups(("unseen",)))
+    listed_after = s.add(ListGroups())
+    s.answered(describe, Errors.GROUP_ID_NOT_FOUND)
+    for request in (listed, same_partition, seen, listed_after):
+        s.answered(request, Errors.NONE)
+    s.answered(too_large, Errors.OFFSET_METADATA_TOO_LARGE)
+    s.answered(heartbeat, Errors.UNKNOWN_MEMBER_ID)
+    s.claim(Wrote(too_large, ()), Ends("unseen", "Empty", 0))
+    return s.case(
+        "simple_group_unseen_until_its_partition_writes",
+        "An anonymous OffsetCommit refused for every partition still creates the simple group "
+        "(OffsetMetadataManager#validateOffsetCommit, getOrMaybeCreateClassicGroup into the "
+        "timeline map) but writes nothing. Reads are made at the partition's last written "
+        "record, so DescribeGroups calls it Dead and ListGroups leaves it out until its "
+        "partition writes again (a commit to another group of partition 2); a request that fails "
+        "on it (UNKNOWN_MEMBER_ID) does not undo it: the runtime reverts only a batch it failed "
+        "to write.",
+        {"kind": "hand-made",
+         "kafka": "OffsetMetadataManager#validateOffsetCommit; GroupMetadataManager#"
+                "getOrMaybeCreateClassicGroup; coordinator-common CoordinatorRuntime "
+                "(CoordinatorWriteEvent#run, CoordinatorContext#failCurrentBatch)"})
+
+
+def _static_join_with_a_pending_member_id() -> Case:
+    s = Script()
+    first = s.add(JoinGroup("g", client_id="a", protocols=ORDERS, new_member_uuid=member_uuid(1)))
+    static = s.add(JoinGroup("g", member_id=member_id("a", 1), group_instance_id="i1", client_id="a",
+                             protocols=ORDERS))
+    s.answered(first, Errors.MEMBER_ID_REQUIRED)
+    s.answered(static, Errors.UNKNOWN_SERVER_ERROR)
+    s.claim(Wrote(static, ()))
+    return s.case(
+        "static_join_with_a_pending_member_id",
+        "A JoinGroup naming a pending (dynamic) member's id with an instance id: "
+        "GroupMetadataManager throws IllegalStateException, and GroupCoordinatorService answers "
+        "the exception with a response of its own: UNKNOWN_SERVER_ERROR and no member id.",
+        {"kind": "hand-made",
+         "kafka": "GroupMetadataManager#classicGroupJoinExistingMember; GroupCoordinatorService#joinGroup"})
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2089,6 +2169,8 @@ def all_cases() -> list[Case]:
         _expiration_bases, _expiration_explicit_and_empty, _expiration_deletes_only_empty,
         _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
         _restart_after_group_record, _static_members_kept_beyond_max_size,
+        _txn_marker_after_offset_delete, _simple_group_unseen_until_written,
+        _static_join_with_a_pending_member_id,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
