@@ -759,10 +759,16 @@ def _sync_error(g: Group, req: c.SyncGroup) -> Errors:
         return error
     if req.generation_id != g.generation:
         return Errors.ILLEGAL_GENERATION
-    if ((req.protocol_type is not None and req.protocol_type != g.protocol_type)
-            or (req.protocol_name is not None and req.protocol_name != g.protocol_name)):
+    # Verify: GroupMetadataManager#isProtocolInconsistent: only when both sides name one (a first
+    # rebalance has no protocol name yet: any name passes)
+    if (_inconsistent(req.protocol_type, g.protocol_type)
+            or _inconsistent(req.protocol_name, g.protocol_name)):
         return Errors.INCONSISTENT_GROUP_PROTOCOL
     return Errors.NONE
+
+
+def _inconsistent(asked: str | None, held: str | None) -> bool:
+    return asked is not None and held is not None and asked != held
 
 
 def _sync_preparing(st: _Step, req: c.SyncGroup, index: int) -> None:

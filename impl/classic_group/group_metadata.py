@@ -81,6 +81,11 @@ def subscribed_topics(group: ClassicGroup) -> frozenset[str] | None:
     return frozenset(topics)
 
 
+def _inconsistent(asked: str | None, held: str | None) -> bool:
+    """GroupMetadataManager#isProtocolInconsistent: only where both name one."""
+    return asked is not None and held is not None and asked != held
+
+
 class GroupMetadataManager:
     def __init__(self, config: ClassicConfig, context: ShardContext) -> None:
         self.config = config
@@ -545,9 +550,8 @@ class GroupMetadataManager:
         error = self._validate_member(group, req.member_id, req.group_instance_id)
         if error is Errors.NONE and req.generation_id != group.generation_id:
             error = Errors.ILLEGAL_GENERATION
-        if error is Errors.NONE and (
-                (req.protocol_type is not None and req.protocol_type != group.protocol_type)
-                or (req.protocol_name is not None and req.protocol_name != group.protocol_name)):
+        if error is Errors.NONE and (_inconsistent(req.protocol_type, group.protocol_type)
+                                     or _inconsistent(req.protocol_name, group.protocol_name)):
             error = Errors.INCONSISTENT_GROUP_PROTOCOL
         if error is Errors.NONE and group.state == PREPARING_REBALANCE:
             error = Errors.REBALANCE_IN_PROGRESS

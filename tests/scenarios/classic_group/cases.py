@@ -2142,6 +2142,22 @@ def _static_join_with_a_pending_member_id() -> Case:
          "kafka": "GroupMetadataManager#classicGroupJoinExistingMember; GroupCoordinatorService#joinGroup"})
 
 
+def _sync_in_the_first_rebalance() -> Case:
+    s = Script()
+    mid, _ = s.new_member("g", "a", 1)
+    early = s.add(SyncGroup("g", 0, mid, protocol_type="consumer", protocol_name="roundrobin"))
+    wrong_type = s.add(SyncGroup("g", 0, mid, protocol_type="connect", protocol_name="range"))
+    s.answered(early, Errors.REBALANCE_IN_PROGRESS)
+    s.answered(wrong_type, Errors.INCONSISTENT_GROUP_PROTOCOL)
+    return s.case(
+        "sync_in_the_first_rebalance_names_any_protocol",
+        "A SyncGroup's protocol type and name are inconsistent only where the group holds one "
+        "too (GroupMetadataManager#isProtocolInconsistent): in the first rebalance the group has "
+        "a protocol type (its first member's) but no protocol name yet, so any name passes the "
+        "check and the member is told REBALANCE_IN_PROGRESS; another type is still refused.",
+        {"kind": "hand-made", "kafka": "GroupMetadataManager#validateSyncGroup, #isProtocolInconsistent"})
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2170,7 +2186,7 @@ def all_cases() -> list[Case]:
         _txn_bookkeeping, _service_checks, _restart_keeps_record_fields, _timer_empties_group,
         _restart_after_group_record, _static_members_kept_beyond_max_size,
         _txn_marker_after_offset_delete, _simple_group_unseen_until_written,
-        _static_join_with_a_pending_member_id,
+        _static_join_with_a_pending_member_id, _sync_in_the_first_rebalance,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]

@@ -417,3 +417,17 @@ def test_a_static_join_naming_a_pending_member_is_answered_without_member_id(lay
                                          protocols=PROTOCOLS)))
     assert isinstance(response, JoinGroupResponse)
     assert (response.error, response.member_id) == (Errors.UNKNOWN_SERVER_ERROR, "")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_sync_in_the_first_rebalance_may_name_any_protocol(layer: str) -> None:
+    """The group has no protocol name before its first generation: no name is inconsistent
+    with it (GroupMetadataManager#isProtocolInconsistent needs both), so the member is told to
+    wait for the rebalance."""
+    d = Driver(layer)
+    c1, _ = d.new_member("g", "consumer-1")
+    assert d.state("g") == "PreparingRebalance"
+    early = d.send(SyncGroup("g", 0, c1, protocol_type="consumer", protocol_name="roundrobin"))
+    assert d.error(early) is Errors.REBALANCE_IN_PROGRESS
+    other = d.send(SyncGroup("g", 0, c1, protocol_type="connect", protocol_name="range"))
+    assert d.error(other) is Errors.INCONSISTENT_GROUP_PROTOCOL
