@@ -14,6 +14,8 @@ Kafka's generated code refuses to write it, so the whole example could not run t
 Some choices Kafka makes from its HashMap order of random member ids differ from groupspec's
 by design (docs/divergences.md: classic_member_order, classic_tombstone_order). An example whose
 groupspec run makes such a choice is run on Kafka all the same, and counted, but not judged.
+Kafka's answer to an OffsetFetch of every offset lists them in hash order; it is sorted as
+groupspec's is before judging (classic_fetch_all_order).
 
 Budget: the ``ci`` profile (200 examples of up to 30 steps, about a minute here); with
 HYPOTHESIS_PROFILE=deep, 5000 of up to 100.
@@ -21,6 +23,7 @@ HYPOTHESIS_PROFILE=deep, 5000 of up to 100.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import replace
@@ -35,7 +38,14 @@ from groupspec.conformance.classic_group import drive
 from groupspec.conformance.classic_group_json import RunInput, run_input_to_json, run_output_to_json
 from groupspec.spec import classic_group as spec
 from groupspec.types import InputError
-from groupspec.types.classic_group import ClassicEvent, DeleteGroups, JoinGroup, LeaveGroup, OffsetCommit
+from groupspec.types.classic_group import (
+    ClassicEvent,
+    DeleteGroups,
+    JoinGroup,
+    LeaveGroup,
+    OffsetCommit,
+    OffsetFetch,
+)
 from tests.stateful import test_classic_stateful as stateful
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
@@ -59,6 +69,22 @@ def _leaves_a_leader_choice(events: list[ClassicEvent]) -> bool:
     or offsets of more than one topic are deleted at once (Kafka writes those tombstones in its
     own order): the example's outcome may differ by design."""
     return any(isinstance(e, (LeaveGroup, DeleteGroups)) for e in events)
+
+
+def _fetch_all_sorted(events: list[ClassicEvent], output: Any) -> None:
+    """Kafka's answers to an OffsetFetch of every offset, in groupspec's order (docs/divergences.md,
+    classic_fetch_all_order): Kafka lists them in its TimelineHashMaps' order, groupspec by topic
+    and partition."""
+    for event, out in zip(events, output["outputs"], strict=False):
+        if not isinstance(event, OffsetFetch) or event.topics is not None:
+            continue
+        for answer in out["answers"]:
+            topics = answer["response"].get("topics")
+            if topics is None:
+                continue
+            for topic in topics:
+                topic["partitions"].sort(key=lambda p: p["partition"])
+            topics.sort(key=lambda t: t["name"])
 
 
 def _as_a_client_sends(event: ClassicEvent) -> ClassicEvent:
@@ -106,6 +132,8 @@ class ThreeWay(stateful.ClassicAgreement):
             TALLY["not runnable"] += 1
             event_(f"kafka: unsupported ({response.unsupported.split(':')[-1].strip()[:60]})")
             return
+        if response.output is not None:
+            _fetch_all_sorted(self.accepted, response.output)
         passed, reason, diff = runner.judge(vector, response, "groupspec")
         if _leaves_a_leader_choice(self.accepted):
             TALLY["not judged"] += 1
@@ -113,7 +141,9 @@ class ThreeWay(stateful.ClassicAgreement):
             return
         TALLY["judged"] += 1
         event_(f"kafka: {'passed' if passed else 'failed'}")
-        assert passed, "\n".join([reason, *diff, response.stderr[-2000:]])
+        named = sorted({int(m.group(1)) for line in diff if (m := re.match(r"event (\d+):", line))})
+        events = [f"event {i}: {self.accepted[i]!r}"[:400] for i in named if i < len(self.accepted)]
+        assert passed, "\n".join([reason, *diff, *events, response.stderr[-2000:]])
 
 
 TestThreeWay = ThreeWay.TestCase
