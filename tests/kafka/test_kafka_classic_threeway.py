@@ -15,7 +15,8 @@ Some choices Kafka makes from its HashMap order of random member ids differ from
 by design (docs/divergences.md: classic_member_order, classic_tombstone_order). An example whose
 groupspec run makes such a choice is run on Kafka all the same, and counted, but not judged.
 Kafka's answer to an OffsetFetch of every offset lists them in hash order; it is sorted as
-groupspec's is before judging (classic_fetch_all_order). The adapter runs one
+groupspec's is before judging (classic_fetch_all_order), and so are the offset tombstones its
+expiration job writes (classic_tombstone_order). The adapter runs one
 ``__consumer_offsets`` partition, so the stateful test runs with one here too (a group a refused
 commit made becomes visible when its partition writes: which writes count depends on that).
 
@@ -41,6 +42,7 @@ from groupspec.conformance.classic_group_json import RunInput, run_input_to_json
 from groupspec.spec import classic_group as spec
 from groupspec.types import InputError
 from groupspec.types.classic_group import (
+    AdvanceClock,
     ClassicEvent,
     DeleteGroups,
     JoinGroup,
@@ -99,6 +101,23 @@ def _fetch_all_sorted(events: list[ClassicEvent], output: Any) -> None:
             topics.sort(key=lambda t: t["name"])
 
 
+def _expired_sorted(events: list[ClassicEvent], output: Any) -> None:
+    """The offset tombstones Kafka's expiration job writes, in groupspec's order (by group, topic
+    and partition): Kafka walks its TimelineHashMaps, as for a deleted group's tombstones
+    (docs/divergences.md, classic_tombstone_order). Only their slots among the event's records
+    are reordered."""
+    for event, out in zip(events, output["outputs"], strict=False):
+        if not isinstance(event, AdvanceClock):
+            continue
+        records = out["records"]
+        slots = [i for i, r in enumerate(records) if r.get("value") is None
+                 and r.get("key", {}).get("type") == "OffsetCommitKey"]
+        ordered = sorted((records[i] for i in slots),
+                         key=lambda r: (r["key"]["group"], r["key"]["topic"], r["key"]["partition"]))
+        for i, record in zip(slots, ordered, strict=True):
+            records[i] = record
+
+
 def _as_a_client_sends(event: ClassicEvent) -> ClassicEvent:
     """The request without an instance id its version has no field for."""
     if isinstance(event, JoinGroup) and event.version < 5 and event.group_instance_id is not None:
@@ -147,6 +166,7 @@ class ThreeWay(stateful.ClassicAgreement):
             return
         if response.output is not None:
             _fetch_all_sorted(self.accepted, response.output)
+            _expired_sorted(self.accepted, response.output)
         passed, reason, diff = runner.judge(vector, response, "groupspec")
         if _leaves_a_leader_choice(self.accepted):
             TALLY["not judged"] += 1
