@@ -125,6 +125,10 @@ class Group:
     offsets: Mapping[TopicPartition, Offset] = field(default_factory=dict)
     #: Pending transactional offsets by producer id.
     txn: Mapping[int, Mapping[TopicPartition, Offset]] = field(default_factory=dict)
+    #: Made in memory by a write that logged nothing (a commit outside any generation, refused
+    #: for every partition). Kafka reads at the partition's last written record, so DescribeGroups
+    #: and ListGroups do not see the group until its partition writes its next record.
+    unwritten: bool = False
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,11 @@ class State:
     loading: bool = False
     #: The version of each JoinGroup not answered yet, by request index (its answer's form).
     join_versions: Mapping[int, int] = field(default_factory=dict)
+    #: Each producer whose open transaction added this coordinator's partitions, with the groups
+    #: its TxnOffsetCommits named since its last marker (whatever they were answered): the
+    #: transaction coordinator sends its marker to those partitions. Not in the log: it is the
+    #: transaction coordinator's, so a restart keeps it.
+    in_txn: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
 
 class _Step(kernel.Step[State]):
@@ -264,6 +273,9 @@ def step(state: State, event: c.ClassicEvent, index: int) -> tuple[State, c.Outp
     st = _Step(state)
     if isinstance(event, c.JoinGroup):
         st.set(join_versions=put(state.join_versions, index, event.version))
+    if isinstance(event, c.TxnOffsetCommit):  # AddOffsetsToTxn added the group's partition
+        st.set(in_txn=put(state.in_txn, event.producer_id,
+                          state.in_txn.get(event.producer_id, frozenset()) | {event.group_id}))
     refusal = _coordinator_refusal(state.config, event)
     if refusal is not None:
         st.answer(index, refusal)
@@ -275,7 +287,39 @@ def step(state: State, event: c.ClassicEvent, index: int) -> tuple[State, c.Outp
     answers = tuple(_as_sent(versions.get(request), request, response) for request, response in st.answers)
     # Answered joins, and a parked join another replaced (never answered), need no version now.
     st.set(join_versions={r: v for r, v in versions.items() if r in _parked_joins(st.state)})
+    _written_partitions_show_their_groups(st, state, cast(tuple[c.LogEntry, ...], tuple(st.records)))
     return st.state, c.Output(answers, cast(tuple[c.LogEntry, ...], tuple(st.records)))
+
+
+def partition_of(config: ClassicConfig, group_id: str) -> int:
+    """The group's ``__consumer_offsets`` partition (GroupCoordinatorService#partitionFor):
+    Java's String.hashCode over UTF-16 code units, Kafka's Utils.abs (0 for Integer.MIN_VALUE)."""
+    h = 0
+    data = group_id.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + int.from_bytes(data[i:i + 2], "big")) & 0xFFFFFFFF
+    if h >= 1 << 31:
+        h -= 1 << 32
+    return (0 if h == -(1 << 31) else abs(h)) % config.offsets_topic_partitions
+
+
+def _written_partitions_show_their_groups(st: _Step, before: State, records: tuple[c.LogEntry, ...]) -> None:
+    """A partition that wrote a record shows the groups it made without one (``unwritten``)."""
+    if not records or not any(g.unwritten for g in st.state.groups.values()):
+        return
+    cfg = st.cfg
+    written: set[int] = set()
+    for entry in records:
+        if isinstance(entry, c.TxnEnd):  # on each partition the producer's transaction added
+            written |= {partition_of(cfg, gid) for gid in before.in_txn.get(entry.producer_id, ())}
+            written |= {partition_of(cfg, gid) for gid, g in before.groups.items()
+                        if entry.producer_id in g.txn}
+        else:
+            record = entry.record if isinstance(entry, c.TxnRecord) else entry
+            written.add(partition_of(cfg, str(record.key.group)))  # type: ignore[attr-defined]
+    shown = {gid for gid, g in st.state.groups.items() if g.unwritten and partition_of(cfg, gid) in written}
+    st.set(groups={gid: replace(g, unwritten=False) if gid in shown else g
+                   for gid, g in st.state.groups.items()})
 
 
 def _parked_joins(s: State) -> set[int]:
@@ -631,9 +675,10 @@ def _join_known_member(st: _Step, req: c.JoinGroup, index: int) -> tuple[Group, 
         _join_new_member(st, g, req, index)
         return None
     if req.member_id in g.pending:
-        # Verify: a pending id is a dynamic member's
+        # Verify: a pending id is a dynamic member's (Kafka throws IllegalStateException; the
+        # service answers the exception with a fresh response: the error alone, member id "")
         if req.group_instance_id is not None:
-            st.answer(index, c.JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR, member_id=req.member_id))
+            st.answer(index, c.JoinGroupResponse(Errors.UNKNOWN_SERVER_ERROR, member_id=""))
         else:
             st.save(_add(st, g, _member_from(req, req.member_id), index))
         return None
@@ -714,10 +759,16 @@ def _sync_error(g: Group, req: c.SyncGroup) -> Errors:
         return error
     if req.generation_id != g.generation:
         return Errors.ILLEGAL_GENERATION
-    if ((req.protocol_type is not None and req.protocol_type != g.protocol_type)
-            or (req.protocol_name is not None and req.protocol_name != g.protocol_name)):
+    # Verify: GroupMetadataManager#isProtocolInconsistent: only when both sides name one (a first
+    # rebalance has no protocol name yet: any name passes)
+    if (_inconsistent(req.protocol_type, g.protocol_type)
+            or _inconsistent(req.protocol_name, g.protocol_name)):
         return Errors.INCONSISTENT_GROUP_PROTOCOL
     return Errors.NONE
+
+
+def _inconsistent(asked: str | None, held: str | None) -> bool:
+    return asked is not None and held is not None and asked != held
 
 
 def _sync_preparing(st: _Step, req: c.SyncGroup, index: int) -> None:
@@ -902,7 +953,7 @@ def _commit_creates_group(st: _Step, req: c.OffsetCommit, index: int) -> None:
         error = Errors.GROUP_ID_NOT_FOUND if req.version >= 9 else Errors.ILLEGAL_GENERATION
         st.answer(index, c.OffsetCommitResponse(_all_partitions(req.topics, error)))
         return
-    st.save(Group(req.group_id, state_timestamp_ms=st.state.now))
+    st.save(Group(req.group_id, state_timestamp_ms=st.state.now, unwritten=True))
     _commit(st, req, index)
 
 
@@ -932,7 +983,7 @@ def _txn_commit_creates_group(st: _Step, req: c.TxnOffsetCommit, index: int) -> 
     if req.generation_id >= 0:
         st.answer(index, c.TxnOffsetCommitResponse(_all_partitions(req.topics, Errors.ILLEGAL_GENERATION)))
         return
-    st.save(Group(req.group_id, state_timestamp_ms=st.state.now))
+    st.save(Group(req.group_id, state_timestamp_ms=st.state.now, unwritten=True))
     _txn_commit(st, req, index)
 
 
@@ -962,11 +1013,14 @@ def _end_txn(g: Group, end: c.TxnEnd) -> Group:
 
 
 def _txn_marker(st: _Step, req: c.TxnMarker, index: int) -> None:
-    """A marker is written only if some group holds the producer's pending offsets."""
-    if any(req.producer_id in g.txn for g in st.state.groups.values()):
+    """A marker reaches the partitions the producer's transaction added (a TxnOffsetCommit since
+    its last marker), and each writes it whatever is still pending there (CoordinatorRuntime
+    appends the control record for every completed transaction); it ends the pending offsets."""
+    if req.producer_id in st.state.in_txn or any(req.producer_id in g.txn for g in st.state.groups.values()):
         end = c.TxnEnd(req.producer_id, req.producer_epoch, req.commit, req.coordinator_epoch)
         st.log(end)
-        st.set(groups={gid: _end_txn(g, end) for gid, g in st.state.groups.items()})
+        st.set(groups={gid: _end_txn(g, end) for gid, g in st.state.groups.items()},
+               in_txn=drop(st.state.in_txn, req.producer_id))
     st.answer(index, c.TxnMarkerResponse(Errors.NONE))
 
 
@@ -1087,13 +1141,14 @@ def _expire_group_metadata(st: _Step) -> None:
 
 
 def _describe_groups(st: _Step, req: c.DescribeGroups, index: int) -> None:
-    """Each named group as it stands; a missing one is reported Dead."""
+    """Each named group as it stands; a missing one, or one its partition's records do not show
+    yet, is reported Dead."""
     st.answer(index, c.DescribeGroupsResponse(tuple(_describe(st.state, gid) for gid in req.group_ids)))
 
 
 def _describe(s: State, group_id: str) -> c.DescribedGroup:
     g = s.groups.get(group_id)
-    if g is None:
+    if g is None or g.unwritten:
         return c.DescribedGroup(group_id, Errors.GROUP_ID_NOT_FOUND, DEAD)
     stable = g.state == STABLE
     members = tuple(c.DescribedMember(m.member_id, m.instance_id, m.client_id, m.client_host,
@@ -1105,10 +1160,12 @@ def _describe(s: State, group_id: str) -> c.DescribedGroup:
 
 
 def _list_groups(st: _Step, req: c.ListGroups, index: int) -> None:
-    """Every group (by id), or those in the requested states (compared without case)."""
+    """Every group its partition's records show (by id), or those in the requested states
+    (compared without case)."""
     wanted = {name.lower() for name in req.states_filter}
     groups = tuple(c.ListedGroup(g.group_id, g.protocol_type or "", g.state)
-                   for _, g in sorted(st.state.groups.items()) if not wanted or g.state.lower() in wanted)
+                   for _, g in sorted(st.state.groups.items())
+                   if not g.unwritten and (not wanted or g.state.lower() in wanted))
     st.answer(index, c.ListGroupsResponse(Errors.NONE, groups))
 
 

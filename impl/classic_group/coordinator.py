@@ -167,6 +167,10 @@ class ClassicCoordinator:
         #: The version of each JoinGroup not answered yet, by request index: its answer, whenever
         #: released, is sent in that version's form.
         self._join_versions: dict[int, int] = {}
+        #: The transaction coordinator's part: by partition, the producers whose open transaction
+        #: added it (a TxnOffsetCommit to one of its groups since their last marker, whatever it
+        #: was answered). Their markers go to those partitions; a restart keeps this.
+        self._in_txn: dict[int, set[int]] = {}
 
     def _new_shard(self, context: ShardContext) -> GroupCoordinatorShard:
         return GroupCoordinatorShard(self.config, context)
@@ -187,6 +191,8 @@ class ClassicCoordinator:
         records: list[LogEntry] = []
         if isinstance(event, JoinGroup):
             self._join_versions[index] = event.version
+        if isinstance(event, TxnOffsetCommit):  # AddOffsetsToTxn added the group's partition
+            self._in_txn.setdefault(self.partition_for(event.group_id), set()).add(event.producer_id)
 
         def took(result: WriteResult) -> None:
             answers.extend(result.answers)
@@ -210,7 +216,7 @@ class ClassicCoordinator:
             case TxnMarker():
                 end = TxnEnd(event.producer_id, event.producer_epoch, event.commit, event.coordinator_epoch)
                 for partition in self.runtime.active_partitions():
-                    took(self.runtime.write(partition, lambda shard: shard.end_transaction(end)))
+                    took(self._end_transaction(partition, end))
                 # The marker fans out over every partition: a loading one fails its part.
                 marker_error = (Errors.COORDINATOR_LOAD_IN_PROGRESS if self.runtime.loading_partitions()
                                 else Errors.NONE)
@@ -298,6 +304,14 @@ class ClassicCoordinator:
         except _Unavailable as exc:
             answers.append(Answer(index, _refusal(event, _error_of(exc))))
 
+    def _end_transaction(self, partition: int, end: TxnEnd) -> WriteResult:
+        """The marker on one partition: written there if the producer's transaction added it."""
+        added = self._in_txn.get(partition, set())
+        was_added = end.producer_id in added
+        result = self.runtime.write(partition, lambda shard: shard.end_transaction(end, was_added))
+        added.discard(end.producer_id)
+        return result
+
     def _delete_group(self, group_id: str, took: Callable[[WriteResult], None]) -> GroupResult:
         outcome: list[GroupResult] = []
 
@@ -326,7 +340,9 @@ class ClassicCoordinator:
         wanted = {state.lower() for state in req.states_filter}
         listed = []
         for _, shard in self.runtime.shards():
-            for group in shard.group_manager.all_groups():
+            for group in list(shard.group_manager.all_groups()):
+                if shard.group_manager.visible(group.group_id) is None:
+                    continue  # made since the partition's last record: a read does not see it
                 if not wanted or group.state.lower() in wanted:
                     listed.append(ListedGroup(group.group_id, group.protocol_type or "", group.state))
         listed.sort(key=lambda g: g.group_id)

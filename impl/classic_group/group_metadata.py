@@ -81,11 +81,21 @@ def subscribed_topics(group: ClassicGroup) -> frozenset[str] | None:
     return frozenset(topics)
 
 
+def _inconsistent(asked: str | None, held: str | None) -> bool:
+    """GroupMetadataManager#isProtocolInconsistent: only where both name one."""
+    return asked is not None and held is not None and asked != held
+
+
 class GroupMetadataManager:
     def __init__(self, config: ClassicConfig, context: ShardContext) -> None:
         self.config = config
         self.context = context
         self.groups: dict[str, ClassicGroup] = {}
+        #: Groups made in memory by a write that logged nothing (a commit outside any generation
+        #: refused for every partition), with the log end when they were made. Kafka creates them
+        #: in its timeline map after the partition's last snapshot, and reads are made at that
+        #: snapshot: DescribeGroups and ListGroups do not see them until the partition writes again.
+        self.unwritten: dict[str, int] = {}
         #: Which group each armed timer key belongs to (for the observable view).
         self.timer_groups: dict[str, str] = {}
 
@@ -99,6 +109,20 @@ class GroupMetadataManager:
         if group is None:
             group = self.groups[group_id] = ClassicGroup(group_id, self.context.now())
         return group
+
+    def create_unwritten(self, group_id: str) -> ClassicGroup:
+        """A simple group an offset commit makes; reads see it once the partition writes."""
+        self.unwritten[group_id] = self.context.log_end()
+        return self.get_or_create(group_id)
+
+    def visible(self, group_id: str) -> ClassicGroup | None:
+        """The group as a read sees it: not one made since the partition's last record."""
+        group = self.groups.get(group_id)
+        made_at = self.unwritten.get(group_id)
+        if made_at is not None and self.context.log_end() > made_at:
+            del self.unwritten[group_id]
+            made_at = None
+        return group if made_at is None else None
 
     # -- timers ---------------------------------------------------------------------------------
 
@@ -153,6 +177,7 @@ class GroupMetadataManager:
         """Rebuild a group from its record (a tombstone removes it); members are Stable, unparked."""
         if value is None:
             self.groups.pop(key.group, None)
+            self.unwritten.pop(key.group, None)
             return
         timestamp = None if value.current_state_timestamp == -1 else value.current_state_timestamp
         group = ClassicGroup(key.group, timestamp)
@@ -379,8 +404,8 @@ class GroupMetadataManager:
             self._join_unknown_member(out, group, req, index)
             return
         if req.member_id in group.pending_join_members:
-            if req.group_instance_id is not None:
-                answer(Errors.UNKNOWN_SERVER_ERROR)
+            if req.group_instance_id is not None:  # Kafka throws: the answer carries no member id
+                answer(Errors.UNKNOWN_SERVER_ERROR, "")
                 return
             self._add_member(out, group, self._new_member(req, req.member_id), index)
             return
@@ -525,9 +550,8 @@ class GroupMetadataManager:
         error = self._validate_member(group, req.member_id, req.group_instance_id)
         if error is Errors.NONE and req.generation_id != group.generation_id:
             error = Errors.ILLEGAL_GENERATION
-        if error is Errors.NONE and (
-                (req.protocol_type is not None and req.protocol_type != group.protocol_type)
-                or (req.protocol_name is not None and req.protocol_name != group.protocol_name)):
+        if error is Errors.NONE and (_inconsistent(req.protocol_type, group.protocol_type)
+                                     or _inconsistent(req.protocol_name, group.protocol_name)):
             error = Errors.INCONSISTENT_GROUP_PROTOCOL
         if error is Errors.NONE and group.state == PREPARING_REBALANCE:
             error = Errors.REBALANCE_IN_PROGRESS
@@ -618,7 +642,7 @@ class GroupMetadataManager:
     # -- reads ------------------------------------------------------------------------------------
 
     def describe(self, group_id: str) -> DescribedGroup:
-        group = self.groups.get(group_id)
+        group = self.visible(group_id)
         if group is None:
             return DescribedGroup(group_id, Errors.GROUP_ID_NOT_FOUND, DEAD)
         stable = group.state == STABLE

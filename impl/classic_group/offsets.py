@@ -205,7 +205,7 @@ class OffsetMetadataManager:
                 error = Errors.GROUP_ID_NOT_FOUND if req.version >= 9 else Errors.ILLEGAL_GENERATION
                 out.answers.append(Answer(index, OffsetCommitResponse(_every_partition(req.topics, error))))
                 return
-            group = self.groups.get_or_create(req.group_id)
+            group = self.groups.create_unwritten(req.group_id)
         error = self._validate(group, req.generation_id_or_member_epoch, req.member_id,
                                req.group_instance_id, False)
         if error is not Errors.NONE:
@@ -229,7 +229,7 @@ class OffsetMetadataManager:
                 out.answers.append(Answer(index, TxnOffsetCommitResponse(
                     _every_partition(req.topics, Errors.ILLEGAL_GENERATION))))
                 return
-            group = self.groups.get_or_create(req.group_id)
+            group = self.groups.create_unwritten(req.group_id)
         error = self._validate(group, req.generation_id, req.member_id, req.group_instance_id, True)
         if error is not Errors.NONE:
             out.answers.append(Answer(index, TxnOffsetCommitResponse(_every_partition(req.topics, error))))

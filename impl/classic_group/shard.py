@@ -87,10 +87,12 @@ class GroupCoordinatorShard:
         out.records.append(CoordinatorRecord(GroupMetadataKey(group_id), None))
         return GroupResult(group_id, Errors.NONE), out
 
-    def end_transaction(self, end: TxnEnd) -> WriteResult:
-        """A transaction marker for this partition, if the producer has offsets pending here."""
+    def end_transaction(self, end: TxnEnd, added: bool) -> WriteResult:
+        """A transaction marker, if the producer's transaction ``added`` this partition (or has
+        offsets pending here): CoordinatorRuntime#completeTransaction appends it whatever is
+        still pending, so a producer whose pending offsets an OffsetDelete removed still writes one."""
         out = WriteResult(replay=True)
-        if self.offset_manager.has_open_transaction(end.producer_id):
+        if added or self.offset_manager.has_open_transaction(end.producer_id):
             out.records.append(end)
         return out
 

@@ -87,6 +87,7 @@ class ShardContext:
     """A shard's handle on the runtime: its partition, the clock and its own timers."""
 
     def __init__(self, runtime: CoordinatorRuntime[Any], partition: int) -> None:
+        self._runtime = runtime
         self._timers = runtime._timers
         self._clock = runtime.clock
         self.partition = partition
@@ -95,6 +96,11 @@ class ShardContext:
 
     def now(self) -> int:
         return self._clock.now()
+
+    def log_end(self) -> int:
+        """The offset this partition's next record will take: what reads at the last written
+        record see (Kafka's reads of committed state) moves only when this does."""
+        return self._runtime.log(self.partition).next_offset
 
     def schedule(self, key: str, delay_ms: int, op: TimerOp) -> None:
         """Arm ``key`` (replacing a timer of that name) to run ``op`` as a write of this shard."""

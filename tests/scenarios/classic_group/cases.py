@@ -2105,6 +2105,102 @@ def _leave_below_v3_without_a_group_id() -> Case:
         _sheet("§1.8"))
 
 
+def _txn_marker_after_offset_delete() -> Case:
+    s = Script()
+    pending = s.add(TxnOffsetCommit("tx7", 7, 1, "t",
+                                    topics=(CommitTopic("orders", (CommitPartition(0, 50),)),)))
+    delete = s.add(OffsetDelete("t", (FetchTopic("orders", (0,)),)))
+    marker = s.add(TxnMarker(7, 1, commit=True))
+    refused = s.add(TxnOffsetCommit("tx8", 8, 1, "nobody", generation_id=3, member_id="m",
+                                    topics=(CommitTopic("orders", (CommitPartition(0, 5),)),)))
+    refused_marker = s.add(TxnMarker(8, 1, commit=False))
+    stranger = s.add(TxnMarker(9, 1, commit=True))
+    again = s.add(TxnMarker(7, 1, commit=True))
+    fetch = s.add(OffsetFetch("t", (FetchTopic("orders", (0,)),), require_stable=True))
+    for request in (pending, delete, marker, refused_marker, stranger, again, fetch):
+        s.answered(request, Errors.NONE)
+    s.answered(refused, Errors.ILLEGAL_GENERATION)
+    s.claim(Wrote(delete, ("-OffsetCommit",)), Wrote(marker, ("TxnEnd",)), Wrote(refused, ()),
+            Wrote(refused_marker, ("TxnEnd",)), Wrote(stranger, ()), Wrote(again, ()))
+    return s.case(
+        "txn_marker_after_offset_delete_is_written",
+        "The transaction coordinator sends a producer's marker to every partition its transaction "
+        "added (a TxnOffsetCommit to one of its groups, whatever it was answered), and the "
+        "runtime appends it whatever is still pending there (CoordinatorRuntime's "
+        "completeTransaction; OffsetMetadataManager#replayEndTransactionMarker ignores a producer "
+        "with nothing pending). So a marker is written after an OffsetDelete took the producer's "
+        "only pending offset, and after a TxnOffsetCommit refused ILLEGAL_GENERATION; a producer "
+        "that sent none, or whose transaction already ended, gets no marker written.",
+        {"kind": "hand-made",
+         "kafka": "coordinator-common CoordinatorRuntime#completeTransaction; "
+                "OffsetMetadataManager#replayEndTransactionMarker"})
+
+
+def _simple_group_unseen_until_written() -> Case:
+    s = Script()
+    # "unseen" and "other46" share __consumer_offsets partition 2 of 50. (That a write on another
+    # partition does not show it is a scenario test: Kafka's adapter runs one partition.)
+    too_large = s.add(_commit("unseen", "orders", 0, 1, metadata="x" * 4097))
+    describe = s.add(DescribeGroups(("unseen",)))
+    listed = s.add(ListGroups())
+    heartbeat = s.add(Heartbeat("unseen", 1, "m"))
+    same_partition = s.add(_commit("other46", "orders", 0, 1))
+    seen = s.add(DescribeGroups(("unseen",)))
+    listed_after = s.add(ListGroups())
+    s.answered(describe, Errors.GROUP_ID_NOT_FOUND)
+    for request in (listed, same_partition, seen, listed_after):
+        s.answered(request, Errors.NONE)
+    s.answered(too_large, Errors.OFFSET_METADATA_TOO_LARGE)
+    s.answered(heartbeat, Errors.UNKNOWN_MEMBER_ID)
+    s.claim(Wrote(too_large, ()), Ends("unseen", "Empty", 0))
+    return s.case(
+        "simple_group_unseen_until_its_partition_writes",
+        "An anonymous OffsetCommit refused for every partition still creates the simple group "
+        "(OffsetMetadataManager#validateOffsetCommit, getOrMaybeCreateClassicGroup into the "
+        "timeline map) but writes nothing. Reads are made at the partition's last written "
+        "record, so DescribeGroups calls it Dead and ListGroups leaves it out until its "
+        "partition writes again (a commit to another group of partition 2); a request that fails "
+        "on it (UNKNOWN_MEMBER_ID) does not undo it: the runtime reverts only a batch it failed "
+        "to write.",
+        {"kind": "hand-made",
+         "kafka": "OffsetMetadataManager#validateOffsetCommit; GroupMetadataManager#"
+                "getOrMaybeCreateClassicGroup; coordinator-common CoordinatorRuntime "
+                "(CoordinatorWriteEvent#run, CoordinatorContext#failCurrentBatch)"})
+
+
+def _static_join_with_a_pending_member_id() -> Case:
+    s = Script()
+    first = s.add(JoinGroup("g", client_id="a", protocols=ORDERS, new_member_uuid=member_uuid(1)))
+    static = s.add(JoinGroup("g", member_id=member_id("a", 1), group_instance_id="i1", client_id="a",
+                             protocols=ORDERS))
+    s.answered(first, Errors.MEMBER_ID_REQUIRED)
+    s.answered(static, Errors.UNKNOWN_SERVER_ERROR)
+    s.claim(Wrote(static, ()))
+    return s.case(
+        "static_join_with_a_pending_member_id",
+        "A JoinGroup naming a pending (dynamic) member's id with an instance id: "
+        "GroupMetadataManager throws IllegalStateException, and GroupCoordinatorService answers "
+        "the exception with a response of its own: UNKNOWN_SERVER_ERROR and no member id.",
+        {"kind": "hand-made",
+         "kafka": "GroupMetadataManager#classicGroupJoinExistingMember; GroupCoordinatorService#joinGroup"})
+
+
+def _sync_in_the_first_rebalance() -> Case:
+    s = Script()
+    mid, _ = s.new_member("g", "a", 1)
+    early = s.add(SyncGroup("g", 0, mid, protocol_type="consumer", protocol_name="roundrobin"))
+    wrong_type = s.add(SyncGroup("g", 0, mid, protocol_type="connect", protocol_name="range"))
+    s.answered(early, Errors.REBALANCE_IN_PROGRESS)
+    s.answered(wrong_type, Errors.INCONSISTENT_GROUP_PROTOCOL)
+    return s.case(
+        "sync_in_the_first_rebalance_names_any_protocol",
+        "A SyncGroup's protocol type and name are inconsistent only where the group holds one "
+        "too (GroupMetadataManager#isProtocolInconsistent): in the first rebalance the group has "
+        "a protocol type (its first member's) but no protocol name yet, so any name passes the "
+        "check and the member is told REBALANCE_IN_PROGRESS; another type is still refused.",
+        {"kind": "hand-made", "kafka": "GroupMetadataManager#validateSyncGroup, #isProtocolInconsistent"})
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2134,6 +2230,9 @@ def all_cases() -> list[Case]:
         _restart_after_group_record, _static_members_kept_beyond_max_size,
         # --- issue 17, the spec layer ---
         _join_protocol_named_empty, _leave_below_v3_without_a_group_id,
+        # --- the classic three-way runs on Kafka's code ---
+        _txn_marker_after_offset_delete, _simple_group_unseen_until_written,
+        _static_join_with_a_pending_member_id, _sync_in_the_first_rebalance,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]

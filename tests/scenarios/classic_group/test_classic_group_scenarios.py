@@ -17,18 +17,29 @@ from groupspec.types.classic_group import (
     CommitPartition,
     CommitTopic,
     CompleteLoad,
+    DescribeGroups,
+    DescribeGroupsResponse,
     FetchTopic,
     Heartbeat,
+    JoinGroup,
     JoinGroupResponse,
     LeaveGroup,
+    ListGroups,
+    ListGroupsResponse,
     MemberIdentity,
     OffsetCommit,
     OffsetCommitResponse,
+    OffsetDelete,
     OffsetFetch,
     OffsetFetchResponse,
+    Restart,
     SyncAssignment,
     SyncGroup,
     SyncGroupResponse,
+    TxnEnd,
+    TxnMarker,
+    TxnOffsetCommit,
+    TxnOffsetCommitResponse,
 )
 from groupspec.types.errors import Errors
 from tests.scenarios.classic_group.targets import LAYERS, PROTOCOLS, Driver
@@ -341,3 +352,82 @@ def test_heartbeat_to_a_loading_coordinator_is_answered_none(layer: str) -> None
     d.send(CompleteLoad())
     assert d.state("g") == "Stable"
     assert d.error(d.send(Heartbeat("g", 99, c1))) is Errors.ILLEGAL_GENERATION
+
+
+# -- settled on Kafka 4.2.1's code by the three-way runs (tests/kafka/test_kafka_classic_threeway.py)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_marker_is_written_for_every_transaction_that_added_the_partition(layer: str) -> None:
+    """CoordinatorRuntime appends the transaction's control record whatever is still pending:
+    an OffsetDelete that took the producer's only pending offset, or a refused TxnOffsetCommit,
+    does not keep its marker from being written. A producer that sent none gets none."""
+    d = Driver(layer)
+    d.send(TxnOffsetCommit("tx7", 7, 1, "t", topics=(CommitTopic("orders", (CommitPartition(0, 50),)),)))
+    d.send(OffsetDelete("t", (FetchTopic("orders", (0,)),)))
+    assert d.view().groups[0].pending_offsets == ()
+    marker = d.send(TxnMarker(7, 1, commit=True))
+    assert d.outputs[marker].records == (TxnEnd(7, 1, True, 0),)
+    refused = d.send(TxnOffsetCommit("tx8", 8, 1, "nobody", generation_id=3, member_id="m",
+                                     topics=(CommitTopic("orders", (CommitPartition(0, 5),)),)))
+    assert isinstance(d.answer(refused), TxnOffsetCommitResponse)
+    assert d.answer(refused).topics[0].partitions[0].error is Errors.ILLEGAL_GENERATION  # type: ignore[attr-defined]
+    assert d.outputs[d.send(TxnMarker(8, 1, commit=False))].records == (TxnEnd(8, 1, False, 0),)
+    assert d.outputs[d.send(TxnMarker(9, 1, commit=True))].records == ()
+    assert d.outputs[d.send(TxnMarker(7, 1, commit=True))].records == ()  # its transaction ended
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_simple_group_no_record_made_is_unseen_until_its_partition_writes(layer: str) -> None:
+    """The group a refused anonymous commit creates is in memory (the view, later writes) but
+    DescribeGroups and ListGroups read at the partition's last record: they see it only once
+    the partition ("unseen" and "other46" share partition 2) writes again."""
+    d = Driver(layer)
+    d.send(OffsetCommit("unseen", topics=(CommitTopic("orders", (CommitPartition(0, 1, -1, "x" * 4097),)),)))
+    assert d.outputs[-1].records == ()
+    assert d.state("unseen") == "Empty"
+
+    def described() -> Errors:
+        response = d.answer(d.send(DescribeGroups(("unseen",))))
+        assert isinstance(response, DescribeGroupsResponse)
+        return response.groups[0].error
+
+    def listed() -> list[str]:
+        response = d.answer(d.send(ListGroups()))
+        assert isinstance(response, ListGroupsResponse)
+        return [g.group_id for g in response.groups]
+
+    assert described() is Errors.GROUP_ID_NOT_FOUND and "unseen" not in listed()
+    assert d.error(d.send(Heartbeat("unseen", 1, "m"))) is Errors.UNKNOWN_MEMBER_ID
+    assert commit(d, "nearby") is Errors.NONE  # partition 25
+    assert described() is Errors.GROUP_ID_NOT_FOUND and "unseen" not in listed()
+    assert commit(d, "other46") is Errors.NONE  # partition 2
+    assert described() is Errors.NONE and "unseen" in listed()
+    d.send(Restart())
+    assert d.state("unseen") == "Dead"
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_static_join_naming_a_pending_member_is_answered_without_member_id(layer: str) -> None:
+    """Kafka throws IllegalStateException; the service's answer to it carries the error alone."""
+    d = Driver(layer)
+    first = d.send(JoinGroup("g", client_id="a", protocols=PROTOCOLS, new_member_uuid="a-uuid"))
+    pending = d.answer(first).member_id  # type: ignore[attr-defined]
+    response = d.answer(d.send(JoinGroup("g", member_id=pending, group_instance_id="i1", client_id="a",
+                                         protocols=PROTOCOLS)))
+    assert isinstance(response, JoinGroupResponse)
+    assert (response.error, response.member_id) == (Errors.UNKNOWN_SERVER_ERROR, "")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_sync_in_the_first_rebalance_may_name_any_protocol(layer: str) -> None:
+    """The group has no protocol name before its first generation: no name is inconsistent
+    with it (GroupMetadataManager#isProtocolInconsistent needs both), so the member is told to
+    wait for the rebalance."""
+    d = Driver(layer)
+    c1, _ = d.new_member("g", "consumer-1")
+    assert d.state("g") == "PreparingRebalance"
+    early = d.send(SyncGroup("g", 0, c1, protocol_type="consumer", protocol_name="roundrobin"))
+    assert d.error(early) is Errors.REBALANCE_IN_PROGRESS
+    other = d.send(SyncGroup("g", 0, c1, protocol_type="connect", protocol_name="range"))
+    assert d.error(other) is Errors.INCONSISTENT_GROUP_PROTOCOL

@@ -359,14 +359,12 @@ final class ClassicRun {
     /** The runtime's write: replay the records, append them, commit, complete the append future. */
     private <T> T write(Function<GroupCoordinatorShard, CoordinatorResult<T, CoordinatorRecord>> op,
                         long producerId, short producerEpoch) {
-        CoordinatorResult<T, CoordinatorRecord> result;
         refuseWhileLoading();
-        try {
-            result = op.apply(shard);
-        } catch (RuntimeException e) {
-            snapshots.revertToSnapshot(lastOffset);
-            throw e;
-        }
+        // An operation that throws leaves memory as it left it: CoordinatorWriteEvent#run only
+        // completes the event with the exception, and the runtime reverts to a snapshot only when
+        // writing a batch fails (CoordinatorContext#failCurrentBatch). A simple group an offset
+        // commit created before throwing, or refused for every partition, stays in memory.
+        CoordinatorResult<T, CoordinatorRecord> result = op.apply(shard);
         touchOrder();
         for (CoordinatorRecord r : result.records()) {
             if (result.replayRecords()) {
@@ -1452,6 +1450,17 @@ final class ClassicRun {
                     o.set(name, new TextNode(replaceUuids(child.asText())));
                 } else {
                     translateOut(child);
+                }
+            }
+            // The view lists pending members by id; Kafka's ids sorted before translation are
+            // in an order of random UUIDs, so they are sorted again as the run names them.
+            for (String name : List.of("pending_members", "pending_sync")) {
+                if (o.get(name) instanceof ArrayNode pending) {
+                    List<String> ids = new ArrayList<>();
+                    pending.forEach(id -> ids.add(id.asText()));
+                    ids.sort(null);
+                    pending.removeAll();
+                    ids.forEach(pending::add);
                 }
             }
         } else if (node instanceof ArrayNode a) {
