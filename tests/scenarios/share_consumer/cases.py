@@ -427,6 +427,68 @@ def _load_in_progress_backs_off() -> Case:
     )
 
 
+def _repeated_assignment() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll(), sends=0)
+    s.answer(epoch=1, assignment=P01, sends=None)
+    s.add(Tick(5_000), sends=1)
+    s.answer(epoch=1, assignment=P01, sends=None)
+    s.add(Poll(), sends=None)
+    return s.case(
+        "a_repeated_assignment_is_not_acknowledged_again",
+        "Once a target is reconciled the member's assignment is no longer Kafka's "
+        "LocalAssignment.NONE, so an answer repeating the same partitions at the same epoch is "
+        "nothing new: no reconciliation, no second acknowledgement (the poll after it sends "
+        "nothing), the member stays STABLE.",
+        "§6.3",
+        MemberState.STABLE,
+        upstream=MEMBERSHIP_MANAGER,
+    )
+
+
+def _acknowledgement_waits_out_the_backoff() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll(), sends=0)
+    s.answer(epoch=1, assignment=(), sends=None)
+    s.add(Tick(5_000), sends=1)
+    s.add(Tick(10_000), sends=None)
+    s.answer(epoch=2, assignment=P01, sends=None)
+    s.add(Tick(10_050), sends=None)
+    s.add(Tick(10_100), sends=2)
+    return s.case(
+        "an_acknowledgement_due_with_the_timer_waits_out_the_backoff",
+        "An answer that arrives just as the heartbeat timer runs out (sent at 5000, interval "
+        "5000, answered at 10000) starts its backoff (retry.backoff.ms, 100 ms); its new "
+        "assignment is reconciled at once and the network thread sleeps for "
+        "timeToNextHeartbeatMs, which for an expired timer is the backoff left: a tick at 10050 "
+        "finds it asleep, the acknowledgement goes at 10100.",
+        "§6.3",
+        MemberState.STABLE,
+        upstream=HEARTBEAT_MANAGER,
+    )
+
+
+def _acknowledgement_wakes_at_the_cap() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll(), sends=0)
+    s.answer(epoch=1, interval=20_000, assignment=P01, sends=None)
+    s.add(Tick(3_000), sends=None)
+    s.add(Tick(5_000), sends=1)
+    return s.case(
+        "an_acknowledgement_wakes_the_thread_at_its_five_second_cap",
+        "With a 20 s heartbeat interval the network thread, asleep after reconciling, still wakes "
+        "after at most 5 s (ConsumerNetworkThread's MAX_POLL_TIMEOUT_MS), counted from the "
+        "reconciliation: a tick at 3000 finds it asleep and does not move its wake, the "
+        "acknowledgement goes at 5000.",
+        "§6.3",
+        MemberState.STABLE,
+        upstream=HEARTBEAT_MANAGER,
+    )
+
+
 def _in_the_group() -> Script:
     """A member that subscribed to t1, joined at 0 and got epoch 1 with nothing assigned: STABLE."""
     s = Script()
@@ -605,6 +667,9 @@ def all_cases() -> list[Case]:
         _poll_timer_without_a_coordinator,
         _leave_without_a_coordinator,
         _transport_failure_in_the_group,
+        _repeated_assignment,
+        _acknowledgement_waits_out_the_backoff,
+        _acknowledgement_wakes_at_the_cap,
     ]
     return [build() for build in builders]
 
