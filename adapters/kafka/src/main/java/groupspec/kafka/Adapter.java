@@ -31,8 +31,11 @@ public final class Adapter {
     interface Machine {
         List<String> handlers();
 
-        /** Handlers of groupspec's machine this adapter leaves out, with the reason. */
-        Map<String, String> leftOut();
+        /** Handlers of groupspec's machine this adapter leaves out, with the reason: none unless
+         *  a machine says otherwise. */
+        default Map<String, String> leftOut() {
+            return Map.of();
+        }
 
         JsonNode answer(String handler, JsonNode input) throws Answer;
     }
@@ -55,6 +58,18 @@ public final class Adapter {
         static Answer unsupported(String reason) {
             return new Answer(null, reason, true);
         }
+    }
+
+    /** A stateful machine's run input: an object with an array {@code events}, which it returns. */
+    static JsonNode runEvents(JsonNode input) throws Answer {
+        if (!input.isObject()) {
+            throw Answer.error("invalid_input", "input: expected an object");
+        }
+        JsonNode events = input.path("events");
+        if (!events.isArray()) {
+            throw Answer.error("invalid_input", "input.events: expected an array");
+        }
+        return events;
     }
 
     /** The machines of groupspec and why those not here are not (yet). */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * groupspec's machine {@code classic_group} (handler {@code run}) answered by Kafka 4.2.1's
@@ -22,19 +21,8 @@ final class ClassicGroupMachine implements Adapter.Machine {
     }
 
     @Override
-    public Map<String, String> leftOut() {
-        return Map.of();
-    }
-
-    @Override
     public JsonNode answer(String handler, JsonNode input) throws Adapter.Answer {
-        if (!input.isObject()) {
-            throw Adapter.Answer.error("invalid_input", "input: expected an object");
-        }
-        JsonNode events = input.path("events");
-        if (!events.isArray()) {
-            throw Adapter.Answer.error("invalid_input", "input.events: expected an array");
-        }
+        JsonNode events = Adapter.runEvents(input);
         for (int i = 0; i < events.size(); i++) {
             String host = events.get(i).path("client_host").asText("/127.0.0.1");
             if (events.get(i).has("client_host") && !ClassicRun.isAddressForm(host)) {

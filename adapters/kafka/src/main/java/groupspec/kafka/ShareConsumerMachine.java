@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * groupspec's machine {@code share_consumer} (handler {@code run}) answered by Kafka 4.2.1's own
@@ -24,19 +23,8 @@ final class ShareConsumerMachine implements Adapter.Machine {
     }
 
     @Override
-    public Map<String, String> leftOut() {
-        return Map.of();
-    }
-
-    @Override
     public JsonNode answer(String handler, JsonNode input) throws Adapter.Answer {
-        if (!input.isObject()) {
-            throw Adapter.Answer.error("invalid_input", "input: expected an object");
-        }
-        JsonNode events = input.path("events");
-        if (!events.isArray()) {
-            throw Adapter.Answer.error("invalid_input", "input.events: expected an array");
-        }
+        JsonNode events = Adapter.runEvents(input);
         ShareConsumerRun run;
         try {
             run = new ShareConsumerRun(input.path("config"), input.path("start_ms").asLong(0), events);

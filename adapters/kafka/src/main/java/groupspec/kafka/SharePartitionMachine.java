@@ -72,11 +72,6 @@ final class SharePartitionMachine implements Adapter.Machine {
     }
 
     @Override
-    public Map<String, String> leftOut() {
-        return Map.of();
-    }
-
-    @Override
     public JsonNode answer(String handler, JsonNode input) throws Adapter.Answer {
         try {
             return new Run(input).run();
