@@ -489,6 +489,49 @@ def _acknowledgement_wakes_at_the_cap() -> Case:
     )
 
 
+def _acknowledgement_wakes_with_the_timer() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll(), sends=0)
+    s.answer(epoch=1, assignment=(), sends=None)
+    s.add(Tick(5_000), sends=1)
+    s.add(Tick(6_000), sends=None)
+    s.answer(epoch=2, assignment=P01, sends=None)
+    s.add(Tick(9_999), sends=None)
+    s.add(Tick(10_000), sends=2)
+    return s.case(
+        "an_acknowledgement_wakes_with_the_heartbeat_timer",
+        "An answer 1 s after its heartbeat (sent at 5000, interval 5000) brings a new assignment: "
+        "the thread sleeps for the heartbeat timer's remaining 4 s, less than its 5 s cap, so the "
+        "acknowledgement goes when the timer runs out, at 10000, not 5 s after the answer.",
+        "§6.3",
+        MemberState.STABLE,
+        upstream=HEARTBEAT_MANAGER,
+    )
+
+
+def _late_answer_acknowledgement() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll(), sends=0)
+    s.answer(epoch=1, assignment=(), sends=None)
+    s.add(Tick(5_000), sends=1)
+    s.add(Tick(12_000), sends=None)
+    s.answer(epoch=2, assignment=P01, sends=None)
+    s.add(Tick(12_050), sends=None)
+    s.add(Tick(12_100), sends=2)
+    return s.case(
+        "a_late_answers_acknowledgement_waits_out_its_backoff",
+        "An answer 2 s after the heartbeat timer ran out (sent at 5000, due again at 10000, "
+        "answered at 12000) brings a new assignment: with the timer expired, the thread sleeps "
+        "for the backoff the answer started (100 ms), so a tick at 12050 finds it asleep and the "
+        "acknowledgement goes at 12100.",
+        "§6.3",
+        MemberState.STABLE,
+        upstream=HEARTBEAT_MANAGER,
+    )
+
+
 def _in_the_group() -> Script:
     """A member that subscribed to t1, joined at 0 and got epoch 1 with nothing assigned: STABLE."""
     s = Script()
@@ -670,6 +713,8 @@ def all_cases() -> list[Case]:
         _repeated_assignment,
         _acknowledgement_waits_out_the_backoff,
         _acknowledgement_wakes_at_the_cap,
+        _acknowledgement_wakes_with_the_timer,
+        _late_answer_acknowledgement,
     ]
     return [build() for build in builders]
 
