@@ -21,8 +21,9 @@ The judgement rules (docs/conformance.md, "Pass and fail"), per vector and flavo
   rule where Kafka's own code breaks it (docs/divergences.md names each). When such a vector
   fails it *diverges*: counted and listed apart under its divergence's name, with the reason and
   diff a failure would have, and not a failure, because holding a Kafka-faithful target to it is
-  the point of recording the divergence, not a fault of the target. A divergence vector that
-  carries ``expected_kafka`` is held to it like any other vector.
+  the point of recording the divergence, not a fault of the target. A broken answer (a crash, a
+  hang, garbage) to such a vector is still a failure, and a divergence vector that carries
+  ``expected_kafka`` is held to it like any other vector.
 
 Each machine's registry entry (:mod:`groupspec.machines`) names its :class:`Judge`: how its
 outputs are compared and its properties checked. A property check
@@ -220,7 +221,8 @@ def run(vectors: Iterable[Vector], target: Target, flavour: str,
                 outcome = Outcome(vector.id, vector.machine, vector.handler, vector.case, passed,
                                   reason, diff, "" if passed else response.stderr, path=where,
                                   input="" if passed else _compact(vector.input),
-                                  diverged="" if passed else _divergence(vector, flavour))
+                                  diverged="" if passed or response.broken is not None
+                                  else _divergence(vector, flavour))
             report.outcomes.append(outcome)
             if progress is not None:
                 progress(outcome)

@@ -308,14 +308,17 @@ class _SpecWithPlantedAnswers:
 
     name = "planted"
 
-    def __init__(self, wrong: set[str]) -> None:
+    def __init__(self, wrong: set[str], broken: frozenset[str] = frozenset()) -> None:
         self.notes: list[str] = []
         self.inner = targets.InProcessTarget("spec")
         self.wrong = wrong
+        self.broken = broken
 
     def call(self, request_id: str, machine: str, handler: str, doc: object) -> Response:
         if request_id in self.wrong:
             return Response(output={"outputs": [], "view": {}})
+        if request_id in self.broken:
+            return Response(broken="the target's process died")
         return self.inner.call(request_id, machine, handler, doc)
 
     def close(self) -> None:
@@ -338,6 +341,9 @@ def test_a_divergence_vector_that_fails_on_kafka_flavour_diverges_and_others_fai
     text = runner.diverged_text(report)
     assert f"docs/divergences.md#{DIVERGENT[0].source['name']}" in text and DIVERGENT[0].id in text
     assert runner.to_json(report)["total"]["diverged"] == 1
+    # A broken target is a failure whatever the vector states.
+    crashed = runner.run(chosen[:1], _SpecWithPlantedAnswers(set(), frozenset({DIVERGENT[0].id})), "kafka")
+    assert [o.status for o in crashed.outcomes] == ["failed"]
     # Under flavour groupspec the same answer is a failure like any other.
     again = runner.run(chosen[:1], _SpecWithPlantedAnswers({DIVERGENT[0].id}), "groupspec")
     assert [o.status for o in again.outcomes] == ["failed"]
