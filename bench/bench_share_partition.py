@@ -7,7 +7,7 @@ the next fetch offset and acknowledges it with ACCEPT in one of three ways:
 - ``per-offset``: one call carrying one type per record (Kafka splits the batch);
 - ``one-by-one``: one call per record (split, and one persister write per record).
 
-Every acknowledgement is written to the in-memory persister before it counts, as in Kafka, and
+Every acknowledgement is written to the persister (the share coordinator) before it counts, as in Kafka, and
 the start offset moves after each. Prints records per second and microseconds per batch; the
 target is that ``whole`` costs the same per batch whatever B is.
 

@@ -9,8 +9,9 @@ with every random choice drawn from a seeded generator, so a run repeats exactly
 The world: one coordinator (the spec or the implementation behind the same events), N consumer
 membership machines (``ShareConsumerMembership``), a network that delivers each heartbeat and
 each answer after a random delay or drops it (the sender then sees a retriable failure after
-``request_timeout_ms``), and a share-state persister (``InMemoryShareStatePersister``) that
-answers each initialize request after a delay.
+``request_timeout_ms``), and the share coordinator (``groupspec.impl.share_state``, through
+``CoordinatorPersister``) answering each initialize request after a delay, so answers to
+requests issued close together can arrive in either order.
 Every consumer polls every ``poll_interval_ms``. A plan schedules members joining, leaving
 cleanly, or crashing (falling silent until their session expires).
 """
@@ -26,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from groupspec.impl.share_consumer import ShareConsumerMembership
-from groupspec.impl.share_group.persister import InMemoryShareStatePersister
+from groupspec.impl.share_state import ShareCoordinator
+from groupspec.impl.share_state.persister import CoordinatorPersister
 from groupspec.types import InputError
+from groupspec.types.errors import Errors
 from groupspec.types.share_consumer import (
     ClientOutput,
     HeartbeatAnswered,
@@ -51,6 +54,7 @@ from groupspec.types.share_group import (
     ShareGroupHeartbeatResponse,
     TopicMetadata,
 )
+from groupspec.types.share_state import TopicMetadata as StateTopic
 
 
 class Coordinator(Protocol):
@@ -106,7 +110,13 @@ class SimConfig:
     loss: float = 0.0
     request_timeout_ms: int = 3_000
     poll_interval_ms: int = 1_000
+    #: Each initialize request is answered after a delay drawn from this range (so answers to
+    #: requests issued close together may come back in either order) ...
+    persister_min_delay_ms: int = 20
     persister_delay_ms: int = 20
+    #: ... or, with this probability while churn lasts, fails without reaching the share
+    #: coordinator (as when it is unavailable).
+    persister_failure: float = 0.0
     coordinator: ShareGroupConfig = field(default_factory=ShareGroupConfig)
 
 
@@ -133,8 +143,12 @@ class SimStats:
 
 def _check(config: SimConfig) -> None:
     """Refuse a plan or a network no run could follow, naming the field."""
-    if not 0.0 <= config.loss <= 1.0:
-        raise InputError("loss", f"a probability, got {config.loss}")
+    for name in ("loss", "persister_failure"):
+        if not 0.0 <= getattr(config, name) <= 1.0:
+            raise InputError(name, f"a probability, got {getattr(config, name)}")
+    if not 0 <= config.persister_min_delay_ms <= config.persister_delay_ms:
+        raise InputError("persister_min_delay_ms", "need 0 <= min <= max, got "
+                         f"{config.persister_min_delay_ms}..{config.persister_delay_ms}")
     if not 0 <= config.min_delay_ms <= config.max_delay_ms:
         raise InputError(
             "min_delay_ms", f"need 0 <= min <= max, got {config.min_delay_ms}..{config.max_delay_ms}"
@@ -168,8 +182,8 @@ class Simulation:
         self.config = config
         self.random = random.Random(config.seed)
         self.coordinator = make_coordinator(layer, config.coordinator, config.topics)
-        counts = {t.topic_id: t.partitions for t in config.topics}
-        self.persister = InMemoryShareStatePersister(counts.get)
+        self.persister = CoordinatorPersister(ShareCoordinator(
+            topics=tuple(StateTopic(t.topic_id, t.partitions) for t in config.topics)))
         self.now = 0
         self.index = 0
         self.members: dict[str, Member] = {}
@@ -216,13 +230,18 @@ class Simulation:
         out = self.coordinator.handle(event, index)
         self.stats.records += len(out.records)
         for request in out.initialize:
-            self._at(
-                self.now + self.config.persister_delay_ms, functools.partial(self._persister_answers, request)
-            )
+            low, high = self.config.persister_min_delay_ms, self.config.persister_delay_ms
+            delay = high if low == high else self.random.randint(low, high)
+            self._at(self.now + delay, functools.partial(self._persister_answers, request))
         return out
 
     def _persister_answers(self, request: InitializeRequest) -> None:
-        self._coordinator(PersisterAnswer(request.request, self.persister.initialize(request)))
+        failure = self.config.persister_failure
+        if failure and self.now < self._quiet_after and self.random.random() < failure:
+            error = Errors.COORDINATOR_NOT_AVAILABLE
+        else:
+            error = self.persister.initialize(request)
+        self._coordinator(PersisterAnswer(request.request, error))
 
     def _deliver_heartbeat(self, member: Member, attempt: int, request: ShareGroupHeartbeat) -> None:
         out = self._coordinator(request)

@@ -133,6 +133,14 @@ class StateWrite:
     error: Errors = Errors.NONE
 
 
+@dataclass(frozen=True)
+class ReadResult:
+    """What a ReadShareGroupState answered the share partition: an error, or the state."""
+
+    error: Errors
+    state: PersistedState = PersistedState()
+
+
 # ---------------------------------------------------------------------------------------------
 # Events
 # ---------------------------------------------------------------------------------------------

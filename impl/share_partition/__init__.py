@@ -1,17 +1,17 @@
 """KIP-932 share partitions, structured as Kafka's: in-flight batches, a persister, lock timers.
 
 ``SharePartition`` is the state machine; ``SharePartitionMachine`` runs one with its persister
-and clock from events (the spec's vocabulary). docs/reference/share-partition-kafka.md is the
+(the share coordinator, groupspec.impl.share_state.persister) and clock from events (the
+spec's vocabulary). docs/reference/share-partition-kafka.md is the
 fact sheet both follow.
 """
 
 from groupspec.impl.share_partition.machine import SharePartitionMachine
 from groupspec.impl.share_partition.partition import SharePartition
-from groupspec.impl.share_partition.persister import FaultInjectingPersister, InMemoryPersister, Persister
+from groupspec.impl.share_partition.persister import FaultInjectingPersister, Persister
 
 __all__ = [
     "FaultInjectingPersister",
-    "InMemoryPersister",
     "Persister",
     "SharePartition",
     "SharePartitionMachine",

@@ -2,9 +2,9 @@
 
 ``SharePartitionMachine`` takes the same events as the spec's ``step`` and returns the same
 ``Output`` (answers and the state writes the persister saw), so the two can be compared step by
-step. It plays the broker around the share partition: the clock, the persister (an in-memory
-share coordinator state behind a fault injector), and the reload of the partition as a new
-leader.
+step. It plays the broker around the share partition: the clock, the persister (a share
+coordinator holding this one partition's key, as the share group initialized it, behind a fault
+injector), and the reload of the partition as a new leader.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from groupspec.impl.runtime.clock import ManualClock
 from groupspec.impl.runtime.timer import TimerQueue
 from groupspec.impl.share_partition.in_flight import LockTimer
 from groupspec.impl.share_partition.partition import SharePartition, SharePartitionState
-from groupspec.impl.share_partition.persister import FaultInjectingPersister, InMemoryPersister
+from groupspec.impl.share_partition.persister import FaultInjectingPersister
+from groupspec.impl.share_state.persister import lone_partition_store
 from groupspec.types import InputError
 from groupspec.types.share_partition import (
     Acknowledge,
@@ -53,7 +54,7 @@ class SharePartitionMachine:
         check_persisted(config, persisted)
         self.config = config
         self.clock = ManualClock(start_ms)
-        self.store = InMemoryPersister(persisted)
+        self.store = lone_partition_store(persisted)
         self.persister = FaultInjectingPersister(self.store)
         self.partition = self._new_partition(0)
         self.partition.maybe_initialize(latest_offset)

@@ -13,7 +13,7 @@ from groupspec.impl.runtime.timer import TimerQueue
 from groupspec.impl.share_partition import SharePartitionMachine
 from groupspec.impl.share_partition.in_flight import LockTimer
 from groupspec.impl.share_partition.partition import SharePartition, SharePartitionState
-from groupspec.impl.share_partition.persister import InMemoryPersister, ReadResult
+from groupspec.impl.share_state.persister import lone_partition_store
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
     AckBatch,
@@ -22,6 +22,7 @@ from groupspec.types.share_partition import (
     LogBatch,
     PersistedState,
     PersisterBatch,
+    ReadResult,
     RecordState,
     SharePartitionConfig,
     StateWrite,
@@ -38,7 +39,7 @@ def _partition(persister: object, config: SharePartitionConfig = SharePartitionC
 
 
 def test_defaults_leader_epoch_0_and_latest_offset_0() -> None:
-    p = _partition(InMemoryPersister(PersistedState(4, -1)))
+    p = _partition(lone_partition_store(PersistedState(4, -1)))
     assert (p.leader_epoch, p.state_epoch, p.start_offset, p.end_offset) == (0, 0, 0, 0)
     assert p.maybe_initialize() is Errors.NONE
     # Never initialized (-1): the partition starts at the latest offset, 0 by default.
@@ -48,7 +49,7 @@ def test_defaults_leader_epoch_0_and_latest_offset_0() -> None:
 
 class _BrokenPersister:
     """Returns a state no share coordinator keeps: a batch below the start offset, or one
-    whose last offset is before its first (InMemoryPersister trims and sorts, so never does)."""
+    whose last offset is before its first (the share coordinator prunes and sorts, so never does)."""
 
     def __init__(self, batch: PersisterBatch) -> None:
         self.batch = batch

@@ -11,7 +11,7 @@ import pytest
 
 from groupspec.impl.share_partition import SharePartitionMachine
 from groupspec.impl.share_partition.in_flight import LockTimer
-from groupspec.impl.share_partition.persister import InMemoryPersister, ReadResult
+from groupspec.impl.share_state.persister import lone_partition_store
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
     AckBatch,
@@ -21,6 +21,7 @@ from groupspec.types.share_partition import (
     FetchResponse,
     LogBatch,
     PersistedState,
+    ReadResult,
     StateWrite,
 )
 
@@ -43,17 +44,17 @@ def test_a_read_result_is_frozen() -> None:
 
 
 def test_store_epochs_at_the_edges() -> None:
-    store = InMemoryPersister()
-    assert store.leader_epoch == -1
-    assert store.read_state(leader_epoch=-1).error is Errors.NONE
-    store = InMemoryPersister(PersistedState(2, 0, ()), leader_epoch=3)
+    store = lone_partition_store(PersistedState(2, 0, ()))
+    assert store.leader_epoch == 0  # the initializing snapshot's
+    assert store.read_state(leader_epoch=-1).error is Errors.FENCED_LEADER_EPOCH  # -1 is fenced on a read
+    assert store.read_state(leader_epoch=3).error is Errors.NONE
     assert store.read_state(leader_epoch=3).error is Errors.NONE  # the same leader reads again
     assert store.read_state(leader_epoch=2).error is Errors.FENCED_LEADER_EPOCH
-    # -1 is "no epoch": never fenced; a newer epoch than the store's is not fenced either.
-    assert store.fencing_error(StateWrite(0, -1, -1, ())) is Errors.NONE
-    assert store.fencing_error(StateWrite(0, 5, 7, ())) is Errors.NONE
-    assert store.fencing_error(StateWrite(0, 2, 3, ())) is Errors.NONE
-    assert store.fencing_error(StateWrite(0, 1, 3, ())) is Errors.FENCED_STATE_EPOCH
+    # On a write -1 is "no epoch": never fenced; a newer epoch than the store's is not fenced either.
+    assert store.write_state(StateWrite(0, -1, -1, ())) is Errors.NONE
+    assert store.write_state(StateWrite(0, 5, 7, ())) is Errors.NONE
+    assert store.write_state(StateWrite(0, 2, 3, ())) is Errors.NONE
+    assert store.write_state(StateWrite(0, 1, 3, ())) is Errors.FENCED_STATE_EPOCH
 
 
 def test_acquired_offsets_merge_into_ranges_of_one_delivery_count() -> None:

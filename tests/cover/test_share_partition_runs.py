@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from groupspec.impl.share_partition import SharePartitionMachine
-from groupspec.impl.share_partition.persister import apply_write
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
     AckBatch,
@@ -67,27 +66,6 @@ def test_single_acknowledgements_leave_runs_not_offsets() -> None:
     assert m.runs_kept() == 3
     m.handle(Acknowledge(M1, (AckBatch(2, 998, (REJECT,)),)), 2)
     assert m.runs_kept() == 4  # [0] held, [1] accepted, [2, 998] archived, [999] held
-
-
-class _CountingList(list[PersisterBatch]):
-    """Records how many stored batches each slice read copies."""
-
-    sliced: list[int]
-
-    def __getitem__(self, key):  # type: ignore[no-untyped-def,override]
-        value = super().__getitem__(key)
-        if isinstance(key, slice):
-            self.sliced.append(len(value))
-        return value
-
-
-def test_a_write_redoes_only_the_stored_batches_it_touches() -> None:
-    stored = _CountingList(PersisterBatch(o, o, ACK if o % 4 else ARCH, 1) for o in range(0, 4_000, 2))
-    stored.sliced = []
-    apply_write(stored, (PersisterBatch(2_001, 2_001, AV, 1),), 0)
-    assert stored.sliced == [2]  # its two neighbours, not the 2,000 batches stored
-    assert stored[1_000:1_002] == [PersisterBatch(2_000, 2_000, ARCH, 1), PersisterBatch(2_001, 2_001, AV, 1)]
-    assert len(stored) == 2_001
 
 
 def _runs_agree(p: Partition, q: Partition) -> None:

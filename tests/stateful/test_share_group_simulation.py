@@ -25,8 +25,8 @@ TOPICS = (
 SETTLE_MS = 45_000 + 30_000
 
 
-def _plan_config(plan: tuple[Churn, ...], seed: int, loss: float) -> SimConfig:
-    return SimConfig(TOPICS, ("t1", "t2"), plan, seed=seed, loss=loss)
+def _plan_config(plan: tuple[Churn, ...], seed: int, loss: float, **persister: float) -> SimConfig:
+    return SimConfig(TOPICS, ("t1", "t2"), plan, seed=seed, loss=loss, **persister)  # type: ignore[arg-type]
 
 
 def test_a_lossy_run_with_churn_settles_the_same_on_both_layers() -> None:
@@ -59,12 +59,44 @@ def plans(draw: st.DrawFn) -> tuple[Churn, ...]:
     return tuple(sorted(plan, key=lambda c: c.at_ms))
 
 
-@given(plans(), st.integers(0, 2**32 - 1), st.sampled_from((0.0, 0.05, 0.3)))
-def test_every_run_settles_once_the_churn_stops(plan: tuple[Churn, ...], seed: int, loss: float) -> None:
-    sim = Simulation(_plan_config(plan, seed, loss))
+@given(plans(), st.integers(0, 2**32 - 1), st.sampled_from((0.0, 0.05, 0.3)), st.sampled_from((0.0, 0.3)))
+def test_every_run_settles_once_the_churn_stops(plan: tuple[Churn, ...], seed: int, loss: float,
+                                                failure: float) -> None:
+    sim = Simulation(_plan_config(plan, seed, loss, persister_min_delay_ms=1, persister_delay_ms=400,
+                                  persister_failure=failure))
     quiet = max(c.at_ms for c in plan)
     sim.run_until(quiet + SETTLE_MS)
     assert sim.settled() == [], (sim.settled(), sim.stats)
+    _share_state_is_initialized(sim)
+
+
+def _share_state_is_initialized(sim: Simulation) -> None:
+    """Once settled with members, the share coordinator holds a state for exactly the partitions
+    the group coordinator lists as initialized, which are every partition of the subscribed topics
+    (the group's initialize requests reached it), each at a state epoch no later than the group's."""
+    if sim.settled() != [] or not any(m.alive and m.client.membership.subscription
+                                      for m in sim.members.values()):
+        return
+    held = {(v.topic_id, v.partition): v.state_epoch
+            for v in sim.persister.coordinator.view().share_partitions if v.group_id == "g"}
+    group = next(g for g in sim.coordinator.view().groups if g.group_id == "g")
+    listed = {(t.topic_id, p) for t in group.initialized for p in t.partitions}
+    wanted = {(t.topic_id, p) for t in TOPICS for p in range(t.partitions)}
+    assert set(held) == listed == wanted
+    assert all(0 < epoch <= group.group_epoch for epoch in held.values())
+
+
+def test_answers_that_fail_or_come_back_out_of_order_still_settle_on_both_layers() -> None:
+    plan = tuple(Churn(i * 10, f"m{i}", "join") for i in range(3))
+    runs = []
+    for layer in ("spec", "impl"):
+        sim = Simulation(_plan_config(plan, seed=7, loss=0.0, persister_min_delay_ms=1,
+                                      persister_delay_ms=2_000, persister_failure=0.5), layer)
+        sim.run_until(SETTLE_MS)
+        assert sim.settled() == []
+        _share_state_is_initialized(sim)
+        runs.append((sim.stats, sim.coordinator.view(), sim.persister.coordinator.view()))
+    assert runs[0] == runs[1]
 
 
 @pytest.mark.parametrize(
@@ -80,4 +112,15 @@ def test_every_run_settles_once_the_churn_stops(plan: tuple[Churn, ...], seed: i
 def test_a_plan_no_run_could_follow_is_refused(plan: tuple[Churn, ...], loss: float, field: str) -> None:
     with pytest.raises(InputError) as caught:
         Simulation(_plan_config(plan, seed=0, loss=loss))
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("persister", "field"), [
+    ({"persister_failure": -0.1}, "persister_failure"),
+    ({"persister_min_delay_ms": 30, "persister_delay_ms": 20}, "persister_min_delay_ms"),
+    ({"persister_min_delay_ms": -1}, "persister_min_delay_ms"),
+])
+def test_a_persister_no_run_could_follow_is_refused(persister: dict[str, float], field: str) -> None:
+    with pytest.raises(InputError) as caught:
+        Simulation(_plan_config((Churn(0, "m1", "join"),), seed=0, loss=0.0, **persister))
     assert caught.value.field == field

@@ -1,0 +1,199 @@
+"""The share coordinator as the persister of share partitions and share groups.
+
+In Kafka one persister (``DefaultStatePersister``) carries both callers' requests to the share
+coordinator: the group coordinator's InitializeShareGroupState when a partition becomes
+assignable, and each share partition's ReadShareGroupState / WriteShareGroupState. The state a
+partition reads is the state the group initialized, with the same fencing, batch combining and
+records. :class:`CoordinatorPersister` is that one door onto a :class:`ShareCoordinator`: its
+:meth:`~CoordinatorPersister.initialize` answers the share group's requests and
+:meth:`~CoordinatorPersister.for_partition` gives a share partition its view of one key.
+
+Answers here are synchronous, as the share partition's persister calls are in groupspec.
+Delaying, failing or reordering answers is the caller's business: the share group's requests
+are answered by events that a driver may hold back or reorder (groupspec.simulation does), and
+``FaultInjectingPersister`` fails a partition's calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from groupspec.impl.share_state.service import ShareCoordinator
+from groupspec.impl.share_state.shard import Key, ShareStateShard
+from groupspec.types.errors import Errors
+from groupspec.types.share_group import InitializeRequest
+from groupspec.types.share_partition import (
+    PersistedState,
+    PersisterBatch,
+    ReadResult,
+    RecordState,
+    StateWrite,
+)
+from groupspec.types.share_state import (
+    NO_EPOCH,
+    UNINITIALIZED_START_OFFSET,
+    InitializeShareGroupState,
+    InitializeShareGroupStateResponse,
+    ReadShareGroupState,
+    ReadShareGroupStateResponse,
+    ShareStateConfig,
+    ShareStateEvent,
+    StateBatch,
+    TopicMetadata,
+    WriteShareGroupState,
+    WriteShareGroupStateResponse,
+)
+from groupspec.types.topic_id import canonical
+
+
+class CoordinatorPersister:
+    """Persister calls turned into share-coordinator requests, numbered in the order asked."""
+
+    def __init__(self, coordinator: ShareCoordinator) -> None:
+        self.coordinator = coordinator
+        self.asked = 0
+
+    def ask(self, event: ShareStateEvent) -> object:
+        """One request's answer (the records it wrote are in the coordinator's logs)."""
+        output = self.coordinator.handle(event, self.asked)
+        self.asked += 1
+        return output.answers[0].response
+
+    def initialize(self, request: InitializeRequest) -> Errors:
+        """The share group's InitializeShareGroupState: every partition it names, with the state
+        epoch it gives and no start offset (the partition then starts where its reset policy says).
+        Kafka's request fails as a whole when one partition fails: the first error is the answer."""
+        first = Errors.NONE
+        for tp in request.topics:
+            for partition in tp.partitions:
+                answer = self.ask(InitializeShareGroupState(request.group_id, tp.topic_id, partition,
+                                                            request.state_epoch))
+                assert isinstance(answer, InitializeShareGroupStateResponse)
+                if first is Errors.NONE:
+                    first = answer.error
+        return first
+
+    def for_partition(self, group_id: str, topic_id: str, partition: int) -> PartitionStore:
+        return PartitionStore(self, group_id, canonical(topic_id), partition)
+
+
+def _out(batches: tuple[StateBatch, ...]) -> tuple[PersisterBatch, ...]:
+    return tuple(PersisterBatch(b.first_offset, b.last_offset, RecordState(b.delivery_state),
+                                b.delivery_count) for b in batches)
+
+
+def canonical_batches(batches: tuple[PersisterBatch, ...]) -> tuple[PersisterBatch, ...]:
+    """Neighbours with the same state and count as one batch: the same records, and the form the
+    share partition's view compares (Kafka's combiner may leave such neighbours apart)."""
+    merged: list[PersisterBatch] = []
+    for b in batches:
+        last = merged[-1] if merged else None
+        if (last is not None and last.last_offset + 1 == b.first_offset
+                and (last.delivery_state, last.delivery_count) == (b.delivery_state, b.delivery_count)):
+            merged[-1] = PersisterBatch(last.first_offset, b.last_offset, b.delivery_state, b.delivery_count)
+        else:
+            merged.append(b)
+    return tuple(merged)
+
+
+@dataclass
+class PartitionStore:
+    """One share partition's key, seen by that partition (the ``Persister`` it writes through)."""
+
+    persister: CoordinatorPersister
+    group_id: str
+    topic_id: str
+    partition: int
+    #: Every write asked of the store, with the answer it got, until its owner clears it
+    #: (SharePartitionMachine reports and clears them each step).
+    writes: list[StateWrite] = field(default_factory=list)
+
+    def read_state(self, leader_epoch: int) -> ReadResult:
+        answer = self.persister.ask(ReadShareGroupState(self.group_id, self.topic_id, self.partition,
+                                                        leader_epoch))
+        assert isinstance(answer, ReadShareGroupStateResponse)
+        if answer.error is not Errors.NONE:
+            return ReadResult(answer.error)
+        return ReadResult(Errors.NONE, PersistedState(answer.state_epoch, answer.start_offset,
+                                                      _out(answer.state_batches)))
+
+    def write_state(self, write: StateWrite) -> Errors:
+        batches = tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
+                        for b in write.batches)
+        answer = self.persister.ask(WriteShareGroupState(
+            self.group_id, self.topic_id, self.partition, write.state_epoch, write.leader_epoch,
+            write.start_offset, batches))
+        assert isinstance(answer, WriteShareGroupStateResponse)
+        self.writes.append(StateWrite(write.start_offset, write.state_epoch, write.leader_epoch,
+                                      write.batches, answer.error))
+        return answer.error
+
+    # -- what the share coordinator holds for the key ------------------------------------------
+
+    def _shard(self) -> tuple[ShareStateShard, Key]:
+        coordinator = self.persister.coordinator
+        key = (self.group_id, self.topic_id, self.partition)
+        return coordinator.runtime.shard(coordinator.partition_for(key)), key
+
+    @property
+    def leader_epoch(self) -> int:
+        """The highest leader epoch the key has seen (what fences an older leader)."""
+        shard, key = self._shard()
+        return int(shard.leader_epochs.get(key, NO_EPOCH))
+
+    @property
+    def state_epoch(self) -> int:
+        shard, key = self._shard()
+        offset = shard.share_state.get(key)
+        return 0 if offset is None else int(offset.state_epoch)
+
+    @property
+    def start_offset(self) -> int:
+        shard, key = self._shard()
+        offset = shard.share_state.get(key)
+        return UNINITIALIZED_START_OFFSET if offset is None else int(offset.start_offset)
+
+    @property
+    def batches(self) -> tuple[PersisterBatch, ...]:
+        shard, key = self._shard()
+        offset = shard.share_state.get(key)
+        return () if offset is None else canonical_batches(_out(offset.state_batches))
+
+    # -- what the broker around the partition does to the key ----------------------------------
+
+    def fence_leader(self, leader_epoch: int) -> None:
+        """Another leader, one epoch past both the partition's and the key's, read the state."""
+        self.read_state(max(self.leader_epoch, leader_epoch) + 1)
+
+    def initialize(self, start_offset: int) -> None:
+        """The state is initialized again (kafka-share-groups --reset-offsets): the next state
+        epoch, the given start offset, no batches."""
+        self.persister.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
+                                                     self.state_epoch + 1, start_offset))
+
+    def seed(self, state: PersistedState) -> None:
+        """The key as the share group left it before the partition first reads: initialized at
+        the state's epoch and start offset, then its batches written."""
+        self.persister.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
+                                                     state.state_epoch, state.start_offset))
+        if state.batches:
+            self.persister.ask(WriteShareGroupState(
+                self.group_id, self.topic_id, self.partition, state.state_epoch, NO_EPOCH,
+                state.start_offset,
+                tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
+                      for b in state.batches)))
+
+
+#: The key a lone share partition (a SharePartitionMachine, a vector) is stored under.
+LONE_GROUP = "share-group"
+LONE_TOPIC_ID = "00000000-0000-4000-8000-00000000d1ce"
+
+
+def lone_partition_store(state: PersistedState) -> PartitionStore:
+    """A share coordinator holding one key, seeded with ``state``: what a share partition run
+    alone writes through."""
+    coordinator = ShareCoordinator(ShareStateConfig(state_topic_partitions=1),
+                                   (TopicMetadata(LONE_TOPIC_ID, 1),))
+    store = CoordinatorPersister(coordinator).for_partition(LONE_GROUP, LONE_TOPIC_ID, 0)
+    store.seed(state)
+    return store
