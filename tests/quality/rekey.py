@@ -6,7 +6,8 @@ tests/quality/equivalent_mutants/: equivalent, wording, compressed) would name a
 no longer makes. This
 matches each judged mutant of the file as it was at ``--base`` to the mutant of the file now
 that has the same operator on a line of the same text, the n-th such pair in both, and rewrites
-the key; a judgement whose line is gone or changed is reported, for a person to judge again::
+the key; a judgement whose line is gone or changed is reported, for a person to judge again, and
+one whose file was deleted is dropped (its mutants no longer exist) and listed::
 
     .venv/bin/python -m tests.quality.rekey --base HEAD
 """
@@ -64,6 +65,25 @@ def map_keys(path: str, old: str, new: str) -> dict[str, str | None]:
     return {m.key: by_sig.get(sig) for sig, m in before.items()}
 
 
+def _drop_deleted_files(judged: Path, dropped: list[str]) -> int:
+    """Remove the judgements of mutants in files that no longer exist; how many went."""
+    doc = json.loads(judged.read_text(encoding="utf-8"))
+    gone = 0
+    for kind in ("equivalent", *BY_DESIGN):
+        kept = []
+        for entry in doc.get(kind, []):
+            if (ROOT / entry["mutant"].split(":", 1)[0]).exists():
+                kept.append(entry)
+            else:
+                dropped.append(f"{judged.name}: {entry['mutant']} ({kind}; file deleted, dropped)")
+                gone += 1
+        if kind in doc:
+            doc[kind] = kept
+    if gone:
+        judged.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return gone
+
+
 def rekey(base: str) -> tuple[int, list[str]]:
     """Rewrite every judged file; the number of keys changed and the judgements left unmatched."""
     changed, lost = 0, []
@@ -73,6 +93,7 @@ def rekey(base: str) -> tuple[int, list[str]]:
             # Its keys may already name today's mutants: carried over twice, they would be wrong.
             raise SystemExit(f"rekey: {relative} differs from {base}'s; carry keys over from the "
                              "revision the judgements were made on, before judging anything new")
+        changed += _drop_deleted_files(judged, lost)
         doc = json.loads(judged.read_text(encoding="utf-8"))
         maps: dict[str, dict[str, str | None]] = {}
         touched = False
@@ -99,10 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base", default="HEAD", help="the revision the judgements were made on")
     args = parser.parse_args(argv)
     changed, lost = rekey(args.base)
-    print(f"{changed} keys carried over, {len(lost)} judgements whose line changed")
+    again = [line for line in lost if not line.endswith("dropped)")]
+    print(f"{changed} keys carried over or dropped, {len(again)} judgements whose line changed")
     for line in lost:
-        print(f"  judge again: {line}")
-    return 1 if lost else 0
+        print(f"  {'dropped' if line.endswith('dropped)') else 'judge again'}: {line}")
+    return 1 if again else 0
 
 
 if __name__ == "__main__":
