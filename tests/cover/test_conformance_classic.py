@@ -320,11 +320,12 @@ def _holds(case: Case, output: cj.RunOutput) -> list[str]:
         elif isinstance(claim, Described):
             response = answers.get(claim.request)
             group = next((g for g in getattr(response, "groups", ()) if g.group_id == claim.group), None)
-            got_d = None if group is None else (
-                group.state, tuple((m.member_id, m.assignment) for m in group.members),
-                bool(group.protocol_data) and all(m.metadata for m in group.members))
-            shown = group is not None and (bool(group.protocol_data) or any(m.metadata for m in group.members))
-            if got_d != (claim.state, claim.assignments, claim.metadata) or shown != claim.metadata:
+            got_d = None
+            if group is not None:
+                # Metadata shown means the protocol and every member's; not shown, none at all.
+                shown = {bool(group.protocol_data)} | {bool(m.metadata) for m in group.members}
+                got_d = (group.state, tuple((m.member_id, m.assignment) for m in group.members), shown)
+            if got_d != (claim.state, claim.assignments, {claim.metadata}):
                 wrong.append(f"{claim}: got {got_d}")
     return wrong
 

@@ -2242,7 +2242,8 @@ def _describe_while_rebalancing() -> Case:
         "CompletingRebalance of generation 2, a and b still show their generation-1 assignments "
         "and c, which never had one, shows none. The leader's SyncGroup replaces them; Stable "
         "shows generation 2's assignments with each member's metadata.",
-        {"kind": "hand-made", "kafka": "GroupMetadataManager#describeGroups, ClassicGroupMember#describeNoMetadata"})
+        {"kind": "hand-made",
+         "kafka": "GroupMetadataManager#describeGroups, ClassicGroupMember#describeNoMetadata"})
 
 
 def _describe_after_completing_restarts() -> Case:
@@ -2251,7 +2252,7 @@ def _describe_after_completing_restarts() -> Case:
     s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
     b_join = s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS))
     b_sync = s.add(SyncGroup("g", 2, b, protocol_type="consumer", protocol_name="range"))
-    c, c_join = s.new_member("g", "c", 3)
+    c, _ = s.new_member("g", "c", 3)
     restarted = s.add(DescribeGroups(("g",)))
     s.answered(b_join, Errors.NONE)
     s.answered(b_sync, Errors.REBALANCE_IN_PROGRESS)
