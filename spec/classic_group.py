@@ -1142,7 +1142,10 @@ def _expire_group_metadata(st: _Step) -> None:
 
 def _describe_groups(st: _Step, req: c.DescribeGroups, index: int) -> None:
     """Each named group as it stands; a missing one, or one its partition's records do not show
-    yet, is reported Dead."""
+    yet, is reported Dead. Members show the assignment they hold in any state (while
+    rebalancing: the last generation's, none for one that joined since); only a Stable group
+    shows its protocol and their metadata (ClassicGroupMember#describe, else
+    #describeNoMetadata)."""
     st.answer(index, c.DescribeGroupsResponse(tuple(_describe(st.state, gid) for gid in req.group_ids)))
 
 
@@ -1153,7 +1156,7 @@ def _describe(s: State, group_id: str) -> c.DescribedGroup:
     stable = g.state == STABLE
     members = tuple(c.DescribedMember(m.member_id, m.instance_id, m.client_id, m.client_host,
                                       m.metadata(g.protocol_name) if stable else b"",
-                                      m.assignment if stable else b"")
+                                      m.assignment)
                     for m in g.members.values())
     return c.DescribedGroup(group_id, Errors.NONE, g.state, g.protocol_type or "",
                             (g.protocol_name or "") if stable else "", members)

@@ -642,13 +642,16 @@ class GroupMetadataManager:
     # -- reads ------------------------------------------------------------------------------------
 
     def describe(self, group_id: str) -> DescribedGroup:
+        """The group as it stands. Members keep showing the assignment they hold while the group
+        rebalances (the last generation's, until the leader's SyncGroup or a restarted rebalance
+        replaces it); metadata and the protocol name only when Stable."""
         group = self.visible(group_id)
         if group is None:
             return DescribedGroup(group_id, Errors.GROUP_ID_NOT_FOUND, DEAD)
         stable = group.state == STABLE
         members = tuple(DescribedMember(m.member_id, m.instance_id, m.client_id, m.client_host,
                                         m.metadata(group.protocol_name) if stable else b"",
-                                        m.assignment if stable else b"")
+                                        m.assignment)
                         for m in group.members.values())
         return DescribedGroup(group_id, Errors.NONE, group.state, group.protocol_type or "",
                               (group.protocol_name or "") if stable else "", members)

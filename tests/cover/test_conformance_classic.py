@@ -33,7 +33,7 @@ from groupspec.types import classic_group as c
 from groupspec.types.errors import Errors
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_types
 from groupspec.types.records.schema import FieldSpec, field_specs, message_spec
-from tests.scenarios.classic_group.cases import Answered, Case, Ends, Wrote, all_cases
+from tests.scenarios.classic_group.cases import Answered, Case, Described, Ends, Wrote, all_cases
 
 VECTORS = [v for v in vf.load(vf.default_root()) if v.machine == "classic_group"]
 CASES = {case.name: case for case in all_cases()}
@@ -317,6 +317,16 @@ def _holds(case: Case, output: cj.RunOutput) -> list[str]:
             want = None if claim.state is None else (claim.state, claim.generation)
             if got != want:
                 wrong.append(f"{claim}: got {got}")
+        elif isinstance(claim, Described):
+            response = answers.get(claim.request)
+            group = next((g for g in getattr(response, "groups", ()) if g.group_id == claim.group), None)
+            got_d = None
+            if group is not None:
+                # Metadata shown means the protocol and every member's; not shown, none at all.
+                shown = {bool(group.protocol_data)} | {bool(m.metadata) for m in group.members}
+                got_d = (group.state, tuple((m.member_id, m.assignment) for m in group.members), shown)
+            if got_d != (claim.state, claim.assignments, {claim.metadata}):
+                wrong.append(f"{claim}: got {got_d}")
     return wrong
 
 

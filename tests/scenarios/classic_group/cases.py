@@ -93,7 +93,20 @@ class Ends:
     generation: int = 0
 
 
-Claim = Answered | Wrote | Ends
+@dataclass(frozen=True)
+class Described:
+    """The DescribeGroups at ``request`` shows ``group`` in ``state`` with exactly these
+    members, in order, each with the assignment given; ``metadata``: the protocol name and every
+    member's metadata are shown (all non-empty), else none is (all empty)."""
+
+    request: int
+    group: str
+    state: str
+    assignments: tuple[tuple[str, bytes], ...]
+    metadata: bool = False
+
+
+Claim = Answered | Wrote | Ends | Described
 
 
 @dataclass(frozen=True)
@@ -1539,7 +1552,8 @@ def _leader_sorts_last() -> Case:
     return s.case(
         "leader_is_first_joined_not_smallest_id",
         "The leader is the first member to join (b), whose id sorts between the followers' (a, "
-        "c). DescribeGroups in CompletingRebalance shows no protocol, metadata or assignment. "
+        "c). DescribeGroups in CompletingRebalance shows no protocol or metadata, and no "
+        "assignment (no member holds one yet). "
         "Followers retrying their join in CompletingRebalance get no member list; follower a's "
         "SyncGroup is parked until the leader's; in Stable, follower a rejoining with the same "
         "metadata is answered at once. SyncGroup: an unknown member is UNKNOWN_MEMBER_ID "
@@ -2201,6 +2215,60 @@ def _sync_in_the_first_rebalance() -> Case:
         {"kind": "hand-made", "kafka": "GroupMetadataManager#validateSyncGroup, #isProtocolInconsistent"})
 
 
+def _describe_while_rebalancing() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    gen1 = ((a, assignment({"orders": [0]})), (b, assignment({"orders": [1]})))
+    leader = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    c, c_join = s.new_member("g", "c", 3)
+    preparing = s.add(DescribeGroups(("g",)))
+    b_join = s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS))
+    completing = s.add(DescribeGroups(("g",)))
+    gen2 = {a: assignment({"orders": [0]}), b: assignment({"orders": [1]}), c: assignment({"orders": [2]})}
+    sync = s.add(SyncGroup("g", 2, a, protocol_type="consumer", protocol_name="range",
+                           assignments=tuple(SyncAssignment(m, p) for m, p in gen2.items())))
+    stable = s.add(DescribeGroups(("g",)))
+    for request in (leader, c_join, preparing, b_join, completing, sync, stable):
+        s.answered(request, Errors.NONE)
+    s.claim(Described(preparing, "g", "PreparingRebalance", (*gen1, (c, b""))),
+            Described(completing, "g", "CompletingRebalance", (*gen1, (c, b""))),
+            Described(stable, "g", "Stable", tuple(gen2.items()), metadata=True),
+            Wrote(sync, ("GroupMetadata",)), Ends("g", "Stable", 2))
+    return s.case(
+        "describe_while_rebalancing_shows_last_assignments",
+        "DescribeGroups of a group that is not Stable shows each member's last assignment but no "
+        "metadata or protocol (ClassicGroupMember#describeNoMetadata): after Stable generation 1 "
+        "the leader rejoins and a new member c joins; in PreparingRebalance, and in "
+        "CompletingRebalance of generation 2, a and b still show their generation-1 assignments "
+        "and c, which never had one, shows none. The leader's SyncGroup replaces them; Stable "
+        "shows generation 2's assignments with each member's metadata.",
+        {"kind": "hand-made",
+         "kafka": "GroupMetadataManager#describeGroups, ClassicGroupMember#describeNoMetadata"})
+
+
+def _describe_after_completing_restarts() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    b_join = s.add(JoinGroup("g", member_id=b, client_id="b", protocols=ORDERS))
+    b_sync = s.add(SyncGroup("g", 2, b, protocol_type="consumer", protocol_name="range"))
+    c, _ = s.new_member("g", "c", 3)
+    restarted = s.add(DescribeGroups(("g",)))
+    s.answered(b_join, Errors.NONE)
+    s.answered(b_sync, Errors.REBALANCE_IN_PROGRESS)
+    s.answered(restarted, Errors.NONE)
+    s.claim(Described(restarted, "g", "PreparingRebalance", ((a, b""), (b, b""), (c, b""))),
+            Ends("g", "PreparingRebalance", 2))
+    return s.case(
+        "describe_after_a_rebalance_restarts_shows_no_assignments",
+        "A rebalance that restarts from CompletingRebalance drops every member's assignment "
+        "(GroupMetadataManager#prepareRebalance, #resetAndPropagateAssignmentWithError): after "
+        "Stable generation 1 both members rejoin (generation 2, CompletingRebalance), follower "
+        "b's SyncGroup is parked, then a new member c joins; b is told REBALANCE_IN_PROGRESS and "
+        "DescribeGroups in PreparingRebalance shows no member with an assignment.",
+        {"kind": "hand-made", "kafka": "GroupMetadataManager#prepareRebalance, #describeGroups"})
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2233,6 +2301,8 @@ def all_cases() -> list[Case]:
         # --- the classic three-way runs on Kafka's code ---
         _txn_marker_after_offset_delete, _simple_group_unseen_until_written,
         _static_join_with_a_pending_member_id, _sync_in_the_first_rebalance,
+        # --- issue 18: DescribeGroups of a group that is not Stable ---
+        _describe_while_rebalancing, _describe_after_completing_restarts,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
