@@ -151,7 +151,8 @@ HASH_ORDERED = (AdvanceClock, DeleteTopics)
 
 
 def _random_event(r: random.Random, now: int) -> ShareStateEvent:
-    group, topic, partition = r.choice(("g1", "g1", "g2", "g3")), r.choice((T1, T1, T2, GHOST)), r.choice((0, 0, 1, -1))
+    group = r.choice(("g1", "g1", "g2", "g3"))
+    topic, partition = r.choice((T1, T1, T2, GHOST)), r.choice((0, 0, 1, -1))
 
     def epoch() -> int:
         return r.randint(-1, 4)
@@ -183,7 +184,8 @@ def _random_run(seed: int) -> tuple[RunInput, dict[str, Any]]:
     """A run of up to 80 events the implementation accepts, and its output as JSON."""
     r = random.Random(seed)
     config = ShareStateConfig(state_topic_partitions=r.choice((1, 3)),
-                              updates_per_snapshot=r.choice((0, 1, 2, 3, 500)), cold_snapshot_interval_ms=3_000)
+                              updates_per_snapshot=r.choice((0, 1, 2, 3, 500)),
+                              cold_snapshot_interval_ms=3_000)
     impl = ShareCoordinator(config, TOPICS)
     events: list[ShareStateEvent] = []
     outputs = []
