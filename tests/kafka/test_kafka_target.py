@@ -37,10 +37,8 @@ ON_KAFKA = {
 }
 #: Machines of the adapter with a test of their own: classic_group (test_kafka_classic_group.py),
 #: share_partition (test_kafka_share_partition.py), share_group (test_kafka_share_group.py),
-#: share_consumer (test_kafka_share_consumer.py).
-ELSEWHERE = {"classic_group", "share_partition", "share_group", "share_consumer"}
-#: Machines the adapter does not drive yet, with a phrase of its reason.
-NOT_YET = {"share_state": "ShareCoordinatorShard"}
+#: share_consumer (test_kafka_share_consumer.py), share_state (test_kafka_share_state.py).
+ELSEWHERE = {"classic_group", "share_partition", "share_group", "share_consumer", "share_state"}
 
 
 @pytest.mark.parametrize("machine", sorted(ON_KAFKA))
@@ -56,26 +54,29 @@ def test_the_vectors_pass_on_kafkas_own_code(machine: str) -> None:
     assert by_handler == ON_KAFKA[machine]
 
 
-def test_every_machine_of_groupspec_is_in_the_adapter_or_named_as_not_yet() -> None:
-    """Each machine is driven through Kafka's classes, with its check here or in a test of its own,
-    or is one the adapter names as not yet driven: its vectors all answer ``unsupported`` with
-    that reason, never a guess."""
+def test_every_machine_of_groupspec_is_driven_through_kafkas_classes() -> None:
+    """Each machine is driven through Kafka's classes, with its check here or in a test of its own;
+    the machine that came last (share_state) answers a run on Kafka's ShareCoordinatorShard rather
+    than "unsupported"."""
     vectors = vf.load(vf.default_root())
     machines = {v.machine for v in vectors}
-    assert machines <= set(ON_KAFKA) | ELSEWHERE | set(NOT_YET)
-    # The machine that came last (share_consumer) answers a run rather than "unsupported".
+    assert machines <= set(ON_KAFKA) | ELSEWHERE
+    topic = "00000000-0000-4000-8000-00000000000a"
+    run = {"topics": [{"topic_id": topic, "partitions": 1}],
+           "events": [{"type": "InitializeShareGroupState", "group_id": "g", "topic_id": topic,
+                       "partition": 0, "state_epoch": 3, "start_offset": 7},
+                      {"type": "ReadShareGroupStateSummary", "group_id": "g", "topic_id": topic,
+                       "partition": 0}]}
     target = targets.make_target("kafka", 60.0)
     try:
-        run = {"events": [{"type": "Subscribe", "topics": ["t"]}]}
-        answer = target.call("s", "share_consumer", "run", run)
+        answer = target.call("s", "share_state", "run", run)
     finally:
         target.close()
-    assert answer.unsupported is None and answer.output is not None
-    assert answer.output["view"]["state"] == "UNSUBSCRIBED"
-    waiting = [v for v in vectors if v.machine in NOT_YET]
-    report = run_on_kafka(waiting, vf.default_root())
-    assert {o.status for o in report.outcomes} == {"unsupported"}
-    assert all(NOT_YET[o.machine] in o.reason for o in report.outcomes)
+    assert answer.unsupported is None and answer.output is not None, answer
+    summary = answer.output["outputs"][1]["answers"][0]["response"]
+    assert (summary["error"], summary["state_epoch"], summary["start_offset"]) == ("NONE", 3, 7)
+    [key] = answer.output["view"]["share_partitions"]
+    assert (key["state_epoch"], key["start_offset"], key["snapshot_epoch"]) == (3, 7, 0)
 
 
 def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:

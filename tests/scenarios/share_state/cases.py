@@ -156,6 +156,16 @@ def _own(where: str) -> dict[str, str]:
     return {"kind": "upstream", "file": SHARD + where.split("#")[0] + ".java", "where": where}
 
 
+def _divergence(name: str, where: str, tests: str = "") -> dict[str, str]:
+    """Where Kafka 4.2.1's shard writes otherwise and groupspec keeps its own answer
+    (docs/divergences.md): the vector diverges on Kafka (tests/kafka/test_kafka_share_state.py)."""
+    source = {"kind": "divergence", "name": name, "docs": f"docs/divergences.md#{name}",
+              "upstream": SHARD + where.split("#")[0] + ".java", "where": where}
+    if tests:
+        source.update(file=SHARD_TEST, test=tests)
+    return source
+
+
 OK, INVALID = Errors.NONE, Errors.INVALID_REQUEST
 SNAP, UPD, TOMB = ("ShareSnapshot",), ("ShareUpdate",), ("-ShareSnapshot",)
 
@@ -453,11 +463,13 @@ def _cold_cases() -> Iterator[Case]:
                  "22 s; at 24 s both, key 0 again since key 1's snapshot was not a cold one yet; at "
                  "36 s nothing, every key's last snapshot being a cold one (written after it was "
                  "created); a ShareUpdate carries no time, so at 48 s still nothing. The restart "
-                 "between does not reset the timer, which is the service's.",
-                 _kafka("testSnapshotColdPartitionsNoEligiblePartitions, "
-                        "testSnapshotColdPartitionsPartialEligiblePartitions, "
-                        "testSnapshotColdPartitionsDoesNotPerpetuallySnapshot, "
-                        "testSnapshotColdPartitionsSnapshotUpdateNotConsidered"))
+                 "between does not reset the timer, which is the service's. The two snapshots at "
+                 "24 s come in key order; Kafka's come in its hash map's order (share_state_key_order).",
+                 _divergence("share_state_key_order", "ShareCoordinatorShard#snapshotColdPartitions",
+                             "testSnapshotColdPartitionsNoEligiblePartitions, "
+                             "testSnapshotColdPartitionsPartialEligiblePartitions, "
+                             "testSnapshotColdPartitionsDoesNotPerpetuallySnapshot, "
+                             "testSnapshotColdPartitionsSnapshotUpdateNotConsidered"))
 
 
 def _topic_cases() -> Iterator[Case]:
@@ -474,6 +486,21 @@ def _topic_cases() -> Iterator[Case]:
                  "Deleting no topic writes nothing; deleting a topic (and one never known) tombstones "
                  "the keys of that topic only, and the topic is gone from the metadata image.",
                  _kafka("testOnTopicsDeletedEmptyTopicIds, testOnTopicsDeletedTopicIds"))
+
+    s = Script()
+    s.config = ShareStateConfig(state_topic_partitions=1)
+    for group in (G, "group2"):
+        for partition in (0, 1):
+            s.add(InitializeShareGroupState(group, T, partition, 0, 0), error=OK, wrote=SNAP)
+    s.add(DeleteTopics((T,)), wrote=TOMB * 4)
+    for group in (G, "group2"):
+        for partition in (0, 1):
+            s.shows.append(Ends(group, T, partition, exists=False))
+    yield s.case("deleted_topic_tombstones_in_key_order",
+                 "A deleted topic's keys on one coordinator partition are tombstoned in one write, in "
+                 "key order (group, then partition); Kafka collects them in a HashSet and writes "
+                 "group2-1, group1-0, group2-0, group1-1 (share_state_key_order).",
+                 _divergence("share_state_key_order", "ShareCoordinatorShard#maybeCleanupShareState"))
 
 
 def _combiner_cases() -> Iterator[Case]:

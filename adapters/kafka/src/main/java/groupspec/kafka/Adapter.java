@@ -83,7 +83,7 @@ public final class Adapter {
         MACHINES.put("share_partition", new SharePartitionMachine());
         MACHINES.put("share_group", new ShareGroupMachine());
         MACHINES.put("share_consumer", new ShareConsumerMachine());
-        ABSENT.put("share_state", "not yet driven through Kafka's ShareCoordinatorShard by this adapter (issue 18)");
+        MACHINES.put("share_state", new ShareStateMachine());
     }
 
     private Adapter() {
