@@ -440,7 +440,10 @@ def _remove_member(st: _Step, group_id: str, member_id: str) -> None:
 
 
 def persister_answer(st: _Step, event: sg.PersisterAnswer, index: int) -> None:
-    """The answered partitions leave initializing and, on success, join initialized."""
+    """The answered partitions leave initializing and, on success, join initialized (a topic
+    deleted since the request under the name ``<UNKNOWN>``). A refusal only takes partitions
+    out of initializing: with nothing initializing (a deleted or recreated topic already left
+    it, or another answer emptied it) it writes nothing."""
     s = st.state
     pending = s.pending.get(event.request)
     if pending is None:
@@ -450,6 +453,8 @@ def persister_answer(st: _Step, event: sg.PersisterAnswer, index: int) -> None:
     g = s.groups.get(group_id)
     if g is None:
         return
+    if event.error != Errors.NONE and (g.state_metadata is None or not g.state_metadata.initializing):
+        return  # uninitializeShareGroupState: nothing to take out, no record
     meta = g.state_metadata or StateMetadata()
     initialized, initializing = meta.initialized, meta.initializing
     for topic_id, done in parts.items():

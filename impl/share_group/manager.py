@@ -472,7 +472,10 @@ class ShareGroupManager:
         """initializeShareGroupState on success, uninitializeShareGroupState otherwise."""
         if group_id not in self.groups:
             return
-        info = self.state_metadata.get(group_id) or StatePartitionMetadataInfo()
+        found = self.state_metadata.get(group_id)
+        if error != Errors.NONE and (found is None or not found.initializing):
+            return  # uninitializeShareGroupState has nothing to take out and writes nothing
+        info = found or StatePartitionMetadataInfo()
         now = self.context.now()
         initialized = dict(info.initialized)
         if error == Errors.NONE:

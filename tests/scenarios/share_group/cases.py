@@ -720,6 +720,99 @@ def _partial_answer() -> Case:
     )
 
 
+#: t1 deleted and created again under a new id (same name, same partition count).
+T1_AGAIN = TopicMetadata("t1", "00000000-0000-4000-8000-000000000011", 2)
+#: Where Kafka 4.2.1 decides what a persister answer writes (the service's persisterInitialize
+#: calls one or the other).
+_ANSWER_WRITE = {
+    "upstream": "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/GroupMetadataManager.java"
+                "#initializeShareGroupState, #uninitializeShareGroupState (4.2.1)",
+}
+
+
+def _refused_after_the_topic_went() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.add(UpdateMetadata(()))
+    s.answer(join, Errors.UNKNOWN_SERVER_ERROR)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.ends("g", "Stable", 2)
+    return s.case(
+        "a_refusal_after_the_topic_was_deleted_writes_nothing",
+        "t1 is deleted while the join's initialize request is unanswered, which takes it out of "
+        "initializing at once; the persister then refuses the request. Nothing is initializing "
+        "any more, so the refusal has nothing to take out and writes no record.",
+        {**_sheet("§3.5"), **_ANSWER_WRITE},
+    )
+
+
+def _answered_after_the_topic_went() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.add(UpdateMetadata(()))
+    s.answer(join)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.ends("g", "Stable", 2)
+    return s.case(
+        "a_success_after_the_topic_was_deleted_is_recorded",
+        "t1 is deleted while the join's initialize request is unanswered; the persister's "
+        "success still adds the deleted id's partitions to initialized, named <UNKNOWN> since "
+        "the image no longer has it, and nothing is assigned from it.",
+        {**_sheet("§3.5"), **_ANSWER_WRITE},
+    )
+
+
+def _refused_after_the_topic_came_back() -> Case:
+    t1_third = replace(T1_AGAIN, topic_id="00000000-0000-4000-8000-000000000012")
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.add(UpdateMetadata((T1_AGAIN,)))
+    s.answer(join, Errors.UNKNOWN_SERVER_ERROR)
+    again = s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.add(UpdateMetadata((t1_third,)))
+    s.answer(again, Errors.UNKNOWN_SERVER_ERROR)
+    s.hb("m1", 2, error=Errors.NONE, expect_epoch=3)
+    return s.case(
+        "a_refusal_after_the_topic_was_recreated_writes_nothing",
+        "t1 is deleted and created again under a new id before the persister refuses the "
+        "request for the old id: the old id already left initializing and nothing else is "
+        "initializing, so no record. The next heartbeat asks for the new id; t1 is recreated "
+        "once more and that request is refused too: again nothing is written.",
+        {**_sheet("§3.5"), **_ANSWER_WRITE},
+    )
+
+
+def _answered_after_the_topic_came_back() -> Case:
+    s = Script()
+    join = s.hb("m1", 0, ("t1",))
+    s.add(UpdateMetadata((T1_AGAIN,)))
+    s.answer(join)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    return s.case(
+        "a_success_after_the_topic_was_recreated_keeps_the_old_id",
+        "t1 is deleted and created again under a new id before the persister answers the "
+        "request for the old id with success: the old id joins initialized under <UNKNOWN>, the "
+        "new id is not initialized by it, and the next heartbeat asks for the new id.",
+        {**_sheet("§3.5"), **_ANSWER_WRITE},
+    )
+
+
+def _refusal_after_a_success() -> Case:
+    s = Script()
+    first = s.hb("m1", 0, ("t1",))
+    s.advance(30_000)
+    second = s.hb("m1", 1)
+    s.answer(first)
+    s.answer(second, Errors.UNKNOWN_SERVER_ERROR)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    return s.case(
+        "a_refusal_with_nothing_initializing_writes_nothing",
+        "The join's request goes unanswered for the retry interval, so t1 is asked for again; "
+        "the first answer (success) empties initializing, and the second request's refusal, "
+        "finding nothing initializing, writes nothing: t1 stays initialized and is assigned.",
+        {**_sheet("§3.5"), **_ANSWER_WRITE},
+    )
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _first_heartbeat,
@@ -757,6 +850,11 @@ def all_cases() -> list[Case]:
         _failover_rearms_in_join_order,
         _deleted_topic_leaves_the_target,
         _partial_answer,
+        _refused_after_the_topic_went,
+        _answered_after_the_topic_went,
+        _refused_after_the_topic_came_back,
+        _answered_after_the_topic_came_back,
+        _refusal_after_a_success,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]

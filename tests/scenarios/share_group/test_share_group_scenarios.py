@@ -382,6 +382,50 @@ def test_a_deleted_topic_leaves_the_state_metadata(layer: str) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
+@pytest.mark.parametrize("recreated", [False, True])
+def test_an_answer_after_its_topic_went(layer: str, recreated: bool) -> None:
+    """§3.5 and Kafka 4.2.1's GroupMetadataManager#uninitializeShareGroupState: t1 goes (deleted,
+    or recreated under a new id) while its initialize request is unanswered; a refusal then finds
+    nothing initializing and writes nothing, where a success records the old id as initialized
+    under <UNKNOWN>."""
+    again = dataclasses.replace(T1, topic_id="00000000-0000-4000-8000-000000000011")
+    for error in (Errors.UNKNOWN_SERVER_ERROR, Errors.NONE):
+        c = Coordinator(layer, T1)
+        c.hb("m1", 0, ("t1",))
+        c.send(UpdateMetadata((again,) if recreated else ()))
+        assert c.view().initializing == ()
+        c.answer_all(error)
+        if error != Errors.NONE:
+            assert c.wrote() == []
+            assert c.view().initialized == ()
+        else:
+            assert c.wrote() == ["ShareGroupStatePartitionMetadata"]
+            assert [(i.topic_id, i.topic_name, i.partitions) for i in c.view().initialized] == [
+                (T1.topic_id, "<UNKNOWN>", (0, 1))]
+        r = c.hb("m1", 1)
+        assert r.member_epoch == 2 and c.view().members[0].assigned == ()
+        asked = [t.topic_id for i in c.outputs[-1].initialize for t in i.topics]
+        assert asked == ([again.topic_id] if recreated else [])
+        _restart_rebuilds(c)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_refusal_with_nothing_initializing_writes_nothing(layer: str) -> None:
+    """A second request for t1 (the first went unanswered for the retry interval) is refused
+    after the first one's success emptied initializing: no record, t1 stays initialized."""
+    c = Coordinator(layer, T1)
+    c.hb("m1", 0, ("t1",))
+    c.send(AdvanceClock(30_000))
+    c.hb("m1", 1)
+    first, second = c.full_view().pending_initialize
+    c.send(PersisterAnswer(first, Errors.NONE))
+    c.send(PersisterAnswer(second, Errors.UNKNOWN_SERVER_ERROR))
+    assert c.wrote() == []
+    assert [(i.topic_name, i.partitions) for i in c.view().initialized] == [("t1", (0, 1))]
+    assert c.hb("m1", 1).assignment == _parts((T1, (0, 1)))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
 def test_delete_groups(layer: str) -> None:
     c = Coordinator(layer, T1)
     c.hb("m1", 0, ("t1",))
