@@ -32,8 +32,12 @@ implementation (events, responses, persister batches, the view) are the vocabula
   (``SetPersisterError`` injects errors).
 * **SPSO** (the share-partition start offset) moves past finished records after each write; the
   log start offset (``MoveLogStart``) moves it too, archiving what was never delivered.
-* **The persister** is a per-offset map: a write overrides the offsets it names and drops all
-  below its start offset; a read returns maximal runs of equal (state, count).
+* **The persister** is the share coordinator's spec (``groupspec.spec.share_state``) holding
+  this partition's one key, initialized as the share group leaves it: its fencing, its batch
+  combining and its records. A read returns the batches as the coordinator keeps them, and the
+  cache gets one batch per returned batch: two touching batches with the same state and count
+  can come back apart (the combiner leaves a batch it passed over early next to a piece cut
+  later) and then stay two batches here, as in Kafka.
 * **Status.** A partition whose read failed (a ``Reload`` refused by the persister) is FAILED
   until a reload succeeds: the table's FAILED rows acquire nothing, answer releases and
   well-formed acknowledgements with UNKNOWN_TOPIC_OR_PARTITION (a malformed one is
@@ -54,8 +58,10 @@ from typing import TypeVar, cast
 
 import icontract
 
+from groupspec.spec import share_state as share_coordinator
 from groupspec.spec.kernel import ANY, Step, Table, put
 from groupspec.types import share_partition as sp
+from groupspec.types import share_state as ss
 from groupspec.types.errors import Errors
 
 AVAILABLE, ACQUIRED = sp.RecordState.AVAILABLE, sp.RecordState.ACQUIRED
@@ -68,6 +74,7 @@ _ACK_TYPES = frozenset(int(t) for t in sp.AcknowledgeType)
 _TARGET = {sp.AcknowledgeType.GAP: ARCHIVED, sp.AcknowledgeType.ACCEPT: ACKNOWLEDGED,
            sp.AcknowledgeType.RELEASE: AVAILABLE, sp.AcknowledgeType.REJECT: ARCHIVED}
 T = TypeVar("T")
+_KEY = (sp.LONE_GROUP, sp.LONE_TOPIC_ID, 0)
 
 # ---------------------------------------------------------------------------------------------
 # State
@@ -93,14 +100,22 @@ class Batch:
 
 @dataclass(frozen=True)
 class Persister:
-    """The share coordinator's copy: epochs, start offset, (state, count) per offset, and the
-    error it answers with from now on."""
+    """The share coordinator (the share_state spec) holding this partition's one key, as the
+    share group initialized it, and the error every call answers with from now on."""
 
-    state_epoch: int
-    leader_epoch: int
-    start_offset: int
-    offsets: Mapping[int, tuple[sp.RecordState, int]] = field(default_factory=dict)
+    coordinator: share_coordinator.State
     error: Errors = NONE
+    #: How many requests it was asked: numbers the next one.
+    asked: int = 0
+
+    @property
+    def entry(self) -> share_coordinator.Entry:
+        return self.coordinator.keys[_KEY]
+
+    @property
+    def leader_epoch(self) -> int:
+        """The newest leader epoch that read the key: what fences an older leader."""
+        return int(self.entry.leader_seen)
 
 
 @dataclass(frozen=True)
@@ -184,9 +199,14 @@ def initial_state(config: sp.SharePartitionConfig = sp.SharePartitionConfig(),  
     """A share partition that has just read ``persisted`` from the persister (leader epoch 0)."""
     sp.check_config(config)
     sp.check_persisted(config, persisted)
-    offsets = {o: (b.delivery_state, b.delivery_count)
-               for b in persisted.batches for o in range(b.first_offset, b.last_offset + 1)}
-    st = Step(State(config, now_ms, Persister(persisted.state_epoch, -1, persisted.start_offset, offsets)))
+    p = Persister(share_coordinator.initial_state(ss.ShareStateConfig(state_topic_partitions=1),
+                                                  (ss.TopicMetadata(sp.LONE_TOPIC_ID, 1),)))
+    # The key as the share group leaves it: initialized, then the batches written.
+    p, _ = _ask(p, ss.InitializeShareGroupState(*_KEY, persisted.state_epoch, persisted.start_offset))
+    if persisted.batches:
+        p, _ = _ask(p, ss.WriteShareGroupState(*_KEY, persisted.state_epoch, ss.NO_EPOCH,
+                                               persisted.start_offset, _stored(persisted.batches)))
+    st = Step(State(config, now_ms, p))
     _load(st, latest_offset)
     return st.state
 
@@ -596,27 +616,36 @@ def _told(error: Errors) -> Errors:
     return _TOLD.get(error, Errors.UNKNOWN_SERVER_ERROR)
 
 
+def _ask(p: Persister, request: ss.ShareStateEvent) -> tuple[Persister, object]:
+    """One request to the share coordinator, and its answer."""
+    state, out = share_coordinator.step(p.coordinator, request, p.asked)
+    return replace(p, coordinator=state, asked=p.asked + 1), out.answers[0].response
+
+
+def _stored(batches: Iterable[sp.PersisterBatch]) -> tuple[ss.StateBatch, ...]:
+    return tuple(ss.StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
+                 for b in batches)
+
+
 def _write(st: St, batches: list[sp.PersisterBatch]) -> Errors:
-    """WriteShareGroupState to the in-memory share coordinator, fenced by both epochs (§15.6)."""
+    """WriteShareGroupState, fenced by both epochs (§15.6): the share coordinator's answer."""
     s, p = st.state, st.state.persister
     error = p.error
-    if error == NONE and p.leader_epoch > s.leader_epoch:
-        error = Errors.FENCED_LEADER_EPOCH
-    if error == NONE and p.state_epoch > s.state_epoch:
-        error = Errors.FENCED_STATE_EPOCH
-    st.write(sp.StateWrite(s.spso, s.state_epoch, s.leader_epoch, tuple(batches), error))
     if error == NONE:
-        offsets = dict(p.offsets)
-        offsets.update((o, (b.delivery_state, b.delivery_count))
-                       for b in batches for o in range(b.first_offset, b.last_offset + 1))
-        st.set(persister=replace(p, start_offset=s.spso,
-                                 offsets={o: v for o, v in offsets.items() if o >= s.spso}))
+        p, answer = _ask(p, ss.WriteShareGroupState(*_KEY, s.state_epoch, s.leader_epoch, s.spso,
+                                                    _stored(batches)))
+        assert isinstance(answer, ss.WriteShareGroupStateResponse)
+        error = answer.error
+        st.set(persister=p)
+    st.write(sp.StateWrite(s.spso, s.state_epoch, s.leader_epoch, tuple(batches), error))
     return error
 
 
 def persisted_batches(p: Persister) -> tuple[sp.PersisterBatch, ...]:
-    """The persister's state as maximal runs of consecutive offsets with equal state and count."""
-    runs = _runs((o, p.offsets[o]) for o in sorted(p.offsets))
+    """The key's batches as maximal runs of consecutive offsets with equal state and count (the
+    coordinator may keep such neighbours apart; they mean the same records)."""
+    runs = _runs((o, (sp.RecordState(b.delivery_state), b.delivery_count))
+                 for b in p.entry.offset.batches for o in range(b.first_offset, b.last_offset + 1))
     return tuple(sp.PersisterBatch(first, last, state, dc) for first, last, (state, dc) in runs)
 
 
@@ -628,13 +657,15 @@ def set_persister_error(st: St, event: sp.SetPersisterError, index: int) -> None
 def fence_leader(st: St, event: sp.FenceLeader, index: int) -> None:
     """Another broker read the state with a newer leader epoch."""
     p = st.state.persister
-    st.set(persister=replace(p, leader_epoch=max(p.leader_epoch, st.state.leader_epoch) + 1))
+    p, _ = _ask(p, ss.ReadShareGroupState(*_KEY, max(p.leader_epoch, st.state.leader_epoch) + 1))
+    st.set(persister=p)
 
 
 def reset_share_state(st: St, event: sp.ResetShareState, index: int) -> None:
     """InitializeShareGroupState: a new state epoch and start offset, nothing persisted."""
     p = st.state.persister
-    st.set(persister=replace(p, state_epoch=p.state_epoch + 1, start_offset=event.start_offset, offsets={}))
+    p, _ = _ask(p, ss.InitializeShareGroupState(*_KEY, p.entry.offset.state_epoch + 1, event.start_offset))
+    st.set(persister=p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -733,17 +764,21 @@ def _expire(st: St, lock: Lock) -> None:
 def _load(st: St, latest_offset: int) -> Errors:
     """maybeInitialize: read the persisted state and rebuild the cache from it."""
     s, p = st.state, st.state.persister
-    error = p.error
-    if error == NONE and p.leader_epoch > s.leader_epoch:
-        error = Errors.FENCED_LEADER_EPOCH
-    if error != NONE:
+    answer = ss.ReadShareGroupStateResponse(p.error)
+    if p.error == NONE:
+        p, read = _ask(p, ss.ReadShareGroupState(*_KEY, s.leader_epoch))  # a read raises the leader epoch
+        assert isinstance(read, ss.ReadShareGroupStateResponse)
+        st.set(persister=p)
+        answer = read
+    if answer.error != NONE:
         st.set(status=FAILED)
-        return _told(error)
-    spso = latest_offset if p.start_offset == -1 else p.start_offset
-    runs = persisted_batches(p)
-    # A read raises the stored leader epoch.
-    s = st.set(persister=replace(p, leader_epoch=max(p.leader_epoch, s.leader_epoch)), status=ACTIVE,
-               state_epoch=p.state_epoch, spso=spso, end=runs[-1].last_offset if runs else spso,
+        return _told(answer.error)
+    spso = latest_offset if answer.start_offset == -1 else answer.start_offset
+    # One batch of the cache per batch the coordinator returned, as it returned them.
+    runs = [sp.PersisterBatch(b.first_offset, b.last_offset, sp.RecordState(b.delivery_state),
+                              b.delivery_count) for b in answer.state_batches]
+    s = st.set(status=ACTIVE, state_epoch=answer.state_epoch, spso=spso,
+               end=runs[-1].last_offset if runs else spso,
                batches={b.first_offset: Batch(b.last_offset) for b in runs},
                recs={o: Rec(b.delivery_state, b.delivery_count)
                      for b in runs for o in range(b.first_offset, b.last_offset + 1)})
@@ -837,5 +872,5 @@ def view(s: State) -> sp.SharePartitionView:
         records=tuple(sp.RecordView(o, r.state, r.dc, r.member, r.lock[0] if r.lock else None)
                       for o, r in sorted(s.recs.items())),
         gap_window=s.window if window is not None else None,
-        persisted_state_epoch=p.state_epoch, persisted_leader_epoch=p.leader_epoch,
-        persisted_start_offset=p.start_offset, persisted=persisted_batches(p))
+        persisted_state_epoch=p.entry.offset.state_epoch, persisted_leader_epoch=p.leader_epoch,
+        persisted_start_offset=p.entry.offset.start_offset, persisted=persisted_batches(p))

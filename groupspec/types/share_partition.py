@@ -133,6 +133,12 @@ class StateWrite:
     error: Errors = Errors.NONE
 
 
+#: The share-partition key a lone share partition (a machine run, a vector) is persisted under
+#: in the share coordinator that both layers persist through.
+LONE_GROUP = "share-group"
+LONE_TOPIC_ID = "00000000-0000-4000-8000-00000000d1ce"
+
+
 @dataclass(frozen=True)
 class ReadResult:
     """What a ReadShareGroupState answered the share partition: an error, or the state."""

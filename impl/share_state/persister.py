@@ -23,6 +23,8 @@ from groupspec.impl.share_state.shard import Key, ShareStateShard
 from groupspec.types.errors import Errors
 from groupspec.types.share_group import InitializeRequest
 from groupspec.types.share_partition import (
+    LONE_GROUP,
+    LONE_TOPIC_ID,
     PersistedState,
     PersisterBatch,
     ReadResult,
@@ -182,11 +184,6 @@ class PartitionStore:
                 state.start_offset,
                 tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
                       for b in state.batches)))
-
-
-#: The key a lone share partition (a SharePartitionMachine, a vector) is stored under.
-LONE_GROUP = "share-group"
-LONE_TOPIC_ID = "00000000-0000-4000-8000-00000000d1ce"
 
 
 def lone_partition_store(state: PersistedState) -> PartitionStore:

@@ -229,7 +229,7 @@ final class SharePartitionMachine implements Adapter.Machine {
                     return null;
                 case "Reload": {
                     latestOffset = event.path("latest_offset").asLong(0);
-                    int epoch = Math.max(partition.leaderEpoch(), store.leaderEpoch) + 1;
+                    int epoch = Math.max(partition.leaderEpoch(), store.leaderEpoch()) + 1;
                     // The manager dropped the old object (it became a follower, or was fenced):
                     // marked FENCED, its locks still armed on the shared timer.
                     partition.markFenced();
@@ -320,10 +320,10 @@ final class SharePartitionMachine implements Adapter.Machine {
             } else {
                 view.putNull("gap_window");
             }
-            view.put("persisted_state_epoch", store.stateEpoch);
-            view.put("persisted_leader_epoch", store.leaderEpoch);
-            view.put("persisted_start_offset", store.startOffset);
-            view.set("persisted", batchesJson(store.batches));
+            view.put("persisted_state_epoch", store.stateEpoch());
+            view.put("persisted_leader_epoch", store.leaderEpoch());
+            view.put("persisted_start_offset", store.startOffset());
+            view.set("persisted", batchesJson(store.batches()));
             return view;
         }
 
