@@ -77,7 +77,7 @@ public final class Adapter {
     static final Map<String, String> ABSENT = new LinkedHashMap<>();
 
     static {
-        MACHINES.put("records", new Records());
+        MACHINES.put("records", RecordsMachineShim.machine());
         MACHINES.put("simple_assignor", new SimpleAssignorMachine());
         MACHINES.put("classic_group", new ClassicGroupMachine());
         MACHINES.put("share_partition", new SharePartitionMachine());
