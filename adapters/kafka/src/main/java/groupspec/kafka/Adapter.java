@@ -18,8 +18,9 @@ import java.util.Map;
  * groupspec's JSON-lines conformance protocol (docs/conformance.md) answered by Kafka's own
  * classes (4.2.1, or 4.3.1 with the pom's profile kafka-4.3: the {@code *Shim} classes of
  * src/kafka-4.2 and src/kafka-4.3 cover what differs), so that every vector can be held to what
- * Kafka's code does rather than to what groupspec believes it does. One request per line on stdin, one answer per line on stdout;
- * logs go to stderr only, because stdout belongs to the protocol.
+ * Kafka's code does rather than to what groupspec believes it does. One request per line on
+ * stdin, one answer per line on stdout; logs go to stderr only, because stdout belongs to the
+ * protocol.
  *
  * <p>Each machine is a {@link Machine}: the handlers it answers, and why it leaves the others out.
  * A machine or handler the adapter does not have is answered {@code unsupported} with that reason,
