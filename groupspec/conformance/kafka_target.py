@@ -1,10 +1,12 @@
-"""``--target kafka``: the vectors answered by Kafka 4.2.1's own classes (issue 18).
+"""``--target kafka``: the vectors answered by Kafka's own classes (issue 18), 4.2.1 by default.
 
-The adapter is a small Java program in the repository (adapters/kafka/, a Maven module pinned to
-Kafka 4.2.1) speaking the JSON-lines protocol. It is built on first use, into a cache directory
-outside the checkout named by a digest of its sources, so that an edited adapter is rebuilt and an
-unchanged one never is. Maven runs offline first (nothing to fetch once the jars are in the local
-repository) and online only when that fails.
+The adapter is a small Java program in the repository (adapters/kafka/, a Maven module) speaking
+the JSON-lines protocol. One source tree builds it against each Kafka release of ``VERSIONS``
+(``--kafka-version``): src/main/java is shared and src/kafka-<line>/java holds the shims over the
+APIs that differ, picked by a Maven profile. It is built on first use, into a cache directory
+outside the checkout named by the Kafka version and a digest of its sources, so that an edited
+adapter is rebuilt and an unchanged one never is. Maven runs offline first (nothing to fetch once
+the jars are in the local repository) and online only when that fails.
 """
 
 from __future__ import annotations
@@ -27,6 +29,27 @@ MAIN_CLASS = "groupspec.kafka.Adapter"
 JAR = "groupspec-kafka-adapter.jar"
 #: Seconds Maven may take, online, resolving Kafka's jars the first time.
 BUILD_TIMEOUT_S = 900.0
+#: The Kafka releases the adapter builds against, each with the Maven profile that selects it
+#: (None: the pom's default build). The vectors' answers are 4.2.1's.
+VERSIONS: dict[str, str | None] = {"4.2.1": None, "4.3.1": "kafka-4.3"}
+DEFAULT_VERSION = "4.2.1"
+
+
+class UnknownKafkaVersionError(InputError):
+    """``--kafka-version`` names a release the adapter is not built for; ``known`` lists those."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        self.known = tuple(VERSIONS)
+        super().__init__("--kafka-version", f"unknown Kafka version {version!r}; the Kafka adapter "
+                         f"builds against {', '.join(self.known)}")
+
+
+def check_version(version: str) -> str:
+    """``version`` when the adapter builds against it, else UnknownKafkaVersionError."""
+    if version not in VERSIONS:
+        raise UnknownKafkaVersionError(version)
+    return version
 
 
 def cache_root() -> Path:
@@ -56,12 +79,15 @@ def _need(tool: str) -> str:
     return found
 
 
-def build(sources: Path = SOURCES, cache: Path | None = None) -> Path:
-    """The built adapter's directory (the jar and lib/), building it when the cache lacks it."""
+def build(sources: Path = SOURCES, cache: Path | None = None,
+          version: str = DEFAULT_VERSION) -> Path:
+    """The adapter built against Kafka ``version``: its directory (the jar and lib/), building it
+    when the cache lacks it."""
+    check_version(version)
     if not (sources / "pom.xml").is_file():
         raise InputError("--target", f"kafka: the adapter's sources are not at {sources} (the Kafka "
                          "target needs a checkout of groupspec, not an installed copy)")
-    out = (cache or cache_root()) / "kafka-adapter" / sources_digest(sources)
+    out = (cache or cache_root()) / "kafka-adapter" / f"{version}-{sources_digest(sources)}"
     if (out / JAR).is_file() and (out / "lib").is_dir():
         return out
     mvn = _need("mvn")
@@ -72,18 +98,18 @@ def build(sources: Path = SOURCES, cache: Path | None = None) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (out / JAR).is_file() and (out / "lib").is_dir():
             return out
-        _build(mvn, sources, out)
+        _build(mvn, sources, out, VERSIONS[version])
     return out
 
 
-def _build(mvn: str, sources: Path, out: Path) -> None:
+def _build(mvn: str, sources: Path, out: Path, profile: str | None) -> None:
     print(f"building the Kafka adapter into {out} (Maven; first use only)", file=sys.stderr)
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         work = Path(tmp) / "out"
         failure = ""
         for offline in (True, False):
             argv = [mvn, "-q", "-B", *(["-o"] if offline else []), "-f", str(sources / "pom.xml"),
-                    "package", f"-Dadapter.out={work}"]
+                    *([f"-P{profile}"] if profile else []), "package", f"-Dadapter.out={work}"]
             try:
                 done = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
             except subprocess.TimeoutExpired:

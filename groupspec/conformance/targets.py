@@ -584,9 +584,12 @@ def _parse_answer(line: bytes, request_id: str, stderr: str) -> Response:
     return Response(output=answer["output"], stderr=stderr)
 
 
-def make_target(spec: str, timeout: float) -> Target:
+def make_target(spec: str, timeout: float, kafka_version: str | None = None) -> Target:
     """``impl``, ``impl-kafka``, ``spec``, ``kafka`` (Kafka's own classes, through the Java
-    adapter of groupspec.conformance.kafka_target) or ``cmd:<program>``."""
+    adapter of groupspec.conformance.kafka_target, built against ``kafka_version``, default
+    4.2.1) or ``cmd:<program>``. A ``kafka_version`` with any other target is refused."""
+    if kafka_version is not None and spec != "kafka":
+        raise InputError("--kafka-version", f"only for --target kafka, not {spec!r}")
     if spec.startswith("cmd:"):
         return CommandTarget(spec[4:], timeout)
     if spec in IN_PROCESS:
@@ -594,8 +597,9 @@ def make_target(spec: str, timeout: float) -> Target:
     if spec == "kafka":
         from groupspec.conformance import kafka_target
 
-        target = CommandTarget(kafka_target.command(kafka_target.build()), timeout)
-        target.name = "kafka"
+        version = kafka_target.check_version(kafka_version or kafka_target.DEFAULT_VERSION)
+        target = CommandTarget(kafka_target.command(kafka_target.build(version=version)), timeout)
+        target.name = "kafka" if version == kafka_target.DEFAULT_VERSION else f"kafka-{version}"
         return target
     raise InputError("--target", f"unknown target {spec!r}; expected one of "
                      f"{', '.join(IN_PROCESS)}, kafka or cmd:<program>")

@@ -15,10 +15,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * groupspec's JSON-lines conformance protocol (docs/conformance.md) answered by Kafka 4.2's own
- * classes, so that every vector can be held to what Kafka's code does rather than to what
- * groupspec believes it does. One request per line on stdin, one answer per line on stdout;
- * logs go to stderr only, because stdout belongs to the protocol.
+ * groupspec's JSON-lines conformance protocol (docs/conformance.md) answered by Kafka's own
+ * classes (4.2.1, or 4.3.1 with the pom's profile kafka-4.3: the {@code *Shim} classes of
+ * src/kafka-4.2 and src/kafka-4.3 cover what differs), so that every vector can be held to what
+ * Kafka's code does rather than to what groupspec believes it does. One request per line on
+ * stdin, one answer per line on stdout; logs go to stderr only, because stdout belongs to the
+ * protocol.
  *
  * <p>Each machine is a {@link Machine}: the handlers it answers, and why it leaves the others out.
  * A machine or handler the adapter does not have is answered {@code unsupported} with that reason,
@@ -77,7 +79,7 @@ public final class Adapter {
     static final Map<String, String> ABSENT = new LinkedHashMap<>();
 
     static {
-        MACHINES.put("records", new Records());
+        MACHINES.put("records", RecordsMachineShim.machine());
         MACHINES.put("simple_assignor", new SimpleAssignorMachine());
         MACHINES.put("classic_group", new ClassicGroupMachine());
         MACHINES.put("share_partition", new SharePartitionMachine());

@@ -34,7 +34,6 @@ import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
@@ -51,10 +50,8 @@ import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorExecutor;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorResult;
-import org.apache.kafka.coordinator.common.runtime.CoordinatorTimer;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorMetadataImage;
 import org.apache.kafka.coordinator.group.Group;
-import org.apache.kafka.coordinator.group.GroupConfigManager;
 import org.apache.kafka.coordinator.group.GroupCoordinatorConfig;
 import org.apache.kafka.coordinator.group.GroupCoordinatorShard;
 import org.apache.kafka.coordinator.group.GroupMetadataManager;
@@ -177,30 +174,16 @@ final class ClassicRun {
 
     /** An armed timer: its deadline, the order it was scheduled in, and its operation. */
     private record Armed(String key, long deadlineMs, long seq,
-                         CoordinatorTimer.TimeoutOperation<Void, CoordinatorRecord> op) {
+                         CoordinatorTimerShim.Operation op) {
     }
 
     /** The shard's timer over the run's clock; due operations run only when the clock is advanced. */
-    private final class Timer implements CoordinatorTimer<Void, CoordinatorRecord> {
+    private final class Timer extends CoordinatorTimerShim {
         final Map<String, Armed> armed = new HashMap<>();
 
         @Override
-        public void schedule(String key, long delay, TimeUnit unit, boolean retry, TimeoutOperation<Void, CoordinatorRecord> op) {
+        void arm(String key, long delay, TimeUnit unit, Operation op) {
             armed.put(key, new Armed(key, clock.nowMs + unit.toMillis(delay), nextSeq++, op));
-        }
-
-        @Override
-        public void schedule(String key, long delay, TimeUnit unit, boolean retry, long retryBackoff,
-                             TimeoutOperation<Void, CoordinatorRecord> op) {
-            schedule(key, delay, unit, retry, op);
-        }
-
-        @Override
-        public void scheduleIfAbsent(String key, long delay, TimeUnit unit, boolean retry,
-                                     TimeoutOperation<Void, CoordinatorRecord> op) {
-            if (!armed.containsKey(key)) {
-                schedule(key, delay, unit, retry, op);
-            }
         }
 
         @Override
@@ -330,7 +313,7 @@ final class ClassicRun {
         loading = false;
         timer = new Timer();
         snapshots = new SnapshotRegistry(new LogContext());
-        shard = (GroupCoordinatorShard) new GroupCoordinatorShard.Builder(config, new GroupConfigManager(Map.of()))
+        shard = (GroupCoordinatorShard) new GroupCoordinatorShard.Builder(config, GroupConfigShim.empty())
             .withAuthorizerPlugin(Optional.empty())
             .withLogContext(new LogContext())
             .withTime(clock)
@@ -371,7 +354,7 @@ final class ClassicRun {
                 shard.replay(lastOffset, producerId, producerEpoch, r);
             }
             log.add(new Entry(r, producerId, producerEpoch, null));
-            currentRecords.add(producerId == RecordBatch.NO_PRODUCER_ID
+            currentRecords.add(producerId == LogRecordsShim.NO_PRODUCER_ID
                 ? recordJson(r, true)
                 : txnRecordJson(r, producerId, producerEpoch));
             lastOffset++;
@@ -392,7 +375,7 @@ final class ClassicRun {
     }
 
     private <T> T write(Function<GroupCoordinatorShard, CoordinatorResult<T, CoordinatorRecord>> op) {
-        return write(op, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        return write(op, LogRecordsShim.NO_PRODUCER_ID, LogRecordsShim.NO_PRODUCER_EPOCH);
     }
 
     private void advance(long toMs) {
@@ -940,7 +923,7 @@ final class ClassicRun {
         try {
             refuseWhileLoading();
             OffsetFetchResponseData.OffsetFetchResponseGroup r = all
-                ? shard.fetchAllOffsets(request, at) : shard.fetchOffsets(request, at);
+                ? CoordinatorShardShim.fetchAllOffsets(shard, request, at) : shard.fetchOffsets(request, at);
             out.put("error", Errors.forCode(r.errorCode()).name());
             ArrayNode ts = out.putArray("topics");
             for (OffsetFetchResponseData.OffsetFetchResponseTopics t : r.topics()) {

@@ -15,7 +15,6 @@ import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -27,7 +26,6 @@ import org.apache.kafka.coordinator.common.runtime.CoordinatorMetadataImage;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorOperationExceptionHelper;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorResult;
-import org.apache.kafka.coordinator.common.runtime.CoordinatorTimer;
 import org.apache.kafka.coordinator.group.Group;
 import org.apache.kafka.coordinator.group.GroupConfigManager;
 import org.apache.kafka.coordinator.group.GroupCoordinatorConfig;
@@ -236,7 +234,7 @@ final class ShareGroupRun {
 
     /** An armed timer: its shard, deadline, the order it was armed in, and its operation. */
     private record Armed(Shard shard, String key, long deadlineMs, long seq,
-                         CoordinatorTimer.TimeoutOperation<Void, CoordinatorRecord> op) {
+                         CoordinatorTimerShim.Operation op) {
     }
 
     /** The share path needs no executor (it serves regular-expression subscriptions). */
@@ -257,7 +255,7 @@ final class ShareGroupRun {
     }
 
     /** One {@code __consumer_offsets} partition: its log and, loaded from it, its shard. */
-    private final class Shard implements CoordinatorTimer<Void, CoordinatorRecord> {
+    private final class Shard extends CoordinatorTimerShim {
         final int partition;
         final List<CoordinatorRecord> log = new ArrayList<>();
         final Map<String, Armed> armed = new HashMap<>();
@@ -288,7 +286,7 @@ final class ShareGroupRun {
             lastOffset = 0;
             snapshots.idempotentCreateSnapshot(lastOffset);
             for (CoordinatorRecord r : log) {
-                shard.replay(lastOffset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, r);
+                shard.replay(lastOffset, LogRecordsShim.NO_PRODUCER_ID, LogRecordsShim.NO_PRODUCER_EPOCH, r);
                 lastOffset++;
             }
             snapshots.idempotentCreateSnapshot(lastOffset);
@@ -312,7 +310,7 @@ final class ShareGroupRun {
             }
             for (CoordinatorRecord r : result.records()) {
                 if (result.replayRecords()) {
-                    shard.replay(lastOffset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, r);
+                    shard.replay(lastOffset, LogRecordsShim.NO_PRODUCER_ID, LogRecordsShim.NO_PRODUCER_EPOCH, r);
                 }
                 log.add(r);
                 currentRecords.add(recordJson(r));
@@ -327,22 +325,8 @@ final class ShareGroupRun {
         }
 
         @Override
-        public void schedule(String key, long delay, TimeUnit unit, boolean retry, TimeoutOperation<Void, CoordinatorRecord> op) {
+        void arm(String key, long delay, TimeUnit unit, Operation op) {
             armed.put(key, new Armed(this, key, clock.nowMs + unit.toMillis(delay), nextSeq++, op));
-        }
-
-        @Override
-        public void schedule(String key, long delay, TimeUnit unit, boolean retry, long retryBackoff,
-                             TimeoutOperation<Void, CoordinatorRecord> op) {
-            schedule(key, delay, unit, retry, op);
-        }
-
-        @Override
-        public void scheduleIfAbsent(String key, long delay, TimeUnit unit, boolean retry,
-                                     TimeoutOperation<Void, CoordinatorRecord> op) {
-            if (!armed.containsKey(key)) {
-                schedule(key, delay, unit, retry, op);
-            }
         }
 
         @Override
@@ -394,7 +378,7 @@ final class ShareGroupRun {
         org.apache.kafka.common.config.ConfigDef both = new org.apache.kafka.common.config.ConfigDef(GroupCoordinatorConfig.CONFIG_DEF);
         ShareGroupConfig.CONFIG_DEF.configKeys().values().forEach(both::define);
         shareConfig = new ShareGroupConfig(new AbstractConfig(both, props));
-        groupConfigs = new GroupConfigManager(config.extractGroupConfigMap(shareConfig));
+        groupConfigs = GroupConfigShim.manager(config.extractGroupConfigMap(shareConfig), config, shareConfig);
         image = new Image(topics, 1);
     }
 
@@ -546,7 +530,7 @@ final class ShareGroupRun {
         }
         image = after;
         for (Shard s : shards.values()) {
-            s.shard.onNewMetadataImage(after, delta);
+            CoordinatorShardShim.metadataUpdate(s.shard, after, delta);
         }
     }
 
@@ -646,7 +630,7 @@ final class ShareGroupRun {
         }
         ObjectNode n = typed("SetGroupConfigResponse");
         try {
-            GroupConfigManager.validate(props, config, shareConfig);
+            GroupConfigShim.validate(props, config, shareConfig);
         } catch (InvalidConfigurationException ex) {
             n.put("error", Errors.INVALID_CONFIG.name());
             answer(index, n);

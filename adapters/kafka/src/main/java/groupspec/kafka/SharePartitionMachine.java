@@ -11,15 +11,8 @@ import org.apache.kafka.clients.consumer.internals.ShareAcquireMode;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ShareFetchResponseData.AcquiredRecords;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.FileRecords;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.RecordBatch;
-import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.server.share.acknowledge.ShareAcknowledgementBatch;
 import org.apache.kafka.server.share.fetch.AcquisitionLockTimerTask;
 import org.apache.kafka.server.share.fetch.InFlightBatch;
@@ -28,17 +21,12 @@ import org.apache.kafka.server.share.fetch.RecordState;
 import org.apache.kafka.server.share.fetch.ShareAcquiredRecords;
 import org.apache.kafka.server.storage.log.FetchIsolation;
 import org.apache.kafka.server.storage.log.FetchPartitionData;
-import org.apache.kafka.storage.internals.log.OffsetResultHolder;
 
 import org.mockito.Mockito;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -115,8 +103,7 @@ final class SharePartitionMachine implements Adapter.Machine {
             store = new ScriptedShareState(persisted.path("state_epoch").asInt(0), persisted.path("start_offset").asLong(0), batches);
             Mockito.when(replicaManager.fetchOffsetForTimestamp(Mockito.any(), Mockito.anyLong(), Mockito.any(),
                     Mockito.any(), Mockito.anyBoolean()))
-                .thenAnswer(call -> new OffsetResultHolder(Optional.of(
-                    new FileRecords.TimestampAndOffset(RecordBatch.NO_TIMESTAMP, latestOffset, Optional.empty()))));
+                .thenAnswer(call -> LogRecordsShim.latestOffset(latestOffset));
             latestOffset = input.path("latest_offset").asLong(0);
         }
 
@@ -241,8 +228,7 @@ final class SharePartitionMachine implements Adapter.Machine {
         }
 
         private ObjectNode fetch(JsonNode event) throws Adapter.Answer {
-            List<MemoryRecords> pieces = new ArrayList<>();
-            int size = 0;
+            List<long[]> batches = new ArrayList<>();
             for (JsonNode b : event.path("log")) {
                 long base = b.path("base_offset").asLong();
                 long last = b.path("last_offset").asLong();
@@ -250,23 +236,9 @@ final class SharePartitionMachine implements Adapter.Machine {
                     throw Adapter.Answer.unsupported("a log batch of " + (last - base + 1) + " offsets: the adapter gives "
                         + "SharePartition#acquire real record batches, one record per offset, up to " + MAX_BATCH_RECORDS);
                 }
-                MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(1024), Compression.NONE,
-                    TimestampType.CREATE_TIME, base);
-                for (long o = base; o <= last; o++) {
-                    builder.appendWithOffset(o, new SimpleRecord(0L, null, new byte[0]));
-                }
-                MemoryRecords records = builder.build();
-                pieces.add(records);
-                size += records.sizeInBytes();
+                batches.add(new long[] {base, last});
             }
-            ByteBuffer all = ByteBuffer.allocate(size);
-            for (MemoryRecords r : pieces) {
-                all.put(r.buffer().duplicate());
-            }
-            all.flip();
-            MemoryRecords records = MemoryRecords.readableRecords(all);
-            FetchPartitionData data = new FetchPartitionData(Errors.NONE, latestOffset, 0L, records, Optional.empty(),
-                OptionalLong.empty(), Optional.empty(), OptionalInt.empty(), false);
+            FetchPartitionData data = LogRecordsShim.fetchData(batches, latestOffset);
             ShareAcquiredRecords acquired = partition.partition().acquire(event.path("member_id").asText(),
                 ShareAcquireMode.BATCH_OPTIMIZED, event.path("batch_size").asInt(500),
                 event.path("max_fetch_records").asInt(500), event.path("fetch_offset").asLong(), data,

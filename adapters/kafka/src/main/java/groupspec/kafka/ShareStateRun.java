@@ -18,14 +18,12 @@ import org.apache.kafka.common.message.ReadShareGroupStateSummaryResponseData;
 import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.message.WriteShareGroupStateResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorMetadataDelta;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorMetadataImage;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorResult;
-import org.apache.kafka.coordinator.common.runtime.CoordinatorTimer;
 import org.apache.kafka.coordinator.share.ShareCoordinatorConfig;
 import org.apache.kafka.coordinator.share.ShareCoordinatorShard;
 import org.apache.kafka.coordinator.share.ShareGroupOffset;
@@ -173,21 +171,9 @@ final class ShareStateRun {
     // ---------------------------------------------------------------------------------------
 
     /** The share coordinator schedules nothing on the shard's timer; it is required by the builder. */
-    private static final class NoTimer implements CoordinatorTimer<Void, CoordinatorRecord> {
+    private static final class NoTimer extends CoordinatorTimerShim {
         @Override
-        public void schedule(String key, long delay, TimeUnit unit, boolean retry, TimeoutOperation<Void, CoordinatorRecord> op) {
-            throw new UnsupportedOperationException("the share coordinator shard arms no timer");
-        }
-
-        @Override
-        public void schedule(String key, long delay, TimeUnit unit, boolean retry, long retryBackoff,
-                             TimeoutOperation<Void, CoordinatorRecord> op) {
-            throw new UnsupportedOperationException("the share coordinator shard arms no timer");
-        }
-
-        @Override
-        public void scheduleIfAbsent(String key, long delay, TimeUnit unit, boolean retry,
-                                     TimeoutOperation<Void, CoordinatorRecord> op) {
+        void arm(String key, long delay, TimeUnit unit, Operation op) {
             throw new UnsupportedOperationException("the share coordinator shard arms no timer");
         }
 
@@ -227,7 +213,7 @@ final class ShareStateRun {
             lastOffset = 0;
             snapshots.idempotentCreateSnapshot(lastOffset);
             for (CoordinatorRecord r : log) {
-                shard.replay(lastOffset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, r);
+                shard.replay(lastOffset, LogRecordsShim.NO_PRODUCER_ID, LogRecordsShim.NO_PRODUCER_EPOCH, r);
                 lastOffset++;
             }
             snapshots.idempotentCreateSnapshot(lastOffset);
@@ -246,7 +232,7 @@ final class ShareStateRun {
             }
             for (CoordinatorRecord r : result.records()) {
                 if (result.replayRecords()) {
-                    shard.replay(lastOffset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, r);
+                    shard.replay(lastOffset, LogRecordsShim.NO_PRODUCER_ID, LogRecordsShim.NO_PRODUCER_EPOCH, r);
                 }
                 log.add(r);
                 currentRecords.add(recordJson(r));
@@ -455,7 +441,7 @@ final class ShareStateRun {
         Set<Uuid> deleted = new TreeSet<>(gone);
         deleted.retainAll(before.byId.keySet());
         for (Shard shard : shards.values()) {
-            shard.shard.onNewMetadataImage(image, new Delta(before, deleted));
+            CoordinatorShardShim.metadataUpdate(shard.shard, image, new Delta(before, deleted));
         }
         for (Shard shard : shards.values()) {
             shard.write(s -> s.maybeCleanupShareState(gone));

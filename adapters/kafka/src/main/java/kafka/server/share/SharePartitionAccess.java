@@ -4,12 +4,11 @@ import kafka.server.ReplicaManager;
 
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.coordinator.group.GroupConfigManager;
+import groupspec.kafka.GroupConfigShim;
 import org.apache.kafka.server.share.fetch.InFlightBatch;
 import org.apache.kafka.server.share.persister.Persister;
 import org.apache.kafka.server.util.timer.Timer;
 
-import java.util.Map;
 import java.util.NavigableMap;
 
 /**
@@ -28,7 +27,7 @@ public final class SharePartitionAccess {
         // listener is only kept by the partition for its manager, which this adapter does not run.
         this.partition = new SharePartition(groupId, topicIdPartition, leaderEpoch, maxInFlightRecords,
             maxDeliveryCount, recordLockDurationMs, timer, time, persister, replicaManager,
-            new GroupConfigManager(Map.of()), null);
+            GroupConfigShim.empty(), null);
     }
 
     public SharePartition partition() {

@@ -1,0 +1,61 @@
+package groupspec.kafka;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.server.storage.log.FetchPartitionData;
+import org.apache.kafka.storage.internals.log.OffsetResultHolder;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * What the adapter uses of Kafka's log record classes, which 4.3 moved to
+ * {@code org.apache.kafka.common.record.internal} (4.2: {@code org.apache.kafka.common.record};
+ * only {@code TimestampType} stayed).
+ */
+final class LogRecordsShim {
+    static final long NO_PRODUCER_ID = RecordBatch.NO_PRODUCER_ID;
+    static final short NO_PRODUCER_EPOCH = RecordBatch.NO_PRODUCER_EPOCH;
+
+    private LogRecordsShim() {
+    }
+
+    /** ListOffsets' answer for the latest offset: {@code latestOffset}, with no timestamp. */
+    static OffsetResultHolder latestOffset(long latestOffset) {
+        return new OffsetResultHolder(Optional.of(
+            new FileRecords.TimestampAndOffset(RecordBatch.NO_TIMESTAMP, latestOffset, Optional.empty())));
+    }
+
+    /** A fetch's data: one real batch per {@code [base, last]} range, one empty record per offset. */
+    static FetchPartitionData fetchData(List<long[]> batches, long highWatermark) {
+        List<MemoryRecords> pieces = new ArrayList<>();
+        int size = 0;
+        for (long[] b : batches) {
+            MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(1024), Compression.NONE,
+                TimestampType.CREATE_TIME, b[0]);
+            for (long o = b[0]; o <= b[1]; o++) {
+                builder.appendWithOffset(o, new SimpleRecord(0L, null, new byte[0]));
+            }
+            MemoryRecords records = builder.build();
+            pieces.add(records);
+            size += records.sizeInBytes();
+        }
+        ByteBuffer all = ByteBuffer.allocate(size);
+        for (MemoryRecords r : pieces) {
+            all.put(r.buffer().duplicate());
+        }
+        all.flip();
+        return new FetchPartitionData(Errors.NONE, highWatermark, 0L, MemoryRecords.readableRecords(all),
+            Optional.empty(), OptionalLong.empty(), Optional.empty(), OptionalInt.empty(), false);
+    }
+}
