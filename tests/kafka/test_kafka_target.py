@@ -64,7 +64,8 @@ UNSUPPORTED_ON_KAFKA = {
     # over existing files".
     "write_log/log_write_refused_base_offset_negative", "write_log/log_write_refused_segment_bytes_zero",
     "write_log/log_write_refused_existing_without_resume",
-    # FileLogInputStream stops at a tail under 17 bytes unread; no reader checks offsets across batches.
+    # FileLogInputStream stops at a tail of 17 bytes or fewer unread; no reader checks offsets across
+    # batches (docs/divergences.md, records_log_reading).
     "read_log/batch_read_torn_header_of_14_bytes", "read_log/log_read_torn_header_of_12_bytes",
     "read_log/log_read_tail_offset_past_segment", "read_log/log_read_tail_offset_within_segment",
     "read_log/log_read_offsets_go_back_across_segments", "read_log/log_read_segment_base_at_the_last_offset",

@@ -50,8 +50,10 @@ import java.util.stream.Stream;
  * the smallest batch is FileLogInputStream's CorruptRecordException: the rest of the file is
  * unframed; bytes that cannot hold the batch their header announces end the file: a torn tail);
  * a batch is refused as {@code LogSegment.recover} refuses one: {@code ensureValid} (size and CRC)
- * and a last offset the segment's offset index cannot address ({@code canAppendOffset}, the
- * LogSegmentOffsetOverflowException recover throws); its records are read by iterating it.
+ * and a last offset below the segment's base ({@code canAppendOffset}, the
+ * LogSegmentOffsetOverflowException recover throws, which LogLoader cannot mend by splitting the
+ * segment); its records are read by iterating it. A last offset past the segment's range is
+ * unsupported: LogLoader splits the segment and keeps the batch.
  *
  * <p>{@code write_log}: each batch goes through what a broker does with a produce request's
  * records ({@code ProduceRequest.validateRecords}: one batch of magic 2; {@code ensureValid}; the
@@ -65,7 +67,8 @@ import java.util.stream.Stream;
  */
 final class RecordsLog {
     private static final HexFormat HEX = HexFormat.of();
-    /** The 17 bytes (offset, length, leader epoch, magic) FileLogInputStream reads to frame a batch. */
+    /** The 17 bytes (offset, length, leader epoch, magic) FileLogInputStream reads to frame a batch;
+     *  it reads on only while more are left. */
     private static final int HEADER = org.apache.kafka.common.record.Records.HEADER_SIZE_UP_TO_MAGIC;
     private static final int LOG_OVERHEAD = org.apache.kafka.common.record.Records.LOG_OVERHEAD;
     /** groupspec's writer's default segment size: the coordinator topics' 100 MiB. */
@@ -162,6 +165,16 @@ final class RecordsLog {
                     why = e.getMessage();
                 }
                 if (error == null && !segment.offsetIndex().canAppendOffset(batch.lastOffset())) {
+                    if (batch.lastOffset() >= base) {
+                        throw Adapter.Answer.unsupported("a batch at " + name + "@" + position + " ending at offset "
+                            + batch.lastOffset() + ", past the last its segment can address (base + 2^31 - 1): "
+                            + "LogSegment.recover throws LogSegmentOffsetOverflowException and Kafka's LogLoader "
+                            + "then splits the segment (LocalLog.splitOverflowedSegment), keeping the batch in a "
+                            + "segment of its own");
+                    }
+                    // Below the segment's base: recover throws, and the split LogLoader then tries is
+                    // refused (the segment has no overflow, LocalLog.splitOverflowedSegment), so the
+                    // log does not load.
                     error = "Malformed";
                     why = new LogSegmentOffsetOverflowException(segment, batch.lastOffset()).getMessage();
                 }
@@ -199,9 +212,10 @@ final class RecordsLog {
             }
             int rest = size - position;
             if (rest > 0) {
-                if (rest < HEADER) {
+                if (rest <= HEADER) {
+                    // FileLogInputStream.nextBatch reads on only while more than these 17 bytes are left.
                     throw Adapter.Answer.unsupported("a tail of " + rest + " byte(s) at " + name + "@" + position
-                        + ", fewer than the " + HEADER + " Kafka's FileLogInputStream reads to frame a batch: it "
+                        + ", no more than the " + HEADER + " Kafka's FileLogInputStream needs to go on framing: it "
                         + "stops there without reading the tail's offset or length");
                 }
                 ObjectNode item = item(items, name, position, "torn", longAt(log, position));
