@@ -9,6 +9,7 @@ implements must pass on Kafka's code, or say in the vector why it cannot.
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from groupspec.conformance import kafka_target, targets
 from groupspec.conformance import vector_format as vf
+from groupspec.conformance.records_batch import compare_batch
 from groupspec.types import InputError
 from tests.kafka import run_on_kafka
 
@@ -237,3 +239,63 @@ def test_kafkas_json_reader_folds_int8_values_up_to_256(state: int, byte: str) -
         assert ours.error is not None and ours.error[0] == "invalid_input", ours
     else:
         assert ours.output == theirs.output
+
+
+def _random_batch(rng: random.Random) -> dict[str, Any]:
+    """An encode_batch input both writers take: growing offsets, timestamps from -1, any codec."""
+    base = rng.choice([0, 5, 1000, 2**40])
+    batch: dict[str, Any] = {"baseOffset": base}
+    records, offset = [], base
+    for _ in range(rng.choice([1, 2, 3, 8])):
+        stamp = rng.choice([-1, 0, 1700000000000 + rng.randrange(-99, 99)])
+        records.append({"offset": offset, "timestamp": stamp,
+                        "key": rng.choice([None, "", rng.randbytes(rng.choice([1, 40])).hex()]),
+                        "value": rng.choice([None, "", rng.randbytes(rng.choice([1, 300, 3000])).hex()]),
+                        "headers": [{"key": "h", "value": rng.choice([None, "01"])}] * rng.randrange(2)})
+        offset += rng.choice([1, 1, 2, 100])
+    batch["compression"] = rng.choice(["none", "none", "gzip", "snappy", "lz4", "zstd"])
+    if rng.random() < .4:
+        batch.update(producerId=rng.choice([0, 4000]), producerEpoch=3,
+                     baseSequence=rng.choice([0, 2**31 - 1]), transactional=rng.random() < .5)
+    if rng.random() < .2:
+        batch.update(timestampType="LogAppendTime", maxTimestamp=1700000005000)
+    if rng.random() < .2:
+        batch["lastOffset"] = records[-1]["offset"] + rng.choice([0, 7])
+    return {"batch": batch, "records": records}
+
+
+def test_random_batches_and_logs_agree_with_kafkas_writers() -> None:
+    """Beyond the vectors: random batches through groupspec's writer and Kafka's
+    MemoryRecordsBuilder (compared as encode_batch vectors are), and random logs of them through
+    groupspec's segment writer and Kafka's LocalLog, new and reopened, and read back by both."""
+    rng = random.Random(18)
+    kafka = targets.make_target("kafka", 60.0)
+    ours = targets.InProcessTarget("impl")
+
+    def both(handler: str, doc: dict[str, Any]) -> Any:
+        """groupspec's answer, once it is Kafka's too (errors by their kind)."""
+        mine, theirs = ours.call("s", "records", handler, doc), kafka.call("s", "records", handler, doc)
+        if handler == "encode_batch":
+            assert mine.output is not None and theirs.output is not None, (doc, mine, theirs)
+            assert compare_batch(mine.output, theirs.output) == [], doc
+        else:
+            assert mine.output == theirs.output, doc
+            assert (mine.error or ("",))[0] == (theirs.error or ("",))[0], (doc, mine.error, theirs.error)
+        return mine.output
+
+    try:
+        batches = [both("encode_batch", _random_batch(rng))["batch"] for _ in range(150)]
+        for _ in range(40):
+            doc = {"batches": rng.sample(batches, rng.randrange(6)),
+                   "baseOffset": rng.choice([0, 7, 2**31 + 5]),
+                   "segmentBytes": rng.choice([500, 4000, 100000]),
+                   "partitionLeaderEpoch": rng.choice([0, 9])}
+            written = both("write_log", doc)
+            if written is None:  # a batch over the segment size: refused by both
+                continue
+            done = [i["lastOffset"] for i in both("read_log", {"files": written["files"]})["items"]]
+            both("write_log", {"existing": written["files"], "batches": rng.sample(batches, 2),
+                               "segmentBytes": doc["segmentBytes"],
+                               "baseOffset": done[-1] + 1 if done else doc["baseOffset"]})
+    finally:
+        kafka.close()
