@@ -31,22 +31,24 @@ import java.util.Map;
  * field (ByteBufferAccessor's byte array "only N byte(s) available", the generated readers'
  * "Tried to allocate a collection of size N" when a count exceeds the bytes left); anything else
  * the generated reader throws is Malformed.
+ *
+ * <p>The byte-level handlers are Kafka's batch writers ({@link RecordsBatch}, encode_batch) and
+ * log classes ({@link RecordsLog}, write_log and read_log).
  */
 final class Records implements Adapter.Machine {
     private static final HexFormat HEX = HexFormat.of();
 
     @Override
     public List<String> handlers() {
-        return List.of("decode_record", "encode_record", "decode_consumer_protocol", "encode_consumer_protocol");
+        return List.of("decode_record", "encode_record", "decode_consumer_protocol", "encode_consumer_protocol",
+            "encode_batch", "write_log", "read_log");
     }
 
     @Override
     public Map<String, String> leftOut() {
-        String later = "not yet built with Kafka's MemoryRecords and log classes by this adapter (issue 18)";
         String view = "groupspec decode's output; Kafka prints logs in DumpLogSegments's own form, so "
                 + "there is nothing of Kafka's to compare with";
-        return Map.of("decode_log", "the log view is " + view, "decode_partition", "the partition view is " + view,
-            "encode_batch", later, "write_log", later, "read_log", later);
+        return Map.of("decode_log", "the log view is " + view, "decode_partition", "the partition view is " + view);
     }
 
     @Override
@@ -55,6 +57,9 @@ final class Records implements Adapter.Machine {
             case "decode_record" -> decode(input);
             case "decode_consumer_protocol" -> ConsumerProtocols.decode(input);
             case "encode_consumer_protocol" -> ConsumerProtocols.encode(input);
+            case "encode_batch" -> RecordsBatch.encode(input);
+            case "write_log" -> RecordsLog.write(input);
+            case "read_log" -> RecordsLog.read(input);
             default -> encode(input);
         };
     }
