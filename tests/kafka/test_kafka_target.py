@@ -51,7 +51,7 @@ UNSUPPORTED_ON_KAFKA = {
     "encode_batch/batch_explicit_timestamps", "encode_batch/batch_timestamp_delta_largest",
     "encode_batch/batch_timestamp_delta_smallest", "encode_batch/batch_refused_timestamp_delta_past_int64",
     "encode_batch/writer_refused_timestamp_delta_far_past_int64",
-    "encode_batch/batch_empty_kept_for_producer", "encode_batch/batch_field_minima",
+    "encode_batch/batch_field_minima",
     # An empty batch is writeEmptyHeader's: uncompressed, no delete horizon, any offsets.
     "encode_batch/batch_gzip_empty", "encode_batch/batch_snappy_empty", "encode_batch/batch_lz4_empty",
     "encode_batch/batch_zstd_empty", "encode_batch/batch_refused_delete_horizon_other_base",

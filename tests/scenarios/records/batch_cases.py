@@ -109,8 +109,9 @@ ENCODE_CASES: tuple[tuple[str, str, dict[str, Any], list[dict[str, Any]]], ...] 
     ("batch_timestamp_delta_largest", "base timestamp -1 and a record at 2^63 - 2: the delta "
      "2^63 - 1 is the largest varlong", {"baseTimestamp": -1}, [_rec(0, (1 << 63) - 2)]),
     ("batch_empty_kept_for_producer", "an empty batch the cleaner keeps for its producer state: no "
-     "records, last offset 4, timestamps given", {"baseOffset": 20, "lastOffset": 24, "baseTimestamp": T0,
-                                                  "maxTimestamp": T0, **_PRODUCER}, []),
+     "records, last offset 4, base timestamp -1 and the max timestamp kept (the cleaner's "
+     "MemoryRecords#filterTo writes it with DefaultRecordBatch#writeEmptyHeader)",
+     {"baseOffset": 20, "lastOffset": 24, "baseTimestamp": -1, "maxTimestamp": T0, **_PRODUCER}, []),
     ("batch_empty_defaults", "an empty batch with every field left to the writer: timestamps -1, "
      "last offset delta 0", {}, []),
     ("batch_no_timestamp", "records without a timestamp (-1, as magic-0 data converted up carries)",
