@@ -1,0 +1,164 @@
+"""What share groups promise about each record, checked on a history of what consumers saw.
+
+Why: the share partition, the share coordinator and the consumer each agree with their spec, but
+the promise users buy share groups for is end to end and per record, across lost answers and
+broker restarts: a record is acknowledged ACCEPT at most once; once an ACCEPT or REJECT of it
+succeeded it is never delivered again; a RELEASE or an expired lock sends it round again until
+the delivery limit, after which it is archived; delivery counts only grow, within the limit; and
+nothing produced is lost while consumers keep polling. These are judged afterwards from a
+:class:`~groupspec.history.History`, so a simulation (or a real cluster's clients) needs only to
+write down what it asked and what it was told.
+
+The history's operations (``value`` shapes; a record is ``[topic, partition, offset]``):
+
+* ``produce`` ``ok``: ``[[topic, partition, first, last], ...]``, records that exist.
+* ``poll`` ``ok``: ``[[topic, partition, offset, delivery_count], ...]``, the records handed out.
+* ``acknowledge`` ``invoke``: ``[[topic, partition, offset, type], ...]`` (type ACCEPT, RELEASE,
+  REJECT); its ``ok``: ``[[topic, partition, offset, error], ...]`` (``"NONE"`` when it took);
+  ``fail``: none took; ``info``: unknown (the answer was lost), each may or may not have taken.
+* ``quiet`` ``ok`` (process ``"nemesis"``, any value): from here on nothing is lost or crashed and
+  consumers keep polling, so every record must come to an end by the history's last operation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from groupspec.history import History, Op
+from groupspec.types import InputError
+
+Record = tuple[str, int, int]
+FINAL_TYPES = ("ACCEPT", "REJECT")
+ACK_TYPES = ("ACCEPT", "RELEASE", "REJECT")
+
+
+@dataclass(frozen=True)
+class Violation:
+    kind: str
+    record: Record | None
+    op: int
+    detail: str
+
+
+@dataclass
+class _Life:
+    """What the history says happened to one record, in order."""
+
+    counts: list[tuple[int, int]] = field(default_factory=list)  # (op index, delivery count)
+    accepted: list[int] = field(default_factory=list)  # op indexes of ACCEPTs that took
+    final_at: int | None = None  # completion index of the first ACCEPT or REJECT that took
+    maybe_final: bool = False  # an ACCEPT or REJECT whose answer was lost
+
+
+def _record(item: Any, where: str) -> Record:
+    if (not isinstance(item, list) or len(item) < 3 or not isinstance(item[0], str)
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in item[1:3])):
+        raise InputError(where, f"expected [topic, partition, offset, ...], got {item!r}")
+    return (item[0], item[1], item[2])
+
+
+def check(history: History, delivery_limit: int) -> list[Violation]:
+    """Every broken promise in ``history``, in the order found; [] when it keeps them all."""
+    if delivery_limit < 1:
+        raise InputError("delivery_limit", f"must be at least 1, got {delivery_limit}")
+    lives: dict[Record, _Life] = defaultdict(_Life)
+    produced: set[Record] = set()
+    asked: dict[str, Op] = {}  # process -> its acknowledge invoke awaiting completion
+    quiet = False
+    found: list[Violation] = []
+    for op in history:
+        if op.f == "produce" and op.type == "ok":
+            for i, item in enumerate(op.value or ()):
+                where = f"op {op.index}.value[{i}]"
+                if not isinstance(item, list) or len(item) != 4:
+                    raise InputError(where, f"expected [topic, partition, first, last], got {item!r}")
+                topic, partition = _record([item[0], item[1], item[2]], where)[:2]
+                produced.update((topic, partition, o) for o in range(item[2], item[3] + 1))
+        elif op.f == "poll" and op.type == "ok":
+            for i, item in enumerate(op.value or ()):
+                rec = _record(item, f"op {op.index}.value[{i}]")
+                count = item[3] if len(item) > 3 else None
+                if not isinstance(count, int):
+                    raise InputError(f"op {op.index}.value[{i}]",
+                                     "a delivered record needs its delivery count")
+                found += _delivered(lives[rec], rec, op.index, count, delivery_limit)
+        elif op.f == "acknowledge":
+            if op.type == "invoke":
+                asked[op.process] = op
+            else:
+                invoke = asked.pop(op.process, None)
+                if invoke is None:
+                    raise InputError(f"op {op.index}",
+                                     f"{op.type} of an acknowledge {op.process} never invoked")
+                found += _acknowledged(lives, invoke, op)
+        elif op.f == "quiet" and op.type == "ok":
+            quiet = True
+    if quiet:
+        found += _ends(lives, produced, delivery_limit, len(history))
+    return found
+
+
+def _delivered(life: _Life, rec: Record, index: int, count: int, limit: int) -> list[Violation]:
+    out = []
+    if life.final_at is not None:
+        out.append(Violation("delivered_after_final", rec, index, f"delivered again (count {count}) "
+                             f"after an ACCEPT or REJECT took at op {life.final_at}"))
+    if not 1 <= count <= limit:
+        out.append(Violation("count_out_of_range", rec, index, f"delivery count {count}, limit {limit}"))
+    if life.counts:
+        before_index, before = life.counts[-1]
+        if count <= before:
+            out.append(Violation("count_not_growing", rec, index,
+                                 f"delivery count {count} after {before} at op {before_index}"))
+        if before >= limit:
+            out.append(Violation("delivered_past_limit", rec, index, f"delivered again after its "
+                                 f"delivery {before} (the limit) at op {before_index}"))
+    life.counts.append((index, count))
+    return out
+
+
+def _acknowledged(lives: dict[Record, _Life], invoke: Op, done: Op) -> list[Violation]:
+    out = []
+    answers: dict[Record, str] = {}
+    if done.type == "ok":
+        for i, item in enumerate(done.value or ()):
+            answers[_record(item, f"op {done.index}.value[{i}]")] = str(item[3]) if len(item) > 3 else "NONE"
+    for i, item in enumerate(invoke.value or ()):
+        rec = _record(item, f"op {invoke.index}.value[{i}]")
+        kind = item[3] if len(item) > 3 else None
+        if kind not in ACK_TYPES:
+            raise InputError(f"op {invoke.index}.value[{i}]",
+                             f"type one of {', '.join(ACK_TYPES)}, got {kind!r}")
+        if kind not in FINAL_TYPES:
+            continue
+        life = lives[rec]
+        if done.type == "info":
+            life.maybe_final = True
+        elif done.type == "ok" and answers.get(rec, "NONE") == "NONE":
+            if kind == "ACCEPT":
+                if life.accepted:
+                    out.append(Violation("accepted_twice", rec, done.index,
+                                         f"ACCEPT took again; it first took at op {life.accepted[0]}"))
+                life.accepted.append(done.index)
+            if life.final_at is None:
+                life.final_at = done.index
+    return out
+
+
+def _ends(lives: dict[Record, _Life], produced: set[Record], limit: int, end: int) -> list[Violation]:
+    """Once quiet, each produced record must have come to an end: accepted or rejected, or
+    delivered up to the limit (archived)."""
+    out = []
+    for rec in sorted(produced):
+        life = lives.get(rec)
+        if life is None or not life.counts:
+            out.append(Violation("lost", rec, end, "never delivered"))
+            continue
+        archived = life.counts[-1][1] >= limit
+        if life.final_at is None and not life.maybe_final and not archived:
+            out.append(Violation("lost", rec, end,
+                                 f"last delivered with count {life.counts[-1][1]} (limit {limit}) and never "
+                                 "acknowledged for good nor delivered again"))
+    return out

@@ -1,0 +1,124 @@
+"""The per-record promises of share groups, judged on histories written by hand: each broken
+promise is reported with its kind, and a history that keeps them all gets none."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from groupspec.history import History, read_history
+from groupspec.share_delivery_check import check
+from groupspec.types import InputError
+
+T = "t"
+
+
+def _history(*steps: tuple[str, str, str, object]) -> History:
+    h = History()
+    for time, (process, type_, f, value) in enumerate(steps):
+        h.add(time, process, type_, f, value)
+    return h
+
+
+def _ack(process: str, items: list[list[object]], outcome: str = "ok",
+         answers: list[list[object]] | None = None) -> list[tuple[str, str, str, object]]:
+    done = answers if answers is not None else [[t, p, o, "NONE"] for t, p, o, _ in items]
+    return [(process, "invoke", "acknowledge", items),
+            (process, outcome, "acknowledge", done if outcome == "ok" else None)]
+
+
+PRODUCE = ("producer", "ok", "produce", [[T, 0, 0, 2]])
+QUIET = ("nemesis", "ok", "quiet", None)
+
+
+def _kinds(h: History, limit: int = 3) -> list[str]:
+    return [v.kind for v in check(h, limit)]
+
+
+def test_a_history_that_keeps_every_promise() -> None:
+    h = _history(PRODUCE,
+                 ("c1", "ok", "poll", [[T, 0, 0, 1], [T, 0, 1, 1], [T, 0, 2, 1]]),
+                 *_ack("c1", [[T, 0, 0, "ACCEPT"], [T, 0, 1, "RELEASE"], [T, 0, 2, "REJECT"]]),
+                 QUIET,
+                 ("c2", "ok", "poll", [[T, 0, 1, 2]]),
+                 *_ack("c2", [[T, 0, 1, "ACCEPT"]]))
+    assert check(h, 3) == []
+
+
+def test_an_accept_taken_twice() -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]),
+                 *_ack("c2", [[T, 0, 0, "ACCEPT"]]))
+    assert "accepted_twice" in _kinds(h)
+
+
+def test_a_second_accept_that_was_refused_is_fine() -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]),
+                 *_ack("c2", [[T, 0, 0, "ACCEPT"]], answers=[[T, 0, 0, "INVALID_RECORD_STATE"]]))
+    assert _kinds(h) == []
+
+
+def test_delivered_after_a_reject_took() -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "REJECT"]]),
+                 ("c2", "ok", "poll", [[T, 0, 0, 2]]))
+    assert _kinds(h) == ["delivered_after_final"]
+
+
+def test_a_lost_answer_leaves_the_accept_unknown() -> None:
+    # The ACCEPT may not have taken: a redelivery is allowed, and the record is not lost.
+    h = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1], [T, 0, 1, 1], [T, 0, 2, 1]]),
+                 *_ack("c1", [[T, 0, 0, "ACCEPT"], [T, 0, 1, "ACCEPT"], [T, 0, 2, "ACCEPT"]], "info"),
+                 ("c2", "ok", "poll", [[T, 0, 0, 2]]), QUIET)
+    assert _kinds(h) == []
+
+
+def test_counts_grow_and_stay_within_the_limit() -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 2]]), ("c1", "ok", "poll", [[T, 0, 0, 2]]),
+                 ("c1", "ok", "poll", [[T, 0, 0, 4]]))
+    assert _kinds(h) == ["count_not_growing", "count_out_of_range"]
+
+
+def test_delivered_again_after_its_last_delivery() -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 3]]), *_ack("c1", [[T, 0, 0, "RELEASE"]]),
+                 ("c1", "ok", "poll", [[T, 0, 0, 4]]))
+    assert "delivered_past_limit" in _kinds(h)
+
+
+def test_once_quiet_every_record_comes_to_an_end() -> None:
+    released = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1], [T, 0, 1, 3]]),
+                        *_ack("c1", [[T, 0, 0, "RELEASE"], [T, 0, 1, "RELEASE"]]), QUIET)
+    # Offset 0 was released under the limit and never came back; 1 reached the limit (archived);
+    # 2 was never delivered at all.
+    assert [(v.kind, v.record) for v in check(released, 3)] == [("lost", (T, 0, 0)), ("lost", (T, 0, 2))]
+    # Without a quiet period nothing can be said about what has not happened yet.
+    assert _kinds(_history(PRODUCE)) == []
+
+
+@pytest.mark.parametrize(("steps", "field"), [
+    ([("c1", "ok", "poll", [[T, 0, 0]])], "op 0.value[0]"),
+    ([("c1", "ok", "poll", [["t", "zero", 0, 1]])], "op 0.value[0]"),
+    ([("c1", "ok", "acknowledge", [])], "op 0"),
+    ([("c1", "invoke", "acknowledge", [[T, 0, 0, "KEEP"]]), ("c1", "ok", "acknowledge", [])],
+     "op 0.value[0]"),
+    ([("producer", "ok", "produce", [[T, 0, 0]])], "op 0.value[0]"),
+])
+def test_a_malformed_history_is_refused_naming_the_operation(steps: list[tuple[str, str, str, object]],
+                                                             field: str) -> None:
+    with pytest.raises(InputError) as caught:
+        check(_history(*steps), 3)
+    assert caught.value.field == field
+
+
+def test_histories_round_trip_as_json_lines() -> None:
+    h = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]))
+    out = io.StringIO()
+    h.write(out)
+    again = read_history(out.getvalue().splitlines())
+    assert again.ops == h.ops
+    with pytest.raises(InputError, match="line 2"):
+        read_history([out.getvalue().splitlines()[0], "{not json"])
+    with pytest.raises(InputError) as caught:
+        read_history(['{"time": 0, "process": "c", "type": "maybe", "f": "poll"}'])
+    assert caught.value.field == "type"
+    with pytest.raises(InputError):
+        check(h, 0)
