@@ -2,10 +2,11 @@
 
 A ten-line Java harness (written here, compiled into a temporary folder) reads lines of
 "name|batches so far|new batches|start offset" and prints what Kafka's combiner returns. The
-catalogue's examples (tests/scenarios/share_state/cases.py, ``COMBINER_EXAMPLES``) and a few
-hundred random inputs must come out of the spec's ``combine``, the implementation's combiner and
-Kafka's class identically. Needs ``javac`` and the 4.2.1 jars in the local Maven repository
-(the README's set-up fetches them); skipped otherwise.
+catalogue's examples (tests/scenarios/share_state/cases.py, ``COMBINER_EXAMPLES`` and
+``OWN_COMBINER_EXAMPLES``) and a few hundred random inputs must come out of the spec's
+``combine``, the implementation's combiner and Kafka's class identically. Needs ``javac`` and
+the 4.2.1 jars in the local Maven repository (the README's set-up fetches them); skipped
+otherwise.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from groupspec.impl.share_state.combiner import combine_state_batches
 from groupspec.spec.share_state import combine
 from groupspec.types.share_state import StateBatch
-from tests.scenarios.share_state.cases import COMBINER_EXAMPLES
+from tests.scenarios.share_state.cases import COMBINER_EXAMPLES, OWN_COMBINER_EXAMPLES
 
 _M2 = Path.home() / ".m2" / "repository" / "org" / "apache" / "kafka"
 _JARS = [_M2 / "kafka-share-coordinator" / "4.2.1" / "kafka-share-coordinator-4.2.1.jar",
@@ -102,12 +103,13 @@ def _as_tuples(bs: tuple[StateBatch, ...] | list[StateBatch]) -> tuple[Batch, ..
 
 def test_spec_impl_and_kafka_combine_alike(tmp_path: Path) -> None:
     rng = random.Random(20)
-    inputs = [(name, so_far, new, start) for name, so_far, new, start, _ in COMBINER_EXAMPLES]
+    examples = COMBINER_EXAMPLES + OWN_COMBINER_EXAMPLES
+    inputs = [(name, so_far, new, start) for name, so_far, new, start, _ in examples]
     inputs += [(f"random{i}", _random_batches(rng, rng.randrange(0, 5)),
                 _random_batches(rng, rng.randrange(0, 5)), rng.choice((-1, 0, 5, 12))) for i in range(400)]
     kafka = _kafka(tmp_path, inputs)
     assert len(kafka) == len(inputs)
-    expected = {name: want for name, _, _, _, want in COMBINER_EXAMPLES}
+    expected = {name: want for name, _, _, _, want in examples}
     for name, so_far, new, start in inputs:
         a = tuple(StateBatch(*b) for b in so_far)
         b = tuple(StateBatch(*x) for x in new)

@@ -438,6 +438,34 @@ def _own_cases() -> Iterator[Case]:
                  "initialized key answers its own. Snapshots carry the clock's time.",
                  _own("ShareCoordinatorShard#readStateSummary"))
 
+    s = Script()
+    s.init(state_epoch=1, start=0)
+    s.read(0)
+    s.write(0, (0, 4, 0, 1), state_epoch=2, error=OK, wrote=UPD)
+    s.init(state_epoch=-1, start=5, error=OK, wrote=SNAP)
+    s.write(5, (5, 9, 0, 1), state_epoch=0, error=Errors.FENCED_STATE_EPOCH, wrote=())
+    s.shows.append(Ends(G, T, 0, start_offset=5, state_epoch=-1, snapshot_epoch=1, state_batches=()))
+    yield s.case("only_a_lower_state_epoch_is_fenced",
+                 "The state epoch fence refuses only an epoch below the highest seen: a write at "
+                 "state epoch 2 on a key initialized at 1 is accepted (and leaves the fence at 1), "
+                 "and an initialize giving -1 is not checked at all; it writes a snapshot with "
+                 "state epoch -1, which does not lower the fence, so a write at 0 is still "
+                 "FENCED_STATE_EPOCH.",
+                 _own("ShareCoordinatorShard#maybeGetWriteStateError, #maybeGetInitializeStateError, "
+                      "#maybeUpdateStateEpochMap"))
+
+    s = Script()
+    s.config = ShareStateConfig(state_topic_partitions=1)
+    s.init(partition=0, wrote=SNAP)
+    s.init(partition=1, wrote=SNAP)
+    s.init(partition=0, wrote=SNAP)
+    s.shows.append(Redundant(0, 1))
+    yield s.case("a_redundant_offset_of_one_is_reported",
+                 "Two keys snapshotted at offsets 0 and 1, then the first again at 2: the log below "
+                 "offset 1 is redundant, and 1 is reported (only 0 and below, and the unset "
+                 "sentinel, are not).",
+                 _own("ShareCoordinatorOffsetsManager#updateState, #lastRedundantOffset"))
+
 
 def _cold_cases() -> Iterator[Case]:
     s = Script()
@@ -470,6 +498,18 @@ def _cold_cases() -> Iterator[Case]:
                              "testSnapshotColdPartitionsPartialEligiblePartitions, "
                              "testSnapshotColdPartitionsDoesNotPerpetuallySnapshot, "
                              "testSnapshotColdPartitionsSnapshotUpdateNotConsidered"))
+
+    s = Script()
+    s.config = ShareStateConfig(state_topic_partitions=1, cold_snapshot_interval_ms=10_000)
+    s.init(partition=0)
+    s.add(AdvanceClock(9_999), wrote=())
+    s.add(AdvanceClock(10_000), wrote=SNAP)
+    s.shows.append(Ends(G, T, 0, snapshot_epoch=1))
+    yield s.case("cold_snapshot_at_exactly_the_interval",
+                 "The cold-partition timer fires once the clock reaches its due time (10 s after "
+                 "the start), not only past it, and a key whose last snapshot is exactly the "
+                 "interval old is snapshotted: nothing at 9.999 s, a snapshot at 10 s.",
+                 _own("ShareCoordinatorShard#snapshotColdPartitions"))
 
 
 def _topic_cases() -> Iterator[Case]:
@@ -520,6 +560,19 @@ def _combiner_cases() -> Iterator[Case]:
                  "initialize, a write of the batches so far, then a write of the new batches at the "
                  "example's start offset, each written as a snapshot of the combined state.",
                  {"kind": "upstream", "file": COMBINER_TEST, "test": "testStateBatchCombine*"})
+
+    s = Script()
+    s.config = ShareStateConfig(updates_per_snapshot=0)
+    for _, so_far, new, start, _ in OWN_COMBINER_EXAMPLES:
+        s.init(start=0)
+        s.write(-1, *so_far)
+        s.write(start, *new, wrote=SNAP)
+    s.shows.append(Ends(G, T, 0, state_batches=OWN_COMBINER_EXAMPLES[-1][4]))
+    yield s.case("combiner_edges_as_writes",
+                 "Combining edges Kafka's combiner test leaves out, replayed the same way: a batch "
+                 "whose last offset is the start offset keeps that one offset, and a one-offset "
+                 "batch of a higher delivery count inside a batch splits it in three.",
+                 _own("PersisterStateBatchCombiner#pruneBatches, #mergeBatches"))
 
 
 def all_cases() -> list[Case]:
@@ -589,4 +642,16 @@ COMBINER_EXAMPLES: tuple[CombinerExample, ...] = (
     ("lower_same_last", ((100, 110, 0, 2),), ((105, 110, 0, 1),), -1, ((100, 110, 0, 2),)),
     ("higher_overhangs", ((100, 110, 0, 1),), ((105, 115, 0, 2),), -1, ((100, 104, 0, 1), (105, 115, 0, 2))),
     ("lower_overhangs", ((100, 110, 0, 2),), ((105, 115, 0, 1),), -1, ((100, 110, 0, 2), (111, 115, 0, 1))),
+)
+
+#: Our own examples (not in PersisterStateBatchCombinerTest), in the same form; each is checked on
+#: Kafka 4.2.1's class by tests/kafka/test_share_state_combiner.py.
+OWN_COMBINER_EXAMPLES: tuple[CombinerExample, ...] = (
+    ("so_far_ends_at_start", ((100, 120, 0, 1),), (), 120, ((120, 120, 0, 1),)),
+    ("new_ends_at_start", ((130, 140, 0, 1),), ((100, 120, 2, 1),), 120,
+     ((120, 120, 2, 1), (130, 140, 0, 1))),
+    ("higher_one_offset_inside", ((100, 110, 0, 1),), ((105, 105, 0, 2),), -1,
+     ((100, 104, 0, 1), (105, 105, 0, 2), (106, 110, 0, 1))),
+    ("higher_one_offset_inside_at_start", ((100, 110, 0, 1),), ((101, 101, 2, 1),), 100,
+     ((100, 100, 0, 1), (101, 101, 2, 1), (102, 110, 0, 1))),
 )

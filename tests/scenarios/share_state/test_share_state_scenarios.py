@@ -18,6 +18,7 @@ from groupspec.types.share_state import (
 )
 from tests.scenarios.share_state.cases import (
     COMBINER_EXAMPLES,
+    OWN_COMBINER_EXAMPLES,
     TOPICS,
     Answered,
     Case,
@@ -73,8 +74,9 @@ def test_layers_agree(case: Case) -> None:
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-@pytest.mark.parametrize(("name", "so_far", "new", "start", "expected"), COMBINER_EXAMPLES,
-                         ids=[e[0] for e in COMBINER_EXAMPLES])
+@pytest.mark.parametrize(("name", "so_far", "new", "start", "expected"),
+                         COMBINER_EXAMPLES + OWN_COMBINER_EXAMPLES,
+                         ids=[e[0] for e in COMBINER_EXAMPLES + OWN_COMBINER_EXAMPLES])
 def test_combiner_examples(layer: str, name: str, so_far: tuple[tuple[int, int, int, int], ...],
                            new: tuple[tuple[int, int, int, int], ...], start: int,
                            expected: tuple[tuple[int, int, int, int], ...]) -> None:
