@@ -14,7 +14,9 @@ batch equal to one already present is not added twice, as with the TreeSet.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
 from groupspec.types.share_state import UNINITIALIZED_START_OFFSET, StateBatch
 
@@ -136,3 +138,70 @@ def _replacement(prev: StateBatch, candidate: StateBatch) -> list[StateBatch]:
     if _priority(candidate, prev) < 0:
         return [prev, _cut(prev.last_offset + 1, candidate.last_offset, candidate)]
     return [_cut(prev.first_offset, candidate.first_offset - 1, prev), candidate]
+
+
+# -- a write onto stored batches, at a cost that follows the write ------------------------------
+
+
+class StoredBatches(tuple[StateBatch, ...]):
+    """A key's combined batches, knowing whether they are *clean*: sorted, disjoint, and no two
+    neighbours touching with the same (count, state).
+
+    Why: Kafka's combiner runs over all of a key's batches on every write, so a key holding n
+    batches costs O(n) a write and n single-offset acknowledgements O(n^2). Onto clean batches a
+    write changes only the batches it overlaps or touches, and :func:`combine_stored` redoes only
+    those, giving exactly what the whole run gives. The combiner's own answer is not always clean
+    (a batch passed over early is never merged with a piece cut later:
+    ``combined_batches_may_touch_with_equal_state``); such a key takes the whole run until a write
+    leaves it clean again.
+    """
+
+    clean: bool
+
+    def __new__(cls, batches: Iterable[StateBatch], clean: bool) -> StoredBatches:
+        made = super().__new__(cls, batches)
+        made.clean = clean
+        return made
+
+
+def _mergeable(a: StateBatch, b: StateBatch) -> bool:
+    """The pair the combiner would take next (``a`` sorts first)."""
+    return b.first_offset <= a.last_offset or (a.last_offset + 1 == b.first_offset and _priority(a, b) == 0)
+
+
+def _clean(batches: Sequence[StateBatch]) -> bool:
+    return not any(_mergeable(a, b) for a, b in pairwise(batches))
+
+
+def combine_stored(stored: Sequence[StateBatch], new: list[StateBatch], start: int) -> StoredBatches:
+    """``combine_state_batches(stored, new, start)``, redoing only the batches the write can reach
+    when ``stored`` is known clean.
+
+    Onto clean batches, the combiner passes every batch that ends before the write's first offset
+    less one unchanged, and every batch that starts after its last offset plus one: the first are
+    not mergeable with anything after them, and the write's pieces never reach the second (a piece
+    of a new batch ends by the write's last offset; a piece of a stored one keeps that batch's count
+    and state, which its clean neighbour did not merge with). So only the window between is combined.
+    """
+    if not (isinstance(stored, StoredBatches) and stored.clean):
+        combined = combine_state_batches(list(stored), new, start)
+        return StoredBatches(combined, _clean(combined))
+    kept: tuple[StateBatch, ...] = stored
+    if start != UNINITIALIZED_START_OFFSET:
+        below = bisect_left(kept, start, key=lambda b: b.last_offset)
+        kept = kept[below:]
+        if kept and kept[0].first_offset < start:
+            kept = (_cut(start, kept[0].last_offset, kept[0]), *kept[1:])
+    fresh = _pruned(new, start)
+    if not fresh:
+        return StoredBatches(kept, True)
+    low = min(b.first_offset for b in fresh)
+    high = max(b.last_offset for b in fresh)
+    i = bisect_left(kept, low - 1, key=lambda b: b.last_offset)
+    j = bisect_right(kept, high + 1, key=lambda b: b.first_offset)
+    middle = combine_state_batches(list(kept[i:j]), fresh, start)
+    # The joins stay clean: the batch before the window ends short of the write's first offset
+    # less one, and the window's first piece is either a new batch's (after that) or a piece of
+    # the first stored batch in the window (its count and state, its first offset). Likewise at
+    # the other end. So only the window's batches are looked at.
+    return StoredBatches((*kept[:i], *middle, *kept[j:]), _clean(middle))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from groupspec.impl.runtime.runtime import ShardContext
-from groupspec.impl.share_state.combiner import combine_state_batches
+from groupspec.impl.share_state.combiner import combine_state_batches, combine_stored
 from groupspec.impl.share_state.offsets import OffsetsManager
 from groupspec.types import records as r
 from groupspec.types.classic_group import Answer, LogEntry
@@ -138,10 +138,10 @@ class ShareStateShard:
             given = value.start_offset
             start = current.start_offset if given == UNINITIALIZED_START_OFFSET else given
             leader = current.leader_epoch if value.leader_epoch == NO_EPOCH else value.leader_epoch
-            merged = combine_state_batches(list(current.state_batches), list(_batches(value.state_batches)),
-                                           start)
+            merged = combine_stored(current.state_batches, list(_batches(value.state_batches)),
+                                    start)
             self.share_state[key] = ShareGroupOffset(current.snapshot_epoch, current.state_epoch, leader,
-                                                     start, tuple(merged), current.create_timestamp,
+                                                     start, merged, current.create_timestamp,
                                                      current.write_timestamp)
         self.update_counts[key] = self.update_counts.get(key, 0) + 1
 
