@@ -9,9 +9,9 @@ with every random choice drawn from a seeded generator, so a run repeats exactly
 The world: one coordinator (the spec or the implementation behind the same events), N consumer
 membership machines (``ShareConsumerMembership``), a network that delivers each heartbeat and
 each answer after a random delay or drops it (the sender then sees a retriable failure after
-``request_timeout_ms``), and the share coordinator (``groupspec.impl.share_state``, through
-``CoordinatorPersister``) answering each initialize request after a delay, so answers to
-requests issued close together can arrive in either order.
+``request_timeout_ms``), and the share coordinator (``groupspec.impl.share_state``) answering
+each initialize request after a random delay (:func:`initialize_share_state`), so answers to
+requests issued close together can arrive in either order, and some fail.
 Every consumer polls every ``poll_interval_ms``. A plan schedules members joining, leaving
 cleanly, or crashing (falling silent until their session expires).
 """
@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 from groupspec.impl.share_consumer import ShareConsumerMembership
 from groupspec.impl.share_state import ShareCoordinator
-from groupspec.impl.share_state.persister import CoordinatorPersister
 from groupspec.types import InputError
 from groupspec.types.errors import Errors
 from groupspec.types.share_consumer import (
@@ -54,6 +53,7 @@ from groupspec.types.share_group import (
     ShareGroupHeartbeatResponse,
     TopicMetadata,
 )
+from groupspec.types.share_state import InitializeShareGroupState, InitializeShareGroupStateResponse
 from groupspec.types.share_state import TopicMetadata as StateTopic
 
 
@@ -61,6 +61,23 @@ class Coordinator(Protocol):
     def handle(self, event: ShareGroupEvent, index: int) -> Output: ...
 
     def view(self) -> ShareCoordinatorView: ...
+
+
+def initialize_share_state(coordinator: ShareCoordinator, request: InitializeRequest, index: int) -> Errors:
+    """The share group coordinator's InitializeShareGroupState, as Kafka's persister carries it to
+    the share coordinator: one request a partition, with the state epoch it gives and no start
+    offset (the partition then starts where its reset policy says). The request fails as a whole
+    when one partition fails, so the first error is the answer; the others are still initialized."""
+    first = Errors.NONE
+    for tp in request.topics:
+        for partition in tp.partitions:
+            out = coordinator.handle(InitializeShareGroupState(request.group_id, tp.topic_id, partition,
+                                                               request.state_epoch), index)
+            answer = out.answers[0].response
+            assert isinstance(answer, InitializeShareGroupStateResponse)
+            if first is Errors.NONE:
+                first = answer.error
+    return first
 
 
 class SpecCoordinator:
@@ -182,8 +199,9 @@ class Simulation:
         self.config = config
         self.random = random.Random(config.seed)
         self.coordinator = make_coordinator(layer, config.coordinator, config.topics)
-        self.persister = CoordinatorPersister(ShareCoordinator(
-            topics=tuple(StateTopic(t.topic_id, t.partitions) for t in config.topics)))
+        #: The share coordinator: the group's share-state persister.
+        self.share_coordinator = ShareCoordinator(
+            topics=tuple(StateTopic(t.topic_id, t.partitions) for t in config.topics))
         self.now = 0
         self.index = 0
         self.members: dict[str, Member] = {}
@@ -240,7 +258,7 @@ class Simulation:
         if failure and self.now < self._quiet_after and self.random.random() < failure:
             error = Errors.COORDINATOR_NOT_AVAILABLE
         else:
-            error = self.persister.initialize(request)
+            error = initialize_share_state(self.share_coordinator, request, self.index)
         self._coordinator(PersisterAnswer(request.request, error))
 
     def _deliver_heartbeat(self, member: Member, attempt: int, request: ShareGroupHeartbeat) -> None:

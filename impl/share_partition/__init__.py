@@ -1,7 +1,7 @@
 """KIP-932 share partitions, structured as Kafka's: in-flight batches, a persister, lock timers.
 
 ``SharePartition`` is the state machine; ``SharePartitionMachine`` runs one with its persister
-(the share coordinator, groupspec.impl.share_state.persister) and clock from events (the
+(the share coordinator, impl/share_partition/store.py) and clock from events (the
 spec's vocabulary). docs/reference/share-partition-kafka.md is the
 fact sheet both follow.
 """

@@ -14,7 +14,7 @@ from groupspec.impl.runtime.timer import TimerQueue
 from groupspec.impl.share_partition.in_flight import LockTimer
 from groupspec.impl.share_partition.partition import SharePartition, SharePartitionState
 from groupspec.impl.share_partition.persister import FaultInjectingPersister
-from groupspec.impl.share_state.persister import lone_partition_store
+from groupspec.impl.share_partition.store import lone_partition_store
 from groupspec.types import InputError
 from groupspec.types.share_partition import (
     Acknowledge,

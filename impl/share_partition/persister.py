@@ -2,7 +2,7 @@
 
 Kafka's ``Persister`` carries ReadShareGroupState / WriteShareGroupState to the share
 coordinator. groupspec's share partition asks the same two questions of any :class:`Persister`;
-the one it runs with is the share coordinator itself (``groupspec.impl.share_state.persister``:
+the one it runs with is the share coordinator itself (``groupspec.impl.share_partition.store``:
 the state the share group initialized, with the coordinator's fencing, batch combining and
 records). :class:`FaultInjectingPersister` answers with a chosen error instead, as a coordinator
 that is unavailable or loading does.

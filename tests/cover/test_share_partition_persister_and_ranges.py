@@ -11,7 +11,7 @@ import pytest
 
 from groupspec.impl.share_partition import SharePartitionMachine
 from groupspec.impl.share_partition.in_flight import LockTimer
-from groupspec.impl.share_state.persister import lone_partition_store
+from groupspec.impl.share_partition.store import lone_partition_store
 from groupspec.types.errors import Errors
 from groupspec.types.share_partition import (
     AckBatch,

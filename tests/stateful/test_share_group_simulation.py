@@ -78,7 +78,7 @@ def _share_state_is_initialized(sim: Simulation) -> None:
                                       for m in sim.members.values()):
         return
     held = {(v.topic_id, v.partition): v.state_epoch
-            for v in sim.persister.coordinator.view().share_partitions if v.group_id == "g"}
+            for v in sim.share_coordinator.view().share_partitions if v.group_id == "g"}
     group = next(g for g in sim.coordinator.view().groups if g.group_id == "g")
     listed = {(t.topic_id, p) for t in group.initialized for p in t.partitions}
     wanted = {(t.topic_id, p) for t in TOPICS for p in range(t.partitions)}
@@ -95,7 +95,7 @@ def test_answers_that_fail_or_come_back_out_of_order_still_settle_on_both_layers
         sim.run_until(SETTLE_MS)
         assert sim.settled() == []
         _share_state_is_initialized(sim)
-        runs.append((sim.stats, sim.coordinator.view(), sim.persister.coordinator.view()))
+        runs.append((sim.stats, sim.coordinator.view(), sim.share_coordinator.view()))
     assert runs[0] == runs[1]
 
 

@@ -1,10 +1,11 @@
-"""The share coordinator as the persister: the share group's initialize requests and a share
-partition's reads and writes reach the same state."""
+"""The share coordinator as the persister: the share group's initialize requests (as the
+simulation sends them) and a share partition's reads and writes reach the same state."""
 
 from __future__ import annotations
 
+from groupspec.impl.share_partition.store import canonical_batches, lone_partition_store, partition_store
 from groupspec.impl.share_state import ShareCoordinator
-from groupspec.impl.share_state.persister import CoordinatorPersister, canonical_batches, lone_partition_store
+from groupspec.simulation import initialize_share_state
 from groupspec.types.errors import Errors
 from groupspec.types.share_group import InitializeRequest, TopicPartitions
 from groupspec.types.share_partition import PersistedState, PersisterBatch, RecordState, StateWrite
@@ -14,12 +15,22 @@ T = "00000000-0000-4000-8000-000000000001"
 AV, ACK = RecordState.AVAILABLE, RecordState.ACKNOWLEDGED
 
 
-def _persister(partitions: int = 2) -> CoordinatorPersister:
-    return CoordinatorPersister(ShareCoordinator(ShareStateConfig(state_topic_partitions=3),
-                                                 (TopicMetadata(T, partitions),)))
+class _Persister:
+    """The share group's side: initialize requests, numbered as sent."""
+
+    def __init__(self, partitions: int = 2) -> None:
+        self.coordinator = ShareCoordinator(ShareStateConfig(state_topic_partitions=3),
+                                            (TopicMetadata(T, partitions),))
+
+    def initialize(self, request: InitializeRequest) -> Errors:
+        return initialize_share_state(self.coordinator, request, request.request)
 
 
-def _held(p: CoordinatorPersister) -> dict[tuple[str, str, int], tuple[int, int, int]]:
+def _persister(partitions: int = 2) -> _Persister:
+    return _Persister(partitions)
+
+
+def _held(p: _Persister) -> dict[tuple[str, str, int], tuple[int, int, int]]:
     """Each key's (snapshot epoch, state epoch, start offset)."""
     return {(v.group_id, v.topic_id, v.partition): (v.snapshot_epoch, v.state_epoch, v.start_offset)
             for v in p.coordinator.view().share_partitions}
@@ -53,7 +64,7 @@ def test_the_first_failure_is_the_answer_and_the_other_partitions_still_initiali
 
 def test_a_partition_reads_what_the_group_initialized_and_writes_behind_it() -> None:
     p = _persister()
-    store = p.for_partition("g", T, 1)
+    store = partition_store(p.coordinator, "g", T, 1)
     assert store.read_state(0).error is Errors.INVALID_REQUEST  # nothing initialized yet
     assert p.initialize(InitializeRequest(0, "g", 2, (TopicPartitions(T, (1,)),))) is Errors.NONE
     read = store.read_state(0)

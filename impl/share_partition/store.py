@@ -1,17 +1,12 @@
-"""The share coordinator as the persister of share partitions and share groups.
+"""A share partition's key in the share coordinator: the persister a share partition runs with.
 
-In Kafka one persister (``DefaultStatePersister``) carries both callers' requests to the share
-coordinator: the group coordinator's InitializeShareGroupState when a partition becomes
-assignable, and each share partition's ReadShareGroupState / WriteShareGroupState. The state a
-partition reads is the state the group initialized, with the same fencing, batch combining and
-records. :class:`CoordinatorPersister` is that one door onto a :class:`ShareCoordinator`: its
-:meth:`~CoordinatorPersister.initialize` answers the share group's requests and
-:meth:`~CoordinatorPersister.for_partition` gives a share partition its view of one key.
-
-Answers here are synchronous, as the share partition's persister calls are in groupspec.
-Delaying, failing or reordering answers is the caller's business: the share group's requests
-are answered by events that a driver may hold back or reorder (groupspec.simulation does), and
-``FaultInjectingPersister`` fails a partition's calls.
+In Kafka a share partition reads and writes its state through the persister
+(``DefaultStatePersister``) to the share coordinator, which holds it under the key
+(group, topic id, partition) as the share group initialized it. :class:`PartitionStore` is that
+key of a :class:`~groupspec.impl.share_state.ShareCoordinator`: the state a partition reads is the
+coordinator's, with its fencing, its batch combining (batches come back as the combiner keeps
+them) and its records. :func:`lone_partition_store` gives a partition run alone (a
+SharePartitionMachine, a vector) a coordinator of its own, seeded as the share group leaves the key.
 """
 
 from __future__ import annotations
@@ -21,7 +16,6 @@ from dataclasses import dataclass, field
 from groupspec.impl.share_state.service import ShareCoordinator
 from groupspec.impl.share_state.shard import Key, ShareStateShard
 from groupspec.types.errors import Errors
-from groupspec.types.share_group import InitializeRequest
 from groupspec.types.share_partition import (
     LONE_GROUP,
     LONE_TOPIC_ID,
@@ -35,7 +29,6 @@ from groupspec.types.share_state import (
     NO_EPOCH,
     UNINITIALIZED_START_OFFSET,
     InitializeShareGroupState,
-    InitializeShareGroupStateResponse,
     ReadShareGroupState,
     ReadShareGroupStateResponse,
     ShareStateConfig,
@@ -46,37 +39,6 @@ from groupspec.types.share_state import (
     WriteShareGroupStateResponse,
 )
 from groupspec.types.topic_id import canonical
-
-
-class CoordinatorPersister:
-    """Persister calls turned into share-coordinator requests, numbered in the order asked."""
-
-    def __init__(self, coordinator: ShareCoordinator) -> None:
-        self.coordinator = coordinator
-        self.asked = 0
-
-    def ask(self, event: ShareStateEvent) -> object:
-        """One request's answer (the records it wrote are in the coordinator's logs)."""
-        output = self.coordinator.handle(event, self.asked)
-        self.asked += 1
-        return output.answers[0].response
-
-    def initialize(self, request: InitializeRequest) -> Errors:
-        """The share group's InitializeShareGroupState: every partition it names, with the state
-        epoch it gives and no start offset (the partition then starts where its reset policy says).
-        Kafka's request fails as a whole when one partition fails: the first error is the answer."""
-        first = Errors.NONE
-        for tp in request.topics:
-            for partition in tp.partitions:
-                answer = self.ask(InitializeShareGroupState(request.group_id, tp.topic_id, partition,
-                                                            request.state_epoch))
-                assert isinstance(answer, InitializeShareGroupStateResponse)
-                if first is Errors.NONE:
-                    first = answer.error
-        return first
-
-    def for_partition(self, group_id: str, topic_id: str, partition: int) -> PartitionStore:
-        return PartitionStore(self, group_id, canonical(topic_id), partition)
 
 
 def _out(batches: tuple[StateBatch, ...]) -> tuple[PersisterBatch, ...]:
@@ -100,18 +62,26 @@ def canonical_batches(batches: tuple[PersisterBatch, ...]) -> tuple[PersisterBat
 
 @dataclass
 class PartitionStore:
-    """One share partition's key, seen by that partition (the ``Persister`` it writes through)."""
+    """One share partition's key in a share coordinator (the ``Persister`` it writes through)."""
 
-    persister: CoordinatorPersister
+    coordinator: ShareCoordinator
     group_id: str
     topic_id: str
     partition: int
     #: Every write asked of the store, with the answer it got, until its owner clears it
     #: (SharePartitionMachine reports and clears them each step).
     writes: list[StateWrite] = field(default_factory=list)
+    #: How many requests it sent: numbers the next one's answer.
+    asked: int = 0
+
+    def ask(self, event: ShareStateEvent) -> object:
+        """One request's answer (the records it wrote are in the coordinator's logs)."""
+        output = self.coordinator.handle(event, self.asked)
+        self.asked += 1
+        return output.answers[0].response
 
     def read_state(self, leader_epoch: int) -> ReadResult:
-        answer = self.persister.ask(ReadShareGroupState(self.group_id, self.topic_id, self.partition,
+        answer = self.ask(ReadShareGroupState(self.group_id, self.topic_id, self.partition,
                                                         leader_epoch))
         assert isinstance(answer, ReadShareGroupStateResponse)
         if answer.error is not Errors.NONE:
@@ -122,7 +92,7 @@ class PartitionStore:
     def write_state(self, write: StateWrite) -> Errors:
         batches = tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
                         for b in write.batches)
-        answer = self.persister.ask(WriteShareGroupState(
+        answer = self.ask(WriteShareGroupState(
             self.group_id, self.topic_id, self.partition, write.state_epoch, write.leader_epoch,
             write.start_offset, batches))
         assert isinstance(answer, WriteShareGroupStateResponse)
@@ -133,9 +103,8 @@ class PartitionStore:
     # -- what the share coordinator holds for the key ------------------------------------------
 
     def _shard(self) -> tuple[ShareStateShard, Key]:
-        coordinator = self.persister.coordinator
         key = (self.group_id, self.topic_id, self.partition)
-        return coordinator.runtime.shard(coordinator.partition_for(key)), key
+        return self.coordinator.runtime.shard(self.coordinator.partition_for(key)), key
 
     @property
     def leader_epoch(self) -> int:
@@ -170,20 +139,26 @@ class PartitionStore:
     def initialize(self, start_offset: int) -> None:
         """The state is initialized again (kafka-share-groups --reset-offsets): the next state
         epoch, the given start offset, no batches."""
-        self.persister.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
+        self.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
                                                      self.state_epoch + 1, start_offset))
 
     def seed(self, state: PersistedState) -> None:
         """The key as the share group left it before the partition first reads: initialized at
         the state's epoch and start offset, then its batches written."""
-        self.persister.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
+        self.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
                                                      state.state_epoch, state.start_offset))
         if state.batches:
-            self.persister.ask(WriteShareGroupState(
+            self.ask(WriteShareGroupState(
                 self.group_id, self.topic_id, self.partition, state.state_epoch, NO_EPOCH,
                 state.start_offset,
                 tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
                       for b in state.batches)))
+
+
+def partition_store(coordinator: ShareCoordinator, group_id: str, topic_id: str,
+                    partition: int) -> PartitionStore:
+    """The key of ``coordinator`` a share partition of ``group_id`` reads and writes."""
+    return PartitionStore(coordinator, group_id, canonical(topic_id), partition)
 
 
 def lone_partition_store(state: PersistedState) -> PartitionStore:
@@ -191,6 +166,6 @@ def lone_partition_store(state: PersistedState) -> PartitionStore:
     alone writes through."""
     coordinator = ShareCoordinator(ShareStateConfig(state_topic_partitions=1),
                                    (TopicMetadata(LONE_TOPIC_ID, 1),))
-    store = CoordinatorPersister(coordinator).for_partition(LONE_GROUP, LONE_TOPIC_ID, 0)
+    store = PartitionStore(coordinator, LONE_GROUP, LONE_TOPIC_ID, 0)
     store.seed(state)
     return store
