@@ -466,6 +466,68 @@ def _own_cases() -> Iterator[Case]:
                  "sentinel, are not).",
                  _own("ShareCoordinatorOffsetsManager#updateState, #lastRedundantOffset"))
 
+    s = Script()
+    s.init(start=5)
+    s.read(0)
+    s.write(5, (5, 5, 0, 2), (6, 6, 4, 3), (7, 7, 0, 2), (10, 12, 2, 1), wrote=UPD)
+    s.write(5, (7, 7, 4, 3), wrote=UPD)
+    s.write(5, (12, 12, 2, 1), wrote=UPD)
+    s.shows.append(Ends(G, T, 0, start_offset=5, state_batches=((5, 5, 0, 2), (6, 7, 4, 3), (10, 12, 2, 1))))
+    yield s.case("a_later_write_joins_batches_left_touching",
+                 "Archiving offset 7 leaves 6 and 7 as two batches with the same state and count "
+                 "(6 was passed over before 7 was cut), and a later write far from them, at 12, "
+                 "joins them: the combiner runs over every batch the key holds, not only those "
+                 "the write touches.",
+                 _own("PersisterStateBatchCombiner#combineStateBatches"))
+
+    s = Script()
+    s.init(start=0)
+    s.read(0)
+    s.write(0, (0, 9, 0, 2), (20, 29, 0, 1), wrote=UPD)
+    s.write(5, (25, 25, 2, 1), wrote=UPD)
+    s.shows.append(Ends(G, T, 0, start_offset=5,
+                        state_batches=((5, 9, 0, 2), (20, 24, 0, 1), (25, 25, 2, 1), (26, 29, 0, 1))))
+    yield s.case("a_later_start_cuts_the_first_batch",
+                 "A write far from the first batch that moves the start offset into it still cuts "
+                 "it at the new start offset, keeping its own state and count: nothing below the "
+                 "start offset is kept.",
+                 _own("PersisterStateBatchCombiner#pruneBatches"))
+
+    s = Script()
+    s.init(start=0)
+    s.read(0)
+    s.write(0, (10, 12, 0, 1), wrote=UPD)
+    s.write(5, (20, 20, 2, 1), wrote=UPD)
+    s.shows.append(Ends(G, T, 0, start_offset=5, state_batches=((10, 12, 0, 1), (20, 20, 2, 1))))
+    yield s.case("a_start_below_the_first_batch_leaves_it_whole",
+                 "A start offset moved to 5, below the first batch (10-12), cuts nothing: pruning "
+                 "only drops and shortens batches, it never widens one down to the start.",
+                 _own("PersisterStateBatchCombiner#pruneBatches"))
+
+    s = Script()
+    s.init(start=0)
+    s.read(0)
+    s.write(0, (10, 12, 0, 1), wrote=UPD)
+    s.write(0, (8, 9, 0, 1), wrote=UPD)
+    s.shows.append(Ends(G, T, 0, start_offset=0, state_batches=((8, 12, 0, 1),)))
+    yield s.case("a_write_touching_a_batch_from_below_joins_it",
+                 "A batch written just below a stored one with the same state and count (8-9 "
+                 "before 10-12) joins it into one batch.",
+                 _own("PersisterStateBatchCombiner#combineStateBatches"))
+
+    s = Script()
+    s.init(start=6)
+    s.read(0)
+    s.write(6, (6, 6, 4, 3), (7, 7, 0, 2), wrote=UPD)
+    s.write(6, (7, 7, 4, 3), wrote=UPD)
+    s.write(6, (20, 20, 2, 1), wrote=UPD)
+    s.shows.append(Ends(G, T, 0, start_offset=6, state_batches=((6, 7, 4, 3), (20, 20, 2, 1))))
+    yield s.case("batches_left_touching_join_at_the_next_write",
+                 "Archiving offset 7 next to an archived 6 leaves them apart (6 was passed over "
+                 "first), the only neighbours of equal state and count in the key; the next write, "
+                 "at 20, joins them.",
+                 _own("PersisterStateBatchCombiner#combineStateBatches"))
+
 
 def _cold_cases() -> Iterator[Case]:
     s = Script()
