@@ -107,7 +107,8 @@ Acks = Mapping[Partition, Marks]
 SAME_TYPE_RUN = 10
 CLOSED_ERROR = "IllegalStateException: This consumer has already been closed."
 IMPLICIT_ERROR = "IllegalStateException: Implicit acknowledgement of delivery is being used."
-UNACKNOWLEDGED_ERROR = "IllegalStateException: All records must be acknowledged in explicit acknowledgement mode."
+UNACKNOWLEDGED_ERROR = ("IllegalStateException: All records must be acknowledged in explicit "
+                        "acknowledgement mode.")
 UNKNOWN_RECORD_ERROR = "IllegalStateException: The record cannot be acknowledged."
 
 
@@ -192,14 +193,16 @@ def batches(marks: Marks) -> tuple[AcknowledgementBatch, ...]:
         first = offsets[start]
         for seg in _segments([marks[o] for o in offsets[start:k]]):
             ids = tuple(t.value for t in seg)
-            out.append(AcknowledgementBatch(first, first + len(seg) - 1, ids[:1] if len(set(ids)) == 1 else ids))
+            one_type = len(set(ids)) == 1
+            out.append(AcknowledgementBatch(first, first + len(seg) - 1, ids[:1] if one_type else ids))
             first += len(seg)
         start = k
     return tuple(out)
 
 
 def wire(acks: Acks) -> tuple[PartitionAcknowledgements, ...]:
-    return tuple(PartitionAcknowledgements(p.topic, p.partition, batches(acks[p])) for p in sorted(acks) if acks[p])
+    return tuple(PartitionAcknowledgements(p.topic, p.partition, batches(acks[p]))
+                 for p in sorted(acks) if acks[p])
 
 
 def _complete(st: _Step, acks: Acks, error: Errors) -> None:
@@ -279,7 +282,8 @@ def _acknowledge(st: _Step, event: Acknowledge) -> None:
     if not any(r.offset == event.offset and Partition(r.topic, r.partition) == p for r in s.delivered):
         st.error = UNKNOWN_RECORD_ERROR
         return
-    st.set(marked=kernel.put(s.marked, p, kernel.put(s.marked.get(p, {}), event.offset, event.type)))
+    marks = kernel.put(s.marked.get(p, {}), event.offset, event.acknowledge_type)
+    st.set(marked=kernel.put(s.marked, p, marks))
 
 
 def _commit_sync(st: _Step, event: CommitSync) -> None:
@@ -455,6 +459,8 @@ def _send_fetch(st: _Step) -> None:
     if not include:
         return
     wanted = tuple(sorted(set(parts) | set(s.lingering)))
+    added: tuple[Partition, ...]
+    forgotten: tuple[Partition, ...]
     if s.session_epoch == 0:
         session = tuple(sorted(set(s.session) | set(wanted)))
         added, forgotten = session, ()
@@ -515,7 +521,7 @@ TABLE = kernel.Table("share_delivery", {
 def modelled(event: DeliveryEvent) -> bool:
     """The events the model takes: no RENEW, and only ShareAcknowledge errors Kafka does not retry."""
     if isinstance(event, Acknowledge):
-        return event.type is not AcknowledgeType.RENEW
+        return event.acknowledge_type is not AcknowledgeType.RENEW
     if isinstance(event, AcknowledgeAnswered):
         return (event.error in FINAL_ACKNOWLEDGE_ERRORS
                 and all(p.error in FINAL_PARTITION_ERRORS for p in event.partitions))
@@ -538,11 +544,13 @@ def _held_records_only(before: State, out: DeliveryOutput) -> bool:
     if out.sent is None:
         return True
     known: set[tuple[str, int, int]] = {(r.topic, r.partition, r.offset) for r in before.delivered}
-    for acks in (before.marked, before.riding, before.async_acks, before.sync_acks or {}, before.close_acks or {}):
+    for acks in (before.marked, before.riding, before.async_acks, before.sync_acks or {},
+                 before.close_acks or {}):
         known |= {(p.topic, p.partition, o) for p, m in acks.items() for o in m}
     for pa in out.sent.acknowledgements:
         for b in pa.batches:
-            if any((pa.topic, pa.partition, o) not in known for o in range(b.first_offset, b.last_offset + 1)):
+            offsets = range(b.first_offset, b.last_offset + 1)
+            if any((pa.topic, pa.partition, o) not in known for o in offsets):
                 return False
     return True
 
@@ -574,6 +582,8 @@ def view(s: State) -> DeliveryView:
     queued = tuple(kind for kind, acks in ((Request.COMMIT_ASYNC, s.async_acks or None),
                                             (Request.COMMIT_SYNC, s.sync_acks), (Request.CLOSE, s.close_acks))
                    if acks is not None)
-    marked = tuple(Marked(p.topic, p.partition, o, t) for p in sorted(s.marked) for o, t in sorted(s.marked[p].items()))
+    marked = tuple(Marked(p.topic, p.partition, o, t)
+                   for p in sorted(s.marked) for o, t in sorted(s.marked[p].items()))
     return DeliveryView(s.assigned, s.session_epoch, s.session, s.in_flight, s.fetch_wanted, s.buffer,
-                        tuple(sorted(s.delivered)), marked, wire(s.riding), queued, len(s.waiting), s.phase, s.blocked)
+                        tuple(sorted(s.delivered)), marked, wire(s.riding), queued, len(s.waiting),
+                        s.phase, s.blocked)

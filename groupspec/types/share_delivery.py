@@ -107,7 +107,7 @@ class Acknowledge:
     topic: str
     partition: int
     offset: int
-    type: AcknowledgeType = AcknowledgeType.ACCEPT
+    acknowledge_type: AcknowledgeType = AcknowledgeType.ACCEPT
 
 
 @dataclass(frozen=True)
@@ -261,7 +261,7 @@ class Marked:
     topic: str
     partition: int
     offset: int
-    type: AcknowledgeType
+    acknowledge_type: AcknowledgeType
 
 
 @dataclass(frozen=True)

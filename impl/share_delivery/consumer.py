@@ -72,8 +72,8 @@ class ShareDeliveryConsumer:
 
     @staticmethod
     def _refuse_unmodelled(event: DeliveryEvent) -> None:
-        if isinstance(event, Acknowledge) and event.type is AcknowledgeType.RENEW:
-            raise InputError("event.type", "RENEW is not modelled")
+        if isinstance(event, Acknowledge) and event.acknowledge_type is AcknowledgeType.RENEW:
+            raise InputError("event.acknowledge_type", "RENEW is not modelled")
         if isinstance(event, AcknowledgeAnswered) and (
                 event.error not in FINAL_ACKNOWLEDGE_ERRORS
                 or any(p.error not in FINAL_PARTITION_ERRORS for p in event.partitions)):
@@ -98,7 +98,7 @@ class ShareDeliveryConsumer:
                 if self.implicit:
                     raise IllegalStateException("Implicit acknowledgement of delivery is being used.")
                 if not self.current_fetch.acknowledge(Partition(event.topic, event.partition), event.offset,
-                                                      event.type):
+                                                      event.acknowledge_type):
                     raise IllegalStateException("The record cannot be acknowledged.")
             case CommitSync():
                 self._commit(sync=True)
