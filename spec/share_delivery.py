@@ -71,6 +71,7 @@ from groupspec.types.errors import Errors
 from groupspec.types.share_delivery import (
     FINAL_ACKNOWLEDGE_ERRORS,
     FINAL_PARTITION_ERRORS,
+    PHASE_PREDECESSORS,
     SESSION_ERRORS,
     Acknowledge,
     AcknowledgeAnswered,
@@ -571,6 +572,9 @@ def initial_state(config: DeliveryConfig = DeliveryConfig()) -> State:  # noqa: 
                   or result[1].records == () or result[0].marked == {},
                   "explicit mode: a poll returns records only with the last batch all taken")
 @icontract.ensure(lambda result: result[0].phase is not Phase.CLOSED or result[0].in_flight is None)
+@icontract.ensure(lambda state, result: result[0].phase is state.phase
+                  or state.phase in PHASE_PREDECESSORS[result[0].phase],
+                  "every phase change is one PHASE_PREDECESSORS allows")
 def step(state: State, event: DeliveryEvent) -> tuple[State, DeliveryOutput]:
     st = _Step(state)
     TABLE.rule(state.phase, event)(st, event)

@@ -42,6 +42,16 @@ class Phase(Enum):
     CLOSED = "CLOSED"
 
 
+#: The phases each phase may be entered from: a commitSync or close blocks, its answer (or
+#: failure, or an unsent failure at epoch 0) frees or closes; a close without a share session
+#: closes at once.
+PHASE_PREDECESSORS: dict[Phase, frozenset[Phase]] = {
+    Phase.OPEN: frozenset({Phase.BLOCKED}),
+    Phase.BLOCKED: frozenset({Phase.OPEN}),
+    Phase.CLOSED: frozenset({Phase.OPEN, Phase.BLOCKED}),
+}
+
+
 class Request(Enum):
     """What is in flight to the broker: a ShareFetch, or a ShareAcknowledge of one of Kafka's
     three ``AcknowledgeRequestType`` s."""
