@@ -219,12 +219,13 @@ def _explicit_commit_takes_acknowledged_only() -> Case:
     s = _delivered(EXPLICIT)
     s.add(Acknowledge("t", 0, 1, J))
     s.add(CommitSync(), "sent")
-    s.add(AcknowledgeAnswered(partitions=(AcknowledgePartition("t", 0),)), "committed")
+    s.add(AcknowledgeAnswered(Errors.UNKNOWN_SERVER_ERROR), "committed", "callbacks")
     s.add(Poll(), "error")
     return s.case(
         "explicit_commit_sends_only_acknowledged_records",
         "Explicit mode: commitSync sends only the records acknowledged (offset 1); the others stay "
-        "held, so the next poll still refuses.",
+        "held, so the next poll still refuses. The answer's top-level error is every partition's "
+        "outcome.",
         INTERNALS + "ShareInFlightBatch.java", "takeAcknowledgedRecords")
 
 
@@ -291,12 +292,14 @@ def _close_waits_for_fetch() -> Case:
     s.add(Poll(), "sent")
     s.add(Close(), absent=("sent",))
     s.add(Poll(), absent=("error", "sent"))
-    s.records((P0, 3, 4, 1), acked=(P0,))
+    s.records(acked=(P0,))
+    s.add(AcknowledgeAnswered(), absent=("sent",))
     return s.case(
         "close_waits_for_the_fetch_in_flight",
         "close() while a ShareFetch is in flight: one request at a time to a broker, so the closing "
         "ShareAcknowledge (empty, epoch -1) goes when the fetch is answered; meanwhile the "
-        "application is blocked in close (a poll event does nothing).",
+        "application is blocked in close (a poll event does nothing). A closing consumer fetches "
+        "no more, though the last answer acquired nothing.",
         MANAGER, "processAcknowledgements / isNodeFree")
 
 
@@ -334,7 +337,7 @@ def _commit_at_epoch_zero() -> Case:
 def _fetch_error() -> Case:
     s = _delivered()
     s.add(Poll(), "sent")
-    s.add(FetchAnswered(Errors.UNKNOWN_SERVER_ERROR), "sent")
+    s.add(FetchAnswered(Errors.GROUP_AUTHORIZATION_FAILED), "sent")
     s.add(Poll(), "callbacks")
     return s.case(
         "fetch_error_fails_the_acknowledgements_it_carried",
@@ -348,10 +351,11 @@ def _session_error() -> Case:
     s = _delivered()
     s.add(Poll(), "sent")
     s.add(FetchAnswered(Errors.SHARE_SESSION_NOT_FOUND), "sent")
+    s.add(Poll(), "callbacks")
     return s.case(
         "session_error_opens_a_new_session",
-        "A ShareFetch answered SHARE_SESSION_NOT_FOUND fails its acknowledgements and the next "
-        "ShareFetch opens a new session: epoch 0, every partition added again.",
+        "A ShareFetch answered SHARE_SESSION_NOT_FOUND fails its acknowledgements with that error "
+        "and the next ShareFetch opens a new session: epoch 0, every partition added again.",
         SESSION, "handleResponse")
 
 
@@ -362,12 +366,14 @@ def _missing_partition() -> Case:
     s.records((P0, 0, 1, 1), (P1, 5, 5, 2))
     s.add(Poll(), "records")
     s.add(CommitSync(), "sent")
-    s.add(AcknowledgeAnswered(partitions=(AcknowledgePartition("t", 1, Errors.NOT_LEADER_OR_FOLLOWER),)),
+    s.add(AcknowledgeAnswered(partitions=(AcknowledgePartition("t", 1, Errors.NOT_LEADER_OR_FOLLOWER),
+                                          AcknowledgePartition("t", 2))),
           "committed", "callbacks")
     return s.case(
         "acknowledge_answer_without_a_partition_is_invalid_record_state",
         "A ShareAcknowledge answer that does not name a partition it carried completes that "
-        "partition with INVALID_RECORD_STATE; a named partition gets its own error.",
+        "partition with INVALID_RECORD_STATE; a named partition gets its own error; a partition it "
+        "did not carry is not reported.",
         MANAGER, "processingComplete / handlePartitionError")
 
 
@@ -419,6 +425,78 @@ def _failure_resets_session() -> Case:
         "ShareFetch, sent at once, adds every partition the old one held as well as the assigned "
         "(t-0 and t-1).",
         SESSION, "handleError / newShareFetchBuilder")
+
+
+def _fetch_answer_without_a_partition() -> Case:
+    s = _delivered()
+    s.add(Poll(), "sent")
+    s.add(FetchAnswered(), "sent")
+    s.add(Poll(), "callbacks")
+    return s.case(
+        "fetch_answer_without_a_partition_is_invalid_record_state",
+        "A ShareFetch answer that does not name a partition whose acknowledgements rode on it "
+        "completes them with INVALID_RECORD_STATE.",
+        MANAGER, "handleShareFetchSuccess")
+
+
+def _unsent_commit_then_close() -> Case:
+    s = _delivered(EXPLICIT)
+    s.add(Acknowledge("t", 0, 0, A))
+    s.add(CommitAsync(), "sent")
+    s.add(Acknowledge("t", 0, 1, R))
+    s.add(CommitAsync(), absent=("sent",))
+    s.add(Acknowledge("t", 0, 2, J))
+    s.add(Close(), absent=("sent",))
+    s.add(RequestFailed(), "sent")
+    s.add(AcknowledgeAnswered(partitions=(AcknowledgePartition("t", 0),)), "callbacks")
+    return s.case(
+        "unsent_commit_async_then_the_close_in_one_pass",
+        "A commitAsync waits while another is in flight, and a close waits behind it. The request in "
+        "flight fails: the session is back at epoch 0, the waiting commitAsync fails unsent "
+        "(SHARE_SESSION_NOT_FOUND), and in the same pass the close goes at epoch -1 with the last "
+        "acknowledgement; its answer runs every callback.",
+        MANAGER, "processAcknowledgements")
+
+
+def _batch_runs() -> Case:
+    types = [R, J] + [A] * 11 + [R] * 11 + [A, J, J] + [A] * 10 + [R] + [J] * 12
+    s = _delivered(EXPLICIT, last=len(types) - 1)
+    for offset, type_ in enumerate(types):
+        s.add(Acknowledge("t", 0, offset, type_))
+    s.add(CommitAsync(), "sent")
+    return s.case(
+        "runs_of_one_type_cut_one_range_into_batches",
+        "One contiguous range 0-49: the runs of eleven ACCEPT (2-12), eleven RELEASE right after "
+        "them (13-23) and twelve REJECT at the end (38-49) are batches of their own, each carrying "
+        "its type once; the rest between them is a batch each: 0-1, and 24-37 (ACCEPT, REJECT, "
+        "REJECT, a run of only ten ACCEPT, one RELEASE), one type per offset.",
+        ACKS, "maybeOptimiseAcknowledgeTypes")
+
+
+def _revoked_everything() -> Case:
+    s = _delivered()
+    s.add(Assign(()))
+    s.add(Poll(), "sent")
+    s.add(FetchAnswered(partitions=(FetchPartition("t", 0),)), absent=("sent",))
+    s.add(Poll(), "callbacks", absent=("sent",))
+    return s.case(
+        "nothing_assigned_acknowledgements_ride_then_fetching_stops",
+        "With every partition revoked, the next poll's ACCEPTs still ride alone on a ShareFetch that "
+        "forgets t-0; after its answer nothing is assigned and nothing waits to ride, so no request "
+        "goes even though more records are wanted.",
+        MANAGER, "poll (handlerMap)")
+
+
+def _failed_fetch_with_acknowledgements() -> Case:
+    s = _delivered()
+    s.add(Poll(), "sent")
+    s.add(RequestFailed(), "sent")
+    s.add(Poll(), "callbacks")
+    return s.case(
+        "failed_fetch_fails_the_acknowledgements_it_carried",
+        "A ShareFetch carrying acknowledgements gets no response: they fail with NETWORK_EXCEPTION "
+        "(reported at the next poll), and the next ShareFetch opens a new session at once.",
+        MANAGER, "handleShareFetchFailure")
 
 
 def _long_run_batch() -> Case:
@@ -478,6 +556,11 @@ def all_cases() -> list[Case]:
         _unassigned_partition_rides_alone,
         _acknowledged_partition_not_forgotten_yet,
         _failure_resets_session,
+        _fetch_answer_without_a_partition,
+        _unsent_commit_then_close,
+        _batch_runs,
+        _revoked_everything,
+        _failed_fetch_with_acknowledgements,
         _long_run_batch,
         _rejected_and_released_counts,
     ]
