@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from groupspec.types import classic_group, share_state
+from groupspec.types import classic_group, share_delivery, share_state
 from groupspec.types.share_consumer import PREDECESSORS, MemberState
 
 START = "[*]"
@@ -179,7 +179,24 @@ SHARE_STATE = Diagram(
     notes=(("ABSENT", "read and write answer INVALID_REQUEST;<br/>the summary answers start offset -1"),),
 )
 
-DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE)
+SHARE_DELIVERY = Diagram(
+    name="share_delivery",
+    page="docs/machines/share_delivery.md",
+    predecessors={after.value: frozenset(b.value for b in befores)
+                  for after, befores in share_delivery.PHASE_PREDECESSORS.items()},
+    arrows=(
+        Arrow(START, "OPEN"),
+        Arrow("OPEN", "BLOCKED", "commitSync with acknowledgements of the session,<br/>"
+              "or close with a share session"),
+        Arrow("BLOCKED", "OPEN", "the commitSync's ShareAcknowledge is answered or fails<br/>"
+              "(or fails unsent at session epoch 0)"),
+        Arrow("BLOCKED", "CLOSED", "the closing ShareAcknowledge (epoch -1)<br/>is answered or fails"),
+        Arrow("OPEN", "CLOSED", "close without a share session"),
+    ),
+    notes=(("OPEN", "poll, acknowledge, commitAsync;<br/>answers and assignments in every phase"),),
+)
+
+DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE, SHARE_DELIVERY)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -150,6 +150,8 @@ MACHINES: tuple[Machine, ...] = (
     _stateful("share_consumer", "share_consumer_vector_docs"),
     # The share coordinator; both layers follow Kafka's ShareCoordinatorShard (docs/machines/share_state.md).
     _stateful("share_state", "share_state_vector_docs", expected_is_kafkas=True),
+    # The share consumer's delivery path: poll, acknowledge, commit, close (docs/machines/share_delivery.md).
+    _stateful("share_delivery", "share_delivery_vector_docs"),
 )
 
 BY_NAME: dict[str, Machine] = {m.name: m for m in MACHINES}

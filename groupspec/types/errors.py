@@ -51,7 +51,10 @@ class Errors(IntEnum):
     UNSUPPORTED_ASSIGNOR = 112
     STALE_MEMBER_EPOCH = 113
     INVALID_RECORD_STATE = 121
+    SHARE_SESSION_NOT_FOUND = 122
+    INVALID_SHARE_SESSION_EPOCH = 123
     FENCED_STATE_EPOCH = 124
+    SHARE_SESSION_LIMIT_REACHED = 133
 
     # An IntEnum prints as its number; a code is read by people far more often than it is
     # formatted into bytes (JSON and the codecs use the value or the name explicitly).

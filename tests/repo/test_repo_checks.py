@@ -188,7 +188,8 @@ def test_every_spec_transition_table_is_in_the_docs():
     rendered = {t.module for t in diagrams.rule_tables()}
     stateful = {m.spec for m in MACHINES if m.handler == "run"}
     assert stateful == {f"groupspec.spec.{n}" for n in
-                        ("classic_group", "share_partition", "share_group", "share_consumer", "share_state")}
+                        ("classic_group", "share_partition", "share_group", "share_consumer", "share_state",
+                         "share_delivery")}
     assert stateful <= rendered, "every stateful spec dispatches through a kernel Table"
     module = importlib.import_module("groupspec.spec.share_consumer")
     table = module.TABLE

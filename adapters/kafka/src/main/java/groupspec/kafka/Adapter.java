@@ -86,6 +86,7 @@ public final class Adapter {
         MACHINES.put("share_group", new ShareGroupMachine());
         MACHINES.put("share_consumer", new ShareConsumerMachine());
         MACHINES.put("share_state", new ShareStateMachine());
+        ABSENT.put("share_delivery", "not yet driven through kafka-clients' ShareConsumeRequestManager");
     }
 
     private Adapter() {
