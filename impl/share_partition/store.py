@@ -46,6 +46,11 @@ def _out(batches: tuple[StateBatch, ...]) -> tuple[PersisterBatch, ...]:
                                 b.delivery_count) for b in batches)
 
 
+def _in(batches: tuple[PersisterBatch, ...]) -> tuple[StateBatch, ...]:
+    return tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
+                 for b in batches)
+
+
 def canonical_batches(batches: tuple[PersisterBatch, ...]) -> tuple[PersisterBatch, ...]:
     """Neighbours with the same state and count as one batch: the same records, and the form the
     share partition's view compares (Kafka's combiner may leave such neighbours apart)."""
@@ -81,8 +86,7 @@ class PartitionStore:
         return output.answers[0].response
 
     def read_state(self, leader_epoch: int) -> ReadResult:
-        answer = self.ask(ReadShareGroupState(self.group_id, self.topic_id, self.partition,
-                                                        leader_epoch))
+        answer = self.ask(ReadShareGroupState(self.group_id, self.topic_id, self.partition, leader_epoch))
         assert isinstance(answer, ReadShareGroupStateResponse)
         if answer.error is not Errors.NONE:
             return ReadResult(answer.error)
@@ -90,11 +94,9 @@ class PartitionStore:
                                                       _out(answer.state_batches)))
 
     def write_state(self, write: StateWrite) -> Errors:
-        batches = tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
-                        for b in write.batches)
         answer = self.ask(WriteShareGroupState(
             self.group_id, self.topic_id, self.partition, write.state_epoch, write.leader_epoch,
-            write.start_offset, batches))
+            write.start_offset, _in(write.batches)))
         assert isinstance(answer, WriteShareGroupStateResponse)
         self.writes.append(StateWrite(write.start_offset, write.state_epoch, write.leader_epoch,
                                       write.batches, answer.error))
@@ -140,19 +142,16 @@ class PartitionStore:
         """The state is initialized again (kafka-share-groups --reset-offsets): the next state
         epoch, the given start offset, no batches."""
         self.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
-                                                     self.state_epoch + 1, start_offset))
+                                           self.state_epoch + 1, start_offset))
 
     def seed(self, state: PersistedState) -> None:
         """The key as the share group left it before the partition first reads: initialized at
         the state's epoch and start offset, then its batches written."""
         self.ask(InitializeShareGroupState(self.group_id, self.topic_id, self.partition,
-                                                     state.state_epoch, state.start_offset))
+                                           state.state_epoch, state.start_offset))
         if state.batches:
-            self.ask(WriteShareGroupState(
-                self.group_id, self.topic_id, self.partition, state.state_epoch, NO_EPOCH,
-                state.start_offset,
-                tuple(StateBatch(b.first_offset, b.last_offset, int(b.delivery_state), b.delivery_count)
-                      for b in state.batches)))
+            self.ask(WriteShareGroupState(self.group_id, self.topic_id, self.partition, state.state_epoch,
+                                          NO_EPOCH, state.start_offset, _in(state.batches)))
 
 
 def partition_store(coordinator: ShareCoordinator, group_id: str, topic_id: str,
