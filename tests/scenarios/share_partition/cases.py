@@ -1705,8 +1705,42 @@ def _throttle_looks_only_at_the_fetched_range() -> Case:
                   "fetched range, does not throttle it.", _derived("§8.7, §9"))
 
 
+def _touching_batches_come_back_apart() -> Case:
+    s = Script(SharePartitionConfig(4, 40, 1_000),
+               persisted(1, 5, (5, 5, AV, 2), (6, 6, ARCH, 3), (7, 7, AV, 2)))
+    s.fetch(5, (5, 7), max_records=1, count=1)
+    s.fetch(7, (5, 7), max_records=1, count=1)
+    s.ack((7, 7, REJECT), error=Errors.NONE)
+    s.add(Reload(latest_offset=8))
+    s.ends(5, 7, 5)
+    return s.case("touching_batches_of_one_state_come_back_apart",
+                  "5 and then 7 are acquired (6 is archived), and 7, delivered a third time, is "
+                  "rejected next to the archived 6 of the same count. The share coordinator's "
+                  "combiner passed 6 over before it cut 7, so it keeps them as two batches of the "
+                  "same state and count, and the partition reloaded from it has three in-flight "
+                  "batches, 5, 6 and 7 (the view's persisted state shows 6-7 as one run: the same "
+                  "records).",
+                  _derived("the share coordinator's PersisterStateBatchCombiner, read back by "
+                           "SharePartition#maybeInitialize"))
+
+
+def _touching_batches_shown_as_one_run() -> Case:
+    s = Script(SharePartitionConfig(4, 40, 1_000),
+               persisted(1, 5, (5, 5, AV, 2), (6, 6, ARCH, 3), (7, 7, AV, 2)))
+    s.fetch(5, (5, 7), max_records=1, count=1)
+    s.fetch(7, (5, 7), max_records=1, count=1)
+    s.ack((7, 7, REJECT), error=Errors.NONE)
+    return s.case("touching_batches_of_one_state_persisted_as_one_run",
+                  "As touching_batches_of_one_state_come_back_apart, without the reload: the share "
+                  "coordinator holds 6 and 7 apart (no read has made it combine them again), and the "
+                  "view's persisted state shows them as the one run 6-7 they mean.",
+                  _derived("the view's persisted state is maximal runs of equal state and count"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
+        _touching_batches_come_back_apart,
+        _touching_batches_shown_as_one_run,
         _worked_example, _initialize, _initialize_finished, _gap_window, _batch_cuts,
         _in_flight_limit, _reacquire_subsets, _next_fetch_two_members, _per_offset_types,
         _not_cached, _only_holder, _one_bad_batch, _failed_write, _start_moves, _window_caps_start,
