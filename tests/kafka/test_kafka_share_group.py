@@ -50,6 +50,11 @@ DIFFER = {
     # tests/kafka/test_kafka_share_group_threeway.py.
     "a_deleted_topic_leaves_the_target":
         "event 6: records of group 'g': expected 7 item(s), got 5",
+    # The builders keep a topic whose partitions all moved away in the member's target, and
+    # TargetAssignmentBuilder#build writes a record when that empty topic goes: a record that
+    # changes nothing (empty_topic_kept_in_target). Found by the three-way test's deep run.
+    "a_target_emptied_of_a_topic_is_rewritten_when_the_topic_goes":
+        "event 4: records of group 'g': expected 5 item(s), got 6",
 }
 
 

@@ -814,8 +814,27 @@ def _refusal_after_a_success() -> Case:
         {**_sheet("§3.5"), **_ANSWER_WRITE},
     )
 
+def _emptied_topic_in_target() -> Case:
+    s = Script(topics=(T1, TopicMetadata("t2", "00000000-0000-4000-8000-000000000002", 1)))
+    first = s.hb("m1", 0, ("t2",))
+    s.answer(first)
+    s.hb("m2", 0, ("t2",))
+    s.hb("m1", 1, ("t1",))
+    s.hb("m2", 2, ("t1",))
+    return s.case(
+        "a_target_emptied_of_a_topic_is_rewritten_when_the_topic_goes",
+        "m1 and m2 share t2-0; m1 moves to t1 (not yet initialized) while m2 stays on t2, then m2 "
+        "moves too. groupspec's target for m1 is empty from the first move on, so the second "
+        "writes only m2's record. Kafka 4.2.1's heterogeneous builder leaves t2 in m1's target "
+        "with no partitions, and when the homogeneous builder drops it Kafka writes m1's record "
+        "again, with the same (no) partitions (docs/divergences.md, empty_topic_kept_in_target).",
+        _sheet("§3.3"),
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
+        _emptied_topic_in_target,
         _first_heartbeat,
         _partitions_arrive,
         _second_member,
