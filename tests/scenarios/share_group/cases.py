@@ -819,8 +819,9 @@ def _emptied_topic_in_target() -> Case:
     first = s.hb("m1", 0, ("t2",))
     s.answer(first)
     s.hb("m2", 0, ("t2",))
-    s.hb("m1", 1, ("t1",))
-    s.hb("m2", 2, ("t1",))
+    s.hb("m1", 1, ("t1",), error=Errors.NONE, expect_epoch=3)
+    s.hb("m2", 2, ("t1",), error=Errors.NONE, expect_epoch=4)
+    s.ends("g", "Stable", 4)
     return s.case(
         "a_target_emptied_of_a_topic_is_rewritten_when_the_topic_goes",
         "m1 and m2 share t2-0; m1 moves to t1 (not yet initialized) while m2 stays on t2, then m2 "
