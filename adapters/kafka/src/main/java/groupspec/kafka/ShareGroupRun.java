@@ -933,11 +933,11 @@ final class ShareGroupRun {
         return node == null || node.isNull() || node.isMissingNode() ? null : node.asText();
     }
 
-    private static String uuidText(Uuid id) {
+    static String uuidText(Uuid id) {
         return new java.util.UUID(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
     }
 
-    private static Uuid uuidOf(String text) {
+    static Uuid uuidOf(String text) {
         if (text.length() == 22) {
             return Uuid.fromString(text);
         }
@@ -945,7 +945,7 @@ final class ShareGroupRun {
         return new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits());
     }
 
-    private static Object field(Object target, String name) {
+    static Object field(Object target, String name) {
         Class<?> c = target.getClass();
         while (c != null) {
             try {

@@ -37,7 +37,6 @@ import org.apache.kafka.server.share.SharePartitionKey;
 import org.apache.kafka.server.share.persister.PersisterStateBatch;
 import org.apache.kafka.timeline.SnapshotRegistry;
 
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -51,6 +50,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+
+import static groupspec.kafka.ShareGroupRun.field;
+import static groupspec.kafka.ShareGroupRun.uuidOf;
+import static groupspec.kafka.ShareGroupRun.uuidText;
 
 /**
  * One share_state run on Kafka's {@link ShareCoordinatorShard}s, one per {@code __share_group_state}
@@ -593,37 +596,5 @@ final class ShareStateRun {
         } else {
             n.put(name, value);
         }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Helpers
-    // ---------------------------------------------------------------------------------------
-
-    private static String uuidText(Uuid id) {
-        return new java.util.UUID(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
-    }
-
-    private static Uuid uuidOf(String text) {
-        if (text.length() == 22) {
-            return Uuid.fromString(text);
-        }
-        java.util.UUID u = java.util.UUID.fromString(text);
-        return new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits());
-    }
-
-    private static Object field(Object target, String name) {
-        Class<?> c = target.getClass();
-        while (c != null) {
-            try {
-                Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f.get(target);
-            } catch (NoSuchFieldException e) {
-                c = c.getSuperclass();
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException("no field " + name + " in " + target.getClass());
     }
 }
