@@ -123,7 +123,8 @@ def check_config(config: DeliverySimConfig) -> None:
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise InputError(name, f"a probability, got {getattr(config, name)}")
     if not 0 <= config.min_delay_ms <= config.max_delay_ms:
-        raise InputError("min_delay_ms", f"need 0 <= min <= max, got {config.min_delay_ms}..{config.max_delay_ms}")
+        raise InputError("min_delay_ms",
+                         f"need 0 <= min <= max, got {config.min_delay_ms}..{config.max_delay_ms}")
     for name in ("consumers", "max_batch", "request_timeout_ms", "poll_interval_ms", "lock_duration_ms",
                  "lossy_ms", "updates_per_snapshot", "downtime_ms"):
         if getattr(config, name) < 1:
@@ -306,7 +307,7 @@ class DeliveryStats:
 class DeliverySimulation:
     """One seeded run: :meth:`run` plays it to the end and returns the history."""
 
-    def __init__(self, config: DeliverySimConfig = DeliverySimConfig()) -> None:  # noqa: B008
+    def __init__(self, config: DeliverySimConfig = DeliverySimConfig()) -> None:
         check_config(config)
         self.config = config
         self.random = random.Random(config.seed)
@@ -391,8 +392,8 @@ class DeliverySimulation:
         c = self.config
         explicit = self.random.random() < 0.5
         mode = AcknowledgementMode.EXPLICIT if explicit else AcknowledgementMode.IMPLICIT
-        close_at = self.now + self.random.randrange(c.lossy_ms) if may_close and self.random.random() < c.close \
-            else None
+        closes = may_close and self.random.random() < c.close
+        close_at = self.now + self.random.randrange(c.lossy_ms) if closes else None
         consumer = Consumer(f"c{next(self._names)}", ShareDeliveryConsumer(
             DeliveryConfig(mode, max_poll_records=self.random.randint(3, 20))), explicit, close_at)
         self.consumers.append(consumer)
@@ -402,8 +403,8 @@ class DeliverySimulation:
     def _tick(self, c: Consumer) -> None:
         if c.closed:
             return
-        self._at(self.now + self.random.randint(self.config.poll_interval_ms // 2, self.config.poll_interval_ms),
-                 lambda: self._tick(c))
+        interval = self.config.poll_interval_ms
+        self._at(self.now + self.random.randint(interval // 2, interval), lambda: self._tick(c))
         if self.now < c.stalled_until:
             return
         if c.client.view().phase is Phase.BLOCKED:

@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--history", metavar="FILE",
                         help="write the first run's history here as JSON lines ('-' for stdout)")
     parser.add_argument("--consumers", default="4", metavar="N", help="share consumers (default 4)")
-    parser.add_argument("--crashes", default="2", metavar="N", help="broker crash-restarts per run (default 2)")
+    parser.add_argument("--crashes", default="2", metavar="N",
+                        help="broker crash-restarts per run (default 2)")
     parser.add_argument("--loss", default="0.05", metavar="P",
                         help="chance that one request or answer is lost (default 0.05)")
     parser.add_argument("--batches", default="60", metavar="N", help="batches produced per run (default 60)")
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                              crashes=_whole("--crashes", args.crashes, 0),
                              loss=_probability("--loss", args.loss),
                              batches=_whole("--batches", args.batches, 0))
-    out = sys.stdout if args.history == "-" else sys.stderr
+    out = sys.stderr if args.history == "-" else sys.stdout
     broken = 0
     for s in range(seed, seed + runs):
         config = dataclasses.replace(base, seed=s)
