@@ -11,7 +11,8 @@ import pytest
 from groupspec.cli import main
 
 
-def test_a_run_writes_its_history_and_it_checks_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_run_writes_its_history_and_it_checks_clean(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
     history = tmp_path / "h.jsonl"
     assert main(["simulate-delivery", "--seed", "7", "--runs", "2", "--history", str(history)]) == 0
     out = capsys.readouterr().out
