@@ -293,6 +293,7 @@ class Consumer:
 
 @dataclass
 class DeliveryStats:
+    #: Records the application's polls returned (the history's polls count what the broker handed out).
     deliveries: int = 0
     acknowledgements: int = 0
     requests: int = 0

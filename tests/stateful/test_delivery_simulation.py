@@ -29,6 +29,7 @@ def test_every_seeded_run_with_crashes_keeps_every_promise() -> None:
         assert check(history, config.delivery_limit) == [], f"seed {seed}"
         assert stats.done_at_ms is not None, f"seed {seed}: records left without an end"
         assert stats.application_errors == 0, f"seed {seed}"
+        assert stats.crashes >= 1, f"seed {seed}: every run restarts the broker"
         totals["crashes"] += stats.crashes
         totals["lost"] += stats.lost
         totals["closes"] += stats.closes
