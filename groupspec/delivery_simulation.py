@@ -212,9 +212,10 @@ class Broker:
             if m.partition.start_offset >= latest:
                 continue
             runs = m.record_runs()
-            if (not runs or runs[0].first_offset > m.partition.start_offset or runs[-1].last_offset < latest - 1
+            if (not runs or runs[0].first_offset > m.partition.start_offset
+                    or runs[-1].last_offset < latest - 1
                     or any(not r.state.terminal for r in runs)
-                    or any(a.last_offset + 1 != b.first_offset for a, b in zip(runs, runs[1:], strict=False))):
+                    or any(a.last_offset + 1 != b.first_offset for a, b in itertools.pairwise(runs))):
                 return False
         return True
 
