@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from groupspec.impl.share_group import ShareGroupCoordinator
+from groupspec.kafka_versions import VERSIONS
 from groupspec.spec import share_group as spec
 from groupspec.types import InputError
 from groupspec.types.errors import Errors
@@ -85,7 +86,7 @@ def _durable(view: ShareCoordinatorView) -> object:
 def _replayed_impl_view(live: ShareGroupCoordinator) -> ShareCoordinatorView:
     """A fresh coordinator that loads the live one's logs, as a failover would."""
     image = tuple(live.image.by_name.values())
-    fresh = ShareGroupCoordinator(CONFIG, image, start_ms=live.runtime.clock.now())
+    fresh = ShareGroupCoordinator(live.config, image, start_ms=live.runtime.clock.now())
     fresh.group_configs = dict(live.group_configs)
     fresh.runtime.unload_all()
     for partition in range(CONFIG.offsets_topic_partitions):
@@ -102,10 +103,13 @@ def _per_group(out: Output) -> dict[str, list[CoordinatorRecord]]:
 
 
 class ShareGroupAgreement(RuleBasedStateMachine):
+    #: Kafka 4.2's rules; the subclass below runs the same search under 4.3's.
+    config = CONFIG
+
     def __init__(self) -> None:
         super().__init__()
-        self.state = spec.initial_state(CONFIG, START)
-        self.impl = ShareGroupCoordinator(CONFIG, START)
+        self.state = spec.initial_state(self.config, START)
+        self.impl = ShareGroupCoordinator(self.config, START)
         self.index = 0
         self.topics = {t.name: t for t in START}
         self.generation = 1
@@ -325,3 +329,13 @@ class ShareGroupAgreement(RuleBasedStateMachine):
 
 
 TestShareGroupAgreement = ShareGroupAgreement.TestCase
+
+
+class ShareGroupAgreementKafka43(ShareGroupAgreement):
+    """Groups start at epoch 1 (Kafka 4.3, groupspec.kafka_versions): the epoch checks, targets
+    and replays must agree from there too."""
+
+    config = dataclasses.replace(CONFIG, **VERSIONS["4.3"].settings["share_group"])
+
+
+TestShareGroupAgreementKafka43 = ShareGroupAgreementKafka43.TestCase
