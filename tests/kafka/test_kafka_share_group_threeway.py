@@ -329,9 +329,11 @@ def _keys(doc: dict[str, Any], k: int, group: str) -> list[str]:
 
 TestKafkaShareGroupAgreement = KafkaShareGroupAgreement.TestCase
 
-#: The vector showing empty_topic_kept_in_target: at event 4 Kafka rewrites m1's target, empty
-#: before and after (its emptied t2 key goes), where groupspec writes nothing for m1.
+#: The vectors showing empty_topic_kept_in_target: at event 4 Kafka rewrites m1's target, empty
+#: before and after (its emptied t2 key goes), where groupspec writes nothing for m1; at event 5
+#: of the second the same with t1-0 kept beside the emptied key.
 EMPTIED = "a_target_emptied_of_a_topic_is_rewritten_when_the_topic_goes"
+KEEPING = "a_target_keeping_partitions_is_rewritten_when_an_empty_topic_goes"
 
 
 def _member_target_record(doc: dict[str, Any], k: int, member_id: str) -> dict[str, Any]:
@@ -340,22 +342,33 @@ def _member_target_record(doc: dict[str, Any], k: int, member_id: str) -> dict[s
                 and r["key"]["member_id"] == member_id)
 
 
-def test_the_no_op_set_aside_keeps_real_differences() -> None:
-    """On Kafka's shard, the vector's no-op record is what the set-aside drops, and all it drops;
-    planted changes to that record (a partition in it, another member, another step) are kept
-    and fail the comparison."""
-    path = vf.default_root() / "share_group" / "run" / EMPTIED / "vector.json"
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    run = sgj.run_input_from_json(doc["input"])
+def _vector_on_both(name: str) -> tuple[sgj.RunInput, dict[str, Any], dict[str, Any], dict[int, set[str]]]:
+    """A vector's run: the expectation held against Kafka, Kafka's output, the no-op records."""
+    path = vf.default_root() / "share_group" / "run" / name / "vector.json"
+    run = sgj.run_input_from_json(json.loads(path.read_text(encoding="utf-8"))["input"])
     with mock.patch.object(spec_module, "assign", _kafka_ordered_assign):
         ours, ties, stale, no_ops = _spec_run(run)
     assert ties == [] and stale is None
-    raw = _on_kafka(run)
-    assert "event 4: records of group 'g': expected 5 item(s), got 6" in _differences(ours, raw, ties)
+    return run, ours, _on_kafka(run), no_ops
+
+
+@pytest.mark.parametrize(("name", "k", "partitions"), [(EMPTIED, 4, 0), (KEEPING, 5, 1)])
+def test_the_no_op_set_aside_drops_the_no_op_record(name: str, k: int, partitions: int) -> None:
+    """On Kafka's shard, the vector differs by m1's no-op record, which the set-aside drops,
+    and by nothing else."""
+    _, ours, raw, no_ops = _vector_on_both(name)
+    assert f"event {k}: records of group 'g': expected 5 item(s), got 6" in _differences(ours, raw, [])
     theirs, dropped = _without_no_ops(raw, no_ops)
-    assert dropped == [_member_target_record(raw, 4, "m1")]
-    assert dropped[0]["value"]["topic_partitions"] == []
-    assert _differences(ours, theirs, ties) == []
+    assert dropped == [_member_target_record(raw, k, "m1")]
+    assert len(dropped[0]["value"]["topic_partitions"]) == partitions
+    assert _differences(ours, theirs, []) == []
+
+
+def test_the_no_op_set_aside_keeps_real_differences() -> None:
+    """Planted changes to the no-op record Kafka writes (a partition in it, another member,
+    another step) are kept and fail the comparison."""
+    run, ours, raw, no_ops = _vector_on_both(EMPTIED)
+    ties: list[tuple[int, str]] = []
 
     t1 = next(t.topic_id for t in run.topics if t.name == "t1")
     changes = {
