@@ -113,6 +113,8 @@ class ShareGroupAgreement(RuleBasedStateMachine):
         self.index = 0
         self.topics = {t.name: t for t in START}
         self.generation = 1
+        #: (what a replay reads, the durable view it rebuilt) of the last replay_rebuilds.
+        self.replayed: tuple[object, object] | None = None
 
     def send(self, event_: ShareGroupEvent) -> Output | None:
         index = self.index
@@ -325,7 +327,19 @@ class ShareGroupAgreement(RuleBasedStateMachine):
         live = _durable(spec.view(self.state))
         restarted, _ = spec.step(self.state, Restart(), self.index)
         assert _durable(spec.view(restarted)) == live
-        assert _durable(_replayed_impl_view(self.impl)) == live
+        assert self._impl_replayed() == live
+
+    def _impl_replayed(self) -> object:
+        """The durable view of a fresh coordinator loading the implementation's logs. That replay
+        reads only the logs, the image, the group configs and the clock, so after a step that
+        changed none of them (most write nothing) it would rebuild the same view: the last one is
+        reused, and compared with the live view all the same."""
+        reads = (tuple(self.impl.runtime.log(p).raw() for p in range(CONFIG.offsets_topic_partitions)),
+                 tuple(self.impl.image.by_name.values()), dict(self.impl.group_configs),
+                 self.impl.runtime.clock.now())
+        if self.replayed is None or self.replayed[0] != reads:
+            self.replayed = (reads, _durable(_replayed_impl_view(self.impl)))
+        return self.replayed[1]
 
 
 TestShareGroupAgreement = ShareGroupAgreement.TestCase
