@@ -2269,6 +2269,69 @@ def _describe_after_completing_restarts() -> Case:
         {"kind": "hand-made", "kafka": "GroupMetadataManager#prepareRebalance, #describeGroups"})
 
 
+def _timers_due_together() -> Case:
+    s = Script()
+    # Two groups joined at the same moment, h before g: their join timers fall due together at
+    # 3 s, and so (both leaders sync at 3 s, h first) do their session timers at 48 s. Ties go
+    # by the order the timers were armed, not by key ("join-g" sorts before "join-h").
+    h, h_join = s.new_member("h", "x", 1)
+    g, g_join = s.new_member("g", "y", 2)
+    joined = s.advance(3_000)
+    h_sync = s.add(SyncGroup("h", 1, h, protocol_type="consumer", protocol_name="range",
+                             assignments=(SyncAssignment(h, assignment({"orders": [0]})),)))
+    g_sync = s.add(SyncGroup("g", 1, g, protocol_type="consumer", protocol_name="range",
+                             assignments=(SyncAssignment(g, assignment({"orders": [1]})),)))
+    expired = s.advance(45_000)
+    for request in (h_join, g_join, h_sync, g_sync):
+        s.answered(request, Errors.NONE)
+    s.claim(Wrote(joined, ()), Wrote(expired, ("GroupMetadata", "GroupMetadata")),
+            Ends("h", "Empty", 2), Ends("g", "Empty", 2))
+    return s.case(
+        "timers_due_together_fire_in_the_order_armed",
+        "Two single-member groups, h joined before g: their join timers are due at the same "
+        "moment and complete h's join first (its JoinGroup is answered first); both leaders "
+        "sync at 3 s, h first, so both session timers are due at 48 s and h's member is "
+        "removed first: h's empty generation 2 is written before g's.",
+        _sheet("§1.4, §2.5", rule="due timers run by deadline, then the order they were armed"))
+
+
+def _txn_commit_with_a_generation_and_no_member() -> Case:
+    s = Script()
+    topics = (CommitTopic("orders", (CommitPartition(0, 70),)),)
+
+    def txn(group: str, generation: int, instance: str | None = None) -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", 7, 1, group, generation, "", instance, topics)
+
+    (e,) = s.stable("e", [("e", 1)])
+    s.add(LeaveGroup("e", (MemberIdentity(e),)))            # e: Empty at generation 2
+    empty_current = s.add(txn("e", 2))
+    empty_older = s.add(txn("e", 1))
+    empty_anonymous = s.add(txn("e", -1))
+    (a,) = s.stable("g", [("a", 2)])                         # g: Stable at generation 1
+    stable_current = s.add(txn("g", 1))
+    stable_instance = s.add(txn("g", 1, instance="i1"))
+    stable_anonymous = s.add(txn("g", -1))
+    for request, error in ((empty_current, Errors.UNKNOWN_MEMBER_ID),
+                           (empty_older, Errors.UNKNOWN_MEMBER_ID),
+                           (empty_anonymous, Errors.NONE),
+                           (stable_current, Errors.UNKNOWN_MEMBER_ID),
+                           (stable_instance, Errors.UNKNOWN_MEMBER_ID),
+                           (stable_anonymous, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Wrote(empty_current, ()), Wrote(empty_anonymous, ("Txn:OffsetCommit",)),
+            Wrote(stable_current, ()), Wrote(stable_anonymous, ("Txn:OffsetCommit",)),
+            Ends("e", "Empty", 2), Ends("g", "Stable", 1))
+    del a
+    return s.case(
+        "txn_offset_commit_with_a_generation_and_no_member",
+        "A TxnOffsetCommit that names a generation (0 or more) but no member id is checked as a "
+        "member's commit, and no member has the id \"\": UNKNOWN_MEMBER_ID, whether the "
+        "generation is the group's own or an older one, in an Empty group as in a Stable one, "
+        "with or without an instance id the group does not know. Without a generation (-1) the "
+        "same commit is accepted and written pending in both.",
+        _sheet("§1.9, §4.1"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2303,6 +2366,8 @@ def all_cases() -> list[Case]:
         _static_join_with_a_pending_member_id, _sync_in_the_first_rebalance,
         # --- issue 18: DescribeGroups of a group that is not Stable ---
         _describe_while_rebalancing, _describe_after_completing_restarts,
+        # --- issue 17, the spec layer's second pass ---
+        _timers_due_together, _txn_commit_with_a_generation_and_no_member,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
