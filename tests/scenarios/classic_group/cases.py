@@ -2332,6 +2332,23 @@ def _txn_commit_with_a_generation_and_no_member() -> Case:
         _sheet("§1.9, §4.1"))
 
 
+def _leave_below_v3_completes_a_join() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    parked = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    left = s.add(LeaveGroup("g", (MemberIdentity(b),), version=1))
+    for request, error in ((parked, Errors.NONE), (left, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Wrote(left, ()), Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "leave_below_v3_completes_the_parked_join",
+        "A LeaveGroup v1 from the one member the rebalance still awaits completes the join: the "
+        "same event answers the leave in its v1 form (one error, no member list) and releases "
+        "the other member's parked JoinGroup, which keeps its own form (generation 2, a as "
+        "leader).",
+        _sheet("§1.8, §1.4"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2368,6 +2385,8 @@ def all_cases() -> list[Case]:
         _describe_while_rebalancing, _describe_after_completing_restarts,
         # --- issue 17, the spec layer's second pass ---
         _timers_due_together, _txn_commit_with_a_generation_and_no_member,
+        # --- issue 17, the impl's second full pass ---
+        _leave_below_v3_completes_a_join,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
