@@ -2271,28 +2271,31 @@ def _describe_after_completing_restarts() -> Case:
 
 def _timers_due_together() -> Case:
     s = Script()
-    # Two groups joined at the same moment, h before g: their join timers fall due together at
-    # 3 s, and so (both leaders sync at 3 s, h first) do their session timers at 48 s. Ties go
-    # by the order the timers were armed, not by key ("join-g" sorts before "join-h").
-    h, h_join = s.new_member("h", "x", 1)
-    g, g_join = s.new_member("g", "y", 2)
-    joined = s.advance(3_000)
-    h_sync = s.add(SyncGroup("h", 1, h, protocol_type="consumer", protocol_name="range",
-                             assignments=(SyncAssignment(h, assignment({"orders": [0]})),)))
-    g_sync = s.add(SyncGroup("g", 1, g, protocol_type="consumer", protocol_name="range",
-                             assignments=(SyncAssignment(g, assignment({"orders": [1]})),)))
-    expired = s.advance(45_000)
-    for request in (h_join, g_join, h_sync, g_sync):
-        s.answered(request, Errors.NONE)
-    s.claim(Wrote(joined, ()), Wrote(expired, ("GroupMetadata", "GroupMetadata")),
-            Ends("h", "Empty", 2), Ends("g", "Empty", 2))
+    # The static member's session and both members' rebalance timeout are 20 s. At 3 s the
+    # dynamic member's join arms the join timer (due at 23 s), then the static member's
+    # heartbeat re-arms its session timer (due at 23 s too). Ties go by the order the timers
+    # were armed, not by key ("heartbeat-g-..." sorts before "join-g").
+    s.add(JoinGroup("g", group_instance_id="i1", client_id="s", protocols=ORDERS, session_timeout_ms=20_000,
+                    rebalance_timeout_ms=20_000, new_member_uuid=member_uuid(1)))
+    static = member_id("i1", 1)
+    s.advance(3_000)
+    s.add(SyncGroup("g", 1, static, "i1", "consumer", "range", (SyncAssignment(static, b"\x01"),)))
+    d, d_join = s.new_member("g", "d", 2, rebalance_ms=20_000)
+    beat = s.add(Heartbeat("g", 1, static, "i1"))
+    due = s.advance(20_000)
+    described = s.add(DescribeGroups(("g",)))
+    s.answered(beat, Errors.REBALANCE_IN_PROGRESS)
+    s.answered(d_join, Errors.NONE)
+    s.claim(Wrote(due, ()), Ends("g", "CompletingRebalance", 2),
+            Described(described, "g", "CompletingRebalance", ((static, b"\x01"), (d, b""))))
     return s.case(
         "timers_due_together_fire_in_the_order_armed",
-        "Two single-member groups, h joined before g: their join timers are due at the same "
-        "moment and complete h's join first (its JoinGroup is answered first); both leaders "
-        "sync at 3 s, h first, so both session timers are due at 48 s and h's member is "
-        "removed first: h's empty generation 2 is written before g's.",
-        _sheet("§1.4, §2.5", rule="due timers run by deadline, then the order they were armed"))
+        "The join timer and the static member's session timer are due at the same moment (23 s); "
+        "the join timer was armed first, so it fires first: the join completes keeping the "
+        "static member, which has not rejoined (generation 2 holds both, the dynamic member "
+        "leads), and its session timer is re-armed rather than fired. Run the other way round "
+        "the static member would be removed first and generation 2 would hold one member.",
+        _sheet("§2.4 steps 2 and 4, §2.5", rule="due timers run by deadline, then the order they were armed"))
 
 
 def _txn_commit_with_a_generation_and_no_member() -> Case:
