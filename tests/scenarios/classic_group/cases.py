@@ -2352,6 +2352,35 @@ def _leave_below_v3_completes_a_join() -> Case:
         _sheet("§1.8, §1.4"))
 
 
+def _txn_commit_after_a_restart() -> Case:
+    s = Script()
+
+    def txn(group: str, partition: int, offset: int) -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", 7, 1, group,
+                               topics=(CommitTopic("orders", (CommitPartition(partition, offset),)),))
+
+    s.add(_commit("g", "orders", 0, 5))
+    s.add(txn("g", 0, 10))
+    s.add(Restart())
+    again = s.add(txn("g", 1, 20))          # the same open transaction goes on after the restart
+    fresh = s.add(txn("n", 0, 30))          # and makes a group the restart never saw
+    pending = s.add(OffsetFetch("g", (FetchTopic("orders", (0, 1)),), require_stable=True))
+    marker = s.add(TxnMarker(7, 1, commit=True))
+    after = s.add(OffsetFetch("g", (FetchTopic("orders", (0, 1)),), require_stable=True))
+    listed = s.add(ListGroups())
+    for request in (again, fresh, pending, marker, after, listed):
+        s.answered(request, Errors.NONE)          # the fetches' own error; partitions in the output
+    s.claim(Wrote(again, ("Txn:OffsetCommit",)), Wrote(fresh, ("Txn:OffsetCommit",)),
+            Wrote(marker, ("TxnEnd",)), Ends("n", "Empty", 0))
+    return s.case(
+        "txn_offset_commit_after_a_restart",
+        "A producer's transaction spans a coordinator restart: its offset written before is "
+        "pending again after the replay, its TxnOffsetCommits after the restart add to it (one "
+        "to a group only that commit makes), a fetch that requires stable offsets waits on "
+        "them, and the one COMMIT marker applies all three.",
+        _sheet("§4.1, §5.4", rule="docs/divergences.md: Restart replays every entry in order"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2389,7 +2418,7 @@ def all_cases() -> list[Case]:
         # --- issue 17, the spec layer's second pass ---
         _timers_due_together, _txn_commit_with_a_generation_and_no_member,
         # --- issue 17, the impl's second full pass ---
-        _leave_below_v3_completes_a_join,
+        _leave_below_v3_completes_a_join, _txn_commit_after_a_restart,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
