@@ -2381,6 +2381,27 @@ def _txn_commit_after_a_restart() -> Case:
         _sheet("§4.1, §5.4", rule="docs/divergences.md: Restart replays every entry in order"))
 
 
+def _simple_groups_after_a_restart() -> Case:
+    s = Script()
+    s.add(_commit("s", "orders", 0, 5))                 # a simple group: offsets, no GroupMetadata
+    s.add(_commit("d", "orders", 0, 6))
+    deleted = s.add(DeleteGroups(("d",)))             # its offset and group tombstones
+    s.advance(2_000)
+    s.add(Restart())
+    described = s.add(DescribeGroups(("s", "d")))
+    listed = s.add(ListGroups())
+    fetched = s.add(OffsetFetch("s", (FetchTopic("orders", (0,)),)))
+    for request in (deleted, listed, fetched):
+        s.answered(request, Errors.NONE)
+    s.claim(Described(described, "s", "Empty", ()), Ends("s", "Empty", 0), Ends("d", None))
+    return s.case(
+        "simple_groups_after_a_restart",
+        "Replay makes a group for offsets no GroupMetadata record names (s comes back Empty, "
+        "described and listed, its offset kept), and none for the tombstones of a deleted "
+        "group (d stays gone).",
+        _sheet("§5.4", rule="docs/divergences.md: Restart replays every entry in order"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2418,7 +2439,7 @@ def all_cases() -> list[Case]:
         # --- issue 17, the spec layer's second pass ---
         _timers_due_together, _txn_commit_with_a_generation_and_no_member,
         # --- issue 17, the impl's second full pass ---
-        _leave_below_v3_completes_a_join, _txn_commit_after_a_restart,
+        _leave_below_v3_completes_a_join, _txn_commit_after_a_restart, _simple_groups_after_a_restart,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
