@@ -193,3 +193,17 @@ def test_the_library_defaults_start_the_clock_at_zero_and_do_not_sync(
     ClassicCoordinator(log_dir=tmp_path / "synced", fsync=True).handle(
         JoinGroup("g", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
     assert synced
+
+
+def test_a_replaced_parked_join_leaves_no_version_behind() -> None:
+    """A JoinGroup replaced while parked is never answered; its version (kept to shape the
+    answer) must go when it is dropped, or every rejoin of a long-lived coordinator leaks one."""
+    coordinator = ClassicCoordinator()
+    first = coordinator.handle(JoinGroup("testgroup", protocols=PROTOCOLS, new_member_uuid="u1"), 0)
+    member = first.answers[0].response.member_id  # type: ignore[attr-defined]
+    assert coordinator.handle(JoinGroup("testgroup", member_id=member, protocols=PROTOCOLS), 1).answers == ()
+    assert coordinator.handle(JoinGroup("testgroup", member_id=member, protocols=PROTOCOLS), 2).answers == ()
+    assert set(coordinator._join_versions) == {2}
+    done = coordinator.handle(AdvanceClock(3_000), 3)
+    assert [a.request for a in done.answers] == [2]
+    assert coordinator._join_versions == {}

@@ -2269,6 +2269,139 @@ def _describe_after_completing_restarts() -> Case:
         {"kind": "hand-made", "kafka": "GroupMetadataManager#prepareRebalance, #describeGroups"})
 
 
+def _timers_due_together() -> Case:
+    s = Script()
+    # The static member's session and both members' rebalance timeout are 20 s. At 3 s the
+    # dynamic member's join arms the join timer (due at 23 s), then the static member's
+    # heartbeat re-arms its session timer (due at 23 s too). Ties go by the order the timers
+    # were armed, not by key ("heartbeat-g-..." sorts before "join-g").
+    s.add(JoinGroup("g", group_instance_id="i1", client_id="s", protocols=ORDERS, session_timeout_ms=20_000,
+                    rebalance_timeout_ms=20_000, new_member_uuid=member_uuid(1)))
+    static = member_id("i1", 1)
+    s.advance(3_000)
+    s.add(SyncGroup("g", 1, static, "i1", "consumer", "range", (SyncAssignment(static, b"\x01"),)))
+    d, d_join = s.new_member("g", "d", 2, rebalance_ms=20_000)
+    beat = s.add(Heartbeat("g", 1, static, "i1"))
+    due = s.advance(20_000)
+    described = s.add(DescribeGroups(("g",)))
+    s.answered(beat, Errors.REBALANCE_IN_PROGRESS)
+    s.answered(d_join, Errors.NONE)
+    s.claim(Wrote(due, ()), Ends("g", "CompletingRebalance", 2),
+            Described(described, "g", "CompletingRebalance", ((static, b"\x01"), (d, b""))))
+    return s.case(
+        "timers_due_together_fire_in_the_order_armed",
+        "The join timer and the static member's session timer are due at the same moment (23 s); "
+        "the join timer was armed first, so it fires first: the join completes keeping the "
+        "static member, which has not rejoined (generation 2 holds both, the dynamic member "
+        "leads), and its session timer is re-armed rather than fired. Run the other way round "
+        "the static member would be removed first and generation 2 would hold one member.",
+        _sheet("§2.4 steps 2 and 4, §2.5", rule="due timers run by deadline, then the order they were armed"))
+
+
+def _txn_commit_with_a_generation_and_no_member() -> Case:
+    s = Script()
+    topics = (CommitTopic("orders", (CommitPartition(0, 70),)),)
+
+    def txn(group: str, generation: int, instance: str | None = None) -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", 7, 1, group, generation, "", instance, topics)
+
+    (e,) = s.stable("e", [("e", 1)])
+    s.add(LeaveGroup("e", (MemberIdentity(e),)))            # e: Empty at generation 2
+    empty_current = s.add(txn("e", 2))
+    empty_older = s.add(txn("e", 1))
+    empty_anonymous = s.add(txn("e", -1))
+    (a,) = s.stable("g", [("a", 2)])                         # g: Stable at generation 1
+    stable_current = s.add(txn("g", 1))
+    stable_instance = s.add(txn("g", 1, instance="i1"))
+    stable_anonymous = s.add(txn("g", -1))
+    for request, error in ((empty_current, Errors.UNKNOWN_MEMBER_ID),
+                           (empty_older, Errors.UNKNOWN_MEMBER_ID),
+                           (empty_anonymous, Errors.NONE),
+                           (stable_current, Errors.UNKNOWN_MEMBER_ID),
+                           (stable_instance, Errors.UNKNOWN_MEMBER_ID),
+                           (stable_anonymous, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Wrote(empty_current, ()), Wrote(empty_anonymous, ("Txn:OffsetCommit",)),
+            Wrote(stable_current, ()), Wrote(stable_anonymous, ("Txn:OffsetCommit",)),
+            Ends("e", "Empty", 2), Ends("g", "Stable", 1))
+    del a
+    return s.case(
+        "txn_offset_commit_with_a_generation_and_no_member",
+        "A TxnOffsetCommit that names a generation (0 or more) but no member id is checked as a "
+        "member's commit, and no member has the id \"\": UNKNOWN_MEMBER_ID, whether the "
+        "generation is the group's own or an older one, in an Empty group as in a Stable one, "
+        "with or without an instance id the group does not know. Without a generation (-1) the "
+        "same commit is accepted and written pending in both.",
+        _sheet("§1.9, §4.1"))
+
+
+def _leave_below_v3_completes_a_join() -> Case:
+    s = Script()
+    a, b = s.stable("g", [("a", 1), ("b", 2)])
+    parked = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS))
+    left = s.add(LeaveGroup("g", (MemberIdentity(b),), version=1))
+    for request, error in ((parked, Errors.NONE), (left, Errors.NONE)):
+        s.answered(request, error)
+    s.claim(Wrote(left, ()), Ends("g", "CompletingRebalance", 2))
+    return s.case(
+        "leave_below_v3_completes_the_parked_join",
+        "A LeaveGroup v1 from the one member the rebalance still awaits completes the join: the "
+        "same event answers the leave in its v1 form (one error, no member list) and releases "
+        "the other member's parked JoinGroup, which keeps its own form (generation 2, a as "
+        "leader).",
+        _sheet("§1.8, §1.4"))
+
+
+def _txn_commit_after_a_restart() -> Case:
+    s = Script()
+
+    def txn(group: str, partition: int, offset: int) -> TxnOffsetCommit:
+        return TxnOffsetCommit("tx", 7, 1, group,
+                               topics=(CommitTopic("orders", (CommitPartition(partition, offset),)),))
+
+    s.add(_commit("g", "orders", 0, 5))
+    s.add(txn("g", 0, 10))
+    s.add(Restart())
+    again = s.add(txn("g", 1, 20))          # the same open transaction goes on after the restart
+    fresh = s.add(txn("n", 0, 30))          # and makes a group the restart never saw
+    pending = s.add(OffsetFetch("g", (FetchTopic("orders", (0, 1)),), require_stable=True))
+    marker = s.add(TxnMarker(7, 1, commit=True))
+    after = s.add(OffsetFetch("g", (FetchTopic("orders", (0, 1)),), require_stable=True))
+    listed = s.add(ListGroups())
+    for request in (again, fresh, pending, marker, after, listed):
+        s.answered(request, Errors.NONE)          # the fetches' own error; partitions in the output
+    s.claim(Wrote(again, ("Txn:OffsetCommit",)), Wrote(fresh, ("Txn:OffsetCommit",)),
+            Wrote(marker, ("TxnEnd",)), Ends("n", "Empty", 0))
+    return s.case(
+        "txn_offset_commit_after_a_restart",
+        "A producer's transaction spans a coordinator restart: its offset written before is "
+        "pending again after the replay, its TxnOffsetCommits after the restart add to it (one "
+        "to a group only that commit makes), a fetch that requires stable offsets waits on "
+        "them, and the one COMMIT marker applies all three.",
+        _sheet("§4.1, §5.4", rule="docs/divergences.md: Restart replays every entry in order"))
+
+
+def _simple_groups_after_a_restart() -> Case:
+    s = Script()
+    s.add(_commit("s", "orders", 0, 5))                 # a simple group: offsets, no GroupMetadata
+    s.add(_commit("d", "orders", 0, 6))
+    deleted = s.add(DeleteGroups(("d",)))             # its offset and group tombstones
+    s.advance(2_000)
+    s.add(Restart())
+    described = s.add(DescribeGroups(("s", "d")))
+    listed = s.add(ListGroups())
+    fetched = s.add(OffsetFetch("s", (FetchTopic("orders", (0,)),)))
+    for request in (deleted, listed, fetched):
+        s.answered(request, Errors.NONE)
+    s.claim(Described(described, "s", "Empty", ()), Ends("s", "Empty", 0), Ends("d", None))
+    return s.case(
+        "simple_groups_after_a_restart",
+        "Replay makes a group for offsets no GroupMetadata record names (s comes back Empty, "
+        "described and listed, its offset kept), and none for the tombstones of a deleted "
+        "group (d stays gone).",
+        _sheet("§5.4", rule="docs/divergences.md: Restart replays every entry in order"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _join_creates_group, _single_member, _initial_delay_extended, _two_members_sync,
@@ -2303,6 +2436,10 @@ def all_cases() -> list[Case]:
         _static_join_with_a_pending_member_id, _sync_in_the_first_rebalance,
         # --- issue 18: DescribeGroups of a group that is not Stable ---
         _describe_while_rebalancing, _describe_after_completing_restarts,
+        # --- issue 17, the spec layer's second pass ---
+        _timers_due_together, _txn_commit_with_a_generation_and_no_member,
+        # --- issue 17, the impl's second full pass ---
+        _leave_below_v3_completes_a_join, _txn_commit_after_a_restart, _simple_groups_after_a_restart,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]
