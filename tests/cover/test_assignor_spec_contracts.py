@@ -46,6 +46,7 @@ SHARING_GOOD = [(0, 0, 0), (0, 2, 0), (3, 0, 0), (1, 2, 1), (3, 3, 1), (4, 2, 2)
 #: (members, partitions, result): each breaks exactly one postcondition.
 SHARING_BAD = {
     "nothing to share, yet shared": (0, 2, 1),
+    "nothing to share, a negative share": (0, 2, -1),
     "no partitions, yet shared": (3, 0, 1),
     "one share short": (5, 2, 2),
     "one share too many": (5, 2, 4),
@@ -86,7 +87,10 @@ COUNTS_GOOD = [(0, 0, []), (0, 4, []), (1, 2, [2]), (2, 4, [2, 2]), (3, 2, [2, 1
                (3, 7, [3, 2, 2]), (2, 0, [0, 0])]
 COUNTS_BAD = {
     "a count too many": (2, 4, [1, 1, 2]),
+    "a count too few": (3, 2, [2, 2]),
+    "a count for no member": (0, 4, [1]),
     "one partition short in total": (2, 4, [2, 1]),
+    "one partition over in total": (2, 4, [2, 3]),
     "one member, one short": (1, 4, [3]),
     "counts two apart": (3, 2, [2, 2, 0]),
 }
@@ -121,9 +125,9 @@ def _member(member_id: str, assignment: dict[str, frozenset[int]] | None = None)
 
 
 def test_assign_requires_unique_ids_and_non_negative_numbers():
-    good = AssignorInput((_member("a"), _member("b", {"t": frozenset({0})})), {"t": 0 + 2})
+    good = AssignorInput((_member("a"), _member("b", {"t": frozenset({1})})), {"t": 2})
     assert spec._valid_input(good)
-    assert spec.assign(good)["b"] == {"t": frozenset({0})}
+    assert spec.assign(good) == {"a": {"t": frozenset({0})}, "b": {"t": frozenset({1})}}
     empty_topic = AssignorInput((_member("a"),), {"t": 0})
     assert spec._valid_input(empty_topic) and spec.assign(empty_topic) == {"a": {}}
     repeated = AssignorInput((_member("a"), _member("a")), {"t": 2})
