@@ -156,6 +156,7 @@ def test_valid_assignment_has_every_property():
 @pytest.mark.parametrize("result", [
     {"m0": {"t": frozenset({0, 1})}},
     {"m0": {"t": frozenset({0, 1})}, "m1": {"t": frozenset({2})}, "m9": {}},
+    {"m0": {"t": frozenset({0, 1})}, "m9": {"t": frozenset({2})}},  # as many, but a stranger
 ])
 def test_invalid_complete(result):
     assert "complete" in _failing(_group(2, 3), result)

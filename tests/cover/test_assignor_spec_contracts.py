@@ -137,3 +137,12 @@ def test_assign_requires_unique_ids_and_non_negative_numbers():
         assert not spec._valid_input(bad)
         with pytest.raises(icontract.ViolationError):
             spec.assign(bad)
+
+
+def test_a_repeated_member_id_leaves_the_answer_incomplete():
+    """One answer per id cannot answer two members of one id: ``complete`` counts, not only names."""
+    twice = AssignorInput((_member("a"), _member("a")), {"t": 2})
+    ok = spec.check_properties(twice, {"a": {"t": frozenset({0, 1})}})
+    assert ok["complete"] is False
+    once = AssignorInput((_member("a"),), {"t": 2})
+    assert spec.check_properties(once, {"a": {"t": frozenset({0, 1})}})["complete"] is True
