@@ -156,6 +156,7 @@ def test_valid_assignment_has_every_property():
 @pytest.mark.parametrize("result", [
     {"m0": {"t": frozenset({0, 1})}},
     {"m0": {"t": frozenset({0, 1})}, "m1": {"t": frozenset({2})}, "m9": {}},
+    {"m0": {"t": frozenset({0, 1})}, "m9": {"t": frozenset({2})}},  # as many, but a stranger
 ])
 def test_invalid_complete(result):
     assert "complete" in _failing(_group(2, 3), result)
@@ -197,6 +198,38 @@ def test_invalid_fill():
     result = {"a": {"t": frozenset({0})}, "b": {"t": frozenset({0})},
               "c": {"t": frozenset({1})}, "d": {}}
     assert _failing(group, result) == {"fill"}
+
+
+def test_fill_leaves_alone_a_partition_over_its_sharing():
+    # partition 0 has three holders of two; m0 is below its count without it: sharing, not fill
+    result = {"m0": {}, "m1": {"t": frozenset({0, 1})}, "m2": {"t": frozenset({0, 1})},
+              "m3": {"t": frozenset({0})}}
+    assert _failing(_group(4, 2), result) == {"sharing", "counts"}
+
+
+def test_fill_asks_only_members_below_their_count():
+    # partition 1 has no holder, but both members are at their count: coverage, not fill
+    result = {"m0": {"t": frozenset({0})}, "m1": {"t": frozenset({0})}}
+    assert _failing(_group(2, 2), result) == {"sharing", "coverage"}
+
+
+def test_fill_asks_no_member_above_its_count():
+    # partition 2 has no holder; m1 is above its count without it, m0 at its count
+    result = {"m0": {"t": frozenset({0, 1})}, "m1": {"t": frozenset({0, 1})}}
+    assert _failing(_group(2, 3), result) == {"sharing", "counts", "coverage"}
+
+
+def test_sticky_is_met_by_keeping_more_than_the_count():
+    # m0 keeps both previous partitions, one over its count: counts fails, sticky holds
+    group = _group(2, 2, m0={"t": frozenset({0, 1})})
+    assert _failing(group, {"m0": {"t": frozenset({0, 1})}, "m1": {}}) == {"counts"}
+
+
+def test_sticky_counts_a_tie_lost_on_a_partition_over_its_sharing():
+    # all four held partition 0; three keep it (one over the sharing of two), m0 lost the tie
+    group = _group(4, 2, **{f"m{i}": {"t": frozenset({0})} for i in range(4)})
+    result = {"m0": {"t": frozenset({1})}, **{f"m{i}": {"t": frozenset({0})} for i in (1, 2, 3)}}
+    assert _failing(group, result) == {"sharing"}
 
 
 def test_invalid_sticky():
