@@ -20,6 +20,7 @@ difference go: docs/divergences.md ("kafka-python's classic assignors") lists th
 
 from __future__ import annotations
 
+import itertools
 import random
 import sys
 from collections.abc import Mapping, Sequence
@@ -70,7 +71,7 @@ def kafka_python(group: ClassicAssignorInput) -> dict[str, tuple[TopicPartition,
 def causes(group: ClassicAssignorInput) -> set[str]:
     found = set()
     kinds = [m.group_instance_id is not None for m in group.members]
-    if sum(1 for a, b in zip(kinds, kinds[1:], strict=False) if a != b) >= 2:
+    if sum(1 for a, b in itertools.pairwise(kinds) if a != b) >= 2:
         found.add("interleaved")
     ids = [s for m in group.members for s in (m.member_id, m.group_instance_id) if s is not None]
     if sorted(ids) != sorted(ids, key=java_string_key):
@@ -86,8 +87,14 @@ def without(group: ClassicAssignorInput, cause: str) -> ClassicAssignorInput:
     if cause == "interleaved":
         members.sort(key=lambda m: m.group_instance_id is None)  # statics first: one run each
     elif cause == "code_points":
-        members = [replace(m, member_id=_ascii(m.member_id), group_instance_id=None if m.group_instance_id is None
-                           else _ascii(m.group_instance_id)) for m in members]
+        members = [
+            replace(
+                m,
+                member_id=_ascii(m.member_id),
+                group_instance_id=None if m.group_instance_id is None else _ascii(m.group_instance_id),
+            )
+            for m in members
+        ]
     else:
         members = [replace(m, topics=tuple(dict.fromkeys(m.topics))) for m in members]
     return replace(group, members=tuple(members))
@@ -169,8 +176,11 @@ def test_every_difference_from_kafka_python_has_a_known_cause() -> None:
 
 
 def test_interleaved_static_members_lose_their_partitions_in_kafka_python() -> None:
-    members = (ClassicMember("m1", ("t",), group_instance_id="i1"), ClassicMember("m2", ("t",)),
-               ClassicMember("m3", ("t",), group_instance_id="i3"))
+    members = (
+        ClassicMember("m1", ("t",), group_instance_id="i1"),
+        ClassicMember("m2", ("t",)),
+        ClassicMember("m3", ("t",), group_instance_id="i3"),
+    )
     group = ClassicAssignorInput("roundrobin", members, {"t": 3})
     assert spec_assign(group) == {"m1": (("t", 0),), "m3": (("t", 1),), "m2": (("t", 2),)}
     assert kafka_python(group) == {"m1": (), "m2": (("t", 1),), "m3": (("t", 0), ("t", 2))}
@@ -186,8 +196,10 @@ def test_kafka_python_roundrobin_crashes_when_it_must_pass_over_a_member() -> No
 def main(argv: Sequence[str]) -> int:
     cases = int(argv[0]) if argv else CASES
     tally = differential(cases)
-    print(f"{tally.cases} random groups (seed {SEED}, no racks): {tally.differences} differ from kafka-python; "
-          f"by cause {tally.by_cause}; unexplained {len(tally.unexplained or [])}")
+    print(
+        f"{tally.cases} random groups (seed {SEED}, no racks): {tally.differences} differ from kafka-python; "
+        f"by cause {tally.by_cause}; unexplained {len(tally.unexplained or [])}"
+    )
     return 0
 
 

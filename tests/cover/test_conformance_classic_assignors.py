@@ -57,21 +57,36 @@ def test_the_judge_names_broken_properties() -> None:
     assert set(found) == {"subscribed", "exactly_once", "ordered"}
     assert any("u-1" in line for line in found["subscribed"])
     assert any("t-0 is held by 2" in line for line in found["exactly_once"])
-    diff = form.JUDGE.compare({"assignment": {"a": [["t", 0], ["t", 1]], "b": [["t", 2]]}},
-                              {"assignment": {"a": [["t", 1], ["t", 0]], "b": [["t", 2]]}})
+    diff = form.JUDGE.compare(
+        {"assignment": {"a": [["t", 0], ["t", 1]], "b": [["t", 2]]}},
+        {"assignment": {"a": [["t", 1], ["t", 0]], "b": [["t", 2]]}},
+    )
     assert diff == ["a: expected [t-0, t-1], got [t-1, t-0] (same partitions, another order)"]
 
 
-@pytest.mark.parametrize(("doc", "field"), [
-    ({"assignor": "sticky!", "members": {}, "topics": {}}, "input.assignor"),
-    ({"assignor": "range", "members": {"a": {"topics": ["t"], "rack": 3}}, "topics": {}}, "input.members.a.rack"),
-    ({"assignor": "range", "members": {}, "topics": {"t": -1}}, "input.topics.t"),
-    ({"assignor": "range", "members": {}, "topics": {"t": 2}, "racks": {"t": [["a"]]}}, "input.replica_racks.t"),
-    ({"assignor": "range", "members": {"a": {"topics": ["t"], "owned": [["t"]]}}, "topics": {}},
-     "input.members.a.owned[0]"),
-    ({"assignor": "range", "members": {"a": {"topics": ["t"], "user_data": "zz"}}, "topics": {}},
-     "input.members.a.user_data"),
-])
+@pytest.mark.parametrize(
+    ("doc", "field"),
+    [
+        ({"assignor": "sticky!", "members": {}, "topics": {}}, "input.assignor"),
+        (
+            {"assignor": "range", "members": {"a": {"topics": ["t"], "rack": 3}}, "topics": {}},
+            "input.members.a.rack",
+        ),
+        ({"assignor": "range", "members": {}, "topics": {"t": -1}}, "input.topics.t"),
+        (
+            {"assignor": "range", "members": {}, "topics": {"t": 2}, "racks": {"t": [["a"]]}},
+            "input.replica_racks.t",
+        ),
+        (
+            {"assignor": "range", "members": {"a": {"topics": ["t"], "owned": [["t"]]}}, "topics": {}},
+            "input.members.a.owned[0]",
+        ),
+        (
+            {"assignor": "range", "members": {"a": {"topics": ["t"], "user_data": "zz"}}, "topics": {}},
+            "input.members.a.user_data",
+        ),
+    ],
+)
 def test_bad_input_names_its_field(doc, field) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InputError) as info:
         form.group_from_json(doc)

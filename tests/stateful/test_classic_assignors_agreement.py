@@ -28,18 +28,26 @@ def groups(draw: st.DrawFn) -> ClassicAssignorInput:
     racks = {}
     if with_racks:
         for t, n in counts.items():
-            racks[t] = tuple(draw(st.lists(st.frozensets(st.sampled_from(RACKS), max_size=2),
-                                           min_size=n, max_size=n)))
+            racks[t] = tuple(
+                draw(st.lists(st.frozensets(st.sampled_from(RACKS), max_size=2), min_size=n, max_size=n))
+            )
     n = draw(st.integers(0, 9))
-    ids = draw(st.lists(st.text("abAB\u00e9\U00010000", min_size=1, max_size=3), min_size=n, max_size=n,
-                        unique=True))
+    ids = draw(
+        st.lists(st.text("abAB\u00e9\U00010000", min_size=1, max_size=3), min_size=n, max_size=n, unique=True)
+    )
     instances = draw(st.lists(st.text("xyz\ue000", min_size=1, max_size=2), max_size=n, unique=True))
     members = []
     for k, member_id in enumerate(ids):
         subs = draw(st.lists(st.sampled_from((*TOPICS, "unknown")), max_size=4))
         rack = draw(st.sampled_from((None, "", *RACKS))) if with_racks else None
-        members.append(ClassicMember(member_id, tuple(subs), group_instance_id=instances[k] if k < len(instances)
-                                     else None, rack_id=rack))
+        members.append(
+            ClassicMember(
+                member_id,
+                tuple(subs),
+                group_instance_id=instances[k] if k < len(instances) else None,
+                rack_id=rack,
+            )
+        )
     assignor = draw(st.sampled_from(("range", "roundrobin")))
     return ClassicAssignorInput(assignor, tuple(members), counts, racks)
 
