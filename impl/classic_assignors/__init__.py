@@ -7,7 +7,9 @@ RangeAssignor / RoundRobinAssignor answers to the list order: the leader's subsc
 the topic maps are java.util.HashMaps, emulated by impl/simple_assignor/java_collections.py.
 
 Both modes run the same assignor code (:mod:`.range`, :mod:`.roundrobin`); they differ only in
-the two orders they hand it (:mod:`.orders`) and in whether the lists are sorted at the end.
+the two orders they hand it (:mod:`.orders`) and in whether the lists are sorted at the end;
+the Kafka mode also fails where Kafka's code throws (RoundRobin on a group without members:
+PartitionAssignorError naming IllegalArgumentException).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def assign(group: ClassicAssignorInput, *, compat: Compat = "groupspec") -> Clas
         topics = orders.kafka_topic_order(group, members) if kafka else orders.sorted_topics(group)
         raw = range.assign(group, members, topics)
     else:
-        raw = roundrobin.assign(group, members)
+        raw = roundrobin.assign(group, members, kafka=kafka)
     if kafka:
         return {m: tuple(parts) for m, parts in raw.items()}
     return {m: tuple(sorted(parts, key=orders.partition_key)) for m, parts in raw.items()}

@@ -7,11 +7,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from groupspec.impl.classic_assignors.orders import compare_key, sorted_topics
+from groupspec.types import PartitionAssignorError
 from groupspec.types.classic_assignors import ClassicAssignorInput, ClassicMember, TopicPartition
 
 
-def assign(group: ClassicAssignorInput, members: Sequence[ClassicMember]) -> dict[str, list[TopicPartition]]:
-    """``members`` in the leader's map order."""
+def assign(
+    group: ClassicAssignorInput, members: Sequence[ClassicMember], *, kafka: bool = False
+) -> dict[str, list[TopicPartition]]:
+    """``members`` in the leader's map order. With ``kafka``, an empty group fails as Kafka's
+    does: its CircularIterator refuses an empty member list before looking at any partition
+    (a real group always has its leader, so only hand-written input meets this)."""
+    if kafka and not members:
+        raise PartitionAssignorError(
+            "CircularIterator can only be used on non-empty lists", kafka_exception="IllegalArgumentException"
+        )
     ring = sorted(members, key=compare_key)
     subscribed = [frozenset(m.topics) for m in ring]
     out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in group.members}
