@@ -907,6 +907,23 @@ def hand_cases() -> list[Case]:
             ),
         )
     )
+    # Co-partitioned t and u (7 partitions, 3 members: 2 each, one extra). m-b takes the extra
+    # at p4, after m-a already holds its 2: m-a has no room left but still matches p5, which
+    # must wait for the plain ranges (m-c) rather than go to m-a.
+    layout = tuple(frozenset(r) for r in ("a", "a", "b", "b", "b", "a", "c"))
+    out.append(_hand("hand_range_copartitioned_extra_runs_out",
+                     "co-partitioned rack phase: a member whose room the last extra used up gets no more",
+                     ClassicAssignorInput("range", (member("m-a", ["t", "u"], rack="a"),
+                                                    member("m-b", ["t", "u"], rack="b"),
+                                                    member("m-c", ["t", "u"], rack="c")),
+                                          {"t": 7, "u": 7}, {"t": layout, "u": layout})))
+    # 13 subscribed names, one with no partitions: Kafka's partitionsPerTopic holds the 12 others
+    # (16 buckets); holding the empty one too would resize it to 32 and reorder the lists.
+    names = [f"orders-{k}" for k in range(12)] + ["empty"]
+    out.append(_hand("hand_range_many_topics_one_empty",
+                     "a topic without partitions stays out of Kafka's topic map, whose size sets its order",
+                     ClassicAssignorInput("range", (member("m", names),),
+                                          {**{n: 1 for n in names[:12]}, "empty": 0})))
     return out
 
 
