@@ -96,3 +96,45 @@ def test_bad_input_names_its_field(doc, field) -> None:  # type: ignore[no-untyp
 def test_json_round_trip_keeps_every_field() -> None:
     group = next(c for c in all_cases() if c.name == "hand_range_fields_sticky_assignors_read").group
     assert form.group_from_json(form.group_to_json(group)) == group
+
+
+def _group(assignor: str, *members: tuple[str, tuple[str, ...]], **counts: int) -> ClassicAssignorInput:
+    return ClassicAssignorInput(assignor, tuple(ClassicMember(m, ts) for m, ts in members), counts)
+
+
+RANGE2 = _group("range", ("a", ("t",)), ("b", ("t",)), t=3)
+RR2 = _group("roundrobin", ("a", ("t",)), ("b", ("t",)), t=4)
+
+
+@pytest.mark.parametrize(
+    ("group", "answer", "broken"),
+    [
+        (RANGE2, {"a": (("t", 0), ("t", 1))}, {"complete", "exactly_once", "balanced", "ranges"}),
+        (RANGE2, {"a": (("t", 0), ("t", 1)), "b": (("t", 2),), "c": ()}, {"complete"}),
+        (
+            RANGE2,
+            {"a": (("t", 0), ("t", 1)), "b": (("t", 2), ("t", 3))},
+            {"subscribed", "exactly_once", "ranges"},
+        ),
+        (RANGE2, {"a": (("t", 0), ("t", 1)), "b": (("t", 2), ("u", 0))}, {"subscribed", "exactly_once"}),
+        (RANGE2, {"a": (("t", 0), ("t", 1)), "b": (("t", 1),)}, {"exactly_once", "ranges"}),
+        (RANGE2, {"a": (("t", 0), ("t", 1), ("t", 2)), "b": ()}, {"balanced", "ranges"}),
+        (RANGE2, {"a": (("t", 0), ("t", 2)), "b": (("t", 1),)}, {"ranges"}),
+        (RANGE2, {"a": (("t", 2),), "b": (("t", 0), ("t", 1))}, {"ranges"}),
+        (RANGE2, {"a": (("t", 1), ("t", 0)), "b": (("t", 2),)}, {"ordered"}),
+        (RR2, {"a": (("t", 0), ("t", 1), ("t", 2)), "b": (("t", 3),)}, {"balanced"}),
+        (RR2, {"a": (("t", 0), ("t", 2)), "b": (("t", 3), ("t", 1))}, {"ordered"}),
+        (RR2, {"a": (("t", 0), ("t", 1)), "b": (("t", 2), ("t", 3))}, set()),
+    ],
+)
+def test_each_property_catches_its_break(group: ClassicAssignorInput, answer: dict, broken: set) -> None:  # type: ignore[type-arg]
+    held = check_properties(group, answer)
+    assert {p for p, ok in held.items() if not ok} == broken
+    assert (spec_assign(group) == answer) <= (not broken)
+
+
+def test_roundrobin_balance_is_only_promised_for_equal_subscriptions() -> None:
+    group = _group("roundrobin", ("a", ("t", "u")), ("b", ("t",)), t=1, u=3)
+    answer = spec_assign(group)
+    assert answer == {"a": (("t", 0), ("u", 0), ("u", 1), ("u", 2)), "b": ()}
+    assert all(check_properties(group, answer).values())

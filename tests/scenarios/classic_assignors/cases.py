@@ -917,6 +917,14 @@ def hand_cases() -> list[Case]:
                                                     member("m-b", ["t", "u"], rack="b"),
                                                     member("m-c", ["t", "u"], rack="c")),
                                           {"t": 7, "u": 7}, {"t": layout, "u": layout})))
+    # A topic whose subscribers have no rack sorts first; the racked topic after it still gets
+    # its rack phase (m2 on rack a takes t's partitions on a, m3 those on b).
+    out.append(_hand("hand_range_rackless_topic_before_racked_one",
+                     "a topic of rackless members does not end the rack phase for the topics after it",
+                     ClassicAssignorInput("range", (member("m1", ["a-topic"]), member("m2", ["t"], rack="a"),
+                                                    member("m3", ["t"], rack="b")),
+                                          {"a-topic": 2, "t": 4},
+                                          {"t": tuple(frozenset(r) for r in ("b", "b", "a", "a"))})))
     # 13 subscribed names, one with no partitions: Kafka's partitionsPerTopic holds the 12 others
     # (16 buckets); holding the empty one too would resize it to 32 and reorder the lists.
     names = [f"orders-{k}" for k in range(12)] + ["empty"]
