@@ -239,7 +239,8 @@ def heartbeat(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
 
 def _join_or_stay(st: _Step, req: sg.ShareGroupHeartbeat, index: int) -> None:
     """Steps 2-9 of §1.3; the group joins the state only now that the heartbeat is accepted."""
-    g = _describe_member(st, st.state.groups.get(req.group_id) or Group(req.group_id), req)
+    g = st.state.groups.get(req.group_id) or _new_group(st.state.config, req.group_id)
+    g = _describe_member(st, g, req)
     if g.epoch > g.assignment_epoch:
         g = _compute_target(st, g)
     held = g.members[req.member_id].assigned
@@ -548,20 +549,27 @@ def advance_clock(st: _Step, event: sg.AdvanceClock, index: int) -> None:
 def restart(st: _Step, event: sg.Restart, index: int) -> None:
     """§1.7: what no record holds is forgotten; the groups are replayed from the log and every
     member gets a full session timeout."""
-    s = st.set(pending={}, sessions={}, groups=replay(st.state.log, st.state.now))
+    s = st.set(pending={}, sessions={}, groups=replay(st.state.log, st.state.now, st.state.config))
     for group_id in sorted(s.groups):
         for member_id in s.groups[group_id].members:
             _arm(st, group_id, member_id)
 
 
-def replay(records: Iterable[CoordinatorRecord], now: int) -> dict[str, Group]:
+def _new_group(config: sg.ShareGroupConfig, group_id: str) -> Group:
+    """A group no record describes yet, at the release's first epoch (0, or 1 from Kafka 4.3)."""
+    first = config.initial_group_epoch
+    return Group(group_id, epoch=first, assignment_epoch=first)
+
+
+def replay(records: Iterable[CoordinatorRecord], now: int,
+           config: sg.ShareGroupConfig = sg.ShareGroupConfig()) -> dict[str, Group]:  # noqa: B008
     """The groups the records describe (§2.3); initializing entries are stamped ``now``."""
     groups: dict[str, Group] = {}
     for record in records:
         group_id: str = record.key.group_id  # type: ignore[attr-defined]
         g = groups.get(group_id)
         if record.value is not None:
-            groups[group_id] = _replayed(g or Group(group_id), record.key, record.value, now)
+            groups[group_id] = _replayed(g or _new_group(config, group_id), record.key, record.value, now)
         elif g is not None and isinstance(record.key, r.ShareGroupMetadataKey):
             del groups[group_id]
         elif g is not None:

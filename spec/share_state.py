@@ -424,7 +424,8 @@ def read(st: St, event: ss.ReadShareGroupState, index: int) -> None:
     # Verify the partition, the leader epoch (-1 too), the metadata.
     if event.partition < 0:
         return st.answer(index, answer(Errors.INVALID_REQUEST))
-    if entry.leader_seen > event.leader_epoch:
+    fenced = event.leader_epoch != ss.NO_EPOCH or st.state.config.fence_read_without_leader_epoch
+    if fenced and entry.leader_seen > event.leader_epoch:  # -1 is not fenced from Kafka 4.3 on
         return st.answer(index, answer(Errors.FENCED_LEADER_EPOCH))
     if _unknown(st.state, key):
         return st.answer(index, answer(Errors.UNKNOWN_TOPIC_OR_PARTITION))

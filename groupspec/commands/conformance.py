@@ -25,14 +25,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "through adapters/kafka, built with Maven on first use; 4.2.1 unless "
                         "--kafka-version), or cmd:'<program>' for an outside program speaking "
                         "JSON lines")
-    from groupspec.conformance.kafka_target import DEFAULT_VERSION, VERSIONS
+    from groupspec.kafka_versions import DEFAULT, VERSIONS
 
-    others = ", ".join(v for v in VERSIONS if v != DEFAULT_VERSION)
+    others = ", ".join(f"{v.line} ({v.release})" for v in VERSIONS.values() if v is not DEFAULT)
     parser.add_argument("--kafka-version", default=None, metavar="V",
-                        help=f"with --target kafka: the Kafka release whose classes answer, "
-                        f"{DEFAULT_VERSION} (default) or {others} (whose adapter leaves the "
-                        "records machine out); the vectors' expected answers are 4.2's, so "
-                        "another release's run shows where it behaves differently")
+                        help=f"the Kafka release line whose answers the vectors hold: {DEFAULT.line} "
+                        f"(default) or {others}; a later line's vectors replace the machines it "
+                        "changes. With --target kafka the adapter is built against that release "
+                        "(4.3.1's leaves the records machine out)")
     parser.add_argument("--flavour", choices=("groupspec", "kafka"), default=None,
                         help="which expectation to hold the target to: groupspec's rules or "
                         "Kafka 4.2's exact answers (default: kafka for impl-kafka and kafka, else "
@@ -54,20 +54,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from groupspec import kafka_versions
     from groupspec.conformance import runner, targets
     from groupspec.conformance import vector_format as vf
     from groupspec.types import InputError
 
-    root = args.vectors if args.vectors is not None else vf.default_root()
+    release = kafka_versions.version(args.kafka_version)
+    root = args.vectors if args.vectors is not None else vf.default_root(release.line)
     if args.timeout <= 0:
         raise InputError("--timeout", "must be positive")
     if args.regenerate:
         from groupspec.conformance.generate import write
 
-        count = write(root)
+        count = write(root, release.line)
         print(f"regenerated {count} vectors in {root}", file=sys.stderr)
-    vectors = [v for v in vf.load(root) if args.filter in v.id]
-    target = targets.make_target(args.target, args.timeout, args.kafka_version)
+    # The packaged folders of a later line hold only the machines it changes; the rest are the
+    # default line's. A folder given with --vectors is taken whole.
+    loaded = vf.load(root) if args.vectors is not None else vf.load_release(release.line)
+    vectors = [v for v in loaded if args.filter in v.id]
+    adapter_release = release.release if args.kafka_version is not None and args.target == "kafka" else None
+    target = targets.make_target(args.target, args.timeout, adapter_release)
     flavour = args.flavour or targets.DEFAULT_FLAVOUR.get(args.target, "groupspec")
     marks = {"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "diverged": "DIV "}
 
@@ -80,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(runner.to_json(report), indent=2, ensure_ascii=False))
     else:
-        print(f"target {report.target} (flavour {flavour}), vectors {root}")
+        own = ", ".join(sorted(release.settings))
+        inherited = "" if args.vectors is not None or release is kafka_versions.DEFAULT else (
+            f" (machines other than {own} from {kafka_versions.DEFAULT.folder})")
+        print(f"target {report.target} (flavour {flavour}), vectors {root}{inherited}")
         print(runner.table(report))
         if report.unsupported:
             print()

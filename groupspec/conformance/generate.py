@@ -30,9 +30,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from groupspec import machines
+from groupspec import kafka_versions, machines
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.run_form import RunCase
+from groupspec.conformance.targets import dispatch
 from groupspec.types import AssignorInput, GroupAssignment, GroupspecError, PartitionAssignorError
 
 MACHINE = "simple_assignor"
@@ -116,12 +117,29 @@ def _all_vector_docs() -> Iterator[dict[str, Any]]:
         yield from machines.load(machine.vectors)()
 
 
-def generate() -> dict[str, str]:
-    """Every file of the version folder (vectors and manifest): relative path -> text."""
+def _release_vector_docs(release: kafka_versions.KafkaVersion) -> Iterator[dict[str, Any]]:
+    """A later release's vectors: the default line's cases of each machine the release changes,
+    their input adjusted to the release (kafka_versions.adjust_input) and ``expected`` what the
+    spec answers under it."""
+    for machine in machines.MACHINES:
+        settings = release.settings.get(machine.name)
+        if settings is None:
+            continue
+        for doc in machines.load(machine.vectors)():
+            if "expected_kafka" in doc:
+                raise ValueError(f"{doc['case']}: a release's vectors carry one expected answer")
+            doc_input = kafka_versions.adjust_input(machine.name, doc["input"], settings)
+            yield {**doc, "input": doc_input,
+                   "expected": dispatch("spec", doc["machine"], doc["handler"], doc_input)}
 
+
+def generate(line: str | None = None) -> dict[str, str]:
+    """Every file of a release line's folder (vectors and manifest): relative path -> text."""
+    release = kafka_versions.version(line)
     files: dict[str, str] = {}
     entries = []
-    for doc in _all_vector_docs():
+    docs = _all_vector_docs() if release is kafka_versions.DEFAULT else _release_vector_docs(release)
+    for doc in docs:
         vf.vector_from_json(doc, doc["case"])  # never write what the runner would refuse
         path = vf.vector_path(doc["machine"], doc["handler"], doc["case"])
         if path in files:
@@ -133,9 +151,13 @@ def generate() -> dict[str, str]:
                         "source": doc["source"]["kind"],
                         "sha256": vf.sha256(text.encode("utf-8"))})
     entries.sort(key=lambda e: e["path"])
-    manifest = {"format": vf.FORMAT_VERSION, "kafka": vf.KAFKA_VERSION,
-                "generator": "python -m groupspec.conformance.generate",
-                "count": len(entries), "vectors": entries}
+    manifest: dict[str, Any] = {"format": vf.FORMAT_VERSION, "kafka": release.folder,
+                                "generator": "python -m groupspec.conformance.generate"}
+    if release is not kafka_versions.DEFAULT:
+        manifest["inherits"] = kafka_versions.DEFAULT.folder
+        manifest["machines"] = sorted(release.settings)
+        manifest["why"] = dict(sorted(release.why.items()))
+    manifest.update({"count": len(entries), "vectors": entries})
     files[vf.MANIFEST_FILE] = vf.dumps(manifest)
     return files
 
@@ -153,10 +175,11 @@ def require_checkout() -> None:
                            "vectors; nothing was written)") from None
 
 
-def write(root: Path) -> int:
-    """Regenerate ``root``: machine folders are replaced whole, so removed cases disappear."""
+def write(root: Path, line: str | None = None) -> int:
+    """Regenerate ``root`` as the folder of a release line (default: the default line); machine
+    folders are replaced whole, so removed cases disappear."""
     require_checkout()
-    files = generate()
+    files = generate(line)
     root.mkdir(parents=True, exist_ok=True)
     machines = {p.split("/", 1)[0] for p in files if "/" in p}
     for machine in machines:
@@ -171,15 +194,19 @@ def write(root: Path) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m groupspec.conformance.generate",
                                      description="regenerate the conformance vectors")
-    parser.add_argument("--out", type=Path, default=vf.default_root(),
-                        help="version folder to write (default: the package's)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write only the default line's folder, here (default: every line's "
+                             "folder in the package)")
     args = parser.parse_args(argv)
     try:
-        count = write(args.out)
+        written = ([(args.out, None)] if args.out is not None else
+                   [(vf.default_root(line), line) for line in kafka_versions.VERSIONS])
+        for root, line in written:
+            count = write(root, line)
+            print(f"wrote {count} vectors and {vf.MANIFEST_FILE} to {root}")
     except NotACheckout as exc:
         print(f"groupspec: error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {count} vectors and {vf.MANIFEST_FILE} to {args.out}")
     return 0
 
 

@@ -30,7 +30,7 @@ JAR = "groupspec-kafka-adapter.jar"
 #: Seconds Maven may take, online, resolving Kafka's jars the first time.
 BUILD_TIMEOUT_S = 900.0
 #: The Kafka releases the adapter builds against, each with the Maven profile that selects it
-#: (None: the pom's default build). The vectors' answers are 4.2.1's.
+#: (None: the pom's default build); groupspec.kafka_versions says which vectors each answers.
 VERSIONS: dict[str, str | None] = {"4.2.1": None, "4.3.1": "kafka-4.3"}
 DEFAULT_VERSION = "4.2.1"
 

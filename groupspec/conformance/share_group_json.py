@@ -37,7 +37,8 @@ class RunOutput:
     view: sg.ShareCoordinatorView
 
 
-RUN = RunForm(FORM, RunInput, RunOutput, at_least={"config": 1, "start_ms": 0})
+RUN = RunForm(FORM, RunInput, RunOutput, at_least={"config": 1, "config.initial_group_epoch": 0,
+                                                             "start_ms": 0})
 to_json, from_json_as = FORM.to_json, FORM.from_json_as
 run_input_to_json, run_input_from_json = RUN.input_to_json, RUN.input_from_json
 run_output_to_json, run_output_from_json = RUN.output_to_json, RUN.output_from_json

@@ -45,9 +45,11 @@ _REQUIRED = ("format", "machine", "handler", "case", "description", "source", "m
 _OPTIONAL = ("expected_kafka", "properties_kafka")
 
 
-def default_root() -> Path:
-    """The vectors shipped inside the package, for the Kafka version groupspec describes."""
-    return Path(__file__).resolve().parent.parent / "vectors" / KAFKA_VERSION
+def default_root(line: str | None = None) -> Path:
+    """The vectors shipped inside the package for a Kafka release line (default: the one
+    groupspec describes; a later line's folder holds only the machines that line changes)."""
+    folder = KAFKA_VERSION if line is None else f"kafka-{line}"
+    return Path(__file__).resolve().parent.parent / "vectors" / folder
 
 
 @dataclass(frozen=True)
@@ -266,6 +268,18 @@ def manifest_problems(root: Path) -> list[str]:
         if rel not in listed:
             problems.append(f"{rel}: not listed in the manifest")
     return problems
+
+
+def load_release(line: str | None = None) -> list[Vector]:
+    """The packaged vectors a Kafka release line is held to: its own folder's machines, and every
+    other machine from the default line's folder (groupspec.kafka_versions says which differ)."""
+    from groupspec import kafka_versions
+
+    release = kafka_versions.version(line)
+    if release is kafka_versions.DEFAULT:
+        return load(default_root())
+    own = load(default_root(release.line))
+    return [v for v in load(default_root()) if v.machine not in release.settings] + own
 
 
 def load(root: Path) -> list[Vector]:

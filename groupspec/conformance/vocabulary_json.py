@@ -411,7 +411,8 @@ class RunForm(Generic[In, Out]):
     other, so a missing field takes its default and an event must name its class.
 
     ``at_least`` bounds integers of the input: a field name maps to the least value of that
-    field, or of every integer field of the object it holds (a config).
+    field, or of every integer field of the object it holds (a config); ``"config.name"``
+    gives one field of that object its own bound.
     """
 
     form: JsonForm
@@ -425,11 +426,14 @@ class RunForm(Generic[In, Out]):
     def input_from_json(self, doc: Any, path: str = "input") -> In:
         run = self.form.codec(self.input).read(doc, path)
         for name, least in self.at_least.items():
+            if "." in name:
+                continue  # a field's own bound, read below
             value = getattr(run, name)
             where = join(path, name)
-            numbers = ([(join(where, f.name), getattr(value, f.name)) for f in dataclasses.fields(value)]
-                       if dataclasses.is_dataclass(value) else [(where, value)])
-            for at, number in numbers:
+            numbers = ([(join(where, f.name), getattr(value, f.name),
+                         self.at_least.get(f"{name}.{f.name}", least)) for f in dataclasses.fields(value)]
+                       if dataclasses.is_dataclass(value) else [(where, value, least)])
+            for at, number, least in numbers:
                 if isinstance(number, int) and not isinstance(number, bool) and number < least:
                     bound = "must not be negative" if least == 0 else f"must be at least {least}"
                     raise InputError(at, f"{bound}, got {number}")

@@ -57,6 +57,10 @@ class ShareGroupConfig:
     initialize_retry_interval_ms: int = 30_000
     offsets_commit_timeout_ms: int = 5_000
     offsets_topic_partitions: int = 50
+    #: The group epoch and target assignment epoch a new group starts at: 0 in Kafka 4.2, 1 from
+    #: 4.3 (KAFKA-20268, ``ModernGroup``'s constructor), so every later epoch is one higher there.
+    #: groupspec.kafka_versions names the value each release has.
+    initial_group_epoch: int = 0
 
     @property
     def retry_interval_ms(self) -> int:
@@ -458,3 +462,4 @@ def check_config(config: object) -> None:
                  "max_size", "initialize_retry_interval_ms", "offsets_commit_timeout_ms",
                  "offsets_topic_partitions"):
         wire.integer(getattr(config, name), f"config.{name}", "int32", minimum=1)
+    wire.integer(config.initial_group_epoch, "config.initial_group_epoch", "int32", minimum=0, maximum=1)

@@ -51,6 +51,9 @@ class ShareStateConfig:
     state_topic_partitions: int = 50
     updates_per_snapshot: int = 500
     cold_snapshot_interval_ms: int = 300_000
+    #: Whether a ReadShareGroupState without a leader epoch (-1) is fenced below a recorded one:
+    #: yes in Kafka 4.2, no from 4.3 (KAFKA-20694), as the write path always skipped -1.
+    fence_read_without_leader_epoch: bool = True
 
 
 @dataclass(frozen=True)
@@ -349,6 +352,7 @@ def check_config(config: object) -> ShareStateConfig:
     wire.integer(config.updates_per_snapshot, "config.updates_per_snapshot", "int32",
                  minimum=low, maximum=high)
     wire.integer(config.cold_snapshot_interval_ms, "config.cold_snapshot_interval_ms", "int32", minimum=1)
+    wire.boolean(config.fence_read_without_leader_epoch, "config.fence_read_without_leader_epoch")
     return config
 
 

@@ -238,7 +238,7 @@ class ShareGroupManager:
         if group is None:
             if req.member_epoch != JOIN_EPOCH:
                 return ShareGroupHeartbeatResponse(Errors.GROUP_ID_NOT_FOUND), None, refused
-            group = ShareGroup(req.group_id)  # in memory once its records are replayed
+            group = self._new_group(req.group_id)  # in memory once its records are replayed
         if len(group.members) >= self.config.max_size and req.member_id not in group.members:
             return ShareGroupHeartbeatResponse(Errors.GROUP_MAX_SIZE_REACHED), None, refused
         member = group.members.get(req.member_id)
@@ -533,6 +533,11 @@ class ShareGroupManager:
 
     # -- replay (§2.3) ---------------------------------------------------------------------------------
 
+    def _new_group(self, group_id: str) -> ShareGroup:
+        """ModernGroup's constructor: 4.3 starts both epochs at 1 (KAFKA-20268), 4.2 at 0."""
+        first = self.config.initial_group_epoch
+        return ShareGroup(group_id, group_epoch=first, target_assignment_epoch=first)
+
     def replay(self, record: CoordinatorRecord) -> None:
         key, value = record.key, record.value
         group_id: str = key.group_id  # type: ignore[attr-defined]
@@ -541,7 +546,7 @@ class ShareGroupManager:
             self._replay_tombstone(group, key)
             return
         if group is None:
-            group = self.groups[group_id] = ShareGroup(group_id)
+            group = self.groups[group_id] = self._new_group(group_id)
         match value:
             case ShareGroupMemberMetadataValue():
                 assert isinstance(key, ShareGroupMemberMetadataKey)

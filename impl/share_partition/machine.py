@@ -14,7 +14,7 @@ from groupspec.impl.runtime.timer import TimerQueue
 from groupspec.impl.share_partition.in_flight import LockTimer
 from groupspec.impl.share_partition.partition import SharePartition, SharePartitionState
 from groupspec.impl.share_partition.persister import FaultInjectingPersister
-from groupspec.impl.share_partition.store import lone_partition_store
+from groupspec.impl.share_partition.store import PartitionStore, lone_partition_store
 from groupspec.types import InputError
 from groupspec.types.share_partition import (
     Acknowledge,
@@ -49,12 +49,14 @@ from groupspec.types.share_partition import (
 class SharePartitionMachine:
     def __init__(self, config: SharePartitionConfig = SharePartitionConfig(),  # noqa: B008
                  persisted: PersistedState = PersistedState(), *, start_ms: int = 0,  # noqa: B008
-                 latest_offset: int = 0) -> None:
+                 latest_offset: int = 0, store: PartitionStore | None = None) -> None:
         check_config(config)
         check_persisted(config, persisted)
         self.config = config
         self.clock = ManualClock(start_ms)
-        self.store = lone_partition_store(persisted)
+        # A store given is a key of a share coordinator shared with other partitions (the
+        # end-to-end simulation's broker); ``persisted`` is then what that key already holds.
+        self.store = lone_partition_store(persisted) if store is None else store
         self.persister = FaultInjectingPersister(self.store)
         self.partition = self._new_partition(0)
         self.partition.maybe_initialize(latest_offset)

@@ -51,7 +51,8 @@ class ShareCoordinator:
 
         def new_shard(context: ShardContext) -> ShareStateShard:
             return ShareStateShard(context, self.topics, self.config.updates_per_snapshot,
-                                   self.config.cold_snapshot_interval_ms)
+                                   self.config.cold_snapshot_interval_ms,
+                                   fence_read_without_leader_epoch=self.config.fence_read_without_leader_epoch)
 
         self.runtime: CoordinatorRuntime[ShareStateShard] = CoordinatorRuntime(
             SHARE_STATE_TOPIC, self.config.state_topic_partitions, new_shard, ManualClock(start_ms))

@@ -81,8 +81,9 @@ Result = tuple[object, list[CoordinatorRecord]]
 
 class ShareStateShard:
     def __init__(self, context: ShardContext, topics: dict[str, int], updates_per_snapshot: int,
-                 cold_snapshot_interval_ms: int) -> None:
+                 cold_snapshot_interval_ms: int, *, fence_read_without_leader_epoch: bool = True) -> None:
         self.context = context
+        self.fence_read_without_leader_epoch = fence_read_without_leader_epoch
         self.topics = topics
         self.updates_per_snapshot = updates_per_snapshot
         self.cold_snapshot_interval_ms = cold_snapshot_interval_ms
@@ -194,7 +195,8 @@ class ShareStateShard:
         error = Errors.NONE
         if key[2] < 0 or key not in self.share_state:
             error = Errors.INVALID_REQUEST
-        elif self.leader_epochs.get(key, leader_epoch) > leader_epoch:
+        elif ((leader_epoch != NO_EPOCH or self.fence_read_without_leader_epoch)
+              and self.leader_epochs.get(key, leader_epoch) > leader_epoch):
             error = Errors.FENCED_LEADER_EPOCH
         elif self._unknown_partition(key):
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION

@@ -48,8 +48,35 @@ def test_a_history_that_keeps_every_promise() -> None:
 
 def test_an_accept_taken_twice() -> None:
     h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]),
-                 *_ack("c2", [[T, 0, 0, "ACCEPT"]]))
+                 *_ack("c1", [[T, 0, 0, "ACCEPT"]]))
     assert "accepted_twice" in _kinds(h)
+
+
+def test_a_stale_accept_from_a_consumer_not_holding_the_record_is_not_counted() -> None:
+    # c1's lock expired and c2 got the record and accepted it; c1's late ACCEPT is answered NONE
+    # by Kafka (offsets below the start offset are skipped), which says nothing.
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), ("c2", "ok", "poll", [[T, 0, 0, 2]]),
+                 *_ack("c2", [[T, 0, 0, "ACCEPT"]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]))
+    assert _kinds(h) == []
+
+
+def test_after_a_crash_a_delivery_count_may_repeat_but_not_fall() -> None:
+    crash = ("nemesis", "info", "crash", None)
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 2]]), crash, ("c2", "ok", "poll", [[T, 0, 0, 2]]))
+    assert _kinds(h) == []
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 2]]), crash, ("c2", "ok", "poll", [[T, 0, 0, 1]]))
+    assert _kinds(h) == ["count_not_growing"]
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 2]]), ("c2", "ok", "poll", [[T, 0, 0, 2]]))
+    assert _kinds(h) == ["count_not_growing"]
+
+
+def test_a_record_whose_end_was_unseen_is_excused_only_by_enough_lost_polls() -> None:
+    delivered = ("c1", "ok", "poll", [[T, 0, 0, 1], [T, 0, 1, 1], [T, 0, 2, 1]])
+    settled = _ack("c1", [[T, 0, 0, "ACCEPT"], [T, 0, 1, "ACCEPT"]])
+    lost_poll = [("c2", "invoke", "poll", None), ("c2", "info", "poll", None)]
+    # Offset 2 ends unseen: two more deliveries (limit 3) need two lost polls after its last one.
+    assert _kinds(_history(PRODUCE, delivered, *settled, *lost_poll, QUIET)) == ["lost"]
+    assert _kinds(_history(PRODUCE, delivered, *settled, *lost_poll, *lost_poll, QUIET)) == []
 
 
 def test_a_second_accept_that_was_refused_is_fine() -> None:

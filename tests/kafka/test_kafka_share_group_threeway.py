@@ -33,6 +33,14 @@ What is not compared as it stands, and why:
   them; the member's assignment does not); groupspec's Kafka-exact assignor is handed previous
   targets without deleted topics, so a run is compared up to the first step that computes a
   target while a previous target of its group still holds a deleted topic.
+- docs/divergences.md, empty_topic_kept_in_target: Kafka's builders can leave a topic with no
+  partitions in a member's target, and when that empty key goes Kafka writes a
+  ShareGroupTargetAssignmentMember record that changes nothing; groupspec's targets never hold
+  an empty topic, so it writes none. A Kafka target record of a step at which groupspec computed
+  the group's target but wrote no record for that member, and whose partitions are exactly the
+  member's target in groupspec before the step, is dropped from Kafka's side before comparing,
+  and nothing else: a record that changes a target, or one for a member groupspec does not have,
+  still fails the run (``test_the_no_op_set_aside_keeps_real_differences``).
 - Events a broker never hands a coordinator (the agreement test's ``unparseable`` rule: a
   40,000-character group id, a clock beyond int64, ...) cannot be written as a run; that rule is
   left out here, and any other event both layers refuse is dropped from the run sent to Kafka
@@ -42,6 +50,9 @@ What is not compared as it stands, and why:
   (the adapter resolves a host to an InetAddress, as the broker's request context holds one).
 
 Budget: the profiles' (tests/conftest.py): ci 200 runs of up to 30 steps, deep 5000 of up to 100.
+A deep run can outlast the time given to it, and Hypothesis prints its statistics only at the
+end: with ``GROUPSPEC_THREEWAY_PROGRESS=<file>`` each run compared appends a line there (events
+sent to Kafka, set-asides used), so a stopped run can still be counted.
 """
 
 from __future__ import annotations
@@ -49,7 +60,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 import shutil
+import time
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
@@ -61,9 +74,14 @@ import groupspec.spec.share_group as spec_module
 from groupspec.conformance import share_group as share_group_conformance
 from groupspec.conformance import share_group_json as sgj
 from groupspec.conformance import targets
+from groupspec.conformance import vector_format as vf
 from groupspec.impl.simple_assignor import assign as impl_assign
 from groupspec.types import AssignorInput
-from groupspec.types.records import ShareGroupTargetAssignmentMetadataKey
+from groupspec.types import share_group as sg
+from groupspec.types.records import (
+    ShareGroupTargetAssignmentMemberKey,
+    ShareGroupTargetAssignmentMetadataKey,
+)
 from groupspec.types.share_group import (
     AdvanceClock,
     Output,
@@ -107,7 +125,7 @@ def _kafka_ordered_assign(group: AssignorInput) -> Any:
 def _target_members_as_a_set(doc: dict[str, Any]) -> dict[str, Any]:
     """Each event's consecutive ShareGroupTargetAssignmentMember records sorted by group and
     member id, where they stand (share_group_orders: Kafka writes them in its assignor's order)."""
-    doc = copy.deepcopy(doc)
+    doc = _records_copied(doc)
     for output in doc["outputs"]:
         records, i = output["records"], 0
         while i < len(records):
@@ -153,7 +171,7 @@ class KafkaShareGroupAgreement(ShareGroupAgreement):
             return
         run = self._run()
         with mock.patch.object(spec_module, "assign", _kafka_ordered_assign):
-            ours, ties, stale = _spec_run(run)
+            ours, ties, stale, no_ops = _spec_run(run)
         if stale is not None:
             # docs/divergences.md, deleted_topic_copied_through: from a target computed over a
             # previous target that still holds a deleted topic, Kafka's target keeps that topic
@@ -163,25 +181,80 @@ class KafkaShareGroupAgreement(ShareGroupAgreement):
             if not run.events:
                 return
             with mock.patch.object(spec_module, "assign", _kafka_ordered_assign):
-                ours, ties, _ = _spec_run(run)
-        response = _kafka().call("random", "share_group", "run", sgj.run_input_to_json(run))
-        assert response.broken is None and response.unsupported is None, response
-        assert response.error is None, f"Kafka's shard threw: {response.error}\n{response.stderr}"
-        theirs = _target_members_as_a_set(response.output)
-        differences = [line for line in share_group_conformance.JUDGE.compare(ours, theirs)
-                       if not any(line.startswith(f"event {k}: records of group {g!r}") for k, g in ties)]
-        for k, g in ties:
-            # The same members expired, whatever the order: the same record keys.
-            assert _keys(ours, k, g) == _keys(theirs, k, g), (k, g)
+                ours, ties, _, no_ops = _spec_run(run)
+        theirs, dropped = _without_no_ops(_on_kafka(run), no_ops)
+        differences = _differences(ours, theirs, ties)
         assert differences == [], "\n".join(differences[:20])
         exact = share_group_conformance.JUDGE.compare(_spec_run(run)[0], theirs) == []
         event("kafka: " + ("groupspec's own orders agree too" if exact
                            else "agrees with the assignor in Kafka's orders and the restart ties set aside"))
         if ties:
             event("kafka: sessions a failover re-armed expired together (records order set aside)")
+        for record in dropped:
+            emptied = record["value"]["topic_partitions"] == []
+            event("kafka: a target record that changes nothing set aside (empty_topic_kept_in_target, "
+                  + ("no partitions)" if emptied else "partitions kept)"))
+        _progress(run, stale, ties, dropped)
         if _answer_after_a_topic_went(run):
             event("kafka: a persister answer after a topic was deleted or recreated, compared")
         event(f"kafka: {len(run.events) // 10 * 10}+ events compared")
+
+
+def _progress(run: sgj.RunInput, stale: int | None, ties: list[tuple[int, str]], dropped: list[Any]) -> None:
+    """One line per run compared, when GROUPSPEC_THREEWAY_PROGRESS names a file (see above)."""
+    path = os.environ.get("GROUPSPEC_THREEWAY_PROGRESS")
+    if path:
+        line = {"at": time.time(), "events": len(run.events), "truncated": stale is not None,
+                "ties": len(ties), "no_ops": len(dropped)}
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
+
+
+def _on_kafka(run: sgj.RunInput) -> dict[str, Any]:
+    """Kafka's output for the run, target member records of each step as a set."""
+    response = _kafka().call("random", "share_group", "run", sgj.run_input_to_json(run))
+    assert response.broken is None and response.unsupported is None, response
+    assert response.error is None, f"Kafka's shard threw: {response.error}\n{response.stderr}"
+    return _target_members_as_a_set(response.output)
+
+
+def _differences(ours: dict[str, Any], theirs: dict[str, Any], ties: list[tuple[int, str]]) -> list[str]:
+    """The judge's differences, a tied step's records of its group set aside once their keys
+    agree (the same members expired, whatever the order)."""
+    for k, g in ties:
+        assert _keys(ours, k, g) == _keys(theirs, k, g), (k, g)
+    return [line for line in share_group_conformance.JUDGE.compare(ours, theirs)
+            if not any(line.startswith(f"event {k}: records of group {g!r}") for k, g in ties)]
+
+
+def _without_no_ops(theirs: dict[str, Any], no_ops: dict[int, set[str]]) -> tuple[dict[str, Any], list[Any]]:
+    """Kafka's output without its target member records that change nothing in groupspec's
+    terms (empty_topic_kept_in_target), and the records dropped. Only a record spelled exactly
+    as one of ``no_ops`` of its step goes: the member's target in groupspec before that step,
+    at a step where groupspec computed the group's target and wrote no record for the member."""
+    doc, dropped = _records_copied(theirs), []
+    for k, spelled in no_ops.items():
+        if k >= len(doc["outputs"]):
+            continue
+        kept = []
+        for record in doc["outputs"][k]["records"]:
+            if (record["key"]["type"] == "ShareGroupTargetAssignmentMemberKey"
+                    and _canonical(record) in spelled):
+                dropped.append(record)
+            else:
+                kept.append(record)
+        doc["outputs"][k]["records"] = kept
+    return doc, dropped
+
+
+def _records_copied(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with its outputs and their record lists copied: enough to reorder or drop records
+    (no record is changed in place), much cheaper than a deep copy of a long run."""
+    return {**doc, "outputs": [{**o, "records": list(o["records"])} for o in doc["outputs"]]}
+
+
+def _canonical(record_json: Any) -> str:
+    return json.dumps(record_json, sort_keys=True)
 
 
 def _answer_after_a_topic_went(run: sgj.RunInput) -> bool:
@@ -198,16 +271,22 @@ def _answer_after_a_topic_went(run: sgj.RunInput) -> bool:
     return False
 
 
-def _spec_run(run: sgj.RunInput) -> tuple[dict[str, Any], list[tuple[int, str]], int | None]:
+def _spec_run(
+    run: sgj.RunInput,
+) -> tuple[dict[str, Any], list[tuple[int, str]], int | None, dict[int, set[str]]]:
     """The spec's output for the run (as JSON, target member records as a set); the events at
     which two or more sessions of one group, armed by the same failover, expire together
     ((event, group): Kafka re-arms a loaded group's sessions in its member map's order,
     GroupMetadataManager#onLoaded iterating a TimelineHashMap, groupspec in join order, so such
     sessions expire in different orders; docs/divergences.md, share_group_orders); and the first
     event that computes a target while a previous target of its group holds a topic no longer
-    in the image (None if none does)."""
+    in the image (None if none does); and per step that computes targets, the target member
+    records (as canonical JSON) that would change nothing: for each member of such a group that
+    had a target before the step, keeps one after it, and got no record at the step, its target
+    as it stood (empty_topic_kept_in_target)."""
     state = spec_module.initial_state(run.config, run.topics, run.start_ms)
     outputs, ties, stale = [], [], None
+    no_ops: dict[int, set[str]] = {}
     rearmed: set[int] = set()
     for k, e in enumerate(run.events):
         if isinstance(e, AdvanceClock):
@@ -219,7 +298,20 @@ def _spec_run(run: sgj.RunInput) -> tuple[dict[str, Any], list[tuple[int, str]],
         ids = {t.topic_id for t in state.topics.values()}
         held = {g.group_id: {t for target in g.target.values() for t in target}
                 for g in state.groups.values()}
+        before = state
         state, output = spec_module.step(state, e, k)
+        computed = {r.key.group_id for r in output.records  # tombstones are no computation
+                    if isinstance(r.key, ShareGroupTargetAssignmentMetadataKey) and r.value is not None}
+        for group_id in computed:
+            written = {r.key.member_id for r in output.records
+                       if isinstance(r.key, ShareGroupTargetAssignmentMemberKey)
+                       and r.key.group_id == group_id}
+            old, new = before.groups.get(group_id), state.groups[group_id]
+            for member_id, target in (old.target.items() if old is not None else ()):
+                if member_id not in written and member_id in new.target:
+                    record = sg.target_member_record(group_id, member_id, target)
+                    spelled = sgj.to_json(sg.Output(records=(record,)))["records"][0]
+                    no_ops.setdefault(k, set()).add(_canonical(spelled))
         if stale is None and any(isinstance(r.key, ShareGroupTargetAssignmentMetadataKey)
                                  and held.get(r.key.group_id, set()) - ids for r in output.records):
             stale = k
@@ -227,7 +319,7 @@ def _spec_run(run: sgj.RunInput) -> tuple[dict[str, Any], list[tuple[int, str]],
             rearmed = {session.seq for session in state.sessions.values()}
         outputs.append(output)
     doc = sgj.run_output_to_json(sgj.RunOutput(tuple(outputs), spec_module.view(state)))
-    return _target_members_as_a_set(doc), ties, stale
+    return _target_members_as_a_set(doc), ties, stale, no_ops
 
 
 def _keys(doc: dict[str, Any], k: int, group: str) -> list[str]:
@@ -236,3 +328,66 @@ def _keys(doc: dict[str, Any], k: int, group: str) -> list[str]:
 
 
 TestKafkaShareGroupAgreement = KafkaShareGroupAgreement.TestCase
+
+#: The vectors showing empty_topic_kept_in_target: at event 4 Kafka rewrites m1's target, empty
+#: before and after (its emptied t2 key goes), where groupspec writes nothing for m1; at event 5
+#: of the second the same with t1-0 kept beside the emptied key.
+EMPTIED = "a_target_emptied_of_a_topic_is_rewritten_when_the_topic_goes"
+KEEPING = "a_target_keeping_partitions_is_rewritten_when_an_empty_topic_goes"
+
+
+def _member_target_record(doc: dict[str, Any], k: int, member_id: str) -> dict[str, Any]:
+    return next(r for r in doc["outputs"][k]["records"]
+                if r["key"]["type"] == "ShareGroupTargetAssignmentMemberKey"
+                and r["key"]["member_id"] == member_id)
+
+
+def _vector_on_both(name: str) -> tuple[sgj.RunInput, dict[str, Any], dict[str, Any], dict[int, set[str]]]:
+    """A vector's run: the expectation held against Kafka, Kafka's output, the no-op records."""
+    path = vf.default_root() / "share_group" / "run" / name / "vector.json"
+    run = sgj.run_input_from_json(json.loads(path.read_text(encoding="utf-8"))["input"])
+    with mock.patch.object(spec_module, "assign", _kafka_ordered_assign):
+        ours, ties, stale, no_ops = _spec_run(run)
+    assert ties == [] and stale is None
+    return run, ours, _on_kafka(run), no_ops
+
+
+@pytest.mark.parametrize(("name", "k", "partitions"), [(EMPTIED, 4, 0), (KEEPING, 5, 1)])
+def test_the_no_op_set_aside_drops_the_no_op_record(name: str, k: int, partitions: int) -> None:
+    """On Kafka's shard, the vector differs by m1's no-op record, which the set-aside drops,
+    and by nothing else."""
+    _, ours, raw, no_ops = _vector_on_both(name)
+    assert f"event {k}: records of group 'g': expected 5 item(s), got 6" in _differences(ours, raw, [])
+    theirs, dropped = _without_no_ops(raw, no_ops)
+    assert dropped == [_member_target_record(raw, k, "m1")]
+    assert len(dropped[0]["value"]["topic_partitions"]) == partitions
+    assert _differences(ours, theirs, []) == []
+
+
+def test_the_no_op_set_aside_keeps_real_differences() -> None:
+    """Planted changes to the no-op record Kafka writes (a partition in it, another member,
+    another step) are kept and fail the comparison."""
+    run, ours, raw, no_ops = _vector_on_both(EMPTIED)
+    ties: list[tuple[int, str]] = []
+
+    t1 = next(t.topic_id for t in run.topics if t.name == "t1")
+    changes = {
+        "a partition in it":
+            lambda r: r["value"].update(topic_partitions=[{"topic_id": t1, "partitions": [0]}]),
+        "another member": lambda r: r["key"].update(member_id="m9"),
+    }
+    for what, change in changes.items():
+        planted = copy.deepcopy(raw)
+        change(_member_target_record(planted, 4, "m1"))
+        theirs, dropped = _without_no_ops(planted, no_ops)
+        assert dropped == [], what
+        lines = _differences(ours, theirs, ties)
+        assert any(line.startswith("event 4: records of group 'g'") for line in lines), what
+    # The same record one step earlier, at a step where groupspec wrote m1's target: kept.
+    planted = copy.deepcopy(raw)
+    record = _member_target_record(planted, 4, "m1")
+    planted["outputs"][4]["records"].remove(record)
+    planted["outputs"][3]["records"].insert(0, record)
+    theirs, dropped = _without_no_ops(planted, no_ops)
+    assert dropped == []
+    assert any(line.startswith("event 3: records of group 'g'") for line in _differences(ours, theirs, ties))

@@ -833,9 +833,31 @@ def _emptied_topic_in_target() -> Case:
     )
 
 
+def _emptied_topic_beside_partitions() -> Case:
+    one = TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 1)
+    s = Script(topics=(one, TopicMetadata("t2", "00000000-0000-4000-8000-000000000002", 1)))
+    first = s.hb("m1", 0, ("t1", "t2"))
+    s.answer(first)
+    s.hb("m1", 1, error=Errors.NONE, expect_epoch=2)
+    s.hb("m2", 0, ("t2",), error=Errors.NONE, expect_epoch=3)
+    s.hb("m1", 2, ("t1",), error=Errors.NONE, expect_epoch=4)
+    s.hb("m2", 3, ("t1",), error=Errors.NONE, expect_epoch=5)
+    s.ends("g", "Stable", 5)
+    return s.case(
+        "a_target_keeping_partitions_is_rewritten_when_an_empty_topic_goes",
+        "m1 holds t1-0 and t2-0, m2 joins on t2 (sharing t2-0), m1 drops t2, then m2 moves to "
+        "t1 (sharing t1-0). groupspec's target for m1 is t1-0 from m1's move on, so m2's move "
+        "writes only m2's record. Kafka 4.2.1's heterogeneous builder leaves t2 in m1's target "
+        "with no partitions beside t1-0, and when the homogeneous builder drops it Kafka writes "
+        "m1's record again with the same t1-0 (docs/divergences.md, empty_topic_kept_in_target).",
+        _sheet("§3.3"),
+    )
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _emptied_topic_in_target,
+        _emptied_topic_beside_partitions,
         _first_heartbeat,
         _partitions_arrive,
         _second_member,

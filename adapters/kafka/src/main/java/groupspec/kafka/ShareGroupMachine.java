@@ -31,6 +31,8 @@ final class ShareGroupMachine implements Adapter.Machine {
                     + "host from the request's InetAddress (its toString), which only writes \"/<ip>\" forms here");
             }
         }
+        int firstEpoch = input.path("config").path("initial_group_epoch").asInt(0);
+        ReleaseShim.require(firstEpoch == ReleaseShim.INITIAL_GROUP_EPOCH, "initial_group_epoch", firstEpoch);
         ShareGroupRun run;
         try {
             run = new ShareGroupRun(input.path("config"), input.path("topics"), input.path("start_ms").asLong(0));

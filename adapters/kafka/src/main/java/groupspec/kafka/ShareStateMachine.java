@@ -25,6 +25,10 @@ final class ShareStateMachine implements Adapter.Machine {
     @Override
     public JsonNode answer(String handler, JsonNode input) throws Adapter.Answer {
         JsonNode events = Adapter.runEvents(input);
+        JsonNode fence = input.path("config").path("fence_read_without_leader_epoch");
+        boolean fences = fence.isMissingNode() || fence.asBoolean();
+        ReleaseShim.require(fences == ReleaseShim.FENCES_READ_WITHOUT_LEADER_EPOCH, "fence_read_without_leader_epoch",
+            fences);
         ShareStateRun run;
         try {
             run = new ShareStateRun(input.path("config"), input.path("topics"), input.path("start_ms").asLong(0));
