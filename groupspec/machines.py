@@ -144,6 +144,13 @@ MACHINES: tuple[Machine, ...] = (
         errors_expected=True,
     ),
     _stateful("classic_group", "classic_vector_docs"),
+    # The classic consumer's assignors, run by a group's leader (docs/machines/classic_assignors.md).
+    Machine(
+        name="classic_assignors", handlers=("assign",),
+        vocabulary="groupspec.types.classic_assignors", spec="groupspec.spec.classic_assignors",
+        impl="groupspec.impl.classic_assignors",
+        vectors="tests.scenarios.classic_assignors.cases:classic_assignors_vector_docs",
+    ),
     # Both layers follow Kafka's SharePartition (docs/conformance.md, "Machine share_partition").
     _stateful("share_partition", "share_vector_docs", expected_is_kafkas=True),
     _stateful("share_group", "share_group_vector_docs"),

@@ -54,7 +54,8 @@ def test_kafka_4_3_changes_these_answers() -> None:
 def test_the_cli_runs_a_later_line_on_any_target(capsys) -> None:
     from groupspec.cli import main
 
-    assert main(["conformance", "--target", "spec", "--kafka-version", "4.3.1", "--filter", "share_state/"]) == 0
+    args = ["conformance", "--target", "spec", "--kafka-version", "4.3.1", "--filter", "share_state/"]
+    assert main(args) == 0
     out = capsys.readouterr().out
     assert "vectors" in out and "kafka-4.3 (machines other than share_group, share_state from kafka-4.2)" in out
     assert "share_state |      36 |     36 |      0 |           0" in out
@@ -65,5 +66,6 @@ def test_an_unknown_line_is_refused_with_the_known_ones(capsys) -> None:
 
     assert main(["conformance", "--target", "impl", "--kafka-version", "4.4"]) == 2
     err = capsys.readouterr().err
-    assert "--kafka-version: unknown Kafka version '4.4'; vectors exist for 4.2 (4.2.1), 4.3 (4.3.1)" in err
+    assert ("--kafka-version: unknown Kafka version '4.4'; "
+            "vectors exist for 4.2 (4.2.1), 4.3 (4.3.1)") in err
     assert "Traceback" not in err

@@ -82,6 +82,7 @@ public final class Adapter {
         MACHINES.put("records", RecordsMachineShim.machine());
         MACHINES.put("simple_assignor", new SimpleAssignorMachine());
         MACHINES.put("classic_group", new ClassicGroupMachine());
+        MACHINES.put("classic_assignors", new ClassicAssignorsMachine());
         MACHINES.put("share_partition", new SharePartitionMachine());
         MACHINES.put("share_group", new ShareGroupMachine());
         MACHINES.put("share_consumer", new ShareConsumerMachine());

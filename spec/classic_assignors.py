@@ -1,0 +1,282 @@
+"""The classic consumer group's assignors (Range, RoundRobin), as rules.
+
+Theory of operation
+-------------------
+In a classic group the leader, a consumer, computes everyone's assignment with the assignor the
+coordinator picked (clients/.../consumer/RangeAssignor.java, RoundRobinAssignor.java and their
+base, internals/AbstractPartitionAssignor.java). Both see only topics that exist with at least
+one partition and that some member subscribes to; every partition of such a topic goes to
+exactly one member that subscribes to the topic.
+
+**Member order.** Both visit members in one order: members with a group instance id first,
+ordered by it, then the others ordered by member id (AbstractPartitionAssignor.MemberInfo's
+compareTo). Strings compare as Java's String.compareTo does, by UTF-16 code units (which
+differs from Python's code point order for characters beyond U+FFFF). Two members with the
+same instance id (which a coordinator never lets into one generation) are ordered here by
+member id; Kafka leaves them in its member map's hash order.
+
+**Range**, topic by topic: with P partitions and C subscribers, each subscriber gets P // C
+partitions and the first P % C subscribers one more; the first subscriber takes the lowest
+partition numbers, the next the following ones, and so on.
+
+**Rack-aware Range** (Kafka 4.2, KIP-881). A topic *needs rack matching* when some subscriber
+has a rack, some subscriber's rack is among the racks of the topic's replicas, and the
+partitions do not all have the same set of replica racks. When any topic of the group needs it,
+a rack phase runs before the plain ranges:
+
+* A subscriber's *room* in a topic is ``P // C`` plus one while fewer than ``P % C``
+  subscribers already hold more than ``P // C``, minus what it holds (never below 0); a
+  subscriber *matches* a partition when it has no rack or its rack is one of the partition's
+  replica racks.
+* Topics with the same subscribers (and their racks) and the same partition count are
+  *co-partitioned*. When there are several, partition numbers are visited in ascending order,
+  and partition p of every one of them goes to the first subscriber that matches p in each of
+  them and has room in each of them (if any).
+* A topic co-partitioned with no other, if it needs rack matching: each subscriber in order
+  takes, from its unassigned partitions in ascending order, those it matches, up to its room.
+* Topics whose subscribers have no rack take no part in this phase.
+
+Then, every topic: each subscriber in order takes the lowest unassigned partitions up to its
+room. So counts stay P // C or one more (exactly P % C get one more), but which subscribers get
+the extra and which partitions they hold follow the racks.
+
+**RoundRobin** lists every partition sorted by topic name then number, and deals them out to
+the members in member order, cyclically, passing over members that do not subscribe to the
+partition's topic: each partition goes to the next subscriber after the one that got the
+previous partition.
+
+**List order.** groupspec lists each member's partitions sorted by topic name, then number.
+Kafka does too, except plain Range (no rack phase), whose lists follow its hash map's order of
+topic names (docs/divergences.md, "Classic Range lists topics in hash order").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import icontract
+
+from groupspec.types import InputError
+from groupspec.types.classic_assignors import (
+    RANGE,
+    ClassicAssignment,
+    ClassicAssignorInput,
+    ClassicMember,
+    TopicPartition,
+    check_input,
+)
+
+
+def java_string_key(s: str) -> bytes:
+    """A sort key ordering strings as Java's String.compareTo does (UTF-16 code units)."""
+    return s.encode("utf-16-be", "surrogatepass")
+
+
+def member_key(m: ClassicMember) -> tuple[int, bytes, bytes]:
+    """Members with an instance id first, by it; then the rest by member id."""
+    if m.group_instance_id is not None:
+        return (0, java_string_key(m.group_instance_id), java_string_key(m.member_id))
+    return (1, java_string_key(m.member_id), b"")
+
+
+def partition_key(tp: TopicPartition) -> tuple[bytes, int]:
+    return (java_string_key(tp[0]), tp[1])
+
+
+def member_order(group: ClassicAssignorInput) -> list[ClassicMember]:
+    return sorted(group.members, key=member_key)
+
+
+def assigned_topics(group: ClassicAssignorInput) -> list[str]:
+    """Topics some member subscribes to that have partitions, in Java string order."""
+    names = {t for m in group.members for t in m.topics if group.partition_count(t) > 0}
+    return sorted(names, key=java_string_key)
+
+
+def subscribers(group: ClassicAssignorInput, topic: str) -> list[ClassicMember]:
+    return [m for m in member_order(group) if topic in m.topics]
+
+
+# ---------------------------------------------------------------------------------------------
+# Range
+# ---------------------------------------------------------------------------------------------
+
+
+@icontract.require(lambda partitions, members: partitions >= 0 and members > 0)
+@icontract.ensure(lambda partitions, result: sum(result) == partitions)
+@icontract.ensure(lambda result: max(result) - min(result) <= 1)
+def range_counts(partitions: int, members: int) -> list[int]:
+    """How many partitions each subscriber position gets without the rack phase."""
+    base, extra = divmod(partitions, members)
+    return [base + (1 if i < extra else 0) for i in range(members)]
+
+
+def needs_rack_matching(group: ClassicAssignorInput, topic: str) -> bool:
+    member_racks = {m.rack for m in subscribers(group, topic) if m.rack is not None}
+    per_partition = [group.racks_of(topic, p) for p in range(group.partition_count(topic))]
+    all_racks = frozenset().union(*per_partition)
+    if not member_racks or not member_racks & all_racks:
+        return False
+    return any(racks != all_racks for racks in per_partition)
+
+
+class _TopicRanges:
+    """One topic's subscribers, what each holds, and the room rule of the module docstring."""
+
+    def __init__(self, group: ClassicAssignorInput, topic: str) -> None:
+        self.topic = topic
+        self.members = subscribers(group, topic)
+        self.count = group.partition_count(topic)
+        self.base, self.extra = divmod(self.count, len(self.members))
+        self.held: dict[str, list[int]] = {m.member_id: [] for m in self.members}
+        self.racks = [group.racks_of(topic, p) for p in range(self.count)]
+
+    def unassigned(self) -> list[int]:
+        taken = {p for ps in self.held.values() for p in ps}
+        return [p for p in range(self.count) if p not in taken]
+
+    def room(self, member: str) -> int:
+        above = sum(1 for ps in self.held.values() if len(ps) > self.base)
+        return max(0, self.base + (1 if above < self.extra else 0) - len(self.held[member]))
+
+    def matches(self, m: ClassicMember, p: int) -> bool:
+        return m.rack is None or m.rack in self.racks[p]
+
+    def take_ranges(self, may_take: Callable[[ClassicMember, int], bool]) -> None:
+        for m in self.members:
+            fits = [p for p in self.unassigned() if may_take(m, p)]
+            self.held[m.member_id] += fits[: self.room(m.member_id)]
+
+
+def _rack_phase(group: ClassicAssignorInput, topics: list[_TopicRanges]) -> None:
+    def subscribers_and_size(t: _TopicRanges) -> tuple[tuple[tuple[str, str | None], ...], int]:
+        return tuple(sorted((m.member_id, m.rack) for m in t.members)), t.count
+
+    for t in topics:
+        if all(m.rack is None for m in t.members):
+            continue
+        peers = [u for u in topics if subscribers_and_size(u) == subscribers_and_size(t)]
+        if len(peers) == 1:
+            if needs_rack_matching(group, t.topic):
+                t.take_ranges(t.matches)
+        elif t is peers[0]:
+            for p in range(t.count):
+                for m in t.members:
+                    if all(u.matches(m, p) and u.room(m.member_id) > 0 for u in peers):
+                        for u in peers:
+                            u.held[m.member_id].append(p)
+                        break
+
+
+def assign_range(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
+    topics = [_TopicRanges(group, t) for t in assigned_topics(group)]
+    if any(needs_rack_matching(group, t.topic) for t in topics):
+        _rack_phase(group, topics)
+    for t in topics:
+        t.take_ranges(lambda m, p: True)
+    result: dict[str, list[TopicPartition]] = {m.member_id: [] for m in group.members}
+    for t in topics:
+        for member, parts in t.held.items():
+            result[member] += [(t.topic, p) for p in parts]
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# RoundRobin
+# ---------------------------------------------------------------------------------------------
+
+
+def assign_roundrobin(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
+    members = member_order(group)
+    result: dict[str, list[TopicPartition]] = {m.member_id: [] for m in group.members}
+    nxt = 0
+    for topic in assigned_topics(group):
+        for p in range(group.partition_count(topic)):
+            while topic not in members[nxt].topics:
+                nxt = (nxt + 1) % len(members)
+            result[members[nxt].member_id].append((topic, p))
+            nxt = (nxt + 1) % len(members)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# The assignor
+# ---------------------------------------------------------------------------------------------
+
+
+def _valid_input(group: ClassicAssignorInput) -> bool:
+    try:
+        check_input(group)
+    except InputError:
+        return False
+    return True
+
+
+@icontract.require(_valid_input, "a known assignor, unique member ids, int32 counts, racks per partition")
+@icontract.ensure(lambda group, result: is_valid_assignment(group, result))
+def assign(group: ClassicAssignorInput) -> ClassicAssignment:
+    """Every member's partitions (members with none map to ())."""
+    raw = assign_range(group) if group.assignor == RANGE else assign_roundrobin(group)
+    return {m: tuple(sorted(parts, key=partition_key)) for m, parts in raw.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties any valid answer satisfies (contracts, tests, vectors)
+# ---------------------------------------------------------------------------------------------
+
+PROPERTIES = ("complete", "subscribed", "exactly_once", "balanced", "ranges", "ordered")
+
+
+def check_properties(group: ClassicAssignorInput, result: ClassicAssignment) -> dict[str, bool]:
+    """Each property of PROPERTIES -> whether ``result`` satisfies it for ``group``.
+
+    complete:     exactly the group's members appear.
+    subscribed:   a member holds only existing partitions of topics it subscribes to.
+    exactly_once: every partition of every assigned topic is held once, by one member.
+    balanced:     Range: in each topic every subscriber holds P // C or one more partition.
+                  RoundRobin: when all members subscribe to the same topics, members' totals
+                  differ by at most one.
+    ranges:       Range without a rack phase: in each topic the subscribers, in member order,
+                  hold consecutive runs of partitions from 0 up, the first P % C one longer.
+                  (Nothing to check for RoundRobin or when the rack phase runs.)
+    ordered:      each member's list is sorted by topic name, then partition number.
+    """
+    ok = dict.fromkeys(PROPERTIES, True)
+    ids = group.member_ids()
+    if set(result) != set(ids) or len(result) != len(ids):
+        ok["complete"] = False
+    got = {i: tuple(result.get(i, ())) for i in ids}
+    by_id = {m.member_id: m for m in group.members}
+    for i, parts in got.items():
+        for topic, p in parts:
+            if topic not in by_id[i].topics or not 0 <= p < group.partition_count(topic):
+                ok["subscribed"] = False
+        ok["ordered"] &= list(parts) == sorted(parts, key=partition_key)
+    held = [tp for parts in got.values() for tp in parts]
+    wanted = [(t, p) for t in assigned_topics(group) for p in range(group.partition_count(t))]
+    ok["exactly_once"] = sorted(held) == sorted(wanted)
+    rack_phase = group.assignor == RANGE and any(
+        needs_rack_matching(group, t) for t in assigned_topics(group)
+    )
+    if group.assignor == RANGE:
+        for t in assigned_topics(group):
+            subs = subscribers(group, t)
+            counts = [sum(1 for tp in got[m.member_id] if tp[0] == t) for m in subs]
+            base = group.partition_count(t) // len(subs)
+            ok["balanced"] &= all(base <= c <= base + 1 for c in counts)
+            if not rack_phase:
+                expected, start = [], 0
+                for m, n in zip(subs, range_counts(group.partition_count(t), len(subs)), strict=True):
+                    expected.append(
+                        sorted(p for tt, p in got[m.member_id] if tt == t) == list(range(start, start + n))
+                    )
+                    start += n
+                ok["ranges"] &= all(expected)
+    elif len({frozenset(m.topics) for m in group.members}) == 1 and group.members:
+        totals = [len(parts) for parts in got.values()]
+        ok["balanced"] = max(totals) - min(totals) <= 1
+    return ok
+
+
+def is_valid_assignment(group: ClassicAssignorInput, result: ClassicAssignment) -> bool:
+    return all(check_properties(group, result).values())
