@@ -57,7 +57,7 @@ def test_the_cli_runs_a_later_line_on_any_target(capsys) -> None:
     args = ["conformance", "--target", "spec", "--kafka-version", "4.3.1", "--filter", "share_state/"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "vectors" in out and "kafka-4.3 (machines other than share_group, share_state from kafka-4.2)" in out
+    assert "kafka-4.3 (machines other than share_group, share_state from kafka-4.2)" in out
     assert "share_state |      36 |     36 |      0 |           0" in out
 
 
