@@ -191,13 +191,17 @@ def _explicit_poll_refuses() -> Case:
 
 
 def _explicit_unknown_record() -> Case:
-    s = _delivered(EXPLICIT)
-    s.add(Acknowledge("t", 0, 7, A), "error")
-    s.add(Acknowledge("t", 1, 0, A), "error")
+    s = Script(EXPLICIT)
+    s.add(Assign((P1,)))
+    s.add(Poll(), "sent", absent=("records",))
+    s.records((P1, 3, 5, 1))
+    s.add(Poll(), "records", absent=("sent",))
+    for topic, partition, offset in (("t", 1, 7), ("t", 1, 2), ("t", 0, 3), ("t", 2, 3), ("s", 1, 3)):
+        s.add(Acknowledge(topic, partition, offset, A), "error")
     return s.case(
         "explicit_acknowledge_of_an_unknown_record_refused",
-        "Acknowledging a record the last poll did not return (an offset, or a partition, it does not "
-        "hold) throws IllegalStateException.",
+        "Acknowledging a record the last poll did not return (an offset above or below the held "
+        "ones, or a partition or topic ordered before or after theirs) throws IllegalStateException.",
         INTERNALS + "ShareInFlightBatch.java", "acknowledge")
 
 
