@@ -63,7 +63,7 @@ def test_a_record_length_of_1_gib_fits_and_one_of_2_gib_does_not() -> None:
     assert batch._varint32("records[0]", 1 << 30) == b"\x80\x80\x80\x80\x08"
     assert batch._varint32("records[0]", (1 << 31) - 1) == b"\xfe\xff\xff\xff\x0f"
     assert batch._varint32("records[0].offset", -(1 << 31)) == b"\xff\xff\xff\xff\x0f"
-    for too_wide in (1 << 31, -(1 << 31) - 1):
+    for too_wide in (1 << 31, (1 << 31) + 1, -(1 << 31) - 1):
         with pytest.raises(InputError, match="does not fit a 32-bit varint") as caught:
             batch._varint32("records[0]", too_wide)
         assert caught.value.field == "records[0]"
