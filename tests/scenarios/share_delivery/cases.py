@@ -225,11 +225,16 @@ def _explicit_commit_takes_acknowledged_only() -> Case:
     s.add(CommitSync(), "sent")
     s.add(AcknowledgeAnswered(Errors.UNKNOWN_SERVER_ERROR), "committed", "callbacks")
     s.add(Poll(), "error")
+    s.add(Acknowledge("t", 0, 0, A))
+    s.add(Acknowledge("t", 0, 2, A))
+    s.add(CommitSync(), "sent")
+    s.add(AcknowledgeAnswered(Errors.GROUP_AUTHORIZATION_FAILED), "committed", "callbacks")
     return s.case(
         "explicit_commit_sends_only_acknowledged_records",
         "Explicit mode: commitSync sends only the records acknowledged (offset 1); the others stay "
-        "held, so the next poll still refuses. The answer's top-level error is every partition's "
-        "outcome.",
+        "held, so the next poll still refuses. The answer's top-level error, whatever its code's "
+        "sign (UNKNOWN_SERVER_ERROR, then GROUP_AUTHORIZATION_FAILED for offsets 0 and 2), is every "
+        "partition's outcome.",
         INTERNALS + "ShareInFlightBatch.java", "takeAcknowledgedRecords")
 
 
@@ -343,11 +348,17 @@ def _fetch_error() -> Case:
     s.add(Poll(), "sent")
     s.add(FetchAnswered(Errors.GROUP_AUTHORIZATION_FAILED), "sent")
     s.add(Poll(), "callbacks")
+    s.records((P0, 3, 3, 1))
+    s.add(Poll(), "records")
+    s.add(Poll(), "sent")
+    s.add(FetchAnswered(Errors.UNKNOWN_SERVER_ERROR), "sent")
+    s.add(Poll(), "callbacks")
     return s.case(
         "fetch_error_fails_the_acknowledgements_it_carried",
         "A ShareFetch answered with a top-level error completes the acknowledgements it carried "
-        "with that error; the session epoch still moves on (an error that is not a session error), "
-        "and the consumer fetches again.",
+        "with that error, whatever its code's sign (GROUP_AUTHORIZATION_FAILED, then "
+        "UNKNOWN_SERVER_ERROR for offset 3); the session epoch still moves on (an error that is not "
+        "a session error), and the consumer fetches again.",
         MANAGER, "handleShareFetchSuccess")
 
 
