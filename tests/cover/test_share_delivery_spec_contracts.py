@@ -11,8 +11,10 @@ from groupspec.spec import share_delivery as spec
 from groupspec.types.share_delivery import (
     AcknowledgementBatch,
     AcknowledgementMode,
+    AcknowledgeType,
     DeliveryConfig,
     DeliveryOutput,
+    Partition,
     PartitionAcknowledgements,
     Record,
     Request,
@@ -58,6 +60,6 @@ def test_held_records_only() -> None:
         out = DeliveryOutput(sent=ShareAcknowledgeSent(2, Request.COMMIT_SYNC, unheld))
         assert not spec._held_records_only(BEFORE, out), (first, last)
     # Offsets the application marked, or that ride on the next fetch, count as held too.
-    riding = spec.State(BEFORE.config, riding={spec.Partition("t", 0): {5: spec.AcknowledgeType.ACCEPT}})
+    riding = spec.State(BEFORE.config, riding={Partition("t", 0): {5: AcknowledgeType.ACCEPT}})
     late = (PartitionAcknowledgements("t", 0, (AcknowledgementBatch(5, 5, (1,)),)),)
     assert spec._held_records_only(riding, _fetch(2, late))
