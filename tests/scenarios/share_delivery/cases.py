@@ -321,11 +321,21 @@ def _acks_fail_on_new_session() -> Case:
     s.add(Acknowledge("t", 0, 2, R))
     s.add(Poll(), "callbacks", "sent")
     s.add(Poll(), "callbacks")
+    s.records((P0, 3, 4, 1))
+    s.add(Poll(), "records")
+    s.add(Acknowledge("t", 0, 3, A))
+    s.add(CommitAsync(), "sent")
+    s.add(RequestFailed())
+    s.add(Assign(()))
+    s.add(Acknowledge("t", 0, 4, A), absent=("error",))
+    s.add(Poll(), "callbacks", absent=("sent",))
+    s.add(Poll(), "callbacks", absent=("sent",))
     return s.case(
         "acknowledgements_cannot_ride_on_a_new_session",
         "A failed request sets the share session back to epoch 0 (its acknowledgements fail with "
         "NETWORK_EXCEPTION). The next ShareFetch opens a new session and cannot carry "
-        "acknowledgements: they fail with INVALID_SHARE_SESSION_EPOCH without being sent.",
+        "acknowledgements: they fail with INVALID_SHARE_SESSION_EPOCH without being sent. So do "
+        "those of a partition revoked meanwhile, and with nothing assigned no ShareFetch goes.",
         MANAGER, "maybeAddAcknowledgements")
 
 
