@@ -871,9 +871,7 @@ def encode_batch(
         attributes |= _CONTROL_MASK
     if delete_horizon_ms is not None:
         attributes |= _DELETE_HORIZON_MASK
-    length = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(payload)
-    if length > _INT32_MAX:
-        raise InputError("records", f"a batch of {length} bytes does not fit an int32 length")
+    length = _batch_length(len(payload))
     out = bytearray(RECORD_BATCH_OVERHEAD)
     _HEADER.pack_into(out, 0, base_offset, length, partition_leader_epoch, CURRENT_MAGIC, 0, attributes,
                       last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch,
@@ -904,6 +902,17 @@ def encode_control_batch(
                         producer_epoch=producer_epoch, base_sequence=NO_SEQUENCE)
 
 
+def _batch_length(payload_size: int) -> int:
+    """The batch's length field for a payload of ``payload_size`` bytes, refused past an int32.
+
+    A function of the size alone so that the edge (a batch of 2 GiB) is testable with an int:
+    building the bytes takes gigabytes of memory (tests/cover/test_codec_length_widths.py)."""
+    length = RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + payload_size
+    if length > _INT32_MAX:
+        raise InputError("records", f"a batch of {length} bytes does not fit an int32 length")
+    return length
+
+
 def _check_int(name: str, value: int, low: int, high: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise InputError(name, f"{value!r} is not an integer in [{low}, {high}]")
@@ -922,12 +931,19 @@ def _zigzag(name: str, value: int, bits: int) -> bytes:
     return uvarint((value << 1) ^ (value >> (bits - 1)))
 
 
+def _varint32(name: str, value: int) -> bytes:
+    """A length, count or offset delta of a record: a zig-zag varint of 32 bits. One function
+    for all of them, so that its width is tested with plain ints (a length of 1 GiB or 2 GiB)
+    rather than with buffers of that size (tests/cover/test_codec_length_widths.py)."""
+    return _zigzag(name, value, 32)
+
+
 def _encode_bytes(name: str, data: bytes | None) -> bytes:
     if data is None:
         return b"\x01"  # zig-zag -1
     if not isinstance(data, bytes | bytearray | memoryview):
         raise InputError(name, f"expected bytes or None, got {type(data).__name__}")
-    return _zigzag(name, len(data), 32) + bytes(data)
+    return _varint32(name, len(data)) + bytes(data)
 
 
 def _encode_record(index: int, record: Record, offset_delta: int, timestamp_delta: int) -> bytes:
@@ -937,10 +953,10 @@ def _encode_record(index: int, record: Record, offset_delta: int, timestamp_delt
     parts = [
         b"\x00",  # record attributes: unused
         _zigzag(f"{where}.timestamp", timestamp_delta, 64),
-        _zigzag(f"{where}.offset", offset_delta, 32),
+        _varint32(f"{where}.offset", offset_delta),
         _encode_bytes(f"{where}.key", record.key),
         _encode_bytes(f"{where}.value", record.value),
-        _zigzag(f"{where}.headers", len(record.headers), 32),
+        _varint32(f"{where}.headers", len(record.headers)),
     ]
     for j, header in enumerate(record.headers):
         if not (isinstance(header, tuple) and len(header) == 2 and isinstance(header[0], str)):
@@ -948,4 +964,4 @@ def _encode_record(index: int, record: Record, offset_delta: int, timestamp_delt
         parts.append(_encode_bytes(f"{where}.headers[{j}].key", header[0].encode("utf-8")))
         parts.append(_encode_bytes(f"{where}.headers[{j}].value", header[1]))
     body = b"".join(parts)
-    return _zigzag(f"{where}", len(body), 32) + body
+    return _varint32(where, len(body)) + body

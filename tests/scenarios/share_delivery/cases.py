@@ -191,13 +191,17 @@ def _explicit_poll_refuses() -> Case:
 
 
 def _explicit_unknown_record() -> Case:
-    s = _delivered(EXPLICIT)
-    s.add(Acknowledge("t", 0, 7, A), "error")
-    s.add(Acknowledge("t", 1, 0, A), "error")
+    s = Script(EXPLICIT)
+    s.add(Assign((P1,)))
+    s.add(Poll(), "sent", absent=("records",))
+    s.records((P1, 3, 5, 1))
+    s.add(Poll(), "records", absent=("sent",))
+    for topic, partition, offset in (("t", 1, 7), ("t", 1, 2), ("t", 0, 3), ("t", 2, 3), ("s", 1, 3)):
+        s.add(Acknowledge(topic, partition, offset, A), "error")
     return s.case(
         "explicit_acknowledge_of_an_unknown_record_refused",
-        "Acknowledging a record the last poll did not return (an offset, or a partition, it does not "
-        "hold) throws IllegalStateException.",
+        "Acknowledging a record the last poll did not return (an offset above or below the held "
+        "ones, or a partition or topic ordered before or after theirs) throws IllegalStateException.",
         INTERNALS + "ShareInFlightBatch.java", "acknowledge")
 
 
@@ -221,11 +225,16 @@ def _explicit_commit_takes_acknowledged_only() -> Case:
     s.add(CommitSync(), "sent")
     s.add(AcknowledgeAnswered(Errors.UNKNOWN_SERVER_ERROR), "committed", "callbacks")
     s.add(Poll(), "error")
+    s.add(Acknowledge("t", 0, 0, A))
+    s.add(Acknowledge("t", 0, 2, A))
+    s.add(CommitSync(), "sent")
+    s.add(AcknowledgeAnswered(Errors.GROUP_AUTHORIZATION_FAILED), "committed", "callbacks")
     return s.case(
         "explicit_commit_sends_only_acknowledged_records",
         "Explicit mode: commitSync sends only the records acknowledged (offset 1); the others stay "
-        "held, so the next poll still refuses. The answer's top-level error is every partition's "
-        "outcome.",
+        "held, so the next poll still refuses. The answer's top-level error, whatever its code's "
+        "sign (UNKNOWN_SERVER_ERROR, then GROUP_AUTHORIZATION_FAILED for offsets 0 and 2), is every "
+        "partition's outcome.",
         INTERNALS + "ShareInFlightBatch.java", "takeAcknowledgedRecords")
 
 
@@ -312,11 +321,21 @@ def _acks_fail_on_new_session() -> Case:
     s.add(Acknowledge("t", 0, 2, R))
     s.add(Poll(), "callbacks", "sent")
     s.add(Poll(), "callbacks")
+    s.records((P0, 3, 4, 1))
+    s.add(Poll(), "records")
+    s.add(Acknowledge("t", 0, 3, A))
+    s.add(CommitAsync(), "sent")
+    s.add(RequestFailed())
+    s.add(Assign(()))
+    s.add(Acknowledge("t", 0, 4, A), absent=("error",))
+    s.add(Poll(), "callbacks", absent=("sent",))
+    s.add(Poll(), "callbacks", absent=("sent",))
     return s.case(
         "acknowledgements_cannot_ride_on_a_new_session",
         "A failed request sets the share session back to epoch 0 (its acknowledgements fail with "
         "NETWORK_EXCEPTION). The next ShareFetch opens a new session and cannot carry "
-        "acknowledgements: they fail with INVALID_SHARE_SESSION_EPOCH without being sent.",
+        "acknowledgements: they fail with INVALID_SHARE_SESSION_EPOCH without being sent. So do "
+        "those of a partition revoked meanwhile, and with nothing assigned no ShareFetch goes.",
         MANAGER, "maybeAddAcknowledgements")
 
 
@@ -339,11 +358,17 @@ def _fetch_error() -> Case:
     s.add(Poll(), "sent")
     s.add(FetchAnswered(Errors.GROUP_AUTHORIZATION_FAILED), "sent")
     s.add(Poll(), "callbacks")
+    s.records((P0, 3, 3, 1))
+    s.add(Poll(), "records")
+    s.add(Poll(), "sent")
+    s.add(FetchAnswered(Errors.UNKNOWN_SERVER_ERROR), "sent")
+    s.add(Poll(), "callbacks")
     return s.case(
         "fetch_error_fails_the_acknowledgements_it_carried",
         "A ShareFetch answered with a top-level error completes the acknowledgements it carried "
-        "with that error; the session epoch still moves on (an error that is not a session error), "
-        "and the consumer fetches again.",
+        "with that error, whatever its code's sign (GROUP_AUTHORIZATION_FAILED, then "
+        "UNKNOWN_SERVER_ERROR for offset 3); the session epoch still moves on (an error that is not "
+        "a session error), and the consumer fetches again.",
         MANAGER, "handleShareFetchSuccess")
 
 
