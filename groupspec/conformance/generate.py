@@ -93,16 +93,7 @@ def vector_doc(case: AssignorCase) -> dict[str, Any]:
         kafka = assignment_to_json(answer)
         held = check_properties(group, answer)
         kafka_properties = [p for p in PROPERTIES if held[p]]
-    doc: dict[str, Any] = {
-        "format": vf.FORMAT_VERSION,
-        "machine": MACHINE,
-        "handler": HANDLER,
-        "case": case.name,
-        "description": case.description,
-        "source": dict(case.source),
-        "mode": case.mode,
-        "properties": list(PROPERTIES),
-    }
+    doc = vf.vector_head(MACHINE, HANDLER, case, PROPERTIES)
     if kafka_properties is not None:
         doc["properties_kafka"] = kafka_properties
     doc["input"] = doc_input

@@ -45,6 +45,14 @@ _REQUIRED = ("format", "machine", "handler", "case", "description", "source", "m
 _OPTIONAL = ("expected_kafka", "properties_kafka")
 
 
+def vector_head(machine: str, handler: str, case: Any, properties: Sequence[str]) -> dict[str, Any]:
+    """The fields every vector starts with, from a catalogue case (its name, description, source
+    and mode), so each machine's generator writes them alike."""
+    return {"format": FORMAT_VERSION, "machine": machine, "handler": handler, "case": case.name,
+            "description": case.description, "source": dict(case.source), "mode": case.mode,
+            "properties": list(properties)}
+
+
 def default_root(line: str | None = None) -> Path:
     """The vectors shipped inside the package for a Kafka release line (default: the one
     groupspec describes; a later line's folder holds only the machines that line changes)."""

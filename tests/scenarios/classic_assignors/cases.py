@@ -1003,16 +1003,7 @@ def vector_doc(case: Case) -> dict[str, Any]:
 
     doc_input = form.group_to_json(case.group)
     group = form.group_from_json(doc_input)
-    doc: dict[str, Any] = {
-        "format": vf.FORMAT_VERSION,
-        "machine": MACHINE,
-        "handler": HANDLER,
-        "case": case.name,
-        "description": case.description,
-        "source": dict(case.source),
-        "mode": case.mode,
-        "properties": list(PROPERTIES),
-    }
+    doc = vf.vector_head(MACHINE, HANDLER, case, PROPERTIES)
     try:
         kafka = impl_assign(group, compat="kafka")
     except PartitionAssignorError as exc:
