@@ -66,6 +66,8 @@ def test_a_partition_reads_what_the_group_initialized_and_writes_behind_it() -> 
     p = _persister()
     store = partition_store(p.coordinator, "g", T, 1)
     assert store.read_state(0).error is Errors.INVALID_REQUEST  # nothing initialized yet
+    # What a view shows for a key the coordinator holds nothing for: no epoch, no start, no batches.
+    assert (store.state_epoch, store.start_offset, store.batches) == (0, -1, ())
     assert p.initialize(InitializeRequest(0, "g", 2, (TopicPartitions(T, (1,)),))) is Errors.NONE
     read = store.read_state(0)
     assert read.error is Errors.NONE and read.state == PersistedState(2, -1, ())
