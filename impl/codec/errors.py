@@ -11,7 +11,14 @@ from groupspec.types.errors import GroupspecError
 
 
 class CodecError(GroupspecError, ValueError):
-    """Bytes that are not what they claim to be."""
+    """Bytes that are not what they claim to be.
+
+    ``position`` is the byte position in the decoded buffer where the failing field (or run of
+    fixed-size fields) starts, when a message decoder raised it; a wire peer's bad bytes are
+    reported by where they are (``groupspec.wire``), which a log offset cannot say.
+    """
+
+    position: int | None = None
 
     def __init__(self, reason: str, offset: int | None = None) -> None:
         self.reason = reason

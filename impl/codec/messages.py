@@ -255,8 +255,17 @@ def _uuid_from(raw: bytes) -> uuid.UUID:
     return u
 
 
+def _placed(exc: CodecError, pos: int) -> CodecError:
+    """The error with the innermost position known: a nested struct's decoder places it first."""
+    if exc.position is None:
+        exc.position = pos
+    return exc
+
+
 _ZERO_UUID = uuid.UUID(int=0)
 _DECODE_BASE: dict[str, Any] = {
+    "_CE": CodecError,
+    "_placed": _placed,
     "_TE": TruncatedError,
     "_ME": MalformedError,
     "_uv": read_int32_uvarint,
@@ -321,9 +330,11 @@ class _DecoderWriter:
         if self.flexible:
             self.tagged_section([s for s in slots if s.mode == "tagged"], values, 2)
         src.emit(1, "except (_StructError, IndexError):")
-        src.emit(2, f"raise _TE({self.msg('the data ends inside ')} + at) from None")
+        src.emit(2, f"raise _placed(_TE({self.msg('the data ends inside ')} + at), pos) from None")
         src.emit(1, "except UnicodeDecodeError:")
-        src.emit(2, f"raise _ME({self.msg('invalid UTF-8 in ')} + at) from None")
+        src.emit(2, f"raise _placed(_ME({self.msg('invalid UTF-8 in ')} + at), pos) from None")
+        src.emit(1, "except _CE as exc:")
+        src.emit(2, "raise _placed(exc, pos)")
         self.construct(slots, values)
         return src.build("_decode", f"<decoder {self.title}>")  # type: ignore[no-any-return]
 

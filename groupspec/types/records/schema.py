@@ -97,7 +97,7 @@ class MessageSpec:
     consumer protocol), whether it is a key or a value, its valid and flexible versions."""
 
     name: str
-    kind: str  # "coordinator-key", "coordinator-value" or "data"
+    kind: str  # "coordinator-key", "coordinator-value", "data", "request" or "response"
     api_key: int | None
     versions: Versions
     flexible: Versions
@@ -165,8 +165,9 @@ T = TypeVar("T")
 def message(
     name: str, kind: str, api_key: int | None, versions: str, flexible: str = "none"
 ) -> Callable[[type[T]], type[T]]:
-    """Mark a dataclass as a top-level Kafka message (a record key, a record value, or data)."""
-    if kind not in ("coordinator-key", "coordinator-value", "data"):
+    """Mark a dataclass as a top-level Kafka message (a record key, a record value, data, or the
+    body of a request or response of the wire protocol, ``groupspec.wire``)."""
+    if kind not in MESSAGE_KINDS:
         raise ValueError(f"unknown message kind {kind!r}")
     spec = MessageSpec(name, kind, api_key, Versions.parse(versions), Versions.parse(flexible))
 
@@ -177,6 +178,9 @@ def message(
 
     return mark
 
+
+#: What a message class can be: Kafka's schema ``type`` values that groupspec uses.
+MESSAGE_KINDS = ("coordinator-key", "coordinator-value", "data", "request", "response")
 
 _NULLABLE_WIRES = ("string", "bytes", "uuid", "struct")
 
