@@ -52,5 +52,16 @@ class NoCommonVersionError(WireError):
     """The peer does not support the API, or no version of it that groupspec speaks."""
 
 
+class BrokerError(WireError):
+    """The peer answered, in good bytes, with an error code where the exchange needs success
+    (only where groupspec itself needs the answer, as in version negotiation; the responses of
+    :meth:`~groupspec.wire.connection.Connection.request` carry their error codes to the caller)."""
+
+    def __init__(self, reason: str, error_code: int, api: str | None = None,
+                 version: int | None = None) -> None:
+        self.error_code = error_code
+        super().__init__(reason, api, version)
+
+
 class UnknownApiError(WireError, ValueError):
     """An API key, or a message class, that groupspec.wire does not know."""
