@@ -73,7 +73,7 @@ def decode_response(api_key: int, version: int, payload: bytes) -> tuple[int, An
         correlation_id, pos = read_response_header(payload, response_header_version(a.key, flexible))
     except CodecError as exc:
         raise BadResponseError(f"bad response header: {exc.reason}", a.name, version,
-                               exc.position if exc.position is not None else 4) from None
+                               exc.position) from None
     try:
         return correlation_id, _body(a.response, payload, version, pos, a.name)
     except BadResponseError:

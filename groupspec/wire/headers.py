@@ -18,7 +18,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from groupspec.impl.codec.errors import MalformedError, TruncatedError
+from groupspec.impl.codec.errors import CodecError, MalformedError, TruncatedError
 from groupspec.impl.codec.varint import read_uvarint
 
 API_VERSIONS_KEY = 18
@@ -62,13 +62,20 @@ def encode_request_header(header: RequestHeader, header_version: int) -> bytes:
 
 def skip_tagged_fields(buf: bytes, pos: int) -> int:
     """The position after a tagged-field section whose fields are all unknown (and dropped)."""
-    count, pos = read_uvarint(buf, pos)
-    for _ in range(count):
-        _, pos = read_uvarint(buf, pos)
-        size, pos = read_uvarint(buf, pos)
-        if pos + size > len(buf):
-            raise TruncatedError("a tagged field runs past the end of the header")
-        pos += size
+    start = pos
+    try:
+        count, pos = read_uvarint(buf, pos)
+        for _ in range(count):
+            start = pos
+            _, pos = read_uvarint(buf, pos)
+            size, pos = read_uvarint(buf, pos)
+            if pos + size > len(buf):
+                raise TruncatedError("a tagged field runs past the end of the header")
+            pos += size
+    except CodecError as exc:
+        if exc.position is None:
+            exc.position = start
+        raise
     return pos
 
 
@@ -102,7 +109,9 @@ def read_request_header(buf: bytes, pos: int, header_version_of: Callable[[int, 
 def read_response_header(buf: bytes, header_version: int) -> tuple[int, int]:
     """The correlation id of a response frame's header and where the body starts."""
     if len(buf) < 4:
-        raise TruncatedError("the data ends inside the response header")
+        exc = TruncatedError("the data ends inside the response header")
+        exc.position = 0
+        raise exc
     (correlation_id,) = _INT32.unpack_from(buf, 0)
     pos = 4
     if header_version == 1:

@@ -317,6 +317,7 @@ class _DecoderWriter:
         src.emit(1, "blen = len(buf)")
         src.emit(1, "at = 'the start'")
         src.emit(1, "try:")
+        src.emit(2, "pass  # a struct with no field on the wire at this version (ListGroupsRequest v0)")
         run = _ReadRun(src)
         values: dict[str, str] = {}
         for slot in slots:
