@@ -23,7 +23,6 @@ from groupspec.wire.headers import RequestHeader, encode_request_header, read_re
 from groupspec.wire.messages import (
     ALL_WIRE_CLASSES,
     APIS,
-    ApiVersionsRequest,
     ApiVersionsResponse,
     HeartbeatRequest,
     HeartbeatResponse,
@@ -72,7 +71,10 @@ def test_default_object_round_trips_at_every_version(cls: type, version: int) ->
 def test_round_trip_any_object_any_version(cls: type) -> None:
     versions = message_spec(cls).versions
 
-    @given(st.integers(versions.lo, versions.hi).flatmap(lambda v: st.tuples(st.just(v), message_values(cls, v))))
+    cases = st.integers(versions.lo, versions.hi).flatmap(
+        lambda v: st.tuples(st.just(v), message_values(cls, v)))
+
+    @given(cases)
     def check(case: tuple[int, Any]) -> None:
         version, obj = case
         data = encode(obj, version)
@@ -179,7 +181,7 @@ def test_trailing_bytes_are_refused_with_their_offset() -> None:
 def test_garbage_is_a_typed_error_or_a_response(garbage: bytes, key: int, data: st.DataObject) -> None:
     version = data.draw(st.integers(APIS[key].versions.lo, APIS[key].versions.hi))
     try:
-        correlation_id, body = decode_response(key, version, garbage)
+        _, body = decode_response(key, version, garbage)
     except BadResponseError as exc:
         assert exc.api == APIS[key].name and exc.offset is not None
         assert 0 <= exc.offset <= len(garbage)
