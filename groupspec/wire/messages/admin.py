@@ -88,8 +88,8 @@ class CreateTopicsRequest:
         configs: tuple[CreatableTopicConfig, ...] = kfield("[]struct", "0+", struct=CreatableTopicConfig)
 
     topics: tuple[CreatableTopic, ...] = kfield("[]struct", "0+", struct=CreatableTopic)
-    timeout_ms: int = kfield("int32", "0+", default=60000, kafka="timeoutMs")
-    validate_only: bool = kfield("bool", "1+", default=False, kafka="validateOnly")
+    timeout_ms: int = kfield("int32", "0+", default=60000)
+    validate_only: bool = kfield("bool", "1+", default=False)
 
 
 @message("CreateTopicsResponse", "response", 19, "2-7", "5+")
