@@ -29,7 +29,7 @@ from groupspec.wire.messages import (
 )
 from tests.record_strategies import message_values
 
-kafka_protocol = pytest.importorskip("kafka.protocol", reason="kafka-python (a dev dependency) is not installed")
+kafka_protocol = pytest.importorskip("kafka.protocol", reason="kafka-python (a dev dependency) is missing")
 
 
 def _kafka_python_classes() -> dict[str, Any]:
@@ -39,7 +39,8 @@ def _kafka_python_classes() -> dict[str, Any]:
             continue
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
-            if isinstance(value, type) and name.endswith(("Request", "Response")) and hasattr(value, "valid_versions"):
+            is_message = name.endswith(("Request", "Response")) and hasattr(value, "valid_versions")
+            if isinstance(value, type) and is_message:
                 found.setdefault(name, value)
     return found
 
@@ -50,8 +51,9 @@ COVERED = [c for c in ALL_WIRE_CLASSES if message_spec(c).name in KAFKA_PYTHON]
 
 def test_kafka_python_covers_the_classic_apis() -> None:
     names = {message_spec(c).name.removesuffix("Request").removesuffix("Response") for c in COVERED}
-    assert names == {a.name for a in APIS.values()} - {
-        "ConsumerGroupHeartbeat", "ShareGroupHeartbeat", "ShareGroupDescribe", "ShareFetch", "ShareAcknowledge"}
+    unknown_to_kafka_python = {"ConsumerGroupHeartbeat", "ShareGroupHeartbeat", "ShareGroupDescribe",
+                               "ShareFetch", "ShareAcknowledge"}
+    assert names == {a.name for a in APIS.values()} - unknown_to_kafka_python
 
 
 @pytest.mark.parametrize("cls", COVERED, ids=lambda c: c.__name__)
