@@ -48,6 +48,8 @@ class FramingError(MalformedError):
     file's rest); ``offset`` is the base offset the header there claims, when it is present.
     """
 
+    position: int  # always known here: where in the log the framing broke
+
     def __init__(self, reason: str, position: int, size: int, offset: int | None = None) -> None:
         self.position = position
         self.size = size
