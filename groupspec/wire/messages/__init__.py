@@ -153,5 +153,7 @@ __all__ = [
     "ShareGroupDescribeResponse",
     "ShareGroupHeartbeatRequest",
     "ShareGroupHeartbeatResponse",
+    "SyncGroupRequest",
+    "SyncGroupResponse",
     "api_of",
 ]
