@@ -87,7 +87,9 @@ def _body(cls: type, payload: bytes, version: int, pos: int, name: str) -> Any:
     try:
         body, end = decode(cls, payload, version, pos)
     except CodecError as exc:
-        raise BadResponseError(exc.reason, name, version, exc.position) from None
+        # the codec names the message and version too; the WireError says them once
+        reason = exc.reason.removeprefix(f"{message_spec(cls).name} v{version}: ")
+        raise BadResponseError(reason, name, version, exc.position) from None
     if end != len(payload):
         raise BadResponseError(f"{len(payload) - end} bytes after the end of the body", name, version, end)
     return body
