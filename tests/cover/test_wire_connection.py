@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from groupspec.wire import (
     BadResponseError,
@@ -19,6 +21,7 @@ from groupspec.wire import (
     ConnectError,
     Connection,
     NoCommonVersionError,
+    WireError,
     WireTimeoutError,
 )
 from groupspec.wire.frames import decode_request, encode_response
@@ -265,3 +268,33 @@ def test_connecting_to_a_closed_port_is_a_connect_error() -> None:
 def test_timeout_must_be_positive() -> None:
     with socket.socket() as sock, pytest.raises(ValueError, match="timeout must be positive"):
         Connection(sock, timeout=0)
+
+
+def test_a_port_that_speaks_another_protocol_is_a_bad_response(peer: Any) -> None:
+    """An HTTP server's answer: its first four bytes read as a size of about 1.2 GB."""
+    def http(sock: socket.socket) -> None:
+        sock.recv(1024)
+        sock.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    p = peer(http)
+    with pytest.raises(BadResponseError, match=r"ApiVersions v4: response size 1213486160 outside"):
+        Connection.connect("127.0.0.1", p.port, timeout=TIMEOUT)
+
+
+@given(st.binary(max_size=80))
+def test_any_bytes_then_a_close_end_in_a_wire_error_or_an_answer(answer: bytes) -> None:
+    def reply(sock: socket.socket) -> None:
+        read_request(sock)
+        sock.sendall(answer)
+        sock.shutdown(socket.SHUT_WR)
+
+    p = FakePeer(reply)
+    try:
+        with Connection.connect("127.0.0.1", p.port, timeout=TIMEOUT, negotiate=False) as conn:
+            try:
+                conn.request(HeartbeatRequest(group_id="g"), 4)
+            except WireError as exc:
+                assert exc.api == "Heartbeat" and exc.version == 4
+                assert not isinstance(exc, WireTimeoutError)  # the close ends the wait
+    finally:
+        p.stop()
