@@ -127,3 +127,118 @@ def test_a_share_member_joins_and_is_described(address: tuple[str, int]) -> None
         described = conn.request(w.ShareGroupDescribeRequest(group_ids=(group,)))
         assert [m.member_id for m in described.groups[0].members] == [member]
         assert described.groups[0].assignor_name == "simple"
+
+
+def _topic(conn: Connection, partitions: int = 2) -> tuple[str, uuid.UUID]:
+    name = f"wire-{uuid.uuid4().hex[:8]}"
+    created = conn.request(
+        w.CreateTopicsRequest(
+            topics=(
+                w.CreateTopicsRequest.CreatableTopic(
+                    name=name, num_partitions=partitions, replication_factor=1
+                ),
+            ),
+            timeout_ms=10_000,
+        )
+    )
+    assert created.topics[0].error_code == 0
+    return name, created.topics[0].topic_id
+
+
+def test_a_kip_848_member_commits_and_fetches_offsets_by_topic_id(address: tuple[str, int]) -> None:
+    group = f"wire-cg-{uuid.uuid4().hex[:8]}"
+    with connect(address) as conn:
+        wait_for_coordinator(conn, group)
+        name, topic_id = _topic(conn)
+        member = uuid.uuid4().hex[:22]  # v1: the client makes its member id
+        beat = conn.request(
+            w.ConsumerGroupHeartbeatRequest(
+                group_id=group,
+                member_id=member,
+                member_epoch=0,
+                rebalance_timeout_ms=10_000,
+                subscribed_topic_names=(name,),
+                topic_partitions=(),
+            )
+        )
+        assert (beat.error_code, beat.member_id, beat.member_epoch) == (0, member, 1)
+        partition = w.OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition
+        commit = conn.request(
+            w.OffsetCommitRequest(  # v10: topics by id only
+                group_id=group,
+                generation_id_or_member_epoch=1,
+                member_id=member,
+                topics=(
+                    w.OffsetCommitRequest.OffsetCommitRequestTopic(
+                        topic_id=topic_id, partitions=(partition(0, 42, -1, "m"),)
+                    ),
+                ),
+            )
+        )
+        assert commit.topics[0].topic_id == topic_id and commit.topics[0].partitions[0].error_code == 0
+        asked = w.OffsetFetchRequest.OffsetFetchRequestGroup
+        fetched = conn.request(
+            w.OffsetFetchRequest(
+                groups=(
+                    asked(
+                        group_id=group,
+                        member_id=member,
+                        member_epoch=1,
+                        topics=(asked.OffsetFetchRequestTopics(topic_id=topic_id, partition_indexes=(0, 1)),),
+                    ),
+                )
+            )
+        )
+        got = fetched.groups[0].topics[0].partitions
+        assert [(p.partition_index, p.committed_offset, p.metadata) for p in got] == [
+            (0, 42, "m"),
+            (1, -1, ""),
+        ]
+
+
+def test_a_share_member_is_assigned_fetches_and_acknowledges(address: tuple[str, int]) -> None:
+    group = f"wire-share-{uuid.uuid4().hex[:8]}"
+    with connect(address) as conn:
+        wait_for_coordinator(conn, group)
+        name, topic_id = _topic(conn)
+        member, epoch, assigned = uuid.uuid4().hex[:22], 0, ()
+        for _ in range(100):  # the assignment follows the share partitions' initialization
+            beat = conn.request(
+                w.ShareGroupHeartbeatRequest(
+                    group_id=group,
+                    member_id=member,
+                    member_epoch=epoch,
+                    subscribed_topic_names=(name,) if epoch == 0 else None,
+                )
+            )
+            assert beat.error_code == 0
+            epoch = beat.member_epoch
+            if beat.assignment is not None and beat.assignment.topic_partitions:
+                assigned = beat.assignment.topic_partitions
+                break
+            time.sleep(0.1)
+        assert [(t.topic_id, t.partitions) for t in assigned] == [(topic_id, (0, 1))]
+        topic = w.ShareFetchRequest.FetchTopic
+        fetched = conn.request(
+            w.ShareFetchRequest(
+                group_id=group,
+                member_id=member,
+                share_session_epoch=0,
+                max_wait_ms=100,
+                min_bytes=1,
+                max_bytes=1 << 20,
+                max_records=10,
+                batch_size=10,
+                topics=(
+                    topic(topic_id=topic_id, partitions=(topic.FetchPartition(0), topic.FetchPartition(1))),
+                ),
+            )
+        )
+        assert fetched.error_code == 0 and fetched.acquisition_lock_timeout_ms > 0
+        partitions = fetched.responses[0].partitions
+        assert sorted(p.partition_index for p in partitions) == [0, 1]
+        assert all(p.records == b"" and p.acquired_records == () for p in partitions)  # nothing produced
+        acked = conn.request(
+            w.ShareAcknowledgeRequest(group_id=group, member_id=member, share_session_epoch=1)
+        )
+        assert acked.error_code == 0
