@@ -26,6 +26,7 @@ from typing import Any
 from groupspec.types import classic_group as cg
 from groupspec.types import share_group as sg
 from groupspec.types.errors import Errors
+from groupspec.types.topic_id import parse_topic_id
 from groupspec.wire import messages as w
 from groupspec.wire.errors import BadResponseError, RequestEncodeError
 
@@ -126,7 +127,7 @@ def _commit(event: cg.OffsetCommit) -> w.OffsetCommitRequest:
     topics = tuple(
         w.OffsetCommitRequest.OffsetCommitRequestTopic(
             name=t.name if event.version < 10 else "",
-            topic_id=uuid.UUID(t.topic_id)
+            topic_id=parse_topic_id(t.topic_id, "topic_id")
             if t.topic_id is not None and event.version >= 10
             else uuid.UUID(int=0),
             partitions=tuple(

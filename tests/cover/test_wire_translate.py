@@ -116,3 +116,17 @@ def test_an_unknown_error_code_is_a_bad_response() -> None:
 def test_events_without_a_wire_form_are_refused() -> None:
     with pytest.raises(TypeError, match="AdvanceClock has no wire form"):
         to_wire(cg.AdvanceClock(5))  # type: ignore[arg-type]
+
+
+def test_offset_commit_v10_sends_topic_ids_in_either_spelling() -> None:
+    tid = uuid.UUID("ee96ae04-013c-af61-8738-c446f158ffcd")
+    for spelling in (str(tid), "7pauBAE8r2GHOMRG8Vj_zQ"):
+        event = cg.OffsetCommit(
+            "g", 1, "m", topics=(cg.CommitTopic("t", (cg.CommitPartition(0, 5),), spelling),), version=10
+        )
+        request, version = to_wire(event)
+        assert version == 10 and request.topics[0].topic_id == tid and request.topics[0].name == ""
+    named, _ = to_wire(
+        cg.OffsetCommit("g", topics=(cg.CommitTopic("t", (cg.CommitPartition(0, 5),)),), version=9)
+    )
+    assert named.topics[0].name == "t" and named.topics[0].partitions[0].committed_offset == 5
