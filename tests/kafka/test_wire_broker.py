@@ -242,3 +242,16 @@ def test_a_share_member_is_assigned_fetches_and_acknowledges(address: tuple[str,
             w.ShareAcknowledgeRequest(group_id=group, member_id=member, share_session_epoch=1)
         )
         assert acked.error_code == 0
+
+
+def test_every_api_at_every_version_is_answered_in_bytes_groupspec_reads(address: tuple[str, int]) -> None:
+    """Each request class with its defaults, at each version: the broker parses it (or it would
+    close the connection) and its answer decodes at that version, whatever its error codes."""
+    answered = []
+    with connect(address) as conn:
+        for api in w.APIS.values():
+            for version in range(api.versions.lo, api.versions.hi + 1):
+                response = conn.request(api.request(), version)
+                assert type(response) is api.response
+                answered.append((api.name, version))
+    assert len(answered) == sum(a.versions.hi - a.versions.lo + 1 for a in w.APIS.values()) == 99
