@@ -18,6 +18,7 @@ from groupspec.types import classic_group as cg
 from groupspec.types.errors import Errors
 from groupspec.wire import Connection
 from groupspec.wire import messages as w
+from groupspec.wire.cluster import find_coordinator, parse_address
 from groupspec.wire.translate import from_wire, to_wire
 
 pytestmark = pytest.mark.broker
@@ -32,23 +33,18 @@ def address(request: pytest.FixtureRequest) -> tuple[str, int]:
         except pytest.FixtureLookupError:
             pytest.skip("no broker: set GROUPSPEC_BROKER=host:port or provide the 'broker' fixture")
         given = node if isinstance(node, str) else node.bootstrap
-    host, _, port = str(given).rpartition(":")
-    return host, int(port)
+    return parse_address(str(given))
 
 
 def connect(address: tuple[str, int]) -> Connection:
     return Connection.connect(*address, timeout=15.0, client_id="groupspec-wire-test")
 
 
-def wait_for_coordinator(conn: Connection, group: str, attempts: int = 100) -> None:
+def wait_for_coordinator(conn: Connection, group: str) -> None:
     """A fresh node creates __consumer_offsets on the first FindCoordinator and answers
-    COORDINATOR_NOT_AVAILABLE until it is loaded: ask again, as every client does."""
-    for _ in range(attempts):
-        found = conn.request(w.FindCoordinatorRequest(key_type=0, coordinator_keys=(group,)))
-        if found.coordinators[0].error_code == 0:
-            return
-        time.sleep(0.1)  # the broker's own pace; nothing here to inject
-    pytest.fail(f"no coordinator for {group} after {attempts} FindCoordinator requests")
+    COORDINATOR_NOT_AVAILABLE until it is loaded; find_coordinator asks again meanwhile."""
+    node = find_coordinator(conn, group, attempts=100)
+    assert node.node_id >= 0 and node.port > 0
 
 
 def test_a_42_broker_offers_exactly_the_versions_groupspec_speaks(address: tuple[str, int]) -> None:
