@@ -82,6 +82,9 @@ FAST_TEST_SETTINGS: dict[str, str] = {
     "share.coordinator.state.topic.min.isr": "1",
     # A snapshot every few updates: a short test sees both ShareSnapshot and ShareUpdate records.
     "share.coordinator.snapshot.update.records.per.snapshot": "3",
+    # The log cleaner takes its dedupe buffer (128 MiB by default) from the heap at start: a small
+    # node keeps a small one, or a modest -Xmx fails with OutOfMemoryError in LogCleaner.
+    "log.cleaner.dedupe.buffer.size": str(16 * 1024 * 1024),
     "group.initial.rebalance.delay.ms": "0",
     "group.min.session.timeout.ms": "1000",
     "group.consumer.min.session.timeout.ms": "1000",
