@@ -507,13 +507,15 @@ def memory_kib(pid: int, field: str = "VmRSS") -> int | None:
 
 def start(directory: Path, *, version: str = DEFAULT_VERSION, overrides: Mapping[str, str] = {},
           heap: str = DEFAULT_HEAP, ready_timeout_s: float = DEFAULT_READY_TIMEOUT_S,
-          reset: bool = False, cache: Path | None = None) -> Broker:
+          reset: bool = False, cache: Path | None = None, detach: bool = True) -> Broker:
     """Resolve, format and start a node in ``directory``; return it once it answers.
 
     ``directory`` gets server.properties, log4j2.properties, ``data/`` (the log dirs), ``logs/``
     and the state file. A directory whose node still runs is refused; one holding an earlier
     node's data is refused unless ``reset`` (which deletes it): formatting binds the data to one
-    controller address.
+    controller address. ``detach`` puts the node in a session of its own, so that a Ctrl-C in the
+    terminal that ran ``groupspec broker start``, or the end of that command, does not reach it;
+    the test fixture leaves it attached, so that a Ctrl-C of pytest ends it too.
     """
     directory = Path(directory).resolve()
     check_version(version)
@@ -534,7 +536,21 @@ def start(directory: Path, *, version: str = DEFAULT_VERSION, overrides: Mapping
                               "or reset it (--reset deletes it)")
         shutil.rmtree(data_dir)
     lib = resolve(version, cache)
-    classpath = str(lib / "*")
+    jvm = [java, f"-Xmx{heap}", *JVM_OPTIONS, "-cp", str(lib / "*")]
+    try:
+        return _launch(directory, jvm, version, overrides, ready_timeout_s, detach)
+    except BrokerStartError as exc:
+        # The ports were free when picked; another process may have taken one since.
+        if "Address already in use" not in exc.log_tail:
+            raise
+        shutil.rmtree(data_dir, ignore_errors=True)
+        return _launch(directory, jvm, version, overrides, ready_timeout_s, detach)
+
+
+def _launch(directory: Path, jvm: list[str], version: str, overrides: Mapping[str, str],
+            ready_timeout_s: float, detach: bool) -> Broker:
+    """One attempt: ports, files, format, start, wait."""
+    data_dir = directory / "data"
     logs = directory / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     port, controller_port = free_port(), free_port()
@@ -547,18 +563,16 @@ def start(directory: Path, *, version: str = DEFAULT_VERSION, overrides: Mapping
     server_log, console = logs / "server.log", logs / "console.log"
     for f in (server_log, console):
         f.write_text("")
-    jvm = [java, f"-Xmx{heap}", *JVM_OPTIONS, f"-Dlog4j2.configurationFile={log4j}",
-           f"-Dgroupspec.broker.log={server_log}", "-cp", classpath]
+    jvm = [*jvm, f"-Dlog4j2.configurationFile={log4j}", f"-Dgroupspec.broker.log={server_log}"]
     _format(jvm, props, logs)
     with open(console, "ab") as out:
-        # A session of its own: a Ctrl-C in the terminal that ran `groupspec broker start`, or the
-        # end of that command, does not reach the node.
         child = subprocess.Popen([*jvm, "kafka.Kafka", str(props)], stdin=subprocess.DEVNULL,
-                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=detach)
     state = BrokerState(pid=child.pid, bootstrap=f"127.0.0.1:{port}",
                         controller=f"127.0.0.1:{controller_port}", directory=str(directory),
                         data_dir=str(data_dir), log_file=str(server_log), version=version,
                         started_at=time.time())
+    existing = directory / STATE_FILE
     existing.write_text(state.to_json())
     process = _Process(child.pid, child)
     try:

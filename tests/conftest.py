@@ -76,7 +76,7 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         count = int(users.read_text()) if users.is_file() else 0
         node = broker.attach(home) if count else None
         if node is None or not node.alive():
-            node, count = broker.start(home, reset=True), 0
+            node, count = broker.start(home, reset=True, detach=False), 0
         users.write_text(str(count + 1))
     yield node
     with open(shared / "kafka-broker.lock", "w") as lock:

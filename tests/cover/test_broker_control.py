@@ -225,3 +225,31 @@ def test_the_probe_refuses_answers_that_are_not_api_versions():
     good = (b"\x00\x00\x00\x10" + b"\x00\x00\x00\x01" + b"\x00\x00" + b"\x00\x00\x00\x01"
             + b"\x00\x12\x00\x00\x00\x04")
     assert broker.api_versions("127.0.0.1", _serve_once(good)) == {18: (0, 4)}
+
+
+def test_a_port_taken_between_picking_and_binding_gets_one_more_try(tmp_path, monkeypatch):
+    monkeypatch.setattr(broker.shutil, "which", lambda tool: "/bin/" + tool)
+    monkeypatch.setattr(broker, "resolve", lambda version, cache: tmp_path / "lib")
+    tries = []
+
+    def launch(directory, jvm, version, overrides, timeout, detach):
+        tries.append(detach)
+        (directory / "data").mkdir(parents=True, exist_ok=True)  # what a failed format leaves
+        if len(tries) == 1:
+            raise broker.BrokerStartError("exited", "KafkaException: Socket server failed to bind to "
+                                          "127.0.0.1:40000: Address already in use.")
+        return "started"
+
+    monkeypatch.setattr(broker, "_launch", launch)
+    assert broker.start(tmp_path / "node", detach=False) == "started"
+    assert tries == [False, False]
+    tries.clear()
+
+    def other_failure(*args):
+        tries.append(1)
+        raise broker.BrokerStartError("exited", "java.lang.OutOfMemoryError: Java heap space")
+
+    monkeypatch.setattr(broker, "_launch", other_failure)
+    with pytest.raises(broker.BrokerStartError, match="OutOfMemoryError"):
+        broker.start(tmp_path / "other")
+    assert tries == [1]
