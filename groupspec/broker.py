@@ -16,7 +16,8 @@ or replaces them.
 A started node is described by its state file (``broker.json`` in its directory): the pid, the
 bootstrap address and where its data and logs are. ``groupspec broker stop|status`` find the node
 through it, so the process that started it may have exited. Readiness is Kafka answering an
-ApiVersions request on the broker listener (a request handled, not merely a port accepting).
+ApiVersions request on the broker listener (a request handled, not merely a port accepting); its
+answer also carries the finalized features, ``share.version`` among them.
 
 Time is a parameter (``now``, ``sleep``) of everything that waits, so the waiting logic is tested
 without a JVM or a real clock.
@@ -330,29 +331,107 @@ def log_tail(*files: Path, lines: int = LOG_TAIL_LINES) -> str:
 # -- the readiness probe ----------------------------------------------------------------------------
 
 API_VERSIONS = 18
+#: ApiVersions v3 is the first flexible version: it adds the cluster's finalized features (tagged
+#: field 2), which say whether share groups are on; the API list alone does not (a node formatted
+#: with share.version=0 lists ShareGroupHeartbeat all the same, checked on 4.2.1).
+PROBE_VERSION = 3
+_FINALIZED_FEATURES_TAG = 2
+_FINALIZED_EPOCH_TAG = 1
 
 
-def api_versions(host: str, port: int, timeout_s: float = 2.0) -> dict[int, tuple[int, int]]:
-    """ApiVersions v0 over a plain socket: each API key the broker serves with its version range.
+@dataclass(frozen=True)
+class ApiVersionsAnswer:
+    """What a node told the probe: each API key with its version range, and the finalized
+    features (name -> (min level, max level)) at ``features_epoch`` (-1: not known)."""
 
-    Version 0 (header v1, no tagged fields) is what every broker answers, whatever it supports.
-    A wrong or cut answer raises BrokerError; a refused or silent socket raises OSError.
+    apis: dict[int, tuple[int, int]]
+    features: dict[str, tuple[int, int]]
+    features_epoch: int
+
+
+class _Bytes:
+    """A cursor over an answer; running off its end is a BrokerError, not a struct.error."""
+
+    def __init__(self, data: bytes, where: str) -> None:
+        self.data, self.at, self.where = data, 0, where
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or self.at + n > len(self.data):
+            raise BrokerError(f"{self.where}: ApiVersions answer cut at byte {self.at} (wanted {n} more of "
+                              f"{len(self.data)})")
+        chunk = self.data[self.at:self.at + n]
+        self.at += n
+        return chunk
+
+    def number(self, fmt: str) -> int:
+        value: int = struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
+        return value
+
+    def uvarint(self) -> int:
+        value = shift = 0
+        while shift < 35:
+            byte = self.take(1)[0]
+            value |= (byte & 0x7F) << shift
+            if not byte & 0x80:
+                return value
+            shift += 7
+        raise BrokerError(f"{self.where}: a varint longer than 5 bytes at byte {self.at}")
+
+    def compact_string(self) -> str:
+        length = self.uvarint() - 1
+        return "" if length < 0 else self.take(length).decode("utf-8", "replace")
+
+    def tagged(self) -> dict[int, bytes]:
+        return {self.uvarint(): self.take(self.uvarint()) for _ in range(self.uvarint())}
+
+
+def _compact(text: str) -> bytes:
+    data = text.encode()
+    return bytes([len(data) + 1]) + data  # under 127 bytes: a one-byte varint
+
+
+def api_versions(host: str, port: int, timeout_s: float = 2.0) -> ApiVersionsAnswer:
+    """ApiVersions v3 over a plain socket (no client library): the APIs and finalized features.
+
+    A wrong or cut answer, or an error code, raises BrokerError; a refused or silent socket
+    raises OSError (``timeout_s`` bounds every read).
     """
+    where = f"{host}:{port}"
     client = b"groupspec-broker-probe"
-    request = struct.pack(">hhih", API_VERSIONS, 0, 1, len(client)) + client
+    # Request header v2: key, version, correlation id, client id (int16 length), no tags.
+    request = (struct.pack(">hhih", API_VERSIONS, PROBE_VERSION, 1, len(client)) + client + b"\0"
+               + _compact("groupspec-broker-probe") + _compact("1") + b"\0")
     with socket.create_connection((host, port), timeout=timeout_s) as s:
         s.settimeout(timeout_s)
         s.sendall(struct.pack(">i", len(request)) + request)
         (size,) = struct.unpack(">i", _read(s, 4))
-        if not 10 <= size <= 1 << 20:
-            raise BrokerError(f"{host}:{port}: an ApiVersions answer of {size} bytes")
-        body = _read(s, size)
-    correlation, error, count = struct.unpack_from(">ihi", body)
-    if correlation != 1 or error != 0 or len(body) != 10 + 6 * count:
-        raise BrokerError(f"{host}:{port}: ApiVersions answered correlation {correlation}, error "
-                          f"{error}, {count} keys in {len(body)} bytes")
-    keys = (struct.unpack_from(">hhh", body, 10 + 6 * i) for i in range(count))
-    return {key: (low, high) for key, low, high in keys}
+        if not 6 <= size <= 1 << 20:
+            raise BrokerError(f"{where}: an ApiVersions answer of {size} bytes")
+        body = _Bytes(_read(s, size), where)
+    # The response header of ApiVersions is v0 at every version: the correlation id only.
+    correlation, error = body.number(">i"), body.number(">h")
+    if correlation != 1 or error != 0:
+        raise BrokerError(f"{where}: ApiVersions answered correlation {correlation}, error {error}")
+    apis: dict[int, tuple[int, int]] = {}
+    for _ in range(body.uvarint() - 1):
+        key, low, high = body.number(">h"), body.number(">h"), body.number(">h")
+        body.tagged()
+        apis[key] = (low, high)
+    body.number(">i")  # throttle time
+    tags = body.tagged()
+    if body.at != len(body.data):
+        raise BrokerError(f"{where}: {len(body.data) - body.at} bytes after the ApiVersions answer")
+    features: dict[str, tuple[int, int]] = {}
+    epoch = -1
+    if _FINALIZED_EPOCH_TAG in tags:
+        epoch = _Bytes(tags[_FINALIZED_EPOCH_TAG], where).number(">q")
+    if _FINALIZED_FEATURES_TAG in tags:
+        field = _Bytes(tags[_FINALIZED_FEATURES_TAG], where)
+        for _ in range(field.uvarint() - 1):
+            name, high, low = field.compact_string(), field.number(">h"), field.number(">h")
+            field.tagged()
+            features[name] = (low, high)
+    return ApiVersionsAnswer(apis, features, epoch)
 
 
 def _read(s: socket.socket, n: int) -> bytes:
@@ -625,9 +704,10 @@ def status(directory: Path) -> dict[str, Any]:
         out["rss_kib"] = broker.rss_kib()
         host, _, port = broker.bootstrap.rpartition(":")
         try:
-            keys = api_versions(host, int(port))
-            out["apis"] = len(keys)
-            out["share_groups"] = 76 in keys  # ShareGroupHeartbeat: listed once share.version=1
+            answer = api_versions(host, int(port))
+            out["apis"] = len(answer.apis)
+            out["features"] = {name: high for name, (_, high) in sorted(answer.features.items())}
+            out["share_groups"] = answer.features.get("share.version", (0, 0))[1] >= 1
         except (OSError, BrokerError) as exc:
             out["answering"] = f"no: {exc}"
     return out

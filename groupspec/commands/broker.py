@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{'running' if info['running'] else 'not running'}: pid {info['pid']}, "
               f"bootstrap {info['bootstrap']}, Kafka {info['version']}")
-        for key in ("rss_kib", "apis", "share_groups", "answering", "data_dir", "log_file"):
+        for key in ("rss_kib", "apis", "features", "share_groups", "answering", "data_dir", "log_file"):
             if key in info:
                 print(f"  {key}: {info[key]}")
     return 0 if info["running"] else 1

@@ -33,19 +33,26 @@ def _until(check, timeout_s=30.0, what=""):
         time.sleep(0.2)
 
 
-def test_the_node_answers_api_versions_with_the_share_group_apis(kafka_broker):
+def test_the_node_answers_api_versions_with_share_groups_on(kafka_broker):
     from groupspec import broker
 
     host, _, port = kafka_broker.bootstrap.rpartition(":")
-    keys = broker.api_versions(host, int(port))
-    # The classic group APIs, KIP-848's heartbeat, and KIP-932's four: share.version=1 is on.
+    answer = broker.api_versions(host, int(port))
+    keys = answer.apis
+    # The classic group APIs, KIP-848's heartbeat, and KIP-932's four.
     for key in (10, 11, 12, 13, 14, 8, 9, 15, 16, 68, 76, 77, 78, 79):
         assert key in keys, key
     assert keys[76] == (1, 1)  # ShareGroupHeartbeat: 4.2 serves version 1 only
+    assert keys[78] == keys[79] == (1, 2)  # ShareFetch, ShareAcknowledge
+    # What says share groups are on is the finalized feature, not the API list.
+    assert answer.features["share.version"] == (1, 1)
+    assert answer.features["group.version"] == (1, 1)
+    assert answer.features_epoch >= 0
     assert kafka_broker.alive()
     status = broker.status(kafka_broker.directory)
     assert status["running"] and status["share_groups"] is True
     assert status["bootstrap"] == kafka_broker.bootstrap
+    assert status["features"]["metadata.version"] == 29  # 4.2-IV1
 
 
 def _run_classic_group(kafka_broker, topic, group):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -214,17 +215,37 @@ def _serve_once(answer: bytes) -> int:
     return port
 
 
-def test_the_probe_refuses_answers_that_are_not_api_versions():
+def _answer(error: int = 0, apis=((18, 0, 4),), features=(("share.version", 1, 1),), tail: bytes = b"",
+            correlation: int = 1) -> bytes:
+    """An ApiVersions v3 answer as Kafka frames it (flexible body, header v0)."""
+    body = struct.pack(">ih", correlation, error) + bytes([len(apis) + 1])
+    body += b"".join(struct.pack(">hhh", *api) + b"\0" for api in apis) + struct.pack(">i", 0)
+    field = bytes([len(features) + 1]) + b"".join(
+        bytes([len(name) + 1]) + name.encode() + struct.pack(">hh", high, low) + b"\0"
+        for name, low, high in features)
+    epoch = struct.pack(">q", 7)
+    body += b"\2" + b"\1" + bytes([len(epoch)]) + epoch + b"\2" + bytes([len(field)]) + field + tail
+    return struct.pack(">i", len(body)) + body
+
+
+def test_the_probe_reads_apis_and_finalized_features_and_refuses_anything_else():
+    answer = broker.api_versions("127.0.0.1", _serve_once(_answer(apis=((18, 0, 4), (76, 1, 1)))))
+    assert answer.apis == {18: (0, 4), 76: (1, 1)}
+    assert answer.features == {"share.version": (1, 1)} and answer.features_epoch == 7
     with pytest.raises(broker.BrokerError, match="an ApiVersions answer of 1195725856 bytes"):
         broker.api_versions("127.0.0.1", _serve_once(b"GET / HTTP/1.1\r\n\r\n"))
     with pytest.raises(ConnectionError, match="closed after 6 of 16 bytes"):
         broker.api_versions("127.0.0.1", _serve_once(b"\x00\x00\x00\x10" + b"\x00" * 6))
-    wrong = b"\x00\x00\x00\x0a" + b"\x00\x00\x00\x01" + b"\x00\x23" + b"\x00\x00\x00\x00"
     with pytest.raises(broker.BrokerError, match="error 35"):
-        broker.api_versions("127.0.0.1", _serve_once(wrong))
-    good = (b"\x00\x00\x00\x10" + b"\x00\x00\x00\x01" + b"\x00\x00" + b"\x00\x00\x00\x01"
-            + b"\x00\x12\x00\x00\x00\x04")
-    assert broker.api_versions("127.0.0.1", _serve_once(good)) == {18: (0, 4)}
+        broker.api_versions("127.0.0.1", _serve_once(_answer(error=35)))
+    with pytest.raises(broker.BrokerError, match="correlation 9"):
+        broker.api_versions("127.0.0.1", _serve_once(_answer(correlation=9)))
+    with pytest.raises(broker.BrokerError, match="3 bytes after the ApiVersions answer"):
+        broker.api_versions("127.0.0.1", _serve_once(_answer(tail=b"xyz")))
+    cut = _answer()
+    cut = struct.pack(">i", 12) + cut[4:16]  # the frame says 12 bytes: the key list ends early
+    with pytest.raises(broker.BrokerError, match=r"answer cut at byte 11 \(wanted 2 more of 12\)"):
+        broker.api_versions("127.0.0.1", _serve_once(cut))
 
 
 def test_a_port_taken_between_picking_and_binding_gets_one_more_try(tmp_path, monkeypatch):
