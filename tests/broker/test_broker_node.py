@@ -1,5 +1,6 @@
-"""A real Kafka 4.2.1 node: it serves the group APIs, a classic group of kafka-python runs on it,
-and the ``__consumer_offsets`` log its coordinator writes is read and replayed by groupspec.
+"""A real Kafka 4.2.1 node: it serves the group APIs, a classic group and transactional offset
+commits of kafka-python run on it, and the ``__consumer_offsets`` log its coordinator writes is
+read and replayed by groupspec.
 
 This is the first coordinator log that a real Kafka wrote and groupspec read (issue 19): the
 decoder and the replay had only met groupspec's own writer and kafka-python's batches before.
@@ -174,3 +175,73 @@ def _check_replayed(kafka_broker, run, topic, group, tmp_path):
     assert {o.partition: o.committed_offset for o in view.offsets if o.topic == topic} \
         == run["offsets"]
     assert all(o.committed_leader_epoch == 0 for o in view.offsets)
+
+
+def _replayed_groups(kafka_broker, into: Path) -> dict:
+    """The node's __consumer_offsets-0 as it is now, copied and replayed: groupspec's view by id."""
+    from groupspec.impl.classic_group import ClassicCoordinator
+    from groupspec.types.classic_group import ClassicConfig
+
+    copy = into / "__consumer_offsets-0"
+    copy.mkdir(parents=True)
+    for segment in kafka_broker.partition_dir("__consumer_offsets").glob("*.log"):
+        shutil.copy(segment, copy)
+    coordinator = ClassicCoordinator(ClassicConfig(offsets_topic_partitions=1), log_dir=into)
+    return {g.group_id: g for g in coordinator.view().groups}
+
+
+def test_transactional_commits_and_a_group_deletion_decode_and_replay(kafka_broker, capsys, tmp_path):
+    """kafka-python's transactional producer commits an offset in one transaction and aborts
+    another; then the group is deleted. groupspec reads the transactional batches, both markers
+    and the tombstones, and its replay keeps the committed offset only, then drops the group."""
+    from kafka import KafkaAdminClient, KafkaProducer, TopicPartition
+    from kafka.admin import NewTopic
+    from kafka.structs import OffsetAndMetadata
+
+    suffix = uuid.uuid4().hex[:8]
+    topic, group = f"gs-txn-{suffix}", f"gs-txn-group-{suffix}"
+    partition = TopicPartition(topic, 0)
+    admin = KafkaAdminClient(bootstrap_servers=kafka_broker.bootstrap, client_id="gs-admin")
+    try:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+        producer = KafkaProducer(bootstrap_servers=kafka_broker.bootstrap, transactional_id=f"gs-tx-{suffix}")
+        producer.init_transactions()
+        producer.begin_transaction()
+        producer.send(topic, b"x")
+        producer.send_offsets_to_transaction({partition: OffsetAndMetadata(7, "meta", -1)}, group)
+        producer.commit_transaction()
+        producer.begin_transaction()
+        producer.send_offsets_to_transaction({partition: OffsetAndMetadata(9, "", -1)}, group)
+        producer.abort_transaction()
+        producer.close()
+        reported = admin.list_group_offsets(group)[group]
+        assert {tp.partition: (o.offset, o.metadata) for tp, o in reported.items()} == {0: (7, "meta")}
+        before = _replayed_groups(kafka_broker, tmp_path / "before")
+        assert admin.delete_groups([group]) == {group: "OK"}
+    finally:
+        admin.close()
+
+    view = before[group]
+    assert view.state == "Empty" and view.members == () and view.pending_offsets == ()
+    offsets = [(o.topic, o.partition, o.committed_offset, o.metadata) for o in view.offsets]
+    assert offsets == [(topic, 0, 7, "meta")]
+
+    def decoded():
+        from groupspec import cli
+
+        capsys.readouterr()
+        assert cli.main(["decode", "--control", str(kafka_broker.partition_dir("__consumer_offsets"))]) == 0
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        # Markers carry no group: take those of our transactions by producer id.
+        ours = [r for r in lines if r.get("key", {}).get("group") == group]
+        producers = {r["producerId"] for r in ours if r["transactional"]}
+        markers = [r["marker"] for r in lines if r.get("control") and r["producerId"] in producers]
+        deleted = ours and ours[-1]["tombstone"] and ours[-1]["type"] == "GroupMetadata"
+        return (ours, markers) if deleted else None
+
+    ours, markers = _until(decoded, what="the group's deletion is in the log")
+    assert markers == ["COMMIT", "ABORT"]
+    commits = [(r["value"]["offset"] if r["value"] else None, r["transactional"])
+               for r in ours if r["type"] == "OffsetCommit"]
+    assert commits == [(7, True), (9, True), (None, False)]  # committed, aborted, then the tombstone
+    assert group not in _replayed_groups(kafka_broker, tmp_path / "after")
