@@ -32,6 +32,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -598,6 +599,8 @@ def start(directory: Path, *, version: str = DEFAULT_VERSION, overrides: Mapping
     """
     directory = Path(directory).resolve()
     check_version(version)
+    if not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", heap):
+        raise InputError("--heap", f"{heap!r} is not a JVM heap size such as 256m or 1g")
     java = _need("java")
     existing = directory / STATE_FILE
     if existing.is_file():

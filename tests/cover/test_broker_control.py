@@ -151,6 +151,8 @@ def test_overrides_are_key_value():
         broker.parse_overrides(["nokey"])
     with pytest.raises(InputError, match="--kafka-version"):
         broker.check_version("3.9.0")
+    with pytest.raises(InputError, match="'256 m' is not a JVM heap size"):
+        broker.start(Path("unused"), heap="256 m")
 
 
 def test_cluster_ids_have_kafkas_form():
