@@ -26,6 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                           "seeded end-to-end share-group delivery runs, judged per record"),
     "check-history": ("groupspec.commands.check_history",
                       "judge a share-delivery history (JSON lines) per record"),
+    "broker": ("groupspec.commands.broker",
+               "start, stop or inspect a real Kafka 4.2.1 node on this machine (Java, Maven)"),
     "adapter": ("groupspec.commands.adapter",
                 "serve the conformance JSON-lines protocol on stdin/stdout"),
 }

@@ -1,4 +1,4 @@
-"""Shared test settings: Hypothesis profiles and the one Spark session.
+"""Shared test settings: Hypothesis profiles, the one Spark session and the one Kafka broker.
 
 Profiles: ``ci`` (default, fast enough for every CI run) and ``deep`` (long runs, chosen with
 HYPOTHESIS_PROFILE=deep). Tests never set max_examples themselves; they take it from here.
@@ -44,3 +44,44 @@ def spark() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One real Kafka 4.2.1 node (groupspec.broker) for every test marked ``broker``.
+
+    Shared by the xdist workers of a session: the first to need it starts it in the session's
+    common temporary directory, each worker counts itself in and out under a file lock, and the
+    last one out stops it. (xdist's ``loadgroup`` would keep the tests on one worker, but it marks
+    them by rewriting the node id, which pytest 9 no longer allows: both workers started a node.)
+    A worker that asks after every earlier user has left starts a fresh one.
+
+    Skipped only when Java or Maven is missing; any other failure to start is an error (CI has
+    both, so a broken start must not pass as a skip). The node's data stays in pytest's temporary
+    directory after the session for a look at what it wrote.
+    """
+    import fcntl
+
+    from groupspec import broker
+
+    missing = broker.tools_available()
+    if missing is not None:
+        pytest.skip(f"a real Kafka broker needs Java 17 and Maven: {missing}")
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # each worker's basetemp is a folder of the session's
+    home, users = shared / "kafka-broker", shared / "kafka-broker.users"
+    with open(shared / "kafka-broker.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        count = int(users.read_text()) if users.is_file() else 0
+        node = broker.attach(home) if count else None
+        if node is None or not node.alive():
+            node, count = broker.start(home, reset=True, detach=False), 0
+        users.write_text(str(count + 1))
+    yield node
+    with open(shared / "kafka-broker.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        count = int(users.read_text()) - 1
+        users.write_text(str(count))
+        if count == 0:
+            node.stop()

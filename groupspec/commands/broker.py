@@ -1,0 +1,91 @@
+"""`groupspec broker start|stop|status`: a real Kafka 4.2.1 node on this machine (groupspec.broker).
+
+``start`` returns once the node answers, printing its bootstrap address, pid and state file, and
+leaves it running; ``stop`` and ``status`` find it through the state file in the same ``--dir``.
+The default directory is in groupspec's cache, so the three commands need no options by hand.
+
+Exit status: 0 done (``status``: the node runs); 1 ``status`` of a node that is not running;
+2 an error (Java or Maven missing, the node died or never answered: its log's last lines follow).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def _default_dir() -> Path:
+    from groupspec.broker import cache_root
+
+    return cache_root() / "broker" / "default"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from groupspec import broker
+
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    start = sub.add_parser("start", help="format and start a node; print its bootstrap address")
+    stop = sub.add_parser("stop", help="stop the node started in --dir")
+    status = sub.add_parser("status", help="whether the node in --dir runs, its address and memory")
+    for p in (start, stop, status):
+        p.add_argument("--dir", type=Path, default=None, metavar="DIR",
+                       help="the node's directory: state file, data/, logs/ (default: "
+                       "<cache>/broker/default, the cache being ~/.cache/groupspec)")
+    start.add_argument("--kafka-version", default=broker.DEFAULT_VERSION, choices=broker.VERSIONS,
+                       help=f"the Kafka release (default {broker.DEFAULT_VERSION})")
+    start.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                       help="a server.properties setting added to the test settings (repeatable)")
+    start.add_argument("--heap", default=broker.DEFAULT_HEAP,
+                       help=f"the JVM's -Xmx (default {broker.DEFAULT_HEAP})")
+    start.add_argument("--timeout", type=float, default=broker.DEFAULT_READY_TIMEOUT_S, metavar="S",
+                       help="seconds the node may take to answer (default "
+                       f"{broker.DEFAULT_READY_TIMEOUT_S:g})")
+    start.add_argument("--reset", action="store_true",
+                       help="delete the data an earlier node left in --dir instead of refusing")
+    stop.add_argument("--timeout", type=float, default=broker.DEFAULT_STOP_TIMEOUT_S, metavar="S",
+                      help="seconds to wait after SIGTERM before SIGKILL (default "
+                      f"{broker.DEFAULT_STOP_TIMEOUT_S:g})")
+    stop.add_argument("--remove", action="store_true",
+                      help="delete the directory (data and logs) too; kept by default for "
+                      "`groupspec decode DIR/data/__consumer_offsets-0`")
+    status.add_argument("--json", action="store_true", help="the status as one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from groupspec import broker
+
+    directory = args.dir if args.dir is not None else _default_dir()
+    if args.action == "start":
+        if args.timeout <= 0:
+            from groupspec.types import InputError
+
+            raise InputError("--timeout", f"{args.timeout:g} is not a positive number of seconds")
+        node = broker.start(directory, version=args.kafka_version,
+                            overrides=broker.parse_overrides(args.settings), heap=args.heap,
+                            ready_timeout_s=args.timeout, reset=args.reset)
+        print(f"bootstrap {node.bootstrap}")
+        print(f"pid {node.state.pid}")
+        print(f"state {node.directory / broker.STATE_FILE}")
+        print(f"data {node.data_dir}")
+        print(f"log {node.state.log_file}")
+        print(f"ready in {node.ready_s:.1f} s")
+        return 0
+    if args.action == "stop":
+        node = broker.attach(directory)
+        was_running = node.alive()
+        killed = node.stop(args.timeout, remove=args.remove)
+        how = "killed" if killed else "stopped" if was_running else "was not running"
+        print(f"broker pid {node.state.pid} {how}"
+              + ("; removed " + str(node.directory) if args.remove else f"; data kept in {node.data_dir}"))
+        return 0
+    info = broker.status(directory)
+    if args.json:
+        print(json.dumps(info, sort_keys=True))
+    else:
+        print(f"{'running' if info['running'] else 'not running'}: pid {info['pid']}, "
+              f"bootstrap {info['bootstrap']}, Kafka {info['version']}")
+        for key in ("rss_kib", "apis", "features", "share_groups", "answering", "data_dir", "log_file"):
+            if key in info:
+                print(f"  {key}: {info[key]}")
+    return 0 if info["running"] else 1
