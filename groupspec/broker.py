@@ -36,7 +36,6 @@ import re
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -331,13 +330,9 @@ def log_tail(*files: Path, lines: int = LOG_TAIL_LINES) -> str:
 
 # -- the readiness probe ----------------------------------------------------------------------------
 
-API_VERSIONS = 18
-#: ApiVersions v3 is the first flexible version: it adds the cluster's finalized features (tagged
-#: field 2), which say whether share groups are on; the API list alone does not (a node formatted
-#: with share.version=0 lists ShareGroupHeartbeat all the same, checked on 4.2.1).
-PROBE_VERSION = 3
-_FINALIZED_FEATURES_TAG = 2
-_FINALIZED_EPOCH_TAG = 1
+#: The probe reads the cluster's finalized features (ApiVersions v3 and later), which say whether
+#: share groups are on; the API list alone does not (a node formatted with share.version=0 lists
+#: ShareGroupHeartbeat all the same, checked on 4.2.1).
 
 
 @dataclass(frozen=True)
@@ -350,99 +345,28 @@ class ApiVersionsAnswer:
     features_epoch: int
 
 
-class _Bytes:
-    """A cursor over an answer; running off its end is a BrokerError, not a struct.error."""
-
-    def __init__(self, data: bytes, where: str) -> None:
-        self.data, self.at, self.where = data, 0, where
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.at + n > len(self.data):
-            raise BrokerError(f"{self.where}: ApiVersions answer cut at byte {self.at} (wanted {n} more of "
-                              f"{len(self.data)})")
-        chunk = self.data[self.at:self.at + n]
-        self.at += n
-        return chunk
-
-    def number(self, fmt: str) -> int:
-        value: int = struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
-        return value
-
-    def uvarint(self) -> int:
-        value = shift = 0
-        while shift < 35:
-            byte = self.take(1)[0]
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-        raise BrokerError(f"{self.where}: a varint longer than 5 bytes at byte {self.at}")
-
-    def compact_string(self) -> str:
-        length = self.uvarint() - 1
-        return "" if length < 0 else self.take(length).decode("utf-8", "replace")
-
-    def tagged(self) -> dict[int, bytes]:
-        return {self.uvarint(): self.take(self.uvarint()) for _ in range(self.uvarint())}
-
-
-def _compact(text: str) -> bytes:
-    data = text.encode()
-    return bytes([len(data) + 1]) + data  # under 127 bytes: a one-byte varint
-
-
 def api_versions(host: str, port: int, timeout_s: float = 2.0) -> ApiVersionsAnswer:
-    """ApiVersions v3 over a plain socket (no client library): the APIs and finalized features.
+    """ApiVersions over groupspec's own wire client: the APIs and the finalized features.
 
-    A wrong or cut answer, or an error code, raises BrokerError; a refused or silent socket
-    raises OSError (``timeout_s`` bounds every read).
+    A wrong or cut answer, or an error code, raises BrokerError naming what was wrong; a refused,
+    closed or silent socket raises OSError (``timeout_s`` bounds the whole exchange), so
+    :func:`wait_ready` can tell "not up yet" from "not Kafka".
     """
+    from groupspec.wire import errors as wire_errors
+    from groupspec.wire.connection import Connection
+
     where = f"{host}:{port}"
-    client = b"groupspec-broker-probe"
-    # Request header v2: key, version, correlation id, client id (int16 length), no tags.
-    request = (struct.pack(">hhih", API_VERSIONS, PROBE_VERSION, 1, len(client)) + client + b"\0"
-               + _compact("groupspec-broker-probe") + _compact("1") + b"\0")
-    with socket.create_connection((host, port), timeout=timeout_s) as s:
-        s.settimeout(timeout_s)
-        s.sendall(struct.pack(">i", len(request)) + request)
-        (size,) = struct.unpack(">i", _read(s, 4))
-        if not 6 <= size <= 1 << 20:
-            raise BrokerError(f"{where}: an ApiVersions answer of {size} bytes")
-        body = _Bytes(_read(s, size), where)
-    # The response header of ApiVersions is v0 at every version: the correlation id only.
-    correlation, error = body.number(">i"), body.number(">h")
-    if correlation != 1 or error != 0:
-        raise BrokerError(f"{where}: ApiVersions answered correlation {correlation}, error {error}")
-    apis: dict[int, tuple[int, int]] = {}
-    for _ in range(body.uvarint() - 1):
-        key, low, high = body.number(">h"), body.number(">h"), body.number(">h")
-        body.tagged()
-        apis[key] = (low, high)
-    body.number(">i")  # throttle time
-    tags = body.tagged()
-    if body.at != len(body.data):
-        raise BrokerError(f"{where}: {len(body.data) - body.at} bytes after the ApiVersions answer")
-    features: dict[str, tuple[int, int]] = {}
-    epoch = -1
-    if _FINALIZED_EPOCH_TAG in tags:
-        epoch = _Bytes(tags[_FINALIZED_EPOCH_TAG], where).number(">q")
-    if _FINALIZED_FEATURES_TAG in tags:
-        field = _Bytes(tags[_FINALIZED_FEATURES_TAG], where)
-        for _ in range(field.uvarint() - 1):
-            name, high, low = field.compact_string(), field.number(">h"), field.number(">h")
-            field.tagged()
-            features[name] = (low, high)
-    return ApiVersionsAnswer(apis, features, epoch)
-
-
-def _read(s: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError(f"closed after {len(data)} of {n} bytes")
-        data += chunk
-    return data
+    try:
+        with Connection.connect(host, port, timeout=timeout_s, client_id="groupspec-broker-probe",
+                                negotiate=False) as conn:
+            answer = conn.negotiate()
+    except (wire_errors.ConnectError, wire_errors.ClosedError, wire_errors.WireTimeoutError) as exc:
+        raise ConnectionError(f"{where}: {exc}") from None
+    except wire_errors.WireError as exc:
+        raise BrokerError(f"{where}: {exc}") from None
+    apis = {k.api_key: (k.min_version, k.max_version) for k in answer.api_keys}
+    features = {f.name: (f.min_version_level, f.max_version_level) for f in answer.finalized_features}
+    return ApiVersionsAnswer(apis, features, answer.finalized_features_epoch)
 
 
 class _Process:

@@ -158,16 +158,7 @@ def _check_decoded(kafka_broker, run, topic, group, capsys):
 def _check_replayed(kafka_broker, run, topic, group, tmp_path):
     """The live segment replayed through groupspec's classic coordinator: the group, its state,
     protocol and committed offsets are what the broker answered to DescribeGroups and OffsetFetch."""
-    from groupspec.impl.classic_group import ClassicCoordinator
-    from groupspec.types.classic_group import ClassicConfig
-
-    source = kafka_broker.partition_dir("__consumer_offsets")
-    copy = tmp_path / "__consumer_offsets-0"
-    copy.mkdir()
-    for segment in source.glob("*.log"):  # the indexes are Kafka's, not the log
-        shutil.copy(segment, copy)
-    coordinator = ClassicCoordinator(ClassicConfig(offsets_topic_partitions=1), log_dir=tmp_path)
-    [view] = [g for g in coordinator.view().groups if g.group_id == group]
+    [view] = [g for g in _replayed_groups(kafka_broker, tmp_path).values() if g.group_id == group]
     left = run["left"]
     assert view.state == left["group_state"] == "Empty"
     assert view.protocol_type == left["protocol_type"] == "consumer"
@@ -185,9 +176,12 @@ def _replayed_groups(kafka_broker, into: Path) -> dict:
     copy = into / "__consumer_offsets-0"
     copy.mkdir(parents=True)
     for segment in kafka_broker.partition_dir("__consumer_offsets").glob("*.log"):
-        shutil.copy(segment, copy)
+        shutil.copy(segment, copy)  # the indexes are Kafka's, not the log
     coordinator = ClassicCoordinator(ClassicConfig(offsets_topic_partitions=1), log_dir=into)
-    return {g.group_id: g for g in coordinator.view().groups}
+    try:
+        return {g.group_id: g for g in coordinator.view().groups}
+    finally:
+        coordinator.runtime.close()  # the log stays open for appending until closed
 
 
 def test_transactional_commits_and_a_group_deletion_decode_and_replay(kafka_broker, capsys, tmp_path):
