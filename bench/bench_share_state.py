@@ -79,12 +79,12 @@ def bench_replay(keys: int, records: int) -> None:
         base = n * 10
         if n % 500 == 0:
             snap = (r.ShareSnapshotValue.StateBatch(base, base + 9, 0, 1),)
-            value = r.ShareSnapshotValue(n // 500, 0, 0, base, 0, 0, snap)
+            value = r.ShareSnapshotValue(snapshot_epoch=n // 500, start_offset=base, state_batches=snap)
             chunk.append(CoordinatorRecord(r.ShareSnapshotKey("g", topic, p), value, 0))
         else:
             batch = r.ShareUpdateValue.StateBatch
-            update = r.ShareUpdateValue(n // 500, 0, base,
-                                        (batch(base, base + 4, 2, 1), batch(base + 5, base + 9, 0, 1)))
+            update = r.ShareUpdateValue(snapshot_epoch=n // 500, start_offset=base, state_batches=(
+                batch(base, base + 4, 2, 1), batch(base + 5, base + 9, 0, 1)))
             chunk.append(CoordinatorRecord(r.ShareUpdateKey("g", topic, p), update, 0))
         if len(chunk) == 1000:
             log.append(chunk, 0)

@@ -291,16 +291,17 @@ def _batches_in(batches: Iterable[object]) -> tuple[ss.StateBatch, ...]:
 
 
 def _snapshot(key: Key, o: Offset) -> CoordinatorRecord:
-    value = r.ShareSnapshotValue(o.snapshot_epoch, o.state_epoch, o.leader_epoch, o.start_offset,
-                                 o.create_timestamp, o.write_timestamp,
-                                 _batches_out(o.batches, r.ShareSnapshotValue.StateBatch))
+    value = r.ShareSnapshotValue(snapshot_epoch=o.snapshot_epoch, state_epoch=o.state_epoch,
+                                 leader_epoch=o.leader_epoch, start_offset=o.start_offset,
+                                 create_timestamp=o.create_timestamp, write_timestamp=o.write_timestamp,
+                                 state_batches=_batches_out(o.batches, r.ShareSnapshotValue.StateBatch))
     return CoordinatorRecord(r.ShareSnapshotKey(key[0], uuid.UUID(key[1]), key[2]), value, 0)
 
 
 def _update(key: Key, snapshot_epoch: int, leader_epoch: int, start: int,
             batches: tuple[ss.StateBatch, ...]) -> CoordinatorRecord:
-    value = r.ShareUpdateValue(snapshot_epoch, leader_epoch, start,
-                               _batches_out(batches, r.ShareUpdateValue.StateBatch))
+    value = r.ShareUpdateValue(snapshot_epoch=snapshot_epoch, leader_epoch=leader_epoch, start_offset=start,
+                               state_batches=_batches_out(batches, r.ShareUpdateValue.StateBatch))
     return CoordinatorRecord(r.ShareUpdateKey(key[0], uuid.UUID(key[1]), key[2]), value, 0)
 
 

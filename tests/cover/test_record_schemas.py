@@ -14,6 +14,7 @@ import dataclasses
 import json
 import os
 import uuid
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -103,6 +104,10 @@ CLASSIC_MEMBER_DEFAULT = (
     "encode_classic_member_metadata_null)",
 )
 
+#: A tagged field (tag 0, default -1) Kafka 4.2 added to both share-state values; first met in a
+#: real 4.2.1 broker's __share_group_state (tests/broker/test_real_logs.py).
+KIP_1226 = "KIP-1226 (Kafka 4.2), kafka-share-coordinator-4.2.1.jar common/message/Share*Value.json"
+
 #: Kafka 4.2 vs the February-2025 copies: (message, field path, attribute, copy, groupspec, source).
 #: A field one side lacks is one row with attribute "field"; its value on the other side is the
 #: name of the field before it (which pins its position).
@@ -117,7 +122,8 @@ KNOWN_DRIFT: list[tuple[str, str, str, object, object, str]] = [
      "share_group_coordinator.md §2.1 (blob 57ca75823d89)"),
     ("ShareGroupStatePartitionMetadataValue", "InitializedTopics", "field", FIRST, "InitializingTopics",
      "share_group_coordinator.md §2.1 (InitializingTopics comes first)"),
-    ("ShareSnapshotValue", "CreateTimestamp", "field", ABSENT, "StartOffset",
+    ("ShareSnapshotValue", "DeliveryCompleteCount", "field", ABSENT, "StartOffset", KIP_1226),
+    ("ShareSnapshotValue", "CreateTimestamp", "field", ABSENT, "DeliveryCompleteCount",
      SHARE_STATE_42.format("ShareSnapshotValue")),
     ("ShareSnapshotValue", "WriteTimestamp", "field", ABSENT, "CreateTimestamp",
      SHARE_STATE_42.format("ShareSnapshotValue")),
@@ -125,6 +131,8 @@ KNOWN_DRIFT: list[tuple[str, str, str, object, object, str]] = [
      SHARE_STATE_42.format("ShareSnapshotValue")),
     *_share_state_drift("ShareSnapshotValue"),
     *_share_state_drift("ShareUpdateValue"),
+    ("ShareUpdateValue", "DeliveryCompleteCount", "field", ABSENT, "StartOffset", KIP_1226),
+    ("ShareUpdateValue", "StateBatches", "field", "StartOffset", "DeliveryCompleteCount", KIP_1226),
     CLASSIC_MEMBER_DEFAULT,
 ]
 
@@ -326,13 +334,37 @@ def test_classes_match_schema_files_except_known_drift() -> None:
 
 KAFKA_42_SCHEMAS = os.environ.get("GROUPSPEC_KAFKA_42_SCHEMAS")
 
+#: Where Kafka 4.2.1 keeps the schema files of groupspec's records: the coordinators' jars hold
+#: their own, kafka-clients the consumer protocol's (among every request's, left out here).
+_RECORD_JARS = {"kafka-group-coordinator-4.2.1.jar": "", "kafka-share-coordinator-4.2.1.jar": "",
+                "kafka-clients-4.2.1.jar": "ConsumerProtocol"}
 
-@pytest.mark.skipif(
-    not KAFKA_42_SCHEMAS, reason="set GROUPSPEC_KAFKA_42_SCHEMAS to a folder of 4.2 record schema files"
-)
-def test_classes_match_kafka_42_schema_files_exactly() -> None:
+
+@pytest.fixture(scope="module")
+def kafka_42_schemas(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of Kafka 4.2.1's own record schema files: $GROUPSPEC_KAFKA_42_SCHEMAS, or taken
+    out of the jars the test broker runs on (groupspec.broker resolves them from Maven Central,
+    cached), so the comparison runs wherever Java and Maven are."""
+    if KAFKA_42_SCHEMAS:
+        return Path(KAFKA_42_SCHEMAS)
+    from groupspec import broker
+
+    if broker.tools_available() is not None:
+        pytest.skip(f"{broker.tools_available()} missing: set GROUPSPEC_KAFKA_42_SCHEMAS instead")
+    lib = broker.resolve()
+    out = tmp_path_factory.mktemp("kafka-42-schemas")
+    for jar, prefix in _RECORD_JARS.items():
+        with zipfile.ZipFile(lib / jar) as archive:
+            for name in archive.namelist():
+                stem = name.removeprefix("common/message/")
+                if stem != name and stem.endswith(".json") and stem.startswith(prefix):
+                    (out / stem).write_bytes(archive.read(name))
+    return out
+
+
+def test_classes_match_kafka_42_schema_files_exactly(kafka_42_schemas: Path) -> None:
     """Given Kafka 4.2's own record files (only those), nothing differs and only type 9 lacks one."""
-    copies = load_copies(Path(str(KAFKA_42_SCHEMAS)))
+    copies = load_copies(kafka_42_schemas)
     ours = our_messages()
     retired = ["ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue"]
     assert sorted(ours.keys() - copies.keys()) == retired

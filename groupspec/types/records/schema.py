@@ -114,12 +114,15 @@ def kfield(
     ignorable: bool = False,
     struct: type | None = None,
     kafka: str | None = None,
+    kw_only: bool = False,
 ) -> Any:
     """A dataclass field with its wire description.
 
     Without an explicit ``default`` the field takes Kafka's implicit default for its type
     (0, false, "", empty bytes, the zero uuid, an empty tuple) so a record can be built with
-    only the fields that matter, as Kafka's generated classes allow.
+    only the fields that matter, as Kafka's generated classes allow. ``kw_only`` lets a field
+    Kafka added in the middle of a schema keep its schema position without moving the
+    positional arguments of the fields after it.
     """
     spec = FieldSpec(
         wire=wire,
@@ -135,7 +138,7 @@ def kfield(
     if default is not dataclasses.MISSING:
         if isinstance(default, (list, dict, set)):
             raise TypeError("use a tuple or None as a record field default")
-        return dataclasses.field(default=default, metadata=meta)
+        return dataclasses.field(default=default, metadata=meta, kw_only=kw_only)
     if wire.startswith("[]"):
         return dataclasses.field(default=(), metadata=meta)
     if wire == "struct":

@@ -47,6 +47,10 @@ class ShareSnapshotValue:
     state_epoch: int = kfield("int32", "0+")
     leader_epoch: int = kfield("int32", "0+")
     start_offset: int = kfield("int64", "0+")
+    #: KIP-1226 (Kafka 4.2): how many offsets at or above the start offset are finished
+    #: (acknowledged or archived), for lag; -1 when the writer did not say. Tagged, so a record
+    #: without it is what Kafka 4.1 wrote. Seen in a real 4.2.1 broker's log (tests/broker).
+    delivery_complete_count: int = kfield("int32", "0+", default=-1, tag=0, tagged="0+", kw_only=True)
     create_timestamp: int = kfield("int64", "0+")
     write_timestamp: int = kfield("int64", "0+")
     state_batches: tuple[StateBatch, ...] = kfield("[]struct", "0+", struct=StateBatch)
@@ -75,4 +79,8 @@ class ShareUpdateValue:
     snapshot_epoch: int = kfield("int32", "0+")
     leader_epoch: int = kfield("int32", "0+")
     start_offset: int = kfield("int64", "0+")
+    #: KIP-1226 (Kafka 4.2): how many offsets at or above the start offset are finished
+    #: (acknowledged or archived), for lag; -1 when the writer did not say. Tagged, so a record
+    #: without it is what Kafka 4.1 wrote. Seen in a real 4.2.1 broker's log (tests/broker).
+    delivery_complete_count: int = kfield("int32", "0+", default=-1, tag=0, tagged="0+", kw_only=True)
     state_batches: tuple[StateBatch, ...] = kfield("[]struct", "0+", struct=StateBatch)

@@ -197,6 +197,28 @@ REFUSALS: tuple[tuple[str, str, str, str, str | None], ...] = (
 #: encoding their record gives other bytes, so they have no encode_record vector.
 NOT_AS_WRITTEN = frozenset({"offset_commit_v4_overlong_tag_count", "offset_commit_v4_tag_2_pow_31"})
 
+#: A ShareUpdate a real Kafka 4.2.1 broker wrote (tests/broker/test_real_logs.py's workload: a share
+#: consumer RELEASEd offsets 1, 4 and 7 of ten, each then redelivered): its tagged
+#: deliveryCompleteCount (KIP-1226) says 6 of the offsets from the start offset on are finished.
+_REAL_SHARE_UPDATE_KEY = "0001" + _s16("wl-share2") + "1c5351fba57c43448042880015c8755d" + "00000000"
+_REAL_SHARE_UPDATE = ("0000" "00000000" "00000000" "0000000000000001" "04"
+                      "0000000000000001" "0000000000000001" "00" "0002" "00"
+                      "0000000000000004" "0000000000000004" "00" "0002" "00"
+                      "0000000000000007" "0000000000000007" "00" "0002" "00"
+                      "01" "00" "04" "00000006")
+BOUNDARIES += (
+    ("share_update_delivery_complete_count_from_kafka_421", "ShareUpdate v0 as a Kafka 4.2.1 broker "
+     "wrote it, with the tagged deliveryCompleteCount (tag 0, default -1; KIP-1226) at 6",
+     SHARE_STATE_TOPIC, _REAL_SHARE_UPDATE_KEY, _REAL_SHARE_UPDATE),
+)
+DECODE_ONLY += (
+    ("share_snapshot_delivery_complete_count_default_written", "ShareSnapshot v0 that writes its "
+     "deliveryCompleteCount tag at the default -1: a reader takes it (a writer would leave it out, "
+     "so the bytes do not round-trip)", SHARE_STATE_TOPIC, _SNAPSHOT_KEY,
+     "0000" "00000000" "00000001" "00000000" "ffffffffffffffff" "0000019ae3a1f2c9" "0000019ae3a1f2c9"
+     "01" "01" "00" "04" "ffffffff"),
+)
+
 # The struct codec's own boundaries (tests/scenarios/records/struct_cases.py), after the ones above.
 BOUNDARIES += struct_cases.BOUNDARIES
 DECODE_ONLY += struct_cases.DECODE_ONLY
