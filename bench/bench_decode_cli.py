@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from groupspec.cli import main as cli_main
@@ -92,16 +93,37 @@ def cli_rate(argv: list[str], out_path: Path, n: int, expected_lines: int) -> fl
     return n / elapsed
 
 
-def process_rate(directory: Path, out_path: Path, n: int) -> float:
+def child_rates(command: list[str], out_path: Path, n: int,
+                is_record: Callable[[bytes], bool]) -> tuple[float, float]:
+    """Records per CPU second (``getrusage`` of the child, every thread) and per wall second of a
+    child process that prints ``n`` record lines to a file."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
     with open(out_path, "wb") as out:
-        subprocess.run([sys.executable, "-m", "groupspec.cli", "decode", str(directory)], stdout=out,
-                       stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(command, stdout=out, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with open(out_path, "rb") as produced:
-        assert sum(1 for _ in produced) == n
-    return n / cpu
+        assert sum(1 for line in produced if is_record(line)) == n
+    return n / cpu, n / wall
+
+
+def process_rate(directory: Path, out_path: Path, n: int) -> tuple[float, float]:
+    command = [sys.executable, "-m", "groupspec.cli", "decode", str(directory)]
+    return child_rates(command, out_path, n, lambda line: True)
+
+
+def kafka_rate(segment: Path, out_path: Path, n: int) -> tuple[float, float] | None:
+    """Kafka 4.2.1's own ``DumpLogSegments --offsets-decoder`` on the same segment (JSON key and
+    value per record, after a header line per batch), or None without Java and Maven."""
+    from groupspec import broker
+    from groupspec.kafka_dump import dump_command
+
+    if broker.tools_available() is not None:
+        return None
+    command = dump_command(broker.resolve(), segment, OFFSETS_TOPIC)
+    return child_rates(command, out_path, n, lambda line: line.startswith(b"| offset: "))
 
 
 def main() -> None:
@@ -109,6 +131,8 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--compression", choices=[c.name.lower() for c in Compression], default="none")
+    parser.add_argument("--no-kafka", dest="kafka", action="store_false",
+                        help="skip Kafka's DumpLogSegments (run by default when Java and Maven are here)")
     args = parser.parse_args()
     n = args.records
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,17 +145,30 @@ def main() -> None:
         out = Path(tmp) / "out.jsonl"
         batches = -(-n // PER_BATCH)
         best = {"library": 0.0, "cli": 0.0, "cli --batches": 0.0, "cli process": 0.0}
+        walls = {"cli process": 0.0, "kafka DumpLogSegments": 0.0}
         for _ in range(args.repeats):
             best["library"] = max(best["library"], library_rate(data, n))
             best["cli"] = max(best["cli"], cli_rate(["decode", str(directory)], out, n, n))
             if _has_batches_option():
                 rate = cli_rate(["decode", "--batches", str(directory)], out, n, batches)
                 best["cli --batches"] = max(best["cli --batches"], rate)
-            best["cli process"] = max(best["cli process"], process_rate(directory, out, n))
-        print(f"{'path':<16} {'records/s':>12} {'vs library':>11}")
+            cpu, wall = process_rate(directory, out, n)
+            best["cli process"] = max(best["cli process"], cpu)
+            walls["cli process"] = max(walls["cli process"], wall)
+            if args.kafka and (kafka := kafka_rate(segment, out, n)) is not None:
+                best["kafka DumpLogSegments"] = max(best.get("kafka DumpLogSegments", 0.0), kafka[0])
+                walls["kafka DumpLogSegments"] = max(walls["kafka DumpLogSegments"], kafka[1])
+        print(f"{'path':<22} {'records/s':>12} {'vs library':>11}")
         for name, rate in best.items():
             if rate:
-                print(f"{name:<16} {rate:>12,.0f} {rate / best['library']:>10.2f}x")
+                print(f"{name:<22} {rate:>12,.0f} {rate / best['library']:>10.2f}x")
+        if walls["kafka DumpLogSegments"]:
+            print("\nchild processes by wall clock (the JVM runs compiler and GC threads beside its main):")
+            for name, rate in walls.items():
+                print(f"{name:<22} {rate:>12,.0f} rec/s")
+            ours, theirs = best["cli process"], best["kafka DumpLogSegments"]
+            print(f"groupspec decode / DumpLogSegments: {ours / theirs:.2f}x per CPU second, "
+                  f"{walls['cli process'] / walls['kafka DumpLogSegments']:.2f}x per wall second")
 
 
 def _has_batches_option() -> bool:

@@ -42,12 +42,16 @@ class DumpError(GroupspecError):
     """Kafka's tool failed, or printed a line this module cannot read."""
 
 
-def run_dump(lib: Path, segment: Path, topic: str, *, java: str = "java", timeout_s: float = 120.0) -> str:
-    """DumpLogSegments's output for one segment file, with the decoder of ``topic``."""
+def dump_command(lib: Path, segment: Path, topic: str, *, java: str = "java") -> list[str]:
+    """The command line of DumpLogSegments on one segment, with the decoder of ``topic``."""
     if topic not in DECODERS:
         raise DumpError(f"no Kafka decoder for topic {topic!r}: one of {', '.join(DECODERS)}")
-    command = [java, "-cp", f"{lib}/*", "kafka.tools.DumpLogSegments", "--files", str(segment),
-               DECODERS[topic]]
+    return [java, "-cp", f"{lib}/*", "kafka.tools.DumpLogSegments", "--files", str(segment), DECODERS[topic]]
+
+
+def run_dump(lib: Path, segment: Path, topic: str, *, java: str = "java", timeout_s: float = 120.0) -> str:
+    """DumpLogSegments's output for one segment file, with the decoder of ``topic``."""
+    command = dump_command(lib, segment, topic, java=java)
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
