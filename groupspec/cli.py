@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("groupspec.commands.sweep", "the assignor property sweep as a PySpark job"),
     "decode": ("groupspec.commands.decode",
                "decode __consumer_offsets / __share_group_state log segments as JSON lines"),
+    "describe": ("groupspec.commands.describe",
+                 "each group as __consumer_offsets / __share_group_state segments say it was"),
     "simulate-delivery": ("groupspec.commands.simulate_delivery",
                           "seeded end-to-end share-group delivery runs, judged per record"),
     "check-history": ("groupspec.commands.check_history",

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import struct
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -289,28 +289,7 @@ class PartitionLog:
 
     def entries(self) -> Iterator[tuple[int, LogEntry]]:
         """``(offset, entry)`` for everything written, decoded back into log entries."""
-        for batch in self.batches_read():
-            if batch.is_control:
-                for record in batch.records:
-                    marker = decode_control_marker(record)
-                    yield record.offset, TxnEnd(batch.producer_id, batch.producer_epoch,
-                                                marker.type is ControlType.COMMIT, marker.coordinator_epoch)
-                continue
-            for record in batch.records:
-                if record.key is None:
-                    raise CodecError("a coordinator record without a key", record.offset)
-                try:
-                    rec = decode_record(self.topic, record.key, record.value)
-                except UnknownRecordTypeError as exc:
-                    warnings.warn(f"{self.topic}-{self.partition} offset {record.offset}: {exc}; skipped",
-                                  stacklevel=2)
-                    continue
-                except CodecError as exc:
-                    raise exc.at(record.offset) from None
-                if batch.is_transactional:
-                    yield record.offset, TxnRecord(rec, batch.producer_id, batch.producer_epoch)
-                else:
-                    yield record.offset, rec
+        return log_entries(self.topic, self.partition, self.batches_read())
 
     def raw(self) -> bytes:
         """The whole log as one buffer of batches (for an in-memory log: what a segment would hold)."""
@@ -325,6 +304,33 @@ class PartitionLog:
     def close(self) -> None:
         if self._writer is not None:
             self._writer.close()
+
+
+def log_entries(topic: str, partition: int, batches: Iterable[RecordBatch]) -> Iterator[tuple[int, LogEntry]]:
+    """``(offset, entry)`` of a coordinator log's batches, as a shard replays them: records
+    decoded (transactional ones tagged with their producer), markers as transaction ends, and
+    record types this reader does not know skipped with a warning, as Kafka's loader skips them."""
+    for batch in batches:
+        if batch.is_control:
+            for record in batch.records:
+                marker = decode_control_marker(record)
+                yield record.offset, TxnEnd(batch.producer_id, batch.producer_epoch,
+                                            marker.type is ControlType.COMMIT, marker.coordinator_epoch)
+            continue
+        for record in batch.records:
+            if record.key is None:
+                raise CodecError("a coordinator record without a key", record.offset)
+            try:
+                rec = decode_record(topic, record.key, record.value)
+            except UnknownRecordTypeError as exc:
+                warnings.warn(f"{topic}-{partition} offset {record.offset}: {exc}; skipped", stacklevel=2)
+                continue
+            except CodecError as exc:
+                raise exc.at(record.offset) from None
+            if batch.is_transactional:
+                yield record.offset, TxnRecord(rec, batch.producer_id, batch.producer_epoch)
+            else:
+                yield record.offset, rec
 
 
 def _base(file: Path) -> int:

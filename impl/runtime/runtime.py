@@ -23,7 +23,7 @@ What this module keeps from Kafka and what it leaves out:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -192,6 +192,12 @@ class CoordinatorRuntime(Generic[S]):
         A log that cannot be read fails the load with its typed error and leaves the partition
         not hosted (Kafka's FAILED state, which answers NOT_COORDINATOR), not stuck loading.
         """
+        self.load_from(partition, self._logs[partition].entries())
+
+    def load_from(self, partition: int, entries: Iterable[tuple[int, LogEntry]]) -> None:
+        """:meth:`load` from entries read elsewhere (another broker's segment files, streamed):
+        the shard is what replaying them makes, and this runtime's own log is left as it is, so
+        a reader of someone else's log neither copies it nor writes to it."""
         self._check_partition(partition)
         if partition in self._shards:
             raise InputError("partition", f"{self.topic}-{partition} is already loaded")
@@ -199,7 +205,7 @@ class CoordinatorRuntime(Generic[S]):
         context = ShardContext(self, partition)
         shard = self._new_shard(context)
         try:
-            for offset, entry in self._logs[partition].entries():
+            for offset, entry in entries:
                 shard.replay(offset, entry)
         except BaseException:
             context._cancel_all()

@@ -117,3 +117,18 @@ def test_share_state_replay_matches_the_consumers_acknowledgements(kafka_broker,
         checked += 1
     assert checked > 0
     assert any(count == 2 for count in workload.share_deliveries.values())  # a released record came back
+
+
+def test_describe_gives_what_the_broker_reported(kafka_broker, workload, tmp_path):
+    from groupspec.describe import describe
+
+    paths = [_copy(kafka_broker, topic, tmp_path) for topic in ("__consumer_offsets", "__share_group_state")]
+    mine = [workload.classic_group, workload.consumer_group, workload.share_group]
+    found = {g.group_id: g for g in describe(paths, groups=mine).groups}
+    assert [found[g].kind for g in mine] == ["classic", "consumer", "share"]
+    for group in (workload.classic_group, workload.consumer_group):
+        assert {o.partition: o.offset for o in found[group].offsets} == workload.offsets[group]
+        assert found[group].state is not None and found[group].state.upper() == workload.states[group]
+    share = found[workload.share_group]
+    assert [p.topic for p in share.share_partitions] == [workload.topic, workload.topic]
+    assert all(p.start_offset >= 0 for p in share.share_partitions)
