@@ -1,4 +1,9 @@
-"""`groupspec broker start|stop|status`: a real Kafka 4.2.1 node on this machine (groupspec.broker).
+"""`groupspec broker start|stop|status|workload`: a real Kafka 4.2.1 node on this machine (groupspec.broker).
+
+``workload`` runs real clients on the node (groupspec.broker_workload: a classic group through
+three generations, a KIP-848 group, a share group that accepts, releases and rejects), so its
+coordinator writes logs to read with ``groupspec decode`` and ``groupspec describe``; it prints
+what the broker reported as JSON.
 
 ``start`` returns once the node answers, printing its bootstrap address, pid and state file, and
 leaves it running; ``stop`` and ``status`` find it through the state file in the same ``--dir``.
@@ -28,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     start = sub.add_parser("start", help="format and start a node; print its bootstrap address")
     stop = sub.add_parser("stop", help="stop the node started in --dir")
     status = sub.add_parser("status", help="whether the node in --dir runs, its address and memory")
-    for p in (start, stop, status):
+    workload = sub.add_parser("workload", help="run real clients (confluent-kafka) on the node in --dir; "
+                              "print what the broker reported")
+    for p in (start, stop, status, workload):
         p.add_argument("--dir", type=Path, default=None, metavar="DIR",
                        help="the node's directory: state file, data/, logs/ (default: "
                        "<cache>/broker/default, the cache being ~/.cache/groupspec)")
@@ -50,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="delete the directory (data and logs) too; kept by default for "
                       "`groupspec decode DIR/data/__consumer_offsets-0`")
     status.add_argument("--json", action="store_true", help="the status as one JSON object")
+    workload.add_argument("--prefix", default=None,
+                          help="the start of the topic and group names (default: wl-<random>)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +87,20 @@ def run(args: argparse.Namespace) -> int:
         how = "killed" if killed else "stopped" if was_running else "was not running"
         print(f"broker pid {node.state.pid} {how}"
               + ("; removed " + str(node.directory) if args.remove else f"; data kept in {node.data_dir}"))
+        return 0
+    if args.action == "workload":
+        from groupspec import broker_workload
+
+        node = broker.attach(directory)
+        if not node.alive():
+            raise broker.NotRunningError(f"no running node in {directory}: `groupspec broker start` first")
+        rep = broker_workload.run(node.bootstrap, prefix=args.prefix)
+        print(json.dumps({
+            "topic": rep.topic, "groups": [rep.classic_group, rep.consumer_group, rep.share_group],
+            "offsets": rep.offsets, "states": rep.states,
+            "share_acks": {f"{p}:{o}": acks for (p, o), acks in sorted(rep.share_acks.items())},
+            "share_deliveries": {f"{p}:{o}": n for (p, o), n in sorted(rep.share_deliveries.items())},
+            "data": str(node.data_dir)}, indent=1))
         return 0
     info = broker.status(directory)
     if args.json:

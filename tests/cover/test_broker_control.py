@@ -276,3 +276,11 @@ def test_a_port_taken_between_picking_and_binding_gets_one_more_try(tmp_path, mo
     with pytest.raises(broker.BrokerStartError, match="OutOfMemoryError"):
         broker.start(tmp_path / "other")
     assert tries == [1]
+
+
+def test_workload_needs_a_node_started_in_its_directory(tmp_path, capsys):
+    from groupspec.cli import main
+
+    assert main(["broker", "workload", "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no broker was started in" in err and "Traceback" not in err
