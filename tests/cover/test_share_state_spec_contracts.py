@@ -205,3 +205,21 @@ def test_read_without_a_leader_epoch_records_nothing_when_not_fenced() -> None:
     s, out = spec.step(s, ReadShareGroupState("g", T, 0, -1), 2)
     assert out.answers[0].response.error == Errors.NONE and out.records == ()
     assert spec.view(s).share_partitions[0].leader_epoch == 3
+
+
+@pytest.mark.parametrize(("fence_minus_one", "errors"), [
+    (True, (Errors.NONE, Errors.FENCED_LEADER_EPOCH, Errors.FENCED_LEADER_EPOCH)),
+    (False, (Errors.NONE, Errors.FENCED_LEADER_EPOCH, Errors.NONE)),
+])
+def test_read_fences_a_stale_leader_epoch_in_either_release(fence_minus_one: bool,
+                                                            errors: tuple[Errors, ...]) -> None:
+    """A read below the recorded leader epoch is fenced in Kafka 4.2 and 4.3 alike; only a read
+    without an epoch (-1) is answered from 4.3 on."""
+    config = ShareStateConfig(fence_read_without_leader_epoch=fence_minus_one)
+    s = spec.initial_state(config, (TopicMetadata(T, 1),), 0)
+    s, _ = spec.step(s, InitializeShareGroupState("g", T, 0, 0, 0), 0)
+    got = []
+    for i, epoch in enumerate((3, 1, -1)):
+        s, out = spec.step(s, ReadShareGroupState("g", T, 0, epoch), i + 1)
+        got.append(out.answers[0].response.error)
+    assert tuple(got) == errors
