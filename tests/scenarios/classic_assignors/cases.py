@@ -27,7 +27,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from groupspec.types import PartitionAssignorError
-from groupspec.types.classic_assignors import ClassicAssignorInput, ClassicMember, TopicPartition
+from groupspec.types.classic_assignors import (
+    ClassicAssignorInput,
+    ClassicMember,
+    TopicPartition,
+    encode_sticky_user_data,
+)
 
 MACHINE = "classic_assignors"
 HANDLER = "assign"
@@ -1021,3 +1026,57 @@ def vector_doc(case: Case) -> dict[str, Any]:
 def classic_assignors_vector_docs() -> Iterator[dict[str, Any]]:
     for case in all_cases():
         yield vector_doc(case)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sticky and CooperativeSticky
+# ---------------------------------------------------------------------------------------------
+
+
+def sticky_member(
+    assignor: str,
+    member_id: str,
+    topics: Sequence[str],
+    owned: Sequence[TopicPartition] = (),
+    generation: int | None = None,
+    instance: str | None = None,
+) -> ClassicMember:
+    """A member as a Kafka 4.2 client sends it: owned partitions and generation in the
+    subscription and, for ``sticky``, also in the user data (the only place StickyAssignor
+    reads them; a member that owned nothing yet sends no user data)."""
+    user_data = None
+    if assignor == "sticky" and (owned or generation is not None):
+        user_data = encode_sticky_user_data(tuple(owned), generation)
+    return ClassicMember(member_id, tuple(topics), tuple(owned), instance, generation, None, user_data)
+
+
+def random_sticky_group(rng: random.Random, assignor: str, messy: bool) -> ClassicAssignorInput:
+    """Members with one subscription; each claims a random handful of partitions. ``messy``
+    also lets claims go beyond a topic's count, repeat, and clash within one generation."""
+    topics = {f"topic-{k}": rng.randint(0, 8) for k in range(rng.randint(1, 4))}
+    subscribed = sorted(topics)
+    pool = [(t, p) for t, n in topics.items() for p in range(n + (2 if messy else 0))]
+    free = list(pool)
+    rng.shuffle(free)
+    members = []
+    for k in range(rng.randint(1, 8)):
+        take = rng.randint(0, 4)
+        if messy:
+            owned = [rng.choice(pool) for _ in range(take)] if pool else []
+        else:
+            owned, free = free[:take], free[take:]
+        generation = rng.choice((None, 1, 2, 3)) if owned or rng.random() < 0.5 else None
+        member_id = f"member-{k}-{rng.randint(0, 999)}"
+        members.append(sticky_member(assignor, member_id, subscribed, owned, generation))
+    return ClassicAssignorInput(assignor, tuple(members), topics)
+
+
+def next_round(
+    group: ClassicAssignorInput, answer: Mapping[str, Sequence[TopicPartition]], generation: int
+) -> ClassicAssignorInput:
+    """The group's next rebalance: every member reports what it was given, in ``generation``."""
+    members = tuple(
+        sticky_member(group.assignor, m.member_id, m.topics, answer[m.member_id], generation)
+        for m in group.members
+    )
+    return ClassicAssignorInput(group.assignor, members, group.topics, group.replica_racks)
