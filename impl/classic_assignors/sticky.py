@@ -250,6 +250,9 @@ class ConstrainedBuilder:
 
 def assign(group: ClassicAssignorInput, members: Sequence[ClassicMember], *, kafka: bool) -> Assignment:
     """``members`` in the leader's map order (Kafka mode) or by member id (groupspec mode)."""
+    if kafka and not members:
+        # The constrained builder's ``total % members``: an int division by zero.
+        raise PartitionAssignorError("/ by zero", kafka_exception="ArithmeticException")
     topics = set(sorted_topics(group))
     owned, multi = kafka_owned(group, members, topics) if kafka else groupspec_owned(group, members, topics)
     builder = ConstrainedBuilder(group, owned, multi)
