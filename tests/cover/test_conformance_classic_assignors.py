@@ -14,9 +14,9 @@ from groupspec.impl.classic_assignors import assign as impl_assign
 from groupspec.spec.classic_assignors import assign as spec_assign
 from groupspec.spec.classic_assignors import check_properties
 from groupspec.types import InputError
-from groupspec.types.classic_assignors import ClassicAssignorInput, ClassicMember
-from groupspec.types.classic_assignors import ClassicAssignment
-from tests.scenarios.classic_assignors.cases import Case, all_cases, next_round
+from groupspec.types.classic_assignors import ClassicAssignment, ClassicAssignorInput, ClassicMember
+from tests.scenarios.classic_assignors.cases import Case, all_cases
+from tests.scenarios.classic_assignors.sticky_cases import next_round
 
 UPSTREAM = [c for c in all_cases() if c.upstream is not None]
 

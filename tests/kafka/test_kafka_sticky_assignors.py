@@ -22,7 +22,7 @@ from groupspec.conformance import classic_assignors as form
 from groupspec.conformance import targets
 from groupspec.impl.classic_assignors import assign
 from groupspec.types import PartitionAssignorError
-from tests.scenarios.classic_assignors.cases import next_round, random_sticky_group
+from tests.scenarios.classic_assignors.sticky_cases import next_round, random_sticky_group
 
 pytestmark = pytest.mark.skipif(
     shutil.which("java") is None or shutil.which("mvn") is None,
