@@ -353,4 +353,56 @@ def sticky_hand_cases() -> list[Case]:
             ),
         )
     )
+    # Generation 0 is a generation (Kafka treats only negative ones as absent); a claim with
+    # no generation anywhere counts as -1, so two of those tie.
+    t = ("t",)
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_generation_zero_beats_none",
+            "generation 0 outranks a claim that carries no generation",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (ClassicMember("a", t, (("t", 0),), None, 0), ClassicMember("b", t, (("t", 0),))),
+                {"t": 2},
+            ),
+        )
+    )
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_two_claims_without_generation",
+            "two claims without any generation tie at -1: the partition is disputed and withheld",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (ClassicMember("a", t, (("t", 0),)), ClassicMember("b", t, (("t", 0),)), ClassicMember("c", t)),
+                {"t": 3},
+            ),
+        )
+    )
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_unreadable_user_data",
+            "user data too short for a generation reads as generation -1, tying a claim without one",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (ClassicMember("a", t, (("t", 0),)), ClassicMember("b", t, (("t", 0),), None, None, None, b"\x00")),
+                {"t": 2},
+            ),
+        )
+    )
+    v0 = encode_sticky_user_data((("t", 0),), None)
+    out.append(
+        _hand(
+            "hand_sticky_two_version_0_claims",
+            "two Sticky claims in version 0 user data (no generation) tie at -1",
+            ClassicAssignorInput(
+                "sticky",
+                (
+                    ClassicMember("a", t, (("t", 0),), None, None, None, v0),
+                    ClassicMember("b", t, (("t", 0),), None, None, None, v0),
+                    ClassicMember("c", t),
+                ),
+                {"t": 3},
+            ),
+        )
+    )
     return out
