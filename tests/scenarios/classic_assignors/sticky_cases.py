@@ -373,7 +373,11 @@ def sticky_hand_cases() -> list[Case]:
             "two claims without any generation tie at -1: the partition is disputed and withheld",
             ClassicAssignorInput(
                 "cooperative-sticky",
-                (ClassicMember("a", t, (("t", 0),)), ClassicMember("b", t, (("t", 0),)), ClassicMember("c", t)),
+                (
+                    ClassicMember("a", t, (("t", 0),)),
+                    ClassicMember("b", t, (("t", 0),)),
+                    ClassicMember("c", t),
+                ),
                 {"t": 3},
             ),
         )
@@ -384,7 +388,10 @@ def sticky_hand_cases() -> list[Case]:
             "user data too short for a generation reads as generation -1, tying a claim without one",
             ClassicAssignorInput(
                 "cooperative-sticky",
-                (ClassicMember("a", t, (("t", 0),)), ClassicMember("b", t, (("t", 0),), None, None, None, b"\x00")),
+                (
+                    ClassicMember("a", t, (("t", 0),)),
+                    ClassicMember("b", t, (("t", 0),), None, None, None, b"\x00"),
+                ),
                 {"t": 2},
             ),
         )
