@@ -390,13 +390,55 @@ def sticky_hand_cases() -> list[Case]:
                 "cooperative-sticky",
                 (
                     ClassicMember("a", t, (("t", 0),)),
-                    ClassicMember("b", t, (("t", 0),), None, None, None, b"\x00"),
+                    ClassicMember("b", t, (("t", 0),), None, None, None, b"\x00\x00\x07"),
                 ),
                 {"t": 2},
             ),
         )
     )
-    v0 = encode_sticky_user_data((("t", 0),), None)
+
+    # CooperativeSticky reads a generation from the user data when the subscription has none;
+    # Kafka reads the first four bytes as an int32 and ignores the rest.
+    def by_user_data(name: str, description: str, rival: int | None, data: bytes) -> Case:
+        return _hand(
+            name,
+            description,
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (
+                    ClassicMember("a", t, (("t", 1),), None, rival),
+                    ClassicMember("b", t, (("t", 1),), None, None, None, data),
+                    ClassicMember("c", t),
+                ),
+                {"t": 3},
+            ),
+        )
+
+    out.append(
+        by_user_data(
+            "hand_cooperative-sticky_user_data_generation_outranks",
+            "a generation only in the user data (5, trailing byte ignored) outranks a subscription's 3",
+            3,
+            (5).to_bytes(4, "big") + b"\x01",
+        )
+    )
+    out.append(
+        by_user_data(
+            "hand_cooperative-sticky_user_data_generation_loses",
+            "a generation only in the user data (5) loses to a subscription's 6",
+            6,
+            (5).to_bytes(4, "big") + b"\x01",
+        )
+    )
+    out.append(
+        by_user_data(
+            "hand_cooperative-sticky_negative_user_data_generation",
+            "a negative generation in the user data (-2) loses even to a claim without one",
+            None,
+            (-2).to_bytes(4, "big", signed=True),
+        )
+    )
+    v0 = encode_sticky_user_data((("t", 2),), None)
     out.append(
         _hand(
             "hand_sticky_two_version_0_claims",
@@ -404,8 +446,8 @@ def sticky_hand_cases() -> list[Case]:
             ClassicAssignorInput(
                 "sticky",
                 (
-                    ClassicMember("a", t, (("t", 0),), None, None, None, v0),
-                    ClassicMember("b", t, (("t", 0),), None, None, None, v0),
+                    ClassicMember("a", t, (("t", 2),), None, None, None, v0),
+                    ClassicMember("b", t, (("t", 2),), None, None, None, v0),
                     ClassicMember("c", t),
                 ),
                 {"t": 3},
