@@ -438,6 +438,29 @@ def sticky_hand_cases() -> list[Case]:
             (-2).to_bytes(4, "big", signed=True),
         )
     )
+    # A negative partition can only arrive in Sticky user data: groupspec drops it; Kafka keeps it,
+    # and here its count leaves no member to take the partitions it did not keep.
+    out.append(
+        _hand(
+            "hand_sticky_negative_partition_in_user_data",
+            "a claim on partition -1 (user data only): dropped by groupspec, kept by Kafka until it throws",
+            ClassicAssignorInput(
+                "sticky",
+                (
+                    ClassicMember(
+                        "c1",
+                        t,
+                        (),
+                        None,
+                        1,
+                        None,
+                        encode_sticky_user_data((("t", -1), ("t", 0), ("t", 1)), 1),
+                    ),
+                ),
+                {"t": 2},
+            ),
+        )
+    )
     v0 = encode_sticky_user_data((("t", 2),), None)
     out.append(
         _hand(
