@@ -45,6 +45,15 @@ the members in member order, cyclically, passing over members that do not subscr
 partition's topic: each partition goes to the next subscriber after the one that got the
 previous partition.
 
+**Sticky and CooperativeSticky** (members with identical subscriptions, no racks; other groups
+are refused): each member's *claim* (owned partitions and generation; Sticky's from its user
+data) is cleaned into *valid owners* (a claim beyond the count or repeated claims nothing; the
+sole highest-generation claimant owns a partition, a tie at the top voids it); members, by member
+id, keep valid partitions up to the quota (``base`` = partitions // members, ``extra`` of them
+one more), and the rest are dealt (``assign_sticky``). CooperativeSticky withholds a dealt
+partition whose valid owner is another member, or whose ownership is disputed, until the next
+round: no partition is revoked and assigned in one round.
+
 **List order.** groupspec lists each member's partitions sorted by topic name, then number.
 Kafka does too, except plain Range (no rack phase), whose lists follow its hash map's order of
 topic names (docs/divergences.md, "Classic Range lists topics in hash order").
