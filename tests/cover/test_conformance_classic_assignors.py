@@ -111,6 +111,23 @@ def test_the_judge_names_broken_properties() -> None:
             {"assignor": "range", "members": {"a": {"topics": ["t"], "user_data": "zz"}}, "topics": {}},
             "input.members.a.user_data",
         ),
+        # The sticky assignors are modelled on one subscription, without racks.
+        (
+            {"assignor": "sticky", "members": {"a": {"topics": ["t"]}, "b": {"topics": ["u"]}}, "topics": {}},
+            "input.members",
+        ),
+        (
+            {
+                "assignor": "cooperative-sticky",
+                "members": {"a": {"topics": ["t"], "rack": "r"}},
+                "topics": {},
+            },
+            "input.members[0].rack",
+        ),
+        (
+            {"assignor": "sticky", "members": {"a": {"topics": ["t", "t"]}}, "topics": {}},
+            "input.members[0].topics",
+        ),
     ],
 )
 def test_bad_input_names_its_field(doc, field) -> None:  # type: ignore[no-untyped-def]
