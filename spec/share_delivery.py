@@ -51,8 +51,10 @@ is led by one broker, and Kafka's client has at most one request in flight to a 
   It runs on the application thread: at the next poll, commit or close, or when the blocked
   commitSync or close returns. The invocations of one answer are listed by partition.
 
-Not modelled: RENEW (Kafka 4.2.1 has it, wire id 4; renewed records return to the batch and are
-returned again, which this model leaves out: the input checks refuse it); retries of retriable
+Not modelled: RENEW (Kafka 4.2.1 has it, wire id 4, explicit mode only; a renewed record is held
+aside until its answer is applied, then returned again by a later poll, and the buffer waits
+meanwhile: docs/machines/share_delivery.md, "RENEW in Kafka 4.2.1"; the input checks refuse
+it); retries of retriable
 ShareAcknowledge errors (the input checks take only the final ones, ``FINAL_*_ERRORS``);
 time (timeouts, backoff, acquisition locks); leader changes; the record-limit acquire mode;
 partition-level ShareFetch errors; answers naming partitions no request named.

@@ -26,7 +26,8 @@ class AcknowledgementMode(Enum):
 
 class AcknowledgeType(Enum):
     """``AcknowledgeType``; the value is the wire id (0 is a gap, which this model never has).
-    RENEW exists in Kafka 4.2.1 but is not modelled (docs/machines/share_delivery.md)."""
+    RENEW exists in Kafka 4.2.1 but is not modelled yet: what it does there is written down in
+    docs/machines/share_delivery.md ("RENEW in Kafka 4.2.1")."""
 
     ACCEPT = 1
     RELEASE = 2
