@@ -12,10 +12,8 @@ from groupspec.spec import share_delivery as spec
 from groupspec.types import InputError
 from groupspec.types.errors import Errors
 from groupspec.types.share_delivery import (
-    Acknowledge,
     AcknowledgeAnswered,
     AcknowledgePartition,
-    AcknowledgeType,
     DeliveryEvent,
 )
 from tests.scenarios.share_delivery.cases import Case, all_cases
