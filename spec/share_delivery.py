@@ -47,14 +47,18 @@ is led by one broker, and Kafka's client has at most one request in flight to a 
 * **Answers** complete the acknowledgements they carried, per partition; those the answer does
   not name complete with INVALID_RECORD_STATE. A ShareFetch's records go to the buffer, and
   any acquired record stops further fetching until the next poll asks.
+* **RENEW** (explicit mode; KIP-1222). Taking the marks sets a RENEW-marked record aside as
+  renewing. When the callback of its answer runs, it is renewed (success) or dropped (error)
+  (``ShareInFlightBatch.renew``). While any record is renewing or renewed, a poll leaves the
+  buffer alone and returns the renewed records, by partition then offset, to be acknowledged
+  again; the marks ride on a fetch while some still renew, else go alone
+  (``ShareConsumerImpl.collect``). A fetch carrying a RENEW asks for no records (not visible in
+  the outputs), so fetching goes on after its answer.
 * **The callback** (always registered here) hears each completed partition: offsets and error.
   It runs on the application thread: at the next poll, commit or close, or when the blocked
   commitSync or close returns. The invocations of one answer are listed by partition.
 
-Not modelled: RENEW (Kafka 4.2.1 has it, wire id 4, explicit mode only; a renewed record is held
-aside until its answer is applied, then returned again by a later poll, and the buffer waits
-meanwhile: docs/machines/share_delivery.md, "RENEW in Kafka 4.2.1"; the input checks refuse
-it); retries of retriable
+Not modelled: retries of retriable
 ShareAcknowledge errors (the input checks take only the final ones, ``FINAL_*_ERRORS``);
 time (timeouts, backoff, acquisition locks); leader changes; the record-limit acquire mode;
 partition-level ShareFetch errors; answers naming partitions no request named.
