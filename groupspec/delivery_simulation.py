@@ -436,7 +436,7 @@ class DeliverySimulation:
             marked = {(m.topic, m.partition, m.offset) for m in c.client.view().marked}
             for r in c.client.view().delivered:
                 if (r.topic, r.partition, r.offset) not in marked:
-                    if self.random.random() < self.config.renew:
+                    if self.config.renew and self.random.random() < self.config.renew:  # no draw at 0
                         self._handle(c, Acknowledge(r.topic, r.partition, r.offset, AcknowledgeType.RENEW))
                         continue
                     kind = self.random.choices((AcknowledgeType.ACCEPT, AcknowledgeType.RELEASE,
