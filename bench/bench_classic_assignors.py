@@ -98,7 +98,7 @@ def kafka_python_call(group: ClassicAssignorInput) -> Callable[[], object] | str
         from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData
         classes.update({"sticky": StickyPartitionAssignor, "cooperative-sticky": CooperativeStickyAssignor})
     except ImportError:  # an older kafka-python without them
-        StickyAssignorUserData = None  # noqa: N806
+        StickyAssignorUserData = None
     cls = classes.get(group.assignor)
     if cls is None:
         return "no such assignor in kafka-python"
@@ -121,9 +121,9 @@ def kafka_python_call(group: ClassicAssignorInput) -> Callable[[], object] | str
             return ConsumerProtocolSubscription(version=0, topics=list(m.topics), user_data=user)
         sub = ConsumerProtocolSubscription.TopicPartition
         owned = [sub(topic=t, partitions=sorted(ps)) for t, ps in by_topic.items()]
+        generation = m.generation_id if m.generation_id is not None else -1
         return ConsumerProtocolSubscription(version=2, topics=list(m.topics), user_data=b"",
-                                            owned_partitions=owned,
-                                            generation_id=m.generation_id if m.generation_id is not None else -1)
+                                            owned_partitions=owned, generation_id=generation)
 
     members = [_Member(m.member_id, m.group_instance_id, metadata(m)) for m in group.members]
     cluster = _Cluster(dict(group.topics))
@@ -162,6 +162,16 @@ def measure(call: Callable[[], object] | str, budget_s: float, min_calls: int,
         return timed(call, budget_s, min_calls, warmup)
     except Exception as exc:  # a peer's crash is a result here, not a bench failure
         return None, f"raises {type(exc).__name__}"
+
+
+def _cell(figure: tuple[float | None, str]) -> str:
+    ms, note = figure
+    return f"{ms:.1f} ({note})" if ms is not None else note
+
+
+def _ratio(got: dict[str, tuple[float | None, str]], peer: str) -> str:
+    base, theirs = got["impl"][0], got.get(peer, (None, ""))[0]
+    return f"{theirs / base:.2f}" if base and theirs else "-"
 
 
 def java_call(kafka: Any, group: ClassicAssignorInput) -> Callable[[], object]:
@@ -220,20 +230,11 @@ def main() -> int:
                     if kafka:
                         calls["java"] = java_call(kafka, group)
                     # The JVM compiles as it goes: a few throwaway calls before Java's figure.
-                    got = {c: measure(calls[c], args.budget, args.min_calls, JAVA_WARMUP if c == "java" else 1)
-                           for c in contenders}
-
-                    def cell(c: str) -> str:
-                        ms, note = got[c]
-                        return f"{ms:.1f} ({note})" if ms is not None else note
-
-                    def ratio(c: str) -> str:
-                        base, peer = got["impl"][0], got.get(c, (None, ""))[0]
-                        return f"{peer / base:.2f}" if base and peer else "-"
-
+                    got = {c: measure(calls[c], args.budget, args.min_calls,
+                                      JAVA_WARMUP if c == "java" else 1) for c in contenders}
                     print(f"| {assignor} | {shape} | {start} | "
-                          + " | ".join(cell(c) for c in contenders)
-                          + f" | {ratio('kafka-python')} | {ratio('java')} |", flush=True)
+                          + " | ".join(_cell(got[c]) for c in contenders)
+                          + f" | {_ratio(got, 'kafka-python')} | {_ratio(got, 'java')} |", flush=True)
     finally:
         if kafka is not None:
             kafka.close()
