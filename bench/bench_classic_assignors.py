@@ -85,6 +85,9 @@ class _Cluster:
     def partitions_for_topic(self, topic: str) -> set[int] | None:
         return set(range(self.counts[topic])) if topic in self.counts else None
 
+    def topics(self) -> set[str]:
+        return set(self.counts)
+
 
 def kafka_python_call(group: ClassicAssignorInput) -> Callable[[], object] | str:
     """A no-argument call of kafka-python's assignor on ``group``, or why there is none."""
