@@ -63,3 +63,29 @@ def test_held_records_only() -> None:
     riding = spec.State(BEFORE.config, riding={Partition("t", 0): {5: AcknowledgeType.ACCEPT}})
     late = (PartitionAcknowledgements("t", 0, (AcknowledgementBatch(5, 5, (1,)),)),)
     assert spec._held_records_only(riding, _fetch(2, late))
+
+
+EXPLICIT_POLL = "explicit mode: a poll returns records only with the last batch all taken"
+
+
+def _explicit_poll_holds(mode: AcknowledgementMode, returned: bool, marked: bool) -> bool:
+    """``step``'s explicit-mode postcondition on a result whose poll returned records or not,
+    with marks left in the state or not."""
+    (contract,) = [c for c in spec.step.__postconditions__  # type: ignore[attr-defined]
+                   if c.description == EXPLICIT_POLL]
+    state = spec.State(DeliveryConfig(mode),
+                       marked={Partition("t", 0): {3: AcknowledgeType.ACCEPT}} if marked else {})
+    out = DeliveryOutput(records=(Record("t", 0, 5, 1),) if returned else ())
+    return bool(contract.condition(result=(state, out)))
+
+
+@pytest.mark.parametrize(("mode", "returned", "marked", "holds"), [
+    (AcknowledgementMode.EXPLICIT, True, True, False),  # records returned over marks not yet taken
+    (AcknowledgementMode.EXPLICIT, True, False, True),
+    (AcknowledgementMode.EXPLICIT, False, True, True),
+    (AcknowledgementMode.EXPLICIT, False, False, True),
+    (AcknowledgementMode.IMPLICIT, True, True, True),  # implicit mode is not held to it
+])
+def test_explicit_poll_postcondition(mode: AcknowledgementMode, returned: bool, marked: bool,
+                                     holds: bool) -> None:
+    assert _explicit_poll_holds(mode, returned, marked) is holds

@@ -58,7 +58,9 @@ def test_the_cli_runs_a_later_line_on_any_target(capsys) -> None:
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "kafka-4.3 (machines other than share_group, share_state from kafka-4.2)" in out
-    assert "share_state |      36 |     36 |      0 |           0" in out
+    n = sum(v.machine == "share_state" for v in vf.load(vf.default_root("4.3")))
+    assert n >= 36
+    assert f"share_state | {n:>7} | {n:>6} |      0 |           0" in out
 
 
 def test_an_unknown_line_is_refused_with_the_known_ones(capsys) -> None:

@@ -238,6 +238,22 @@ def _explicit_commit_takes_acknowledged_only() -> Case:
         INTERNALS + "ShareInFlightBatch.java", "takeAcknowledgedRecords")
 
 
+def _partition_answered_twice() -> Case:
+    s = _delivered(EXPLICIT)
+    s.add(Acknowledge("t", 0, 0, A))
+    s.add(Acknowledge("t", 0, 1, R))
+    s.add(CommitSync(), "sent")
+    s.add(AcknowledgeAnswered(partitions=(AcknowledgePartition("t", 0),
+                                          AcknowledgePartition("t", 0, Errors.INVALID_RECORD_STATE))),
+          "committed", "callbacks")
+    return s.case(
+        "acknowledge_answer_naming_a_partition_twice",
+        "A ShareAcknowledge answer that names t-0 twice (no error, then INVALID_RECORD_STATE): the "
+        "first entry completes the partition's acknowledgements, so commitSync returns no error "
+        "for t-0; the second finds nothing in flight for t-0 and changes nothing (Kafka logs it).",
+        MANAGER, "AcknowledgeRequestState#handleAcknowledgeErrorCode")
+
+
 def _buffered_acks_go_alone() -> Case:
     s = Script(DeliveryConfig(AcknowledgementMode.IMPLICIT, max_poll_records=2))
     s.add(Assign((P0,)))
@@ -568,6 +584,7 @@ def all_cases() -> list[Case]:
         _explicit_unknown_record,
         _explicit_later_mark_replaces,
         _explicit_commit_takes_acknowledged_only,
+        _partition_answered_twice,
         _buffered_acks_go_alone,
         _implicit_close_does_not_accept,
         _explicit_close_sends_acknowledged,

@@ -25,7 +25,7 @@ CASES = all_cases()
 
 def test_the_catalogue_has_its_cases() -> None:
     names = [c.name for c in CASES]
-    assert len(names) == len(set(names)) and 15 <= len(names) <= 30
+    assert len(names) == len(set(names)) and 15 <= len(names) <= 40
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -84,6 +84,7 @@ class Ends:
     snapshot_epoch: int | None = None
     leader_epoch: int | None = None
     state_epoch: int | None = None
+    coordinator_partition: int | None = None
 
 
 @dataclass(frozen=True)
@@ -605,6 +606,43 @@ def _topic_cases() -> Iterator[Case]:
                  _divergence("share_state_key_order", "ShareCoordinatorShard#maybeCleanupShareState"))
 
 
+#: Group ids whose key (group, T, 0) has a coordinator key hashing to a telling value, each
+#: checked on Kafka 4.2.1's ``SharePartitionKey#asCoordinatorKey``, ``String#hashCode`` and
+#: ``Utils.abs``: Integer.MIN_VALUE (Utils.abs makes it 0, where a plain absolute value would
+#: give 2^31 % 50 = 48), a negative hash, a hash of 2^30 or more from a group id with a
+#: character above U+00FF (UTF-16 code units, not bytes), and a small positive one.
+HASHED_GROUPS = (("min-baeaocl", -(1 << 31), 0), ("neg", -300096558, 8),
+                 ("grupo-\u20ac", 2082131994, 44), (G, 917068304, 4))
+
+
+def _partition_cases() -> Iterator[Case]:
+    s = Script()
+    for group, _, _ in HASHED_GROUPS:
+        s.init(partition=0, group=group, error=OK, wrote=SNAP)
+    for group, _, coordinator in HASHED_GROUPS:
+        s.shows.append(Ends(group, T, 0, coordinator_partition=coordinator))
+    yield s.case("coordinator_partition_is_javas_hash_of_the_key",
+                 "With 50 share-state partitions, each key is stored on Utils.abs(hashCode of "
+                 "'group:topicId:partition') % 50, the hash being Java's over UTF-16 code units: a "
+                 "key hashing to Integer.MIN_VALUE goes to partition 0, a negative hash to its "
+                 "absolute value's partition (8), a group id with the euro sign hashing above 2^30 "
+                 "to 44, group1's key to 4.",
+                 {"kind": "upstream", "file": SHARD + "ShareCoordinatorService.java",
+                  "where": "ShareCoordinatorService#partitionFor"})
+
+    s = Script()
+    s.init(partition=0, error=OK, wrote=SNAP)
+    s.init(partition=1, error=OK, wrote=SNAP)
+    s.add(DeleteTopics((T,)), wrote=TOMB * 2)
+    s.shows.append(Ends(G, T, 0, exists=False))
+    s.shows.append(Ends(G, T, 1, exists=False))
+    yield s.case("deleted_topic_tombstones_each_key_once_across_partitions",
+                 "A deleted topic whose two keys live on two coordinator partitions (4 and 5 of 50) "
+                 "gets one tombstone per key, each written by its own partition's shard "
+                 "(ShareCoordinatorService#onTopicsDeleted asks every shard).",
+                 _kafka("testOnTopicsDeletedTopicIds"))
+
+
 def _combiner_cases() -> Iterator[Case]:
     """PersisterStateBatchCombinerTest's examples as writes: with updates_per_snapshot 0 every
     write is a snapshot of the key's batches combined with the write's, so after an initialize
@@ -638,7 +676,8 @@ def _combiner_cases() -> Iterator[Case]:
 
 
 def all_cases() -> list[Case]:
-    cases = [*_kafka_shard_cases(), *_own_cases(), *_cold_cases(), *_topic_cases(), *_combiner_cases()]
+    cases = [*_kafka_shard_cases(), *_own_cases(), *_cold_cases(), *_topic_cases(), *_partition_cases(),
+             *_combiner_cases()]
     names = [c.name for c in cases]
     if len(set(names)) != len(names):
         raise ValueError("two share_state cases share a name")

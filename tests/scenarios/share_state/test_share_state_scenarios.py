@@ -56,7 +56,8 @@ def test_case_claims(layer: str, case: Case) -> None:
                 assert (v is not None) == exists, claim
                 if v is None:
                     continue
-                for name in ("start_offset", "snapshot_epoch", "leader_epoch", "state_epoch"):
+                for name in ("start_offset", "snapshot_epoch", "leader_epoch", "state_epoch",
+                             "coordinator_partition"):
                     if getattr(claim, name) is not None:
                         assert getattr(v, name) == getattr(claim, name), (name, claim, v)
                 if claim.state_batches is not None:
