@@ -332,7 +332,7 @@ def run_classic_sweep(spark: Any, config: ClassicSweepConfig, out_dir: str | Pat
                       parquet: str | None = None, overwrite: bool = True,
                       assign_fn: ClassicFn | None = None, progress: Any = None) -> ClassicOutcome:
     """Run the classic sweep on ``spark``; write results.parquet, summary.json, report.html."""
-    from groupspec.pipeline.sweep import Progress, default_partitions
+    from groupspec.pipeline.sweep import Progress, default_partitions, write_results
 
     config.validate()
     out = Path(out_dir)
@@ -346,7 +346,7 @@ def run_classic_sweep(spark: Any, config: ClassicSweepConfig, out_dir: str | Pat
     frame = spark.createDataFrame(rows, schema=_schema(), verifySchema=False)
     t0 = time.perf_counter()
     with Progress(config.cases, lambda: int(done.value), progress):
-        frame.write.mode("overwrite" if overwrite else "errorifexists").parquet(parquet_path)
+        write_results(frame, parquet_path, overwrite)
     wall = time.perf_counter() - t0
     summary = summarize(spark.read.parquet(parquet_path), config)
     summary = {"inputs": {**asdict(config), "partitions": slices, "parquet": parquet_path},
