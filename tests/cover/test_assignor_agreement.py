@@ -125,3 +125,17 @@ def test_a_subscribed_topic_without_partitions_is_left_out_of_the_answer():
                           {"e": 0, "t": 2}, {})
     got = _agree(group)
     assert got == {"A": {"t": frozenset({0, 1})}, "B": {}}
+
+
+def test_a_partition_every_unfilled_member_holds_leaves_the_cursor_where_it_was():
+    """The vector edge_every_unfilled_member_holds_the_partition, in process: m00, m04 and m08
+    have room and all hold partition 0 (short of its sharing). The walk gives 0 to nobody and
+    leaves the cursor on m00, so partition 3's two free places go to m00 and m04; a walk one
+    step too far, or one that never gives up, would hand 0 to a member holding it and use up
+    that member's room."""
+    from tests.scenarios.simple_assignor.cases import edge_cases
+
+    case = next(c for c in edge_cases() if c.name == "edge_every_unfilled_member_holds_the_partition")
+    got = _agree(case.group)
+    assert {m: sorted(got[m]["t"]) for m in ("m00", "m04", "m08")} == \
+        {"m00": [0, 3], "m04": [0, 3], "m08": [0]}

@@ -16,7 +16,9 @@ and drives pytest only).
   implementation is held to. A mutant survives when every vector's outcome is as unmutated.
   ``--against quick`` is the quick test loop, stopping at the first failure, narrowed for each
   mutant to the tests that execute its line; run it on the vectors' survivors (``--only FILE``)
-  to see whether the tests catch what the vectors miss.
+  to see whether the tests catch what the vectors miss. A line run outside every test (at
+  import) gets the whole selection; ``--whole`` gives every mutant the whole selection (the
+  narrowing misses tests that only read a cached function's answer).
 * Each mutant runs in a forked child that imports the mutated text in place of the file
   (mutation_fork.py); nothing is written, so no mutant can be left behind in the sources. Tests
   that start another Python process see the file on disk, not the mutant: only in-process checks
@@ -229,10 +231,19 @@ def quick_check(selected: Sequence[str] = QUICK) -> mutation_fork.Check:
     return check
 
 
-def quick_for(tests: set[str | None]) -> mutation_fork.Check:
+def quick_for(tests: set[str | None], selected: Sequence[str] = QUICK) -> mutation_fork.Check:
     """The quick loop narrowed to the tests that executed the mutated line unmutated: no other
-    test runs that line, so no other can see the change."""
+    test runs that line, so no other can see the change. A line run outside every test (None:
+    a class body or a default at import, a module constant) shapes what every test sees, so
+    it gets the whole selection."""
+    if None in tests:
+        return quick_check(selected)
     return quick_check(sorted(t for t in tests if t is not None))
+
+
+def narrower(selected: Sequence[str]) -> Callable[[set[str | None]], mutation_fork.Check]:
+    """``quick_for`` over the selection ``selected`` (the quick loop, or ``--tests``)."""
+    return functools.partial(quick_for, selected=selected)
 
 
 def _compiles(source: str) -> bool:
@@ -478,12 +489,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="with --against quick: run these test paths instead of the whole quick loop "
                              "(repeatable). A mutant they kill, the loop kills; one they miss may still "
                              "die to the rest, so run the survivors again without --tests")
+    parser.add_argument("--whole", action="store_true",
+                        help="with --against quick: run the whole selection for every mutant instead of "
+                             "the tests that executed its line (the tracer credits a cached function's "
+                             "line to the first test that called it, not to later tests that read the "
+                             "cached answer)")
     parser.add_argument("--out", type=Path, default=None, metavar="FILE", help="write the JSON report")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant on stderr")
     args = parser.parse_args(argv)
     try:
         if args.tests and args.against != "quick":
             raise MutationError("--tests narrows the quick loop: give it with --against quick")
+        if args.whole and args.against != "quick":
+            raise MutationError("--whole runs the quick loop unnarrowed: give it with --against quick")
         files = impl_files(args.machine) if args.layer == "impl" else spec_files(args.machine)
         if args.files is not None:
             files = [f for f in files if fnmatch.fnmatch(str(f), args.files)]
@@ -497,8 +515,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             outcomes = list(run(chosen, vectors_check(args.machine, on), args.timeout, args.workers,
                                 args.verbose))
         else:
-            outcomes = list(run(chosen, quick_check(args.tests or QUICK), args.timeout, args.workers,
-                                args.verbose, narrow=quick_for))
+            selected = args.tests or QUICK
+            outcomes = list(run(chosen, quick_check(selected), args.timeout, args.workers,
+                                args.verbose, narrow=None if args.whole else narrower(selected)))
     except MutationError as exc:
         print(f"mutation: error: {exc}", file=sys.stderr)
         return 2
@@ -516,6 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {mark} {o.mutant.key}\n    " + "\n    ".join(o.diff.splitlines()[2:]))
     if args.out:
         against = f"{args.against} ({' '.join(args.tests)})" if args.tests else args.against
+        against += ", whole" if args.whole else ""
         doc = report_json(args.machine, f"{args.layer} against {against}", outcomes, s, args.seed,
                           args.sample, len(everything))
         args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

@@ -163,6 +163,24 @@ def test_bad_requests_are_one_line_errors(capsys: pytest.CaptureFixture[str], tm
     assert "not a report this tool wrote" in capsys.readouterr().err
     assert mutation.main(["share_consumer", "--tests", "tests/cover"]) == 2
     assert "--tests narrows the quick loop" in capsys.readouterr().err
+    assert mutation.main(["share_consumer", "--whole"]) == 2
+    assert "--whole runs the quick loop unnarrowed" in capsys.readouterr().err
+
+
+def test_a_line_run_at_import_gets_the_whole_selection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class body's default or a module constant runs before any test, so the tracer names no
+    test for it; every test sees its value, so the narrowing must not drop them all."""
+    asked: list[list[str]] = []
+
+    def fake_quick_check(selected: list[str]) -> object:
+        asked.append(list(selected))
+        return lambda: (True, 0)
+
+    monkeypatch.setattr(mutation, "quick_check", fake_quick_check)
+    narrow = mutation.narrower(["tests/a.py", "tests/b.py"])
+    narrow({None, "tests/a.py::test_x"})
+    narrow({"tests/b.py::test_y", "tests/a.py::test_x"})
+    assert asked == [["tests/a.py", "tests/b.py"], ["tests/a.py::test_x", "tests/b.py::test_y"]]
 
 
 def test_every_equivalent_mutant_says_why_in_its_packages_file() -> None:

@@ -444,6 +444,13 @@ def edge_cases() -> list[Case]:
                  ("m6", ["t"], {"t": [1]}), ("m7", ["t"], {"t": [1]}), ("m8", ["t"], {"t": [1]}),
                  ("m9", ["t"], {}), ("m10", ["t"], {"t": [1]}), ("m11", ["t"], {}),
                  ("m12", ["t"], {"t": [1]})], {"t": 2})),
+        e("every_unfilled_member_holds_the_partition",
+          "13 members on 4 partitions (sharing 4; m00, m04 and m08 desire two, the rest one). "
+          "Only m00, m04 and m08 have room, and all three already hold partition 0, which has "
+          "room for a fourth holder: the round-robin passes partition 0 by without moving its "
+          "cursor, so partition 3's two free places go to m00 and m04, and m08 keeps one.",
+          group([(f"m{k:02}", ["t"], {"t": [held]})
+                 for k, held in enumerate((0, 1, 1, 1, 0, 1, 2, 2, 0, 2, 2, 3, 3))], {"t": 4})),
         e("previous_target_of_twelve_copied_into_32_buckets",
           "A held 12 partitions of t (70 partitions, 7 members, 10 each): Kafka copies the set into "
           "a HashSet(Collection) of (int)(12 / .75f) + 1 = 17, so 32 buckets, and walks it in "
