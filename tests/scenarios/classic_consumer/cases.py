@@ -80,7 +80,8 @@ def join(config: Config, topics: tuple[str, ...], member: str = "", generation: 
          owned: tuple[TP, ...] = ()) -> Sent:
     grouped = tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in owned if u == t))
                     for t in sorted({t for t, _ in owned}))
-    request = JoinGroup(group_id=GROUP, member_id=member, protocols=tuple(Protocol(a) for a in config.assignors))
+    protocols = tuple(Protocol(a) for a in config.assignors)
+    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols)
     return Sent(request, ConsumerProtocolSubscription(topics=topics, owned_partitions=grouped,
                                                       generation_id=generation))
 
@@ -230,7 +231,8 @@ CASES: tuple[Case, ...] = (
         Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
              ends=S.PREPARING_REBALANCE),
     )),
-    Case("fenced_instance_on_join_is_fatal", "AbstractCoordinatorTest (FENCED_INSTANCE_ID on JoinGroup)", EAGER, (
+    Case("fenced_instance_on_join_is_fatal", "AbstractCoordinatorTest (FENCED_INSTANCE_ID on JoinGroup)",
+         EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(join_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
