@@ -6,6 +6,7 @@ claims are Kafka's behaviour, checked on both layers by test_classic_consumer_sc
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from groupspec.types.classic_consumer import (
@@ -68,9 +69,29 @@ class Step:
 @dataclass(frozen=True)
 class Case:
     name: str
-    source: str
+    #: The Kafka test or class the case is retold from.
+    origin: str
     config: Config
     steps: tuple[Step, ...] = field(default_factory=tuple)
+
+    @property
+    def description(self) -> str:
+        return self.name.replace("_", " ").capitalize() + f" (retold from {self.origin})."
+
+    @property
+    def source(self) -> Mapping[str, str]:
+        test_class, _, test = self.origin.partition(".")
+        if test_class in _TESTS and test and " " not in test:
+            return {"kind": "upstream", "file": _TESTS[test_class], "test": test}
+        main = "clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
+        return {"kind": "upstream", "file": main + test_class.split(" ")[0] + ".java", "about": self.origin}
+
+
+_INTERNALS = "clients/src/test/java/org/apache/kafka/clients/consumer/internals/"
+_TESTS = {"ConsumerCoordinatorTest": _INTERNALS + "ConsumerCoordinatorTest.java",
+          "AbstractCoordinatorTest": _INTERNALS + "AbstractCoordinatorTest.java"}
+MACHINE = "classic_consumer"
+HANDLER = "run"
 
 
 # --- builders -----------------------------------------------------------------------------------
@@ -267,7 +288,7 @@ CASES: tuple[Case, ...] = (
         Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,)))),
     )),
     Case("assign_mode_commits_without_generation",
-         CCT + "testCommitOffsetRequestSyncWithUserAssignedType (shape)", EAGER, (
+         "ConsumerCoordinator.sendOffsetCommitRequest (user-assigned)", EAGER, (
         Step(Assign((T0,))),
         Step(Poll(0)),
         Step(CommitSync(((T0, 5),)), (commit(-1, "", (T0, 5)),), ends=S.UNJOINED),
@@ -318,3 +339,17 @@ CASES: tuple[Case, ...] = (
         Step(fetched((T0, -1), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-0, t-1"),)),
     )),
 )
+
+
+def vector_input(case: Case) -> dict[str, object]:
+    from groupspec.conformance.classic_consumer_json import RunInput, run_input_to_json
+
+    return run_input_to_json(RunInput(config=case.config, events=tuple(s.event for s in case.steps)))
+
+
+def classic_consumer_vector_docs() -> Iterator[dict[str, object]]:
+    """One vector per case; ``expected`` is what the spec answers for the input as written."""
+    from groupspec.conformance.classic_consumer import PROPERTIES
+    from groupspec.conformance.run_form import spec_run_vectors
+
+    return spec_run_vectors(MACHINE, HANDLER, CASES, vector_input, PROPERTIES)
