@@ -51,6 +51,7 @@ import icontract
 from groupspec.spec import kernel
 from groupspec.types.classic_consumer import (
     NO_GENERATION,
+    PREDECESSORS,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
@@ -131,6 +132,8 @@ def initial(config: Config) -> State:
 
 @icontract.ensure(lambda result: result[0].mode is not Mode.ASSIGNED or result[0].state is S.UNJOINED,
                   "an assigning consumer never joins")
+@icontract.ensure(lambda state, result: result[0].state is state.state
+                  or state.state in PREDECESSORS[result[0].state], "a state change Kafka allows")
 def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
     """The state after ``event`` and what the client sent, called back or raised, in order."""
     st = _Step(state)
@@ -153,6 +156,7 @@ def _lost_generation(s: State) -> bool:
 
 
 def _subscribe(st: _Step, ev: Subscribe) -> None:
+    """Only a changed topic set asks for a rejoin, so re-subscribing the same topics is free."""
     if st.state.mode is Mode.ASSIGNED:
         st.emit(Raised("IllegalStateException", "subscribe() after assign()"))
         return
@@ -166,6 +170,7 @@ def _subscribe(st: _Step, ev: Subscribe) -> None:
 
 
 def _assign(st: _Step, ev: Assign) -> None:
+    """Self-assignment never touches the group: no callbacks, no requests."""
     if st.state.mode is Mode.SUBSCRIBED:
         st.emit(Raised("IllegalStateException", "assign() after subscribe()"))
         return
@@ -176,6 +181,7 @@ def _assign(st: _Step, ev: Assign) -> None:
 
 
 def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
+    """Partitions are given up before the LeaveGroup goes, so the application can still commit."""
     s = st.state
     if s.mode is Mode.SUBSCRIBED and s.owned:
         lost = _lost_generation(s) or s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE)
@@ -188,6 +194,7 @@ def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
 
 
 def _poll(st: _Step, ev: Poll) -> None:
+    """All membership work happens inside poll: the join (after giving partitions up) or a due heartbeat."""
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
     s = st.state
     if s.mode is not Mode.SUBSCRIBED or s.in_flight is not None:
@@ -237,6 +244,7 @@ def _send_join(st: _Step) -> None:
 
 
 def _commit(st: _Step, ev: CommitSync) -> None:
+    """A member commits only for the generation it is stable in; a self-assigned one as nobody."""
     s = st.state
     if not ev.offsets:
         return
@@ -261,6 +269,7 @@ def _commit(st: _Step, ev: CommitSync) -> None:
 
 
 def _join_answered(st: _Step, ev: JoinAnswered) -> None:
+    """Success moves on to SyncGroup; transient errors resend JoinGroup at once, as Kafka's join loop does."""
     r = ev.response
     st.set(in_flight=None)
     if r.error is Errors.NONE:
@@ -285,6 +294,7 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
 
 
 def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
+    """Success completes the rebalance and calls the listener; errors go back to joining."""
     r = ev.response
     st.set(in_flight=None)
     s = st.state
@@ -315,6 +325,7 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
 
 
 def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
+    """A rebalance or fencing seen by a heartbeat only flags the rejoin; the next poll acts on it."""
     if st.state.in_flight != "heartbeat":
         return  # no heartbeat outstanding: an answer the member no longer waits for
     st.set(in_flight=None)
@@ -328,6 +339,7 @@ def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
 
 
 def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
+    """A partition without a committed offset needs a starting position: the reset policy decides."""
     if ev.response.error is not Errors.NONE:
         return
     missing = _sorted((t.name, p.partition) for t in ev.response.topics for p in t.partitions

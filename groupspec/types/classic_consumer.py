@@ -31,6 +31,7 @@ from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocol
 
 __all__ = [
     "NO_GENERATION",
+    "PREDECESSORS",
     "TP",
     "UNKNOWN_MEMBER_ID",
     "Assign",
@@ -66,6 +67,19 @@ class MemberState(Enum):
     PREPARING_REBALANCE = "PREPARING_REBALANCE"
     COMPLETING_REBALANCE = "COMPLETING_REBALANCE"
     STABLE = "STABLE"
+
+
+_M = MemberState
+#: The member states each state may be entered from within one step (a step may pass through
+#: UNJOINED on the way: a fenced JoinGroup resets and resends at once). The spec checks every step
+#: against it and docs/machines/classic_consumer.md draws it (groupspec/diagrams.py checks the drawing).
+PREDECESSORS: dict[MemberState, frozenset[MemberState]] = {
+    _M.UNJOINED: frozenset({_M.PREPARING_REBALANCE, _M.COMPLETING_REBALANCE, _M.STABLE}),
+    _M.PREPARING_REBALANCE: frozenset({_M.UNJOINED, _M.PREPARING_REBALANCE, _M.COMPLETING_REBALANCE,
+                                       _M.STABLE}),
+    _M.COMPLETING_REBALANCE: frozenset({_M.PREPARING_REBALANCE}),
+    _M.STABLE: frozenset({_M.COMPLETING_REBALANCE}),
+}
 
 
 class Mode(Enum):
