@@ -157,11 +157,11 @@ def _lost_generation(s: State) -> bool:
 
 def _subscribe(st: _Step, ev: Subscribe) -> None:
     """Only a changed topic set asks for a rejoin, so re-subscribing the same topics is free."""
+    if not ev.topics:  # checked first: an empty subscribe is an unsubscribe in either mode
+        _unsubscribe(st, Unsubscribe())
+        return
     if st.state.mode is Mode.ASSIGNED:
         st.emit(Raised("IllegalStateException", "subscribe() after assign()"))
-        return
-    if not ev.topics:
-        _unsubscribe(st, Unsubscribe())
         return
     topics = tuple(sorted(set(ev.topics)))
     if topics != st.state.subscription:
@@ -171,11 +171,11 @@ def _subscribe(st: _Step, ev: Subscribe) -> None:
 
 def _assign(st: _Step, ev: Assign) -> None:
     """Self-assignment never touches the group: no callbacks, no requests."""
+    if not ev.partitions:  # checked first, as for subscribe
+        _unsubscribe(st, Unsubscribe())
+        return
     if st.state.mode is Mode.SUBSCRIBED:
         st.emit(Raised("IllegalStateException", "assign() after subscribe()"))
-        return
-    if not ev.partitions:
-        _unsubscribe(st, Unsubscribe())
         return
     st.set(mode=Mode.ASSIGNED, owned=_sorted(ev.partitions))
 

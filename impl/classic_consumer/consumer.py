@@ -95,18 +95,18 @@ class ClassicConsumer:
         return tuple(self._out)
 
     def subscribe(self, topics: tuple[str, ...]) -> None:
-        if self.subscriptions.mode is Mode.ASSIGNED:
-            self._out.append(Raised("IllegalStateException", "subscribe() after assign()"))
-        elif not topics:
+        if not topics:
             self.unsubscribe()
+        elif self.subscriptions.mode is Mode.ASSIGNED:
+            self._out.append(Raised("IllegalStateException", "subscribe() after assign()"))
         elif self.subscriptions.subscribe(set(topics)):
             self.rejoin_needed = True
 
     def assign(self, partitions: tuple[TP, ...]) -> None:
-        if self.subscriptions.mode is Mode.SUBSCRIBED:
-            self._out.append(Raised("IllegalStateException", "assign() after subscribe()"))
-        elif not partitions:
+        if not partitions:
             self.unsubscribe()
+        elif self.subscriptions.mode is Mode.SUBSCRIBED:
+            self._out.append(Raised("IllegalStateException", "assign() after subscribe()"))
         else:
             self.subscriptions.assign_from_user(set(partitions))
 
