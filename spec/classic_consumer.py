@@ -93,6 +93,8 @@ S = MemberState
 RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.MEMBER_ID_REQUIRED,
                         Errors.REBALANCE_IN_PROGRESS})
 COORDINATOR = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
+RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                           Errors.COORDINATOR_LOAD_IN_PROGRESS})
 FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
 
 
@@ -340,10 +342,21 @@ def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
 
 def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
     """A partition without a committed offset needs a starting position: the reset policy decides."""
+    if ev.response.error in RETRIED_FETCH:
+        return
     if ev.response.error is not Errors.NONE:
+        st.emit(Raised("KafkaException", f"offset fetch failed: {ev.response.error.name}"))
+        return
+    failed = [(t.name, p.partition, p.error) for t in ev.response.topics for p in t.partitions
+              if p.error is not Errors.NONE]
+    raised = [(t, p, e) for t, p, e in failed if e is not Errors.UNSTABLE_OFFSET_COMMIT]
+    if raised:  # the first such partition fails the whole fetch
+        t, p, e = raised[0]
+        st.emit(Raised("KafkaException", f"offset fetch failed for {t}-{p}: {e.name}"))
+    if failed:  # an unstable offset alone: fetched again once its transaction settles
         return
     missing = _sorted((t.name, p.partition) for t in ev.response.topics for p in t.partitions
-                      if p.error is Errors.NONE and p.committed_offset < 0)
+                      if p.committed_offset < 0)
     policy = st.state.config.auto_offset_reset
     if not missing:
         return

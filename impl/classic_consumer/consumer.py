@@ -289,10 +289,26 @@ class ClassicConsumer:
             self._out.append(Callback("lost" if lost else "revoked", tuple(sorted(dropped))))
 
     def on_offset_fetch(self, event: OffsetFetchAnswered) -> None:
-        if event.response.error is not Errors.NONE:
+        error = event.response.error
+        if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                     Errors.COORDINATOR_LOAD_IN_PROGRESS):
+            return  # retried
+        if error is not Errors.NONE:
+            self._out.append(Raised("KafkaException", f"offset fetch failed: {error.name}"))
             return
+        unstable = False
+        for topic in event.response.topics:
+            for partition in topic.partitions:
+                if partition.error is Errors.UNSTABLE_OFFSET_COMMIT:
+                    unstable = True
+                elif partition.error is not Errors.NONE:
+                    self._out.append(Raised("KafkaException", f"offset fetch failed for {topic.name}-"
+                                            f"{partition.partition}: {partition.error.name}"))
+                    return
+        if unstable:
+            return  # fetched again once the pending transaction is settled
         missing = sorted({(t.name, p.partition) for t in event.response.topics for p in t.partitions
-                          if p.error is Errors.NONE and p.committed_offset < 0})
+                          if p.committed_offset < 0})
         if not missing:
             return
         strategy = self.config.auto_offset_reset

@@ -53,6 +53,9 @@ ERRORS = (Errors.NONE,) * 16 + (
     Errors.FENCED_INSTANCE_ID, Errors.GROUP_AUTHORIZATION_FAILED,
 )
 
+FETCH = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                              Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.GROUP_AUTHORIZATION_FAILED)
+
 
 def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment:
     return ConsumerProtocolAssignment(tuple(
@@ -153,11 +156,14 @@ class Agreement(RuleBasedStateMachine):
                                   member_id=member),
                 ((member, _assignment(partitions)),)))
 
-    @rule(offsets=st.lists(st.tuples(st.sampled_from(PARTITIONS), st.integers(-1, 5)), max_size=3))
-    def offsets_fetched(self, offsets: list[tuple[tuple[str, int], int]]) -> None:
-        topics = tuple(FetchedTopic(t, tuple(FetchedPartition(p, o) for (u, p), o in offsets if u == t))
-                       for t in sorted({t for (t, _), _ in offsets}))
-        self._send(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, topics)))
+    @rule(offsets=st.lists(st.tuples(st.sampled_from(PARTITIONS), st.integers(-1, 5), st.sampled_from(FETCH)),
+                           max_size=3),
+          error=st.sampled_from(FETCH))
+    def offsets_fetched(self, offsets: list[tuple[tuple[str, int], int, Errors]], error: Errors) -> None:
+        topics = tuple(FetchedTopic(t, tuple(FetchedPartition(p, o, error=e)
+                                             for (u, p), o, e in offsets if u == t))
+                       for t in sorted({t for (t, _), _, _ in offsets}))
+        self._send(OffsetFetchAnswered(OffsetFetchResponse(error, topics)))
 
     @invariant()
     def assigning_consumer_holds_only_its_own(self) -> None:

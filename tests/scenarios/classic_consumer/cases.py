@@ -259,6 +259,19 @@ CASES: tuple[Case, ...] = (
         Step(join_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
         Step(Poll(1), (Raised("KafkaException", "the consumer failed earlier: FENCED_INSTANCE_ID"),)),
     )),
+    Case("fenced_instance_on_sync_is_fatal",
+         "AbstractCoordinator.SyncGroupResponseHandler (FENCED_INSTANCE_ID)",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(sync_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
+    )),
+    Case("heartbeat_answer_without_a_heartbeat_is_ignored", "AbstractCoordinator.HeartbeatResponseHandler",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.STABLE, expect_epoch=1),
+    )),
     Case("coordinator_lost_during_join_retries_at_the_next_poll", CCT + "testDisconnectInJoin",
          EAGER, (
         Step(Subscribe(("t",))),
@@ -324,9 +337,35 @@ CASES: tuple[Case, ...] = (
         Step(beat(Errors.UNKNOWN_MEMBER_ID)),
         Step(Unsubscribe(), (Callback("lost", (T0,)),), ends=S.UNJOINED),
     )),
+    Case("unsubscribe_after_illegal_generation_sends_no_leave",
+         "ConsumerCoordinator.onLeavePrepare / AbstractCoordinator.maybeLeaveGroup", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.ILLEGAL_GENERATION)),
+        # the member id survives, but an UNJOINED member has no membership to leave
+        Step(Unsubscribe(), (Callback("lost", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("unsubscribe_of_an_assigning_consumer_calls_nothing", "ConsumerCoordinator.onLeavePrepare", EAGER, (
+        Step(Assign((T0,))),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),  # subscribing is allowed again
+        Step(Poll(0), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("offset_fetch_errors_reset_nothing", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
+        Step(Assign((T0, T1))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, -1), FetchedPartition(1, -1, error=Errors.UNSTABLE_OFFSET_COMMIT))),)))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, -1, error=Errors.UNKNOWN_TOPIC_OR_PARTITION), FetchedPartition(1, -1))),))),
+             (Raised("KafkaException", "offset fetch failed for t-0: UNKNOWN_TOPIC_OR_PARTITION"),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.GROUP_AUTHORIZATION_FAILED)),
+             (Raised("KafkaException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
+    )),
     Case("missing_offset_resets_to_latest", "SubscriptionState (auto.offset.reset=latest)", EAGER, (
         Step(Assign((T0, T1))),
-        Step(fetched((T0, 10), (T1, -1)), (ResetOffset(T1, "latest"),)),
+        # a committed offset of 0 is a position like any other
+        Step(fetched((T0, 0), (T1, -1)), (ResetOffset(T1, "latest"),)),
     )),
     Case("missing_offset_resets_to_earliest", "SubscriptionState (auto.offset.reset=earliest)",
          Config(group_id=GROUP, auto_offset_reset="earliest"), (
