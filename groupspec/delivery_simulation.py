@@ -12,7 +12,8 @@ The world (docs/machines/share_delivery.md, "End to end"):
 
 * a producer appending batches of records to the partitions' logs while the run is lossy;
 * N share consumers (``ShareDeliveryConsumer``), implicit and explicit acknowledgement mode mixed.
-  Explicit ones ACCEPT / RELEASE / REJECT each record by a seeded choice; some commitSync or
+  Explicit ones ACCEPT / RELEASE / REJECT each record by a seeded choice, after RENEWing some
+  (the broker restarts the lock, the client returns the record later); some commitSync or
   commitAsync; some stall longer than the record lock; some close and are replaced by a new
   member. The assignment is static (every consumer is assigned every partition, as a share group
   with more members than partitions does): membership is ``groupspec.simulation``'s business;
@@ -114,12 +115,16 @@ class DeliverySimConfig:
     close: float = 0.4
     #: Explicit mode's choice per record: ACCEPT, RELEASE, REJECT weights.
     weights: tuple[int, int, int] = (80, 15, 5)
+    #: Explicit mode: chance that a held record is RENEWed instead (it comes back to be chosen again).
+    #: 0 by default: with renewals the checker can misjudge a consumer holding two copies of a
+    #: record (docs/machines/share_delivery.md, "End to end"), so only the RENEW test sets it.
+    renew: float = 0.0
     updates_per_snapshot: int = 5
 
 
 def check_config(config: DeliverySimConfig) -> None:
     """Refuse a run no broker or network could follow, naming the field."""
-    for name in ("loss", "stall", "close"):
+    for name in ("loss", "stall", "close", "renew"):
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise InputError(name, f"a probability, got {getattr(config, name)}")
     if not 0 <= config.min_delay_ms <= config.max_delay_ms:
@@ -262,7 +267,8 @@ class Broker:
         for p in sorted(session.partitions | set(errors)):
             response = None
             m = self.machines.get(p)
-            if p in session.partitions and m is not None:
+            # A ShareFetch carrying a RENEW asks for no records (IsRenewAck, max records 0).
+            if p in session.partitions and m is not None and not _renews(request):
                 offset = m.partition.next_fetch_offset()
                 log = self._read(p, offset)
                 if log:
@@ -430,6 +436,9 @@ class DeliverySimulation:
             marked = {(m.topic, m.partition, m.offset) for m in c.client.view().marked}
             for r in c.client.view().delivered:
                 if (r.topic, r.partition, r.offset) not in marked:
+                    if self.config.renew and self.random.random() < self.config.renew:  # no draw at 0
+                        self._handle(c, Acknowledge(r.topic, r.partition, r.offset, AcknowledgeType.RENEW))
+                        continue
                     kind = self.random.choices((AcknowledgeType.ACCEPT, AcknowledgeType.RELEASE,
                                                 AcknowledgeType.REJECT), self.config.weights)[0]
                     self._handle(c, Acknowledge(r.topic, r.partition, r.offset, kind))
@@ -535,6 +544,11 @@ class DeliverySimulation:
         self._check_done()
         if self.stats.done_at_ms is None:
             self._at(self.now + self.config.poll_interval_ms, self._done_watch)
+
+
+def _renews(request: ShareFetchSent) -> bool:
+    return any(AcknowledgeType.RENEW.value in b.acknowledge_types
+               for pa in request.acknowledgements for b in pa.batches)
 
 
 def simulate(config: DeliverySimConfig) -> tuple[History, DeliveryStats]:

@@ -17,7 +17,7 @@ The history's operations (``value`` shapes; a record is ``[topic, partition, off
   have delivered a record once: a record whose end the history does not show is excused when
   enough of them followed its last delivery to take it to the limit, where it is archived).
 * ``acknowledge`` ``invoke``: ``[[topic, partition, offset, type], ...]`` (type ACCEPT, RELEASE,
-  REJECT); its ``ok``: ``[[topic, partition, offset, error], ...]`` (``"NONE"`` when it took);
+  REJECT, RENEW); its ``ok``: ``[[topic, partition, offset, error], ...]`` (``"NONE"`` when it took);
   ``fail``: none took; ``info``: unknown (the answer was lost), each may or may not have taken.
 * ``quiet`` ``ok`` (process ``"nemesis"``, any value): from here on nothing is lost or crashed and
   consumers keep polling, so every record must come to an end by the history's last operation.
@@ -47,7 +47,8 @@ from groupspec.types import InputError
 
 Record = tuple[str, int, int]
 FINAL_TYPES = ("ACCEPT", "REJECT")
-ACK_TYPES = ("ACCEPT", "RELEASE", "REJECT")
+#: RENEW keeps the record where it is (a new lock for its holder): it ends nothing.
+ACK_TYPES = ("ACCEPT", "RELEASE", "REJECT", "RENEW")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The classic consumer group's assignors (Range, RoundRobin), as rules.
+"""The classic consumer group's assignors (Range, RoundRobin, Sticky, CooperativeSticky), as rules.
 
 Theory of operation
 -------------------
@@ -45,6 +45,15 @@ the members in member order, cyclically, passing over members that do not subscr
 partition's topic: each partition goes to the next subscriber after the one that got the
 previous partition.
 
+**Sticky and CooperativeSticky** (members with identical subscriptions, no racks; other groups
+are refused): each member's *claim* (owned partitions and generation; Sticky's from its user
+data) is cleaned into *valid owners* (a claim beyond the count or repeated claims nothing; the
+sole highest-generation claimant owns a partition, a tie at the top voids it); members, by member
+id, keep valid partitions up to the quota (``base`` = partitions // members, ``extra`` of them
+one more), and the rest are dealt (``assign_sticky``). CooperativeSticky withholds a dealt
+partition whose valid owner is another member, or whose ownership is disputed, until the next
+round: no partition is revoked and assigned in one round.
+
 **List order.** groupspec lists each member's partitions sorted by topic name, then number.
 Kafka does too, except plain Range (no rack phase), whose lists follow its hash map's order of
 topic names (docs/divergences.md, "Classic Range lists topics in hash order").
@@ -58,12 +67,16 @@ import icontract
 
 from groupspec.types import InputError
 from groupspec.types.classic_assignors import (
+    COOPERATIVE_STICKY,
     RANGE,
+    STICKY,
+    STICKY_ASSIGNORS,
     ClassicAssignment,
     ClassicAssignorInput,
     ClassicMember,
     TopicPartition,
     check_input,
+    decode_sticky_user_data,
 )
 
 
@@ -200,6 +213,125 @@ def assign_roundrobin(group: ClassicAssignorInput) -> dict[str, list[TopicPartit
 
 
 # ---------------------------------------------------------------------------------------------
+# Sticky and CooperativeSticky (members with identical subscriptions, no racks)
+# ---------------------------------------------------------------------------------------------
+
+
+def generation_of(m: ClassicMember) -> int | None:
+    """The subscription's generation; a negative one is Kafka's absent one."""
+    return m.generation_id if m.generation_id is not None and m.generation_id >= 0 else None
+
+
+def claim(group: ClassicAssignorInput, m: ClassicMember) -> tuple[tuple[TopicPartition, ...], int]:
+    """What ``m`` says it owned, and in which generation (-1: unknown).
+
+    Sticky members say it in their user data, the only place StickyAssignor looks; cooperative
+    ones in the subscription's owned partitions and generation (the user data's generation when
+    the subscription carries none).
+    """
+    if group.assignor == STICKY:
+        if not m.user_data:
+            return (), -1
+        data = decode_sticky_user_data(m.user_data)
+        return data.partitions, -1 if data.generation is None else data.generation
+    gen = generation_of(m)
+    if gen is None and m.user_data is not None:
+        gen = int.from_bytes(m.user_data[:4], "big", signed=True) if len(m.user_data) >= 4 else -1
+    return m.owned_partitions, -1 if gen is None else gen
+
+
+def _claims(group: ClassicAssignorInput) -> dict[TopicPartition, dict[str, int]]:
+    """Each existing partition of an assigned topic -> its claimants and their generations.
+    A partition a member lists twice is one claim; partitions beyond the count claim nothing."""
+    topics = set(assigned_topics(group))
+    out: dict[TopicPartition, dict[str, int]] = {}
+    for m in group.members:
+        parts, gen = claim(group, m)
+        for t, p in parts:
+            if t in topics and 0 <= p < group.partition_count(t):
+                out.setdefault((t, p), {})[m.member_id] = gen
+    return out
+
+
+def valid_owners(group: ClassicAssignorInput) -> dict[TopicPartition, str | None]:
+    """Each claimed partition -> its one valid previous owner: the claimant of the highest
+    generation when it is alone there; None (nobody keeps it) when several share it."""
+    out: dict[TopicPartition, str | None] = {}
+    for tp, who in _claims(group).items():
+        top = max(who.values())
+        best = [m for m, g in who.items() if g == top]
+        out[tp] = best[0] if len(best) == 1 else None
+    return out
+
+
+def all_partitions(group: ClassicAssignorInput) -> list[TopicPartition]:
+    return [(t, p) for t in assigned_topics(group) for p in range(group.partition_count(t))]
+
+
+def sticky_quota(group: ClassicAssignorInput) -> tuple[int, int]:
+    """(base, extra): every member gets base partitions, ``extra`` of them one more."""
+    return divmod(len(all_partitions(group)), len(group.members)) if group.members else (0, 0)
+
+
+def assign_sticky(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
+    """Keep, then deal.
+
+    Keep: members in member id order; each keeps its valid owned partitions, lowest partition
+    number first (then topic), up to ``base``; up to ``base + 1`` if it owns that many and fewer
+    than ``extra`` members kept ``base + 1`` before it. Members left at exactly ``base`` while
+    such slots remain wait, in that order, for one more.
+    Deal: the partitions nobody kept, sorted by topic then number, go in turns to the members
+    below ``base`` (member id order, cyclically, each leaving the turn when it reaches
+    ``base`` and then waiting for one more at the back of the queue); once none is below, one
+    each to the waiting members, first come first served.
+    Cooperative: a dealt partition whose valid previous owner is another member, or whose
+    owner is disputed, is withheld this round: its owner revokes it, the next round deals it.
+    """
+    base, extra = sticky_quota(group)
+    owners = valid_owners(group)
+    members = sorted(group.members, key=lambda m: java_string_key(m.member_id))
+    held: dict[str, list[TopicPartition]] = {m.member_id: [] for m in group.members}
+    kept_extra = 0
+    below: list[str] = []
+    waiting: list[str] = []
+    for m in members:
+        own = sorted(
+            (tp for tp, o in owners.items() if o == m.member_id),
+            key=lambda tp: (tp[1], java_string_key(tp[0])),
+        )
+        if len(own) < base:
+            held[m.member_id] = own
+            below.append(m.member_id)
+        elif extra and len(own) > base and kept_extra < extra:
+            held[m.member_id] = own[: base + 1]
+            kept_extra += 1
+            if kept_extra == extra:
+                waiting.clear()
+        else:
+            held[m.member_id] = own[:base]
+            if kept_extra < extra:
+                waiting.append(m.member_id)
+    kept = {tp for parts in held.values() for tp in parts}
+    turn = 0
+    for tp in sorted((tp for tp in all_partitions(group) if tp not in kept), key=partition_key):
+        if below:
+            turn %= len(below)
+            member = below[turn]
+            held[member].append(tp)
+            if len(held[member]) == base:
+                below.pop(turn)
+                waiting.append(member)
+            else:
+                turn += 1
+        else:
+            held[waiting.pop(0)].append(tp)
+    if group.assignor == COOPERATIVE_STICKY:
+        for member, parts in held.items():
+            held[member] = [tp for tp in parts if owners.get(tp, member) == member]
+    return held
+
+
+# ---------------------------------------------------------------------------------------------
 # The assignor
 # ---------------------------------------------------------------------------------------------
 
@@ -216,7 +348,10 @@ def _valid_input(group: ClassicAssignorInput) -> bool:
 @icontract.ensure(lambda group, result: is_valid_assignment(group, result))
 def assign(group: ClassicAssignorInput) -> ClassicAssignment:
     """Every member's partitions (members with none map to ())."""
-    raw = assign_range(group) if group.assignor == RANGE else assign_roundrobin(group)
+    if group.assignor in STICKY_ASSIGNORS:
+        raw = assign_sticky(group)
+    else:
+        raw = assign_range(group) if group.assignor == RANGE else assign_roundrobin(group)
     return {m: tuple(sorted(parts, key=partition_key)) for m, parts in raw.items()}
 
 
@@ -224,7 +359,16 @@ def assign(group: ClassicAssignorInput) -> ClassicAssignment:
 # Properties any valid answer satisfies (contracts, tests, vectors)
 # ---------------------------------------------------------------------------------------------
 
-PROPERTIES = ("complete", "subscribed", "exactly_once", "balanced", "ranges", "ordered")
+PROPERTIES = (
+    "complete",
+    "subscribed",
+    "exactly_once",
+    "balanced",
+    "ranges",
+    "ordered",
+    "sticky",
+    "revoke_first",
+)
 
 
 def check_properties(group: ClassicAssignorInput, result: ClassicAssignment) -> dict[str, bool]:
@@ -240,6 +384,15 @@ def check_properties(group: ClassicAssignorInput, result: ClassicAssignment) -> 
                   hold consecutive runs of partitions from 0 up, the first P % C one longer.
                   (Nothing to check for RoundRobin or when the rack phase runs.)
     ordered:      each member's list is sorted by topic name, then partition number.
+    sticky:       Sticky assignors: every member still holds at least min(valid owned, base) of
+                  the partitions it validly owned (``valid_owners``): only balance moves them.
+    revoke_first: CooperativeSticky: no member is given a partition another member validly
+                  owned or whose ownership is disputed; every partition nobody holds is one of
+                  those (withheld until its owner revokes it). For Sticky, exactly_once covers it.
+
+    For the sticky assignors ``balanced`` means: members' totals differ by at most one (Sticky),
+    no member holds more than the ceiling of partitions / members (CooperativeSticky, whose
+    withheld partitions leave some members short for a round).
     """
     ok = dict.fromkeys(PROPERTIES, True)
     ids = group.member_ids()
@@ -255,6 +408,9 @@ def check_properties(group: ClassicAssignorInput, result: ClassicAssignment) -> 
     held = [tp for parts in got.values() for tp in parts]
     wanted = [(t, p) for t in assigned_topics(group) for p in range(group.partition_count(t))]
     ok["exactly_once"] = sorted(held) == sorted(wanted)
+    if group.assignor in STICKY_ASSIGNORS:
+        _check_sticky(group, got, ok)
+        return ok
     rack_phase = group.assignor == RANGE and any(
         needs_rack_matching(group, t) for t in assigned_topics(group)
     )
@@ -276,6 +432,26 @@ def check_properties(group: ClassicAssignorInput, result: ClassicAssignment) -> 
         totals = [len(parts) for parts in got.values()]
         ok["balanced"] = max(totals) - min(totals) <= 1
     return ok
+
+
+def _check_sticky(
+    group: ClassicAssignorInput, got: dict[str, tuple[TopicPartition, ...]], ok: dict[str, bool]
+) -> None:
+    owners = valid_owners(group)
+    base, extra = sticky_quota(group)
+    totals = [len(parts) for parts in got.values()]
+    for member, parts in got.items():
+        owned = {tp for tp, o in owners.items() if o == member}
+        ok["sticky"] &= len(owned & set(parts)) >= min(len(owned), base)
+    if group.assignor == COOPERATIVE_STICKY:
+        held = [tp for parts in got.values() for tp in parts]
+        given_away = any(owners.get(tp, m) != m for m, parts in got.items() for tp in parts)
+        missing = set(all_partitions(group)) - set(held)
+        ok["revoke_first"] = not given_away and missing <= set(owners)
+        ok["exactly_once"] = len(held) == len(set(held)) and not set(held) - set(all_partitions(group))
+        ok["balanced"] = not totals or max(totals) <= base + (1 if extra else 0)
+    elif totals:
+        ok["balanced"] = max(totals) - min(totals) <= 1
 
 
 def is_valid_assignment(group: ClassicAssignorInput, result: ClassicAssignment) -> bool:

@@ -47,12 +47,18 @@ is led by one broker, and Kafka's client has at most one request in flight to a 
 * **Answers** complete the acknowledgements they carried, per partition; those the answer does
   not name complete with INVALID_RECORD_STATE. A ShareFetch's records go to the buffer, and
   any acquired record stops further fetching until the next poll asks.
+* **RENEW** (explicit mode; KIP-1222). Taking the marks sets a RENEW-marked record aside as
+  renewing. When the callback of its answer runs, it is renewed (success) or dropped (error)
+  (``ShareInFlightBatch.renew``). While any record is renewing or renewed, a poll leaves the
+  buffer alone and returns the renewed records, by partition then offset, to be acknowledged
+  again; the marks ride on a fetch while some still renew, else go alone
+  (``ShareConsumerImpl.collect``). A fetch carrying a RENEW asks for no records (not visible in
+  the outputs), so fetching goes on after its answer.
 * **The callback** (always registered here) hears each completed partition: offsets and error.
   It runs on the application thread: at the next poll, commit or close, or when the blocked
   commitSync or close returns. The invocations of one answer are listed by partition.
 
-Not modelled: RENEW (Kafka 4.2.1 has it, wire id 4; renewed records return to the batch and are
-returned again, which this model leaves out: the input checks refuse it); retries of retriable
+Not modelled: retries of retriable
 ShareAcknowledge errors (the input checks take only the final ones, ``FINAL_*_ERRORS``);
 time (timeouts, backoff, acquisition locks); leader changes; the record-limit acquire mode;
 partition-level ShareFetch errors; answers naming partitions no request named.
@@ -137,6 +143,13 @@ class State:
     sync_acks: Acks | None = None
     close_acks: Acks | None = None
     waiting: tuple[CallbackInvocation, ...] = ()
+    #: Records marked RENEW whose acknowledgements have not completed yet (taken from the batch).
+    renewing: tuple[Record, ...] = ()
+    #: Renewed records waiting for the next poll to return them again.
+    renewed: tuple[Record, ...] = ()
+    #: The partitions of the batch the last buffered poll made, in the order Kafka's
+    #: ``ShareFetch`` keeps them: renewed records come back in this order.
+    fetch_order: tuple[Partition, ...] = ()
 
 
 class _Step(kernel.Step[State]):
@@ -214,9 +227,18 @@ def _complete(st: _Step, acks: Acks, error: Errors) -> None:
 
 
 def _deliver(st: _Step) -> None:
-    """``handleCompletedAcknowledgements``: the waiting callbacks run on the application thread."""
+    """``handleCompletedAcknowledgements``: the waiting callbacks run on the application thread,
+    and only now does a completed RENEW count (``ShareInFlightBatch.renew``): a renewing record
+    whose acknowledgements succeeded is renewed, one whose failed is dropped."""
+    renewing, renewed = list(st.state.renewing), list(st.state.renewed)
+    for call in st.state.waiting:
+        hit = [r for r in renewing if (r.topic, r.partition) == (call.topic, call.partition)
+               and r.offset in call.offsets]
+        renewing = [r for r in renewing if r not in hit]
+        if call.error is Errors.NONE:
+            renewed.extend(hit)
     st.callbacks = (*st.callbacks, *st.state.waiting)
-    st.set(waiting=())
+    st.set(waiting=(), renewing=tuple(renewing), renewed=tuple(renewed))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,7 +262,9 @@ def _take_marked(st: _Step) -> Acks:
     """``takeAcknowledgedRecords``: the marks leave the batch with their records."""
     s = st.state
     held = tuple(r for r in s.delivered if r.offset not in s.marked.get(Partition(r.topic, r.partition), {}))
-    st.set(delivered=held, marked={})
+    renew = tuple(r for r in s.delivered
+                  if s.marked.get(Partition(r.topic, r.partition), {}).get(r.offset) is AcknowledgeType.RENEW)
+    st.set(delivered=held, marked={}, renewing=(*s.renewing, *renew))
     return {p: m for p, m in s.marked.items() if m}
 
 
@@ -264,13 +288,32 @@ def _poll(st: _Step, event: Poll) -> None:
         return
     acks = _take_marked(st)
     s = st.state
+    if s.renewing or s.renewed:
+        _poll_renewals(st, acks)
+        return
     got, rest = s.buffer[:s.config.max_poll_records], s.buffer[s.config.max_poll_records:]
     if got:
-        st.set(buffer=rest, delivered=got)
+        order = tuple(dict.fromkeys(Partition(r.topic, r.partition) for r in got))
+        st.set(buffer=rest, delivered=got, fetch_order=order)
         st.out_records = got
         st.set(async_acks=merge(st.state.async_acks, _in_session(st, acks)))
     else:
         st.set(fetch_wanted=True, riding=merge(s.riding, acks))
+
+
+def _poll_renewals(st: _Step, acks: Acks) -> None:
+    """While records are renewing or renewed the buffer waits (``ShareConsumerImpl.collect``):
+    the renewed come back as the batch, by partition then offset; while some still renew, the
+    marks ride on a fetch (a RENEW one asks for no records), otherwise they go alone."""
+    s = st.state
+    back = tuple(sorted(s.renewed, key=lambda r: (s.fetch_order.index(Partition(r.topic, r.partition)),
+                                                  r.offset)))
+    st.set(renewed=(), delivered=back)
+    st.out_records = back
+    if s.renewing:
+        st.set(fetch_wanted=True, riding=merge(s.riding, acks))
+    else:
+        st.set(async_acks=merge(s.async_acks, _in_session(st, acks)))
 
 
 def _acknowledge(st: _Step, event: Acknowledge) -> None:
@@ -520,9 +563,7 @@ TABLE = kernel.Table("share_delivery", {
 
 
 def modelled(event: DeliveryEvent) -> bool:
-    """The events the model takes: no RENEW, and only ShareAcknowledge errors Kafka does not retry."""
-    if isinstance(event, Acknowledge):
-        return event.acknowledge_type is not AcknowledgeType.RENEW
+    """The events the model takes: only ShareAcknowledge errors Kafka does not retry."""
     if isinstance(event, AcknowledgeAnswered):
         return (event.error in FINAL_ACKNOWLEDGE_ERRORS
                 and all(p.error in FINAL_PARTITION_ERRORS for p in event.partitions))
@@ -560,7 +601,7 @@ def initial_state(config: DeliveryConfig = DeliveryConfig()) -> State:  # noqa: 
     return State(config)
 
 
-@icontract.require(lambda event: modelled(event), "RENEW and retried errors are not modelled")
+@icontract.require(lambda event: modelled(event), "retried errors are not modelled")
 @icontract.ensure(lambda state, result: _sent_well(state, result[1]))
 @icontract.ensure(lambda state, event, result: result[1].sent is None or state.in_flight is None
                   or isinstance(event, FetchAnswered | AcknowledgeAnswered | RequestFailed),

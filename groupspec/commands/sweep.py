@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="largest group drawn, in members (default 2000)")
     parser.add_argument("--max-partitions", type=int, default=5000, metavar="P",
                         help="largest group drawn, in partitions (default 5000)")
+    parser.add_argument("--assignor", default="simple", metavar="NAME",
+                        help="simple: the share groups' SimpleAssignor (default); range, roundrobin "
+                        "(and every other classic assignor groupspec has): that classic assignor's "
+                        "properties and spec/impl agreement")
     parser.add_argument("--target", choices=TARGETS, default="impl",
                         help="impl: the implementation (default); impl-kafka: its Kafka 4.2 "
                         "mode; spec: the reference model")
@@ -58,6 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from groupspec.pipeline import classic_sweep
     from groupspec.pipeline.options import at_least
     from groupspec.pipeline.sweep import replay
 
@@ -65,6 +70,11 @@ def _replay(args: argparse.Namespace) -> int:
     at_least("--replay INDEX", index, 0)
     at_least("--max-members", args.max_members, 1)
     at_least("--max-partitions", args.max_partitions, 1)
+    if classic_sweep.check_assignor(args.assignor) != "simple":
+        doc = classic_sweep.replay(seed, index, args.assignor, args.max_members, args.max_partitions)
+        print(f"# case seed={seed} index={index}: classic {args.assignor}", file=sys.stderr)
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return 0
     shape, doc = replay(seed, index, args.max_members, args.max_partitions)
     print(f"# case seed={seed} index={index}: {shape}", file=sys.stderr)
     sys.stdout.write(json.dumps(doc) + "\n")
@@ -72,8 +82,12 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from groupspec.pipeline.classic_sweep import check_assignor
+
     if args.replay is not None:
         return _replay(args)
+    if check_assignor(args.assignor) != "simple":
+        return _run_classic(args)
 
     from groupspec.pipeline.options import check_spark_arguments, start_spark
     from groupspec.pipeline.session import default_master
@@ -101,6 +115,46 @@ def run(args: argparse.Namespace) -> int:
         spark.stop()
 
     return _print_outcome(outcome, config)
+
+
+def _run_classic(args: argparse.Namespace) -> int:
+    """The classic assignors' sweep (groupspec.pipeline.classic_sweep): same options, same checks
+    before the JVM, its own smaller table."""
+    from groupspec.pipeline.classic_sweep import ClassicSweepConfig, run_classic_sweep
+    from groupspec.pipeline.options import check_spark_arguments, start_spark
+    from groupspec.pipeline.session import default_master
+
+    config = ClassicSweepConfig(assignor=args.assignor, cases=args.cases, seed=args.seed,
+                                max_members=args.max_members, max_partitions=args.max_partitions,
+                                target=args.target, partitions=args.partitions)
+    config.validate()
+    out = check_spark_arguments(args, outputs=OUTPUTS)
+    master = args.master or default_master()
+    try:
+        spark = start_spark(master, app_name=f"groupspec-sweep-{args.assignor}-{args.target}")
+    except BaseException:
+        out.discard()
+        raise
+    try:
+        outcome = run_classic_sweep(spark, config, out.path, parquet=args.parquet,
+                                    overwrite=args.overwrite,
+                                    progress=None if args.quiet else sys.stderr)
+    finally:
+        spark.stop()
+    s = outcome.summary
+    print(f"sweep: {s['cases']} cases of {config.assignor} on target {config.target} (seed "
+          f"{config.seed}) in {outcome.wall_seconds:.1f} s, {s['timing']['cases_per_second']} cases/s")
+    for name, tally in s["properties"].items():
+        first = tally["first_counterexample"]
+        where = f"  first: index {first['index']}" if first else ""
+        why = " (expected of Kafka 4.2)" if first and tally["expected"] else ""
+        print(f"  {name:<12} held {tally['held']}/{s['cases']}{where}{why}")
+    if s["errors"]["count"]:
+        print(f"  {'error':<12} raised on {s['errors']['count']} cases  first: index "
+              f"{s['errors']['first']['index']}")
+    print(f"results: {outcome.parquet}")
+    print(f"report:  {outcome.report}")
+    return 0 if s["counterexamples"] == s["expected_counterexamples"] else 1
 
 
 def _print_outcome(outcome: SweepOutcome, config: SweepConfig) -> int:

@@ -37,7 +37,7 @@ run_output_to_json, run_output_from_json = RUN.output_to_json, RUN.output_from_j
 
 def run_input_from_json(doc: typing.Any, path: str = "input") -> RunInput:
     """A run, refused (InputError naming the event) when it holds what the model leaves out:
-    RENEW, or a ShareAcknowledge error Kafka retries."""
+    a ShareAcknowledge error Kafka retries."""
     from groupspec.spec.share_delivery import modelled
     from groupspec.types import InputError
 
@@ -45,5 +45,5 @@ def run_input_from_json(doc: typing.Any, path: str = "input") -> RunInput:
     for k, event in enumerate(run.events):
         if not modelled(event):
             raise InputError(f"{path}.events[{k}]",
-                             "not modelled: RENEW, or a ShareAcknowledge error Kafka retries")
+                             "not modelled: a ShareAcknowledge error Kafka retries")
     return run

@@ -534,6 +534,18 @@ def plot_frame(results: Any, total: int) -> tuple[Any, bool]:
     return selected.toPandas(), False
 
 
+
+def write_results(frame: Any, parquet_path: str, overwrite: bool) -> None:
+    """Write a sweep's results table; an existing one without ``overwrite`` is the user's
+    mistake, said in one line (Spark's own error is a page of JVM stack)."""
+    try:
+        frame.write.mode("overwrite" if overwrite else "errorifexists").parquet(parquet_path)
+    except Exception as exc:
+        if overwrite or "PATH_ALREADY_EXISTS" not in str(exc):
+            raise
+        raise InputError("--parquet", f"{parquet_path} already exists; pass --overwrite to "
+                         "replace it") from None
+
 def run_sweep(spark: Any, config: SweepConfig, out_dir: str | Path, *,
               parquet: str | None = None, overwrite: bool = True,
               assign_fn: AssignFn | None = None,
@@ -576,13 +588,7 @@ def run_sweep(spark: Any, config: SweepConfig, out_dir: str | Path, *,
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     with Progress(config.cases, lambda: int(done.value), progress):
-        try:
-            frame.write.mode("overwrite" if overwrite else "errorifexists").parquet(parquet_path)
-        except Exception as exc:
-            if overwrite or "PATH_ALREADY_EXISTS" not in str(exc):
-                raise
-            raise InputError("--parquet", f"{parquet_path} already exists; pass --overwrite to "
-                             "replace it") from None
+        write_results(frame, parquet_path, overwrite)
     wall = time.perf_counter() - t0
 
     results = spark.read.parquet(parquet_path)

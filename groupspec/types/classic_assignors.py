@@ -25,7 +25,10 @@ from groupspec.types.errors import InputError
 #: classes' ``name()``, the protocol name in JoinGroup).
 RANGE = "range"
 ROUNDROBIN = "roundrobin"
-ASSIGNORS: tuple[str, ...] = (RANGE, ROUNDROBIN)
+STICKY = "sticky"
+COOPERATIVE_STICKY = "cooperative-sticky"
+ASSIGNORS: tuple[str, ...] = (RANGE, ROUNDROBIN, STICKY, COOPERATIVE_STICKY)
+STICKY_ASSIGNORS: tuple[str, ...] = (STICKY, COOPERATIVE_STICKY)
 
 #: A topic and a partition number.
 TopicPartition = tuple[str, int]
@@ -106,9 +109,109 @@ def check_input(group: ClassicAssignorInput) -> None:
     for topic, count in group.topics.items():
         if not 0 <= count <= INT32_MAX:
             raise InputError(f"topics.{topic}", "a partition count is an int32 >= 0")
+    if group.assignor in STICKY_ASSIGNORS:
+        _check_sticky_scope(group)
     for topic, racks in group.replica_racks.items():
         if len(racks) != group.topics.get(topic, 0):
             raise InputError(
                 f"replica_racks.{topic}",
                 f"{len(racks)} partition(s) listed, but the topic has {group.topics.get(topic, 0)}",
             )
+
+
+def _check_sticky_scope(group: ClassicAssignorInput) -> None:
+    """The sticky assignors are modelled for the case Kafka's constrained builder takes (every
+    member subscribes to the same topics) without racks; anything else is refused by name rather
+    than answered by a model nobody has checked against Kafka."""
+    for k, m in enumerate(group.members):
+        if m.rack is not None:
+            raise InputError(
+                f"members[{k}].rack", f"{group.assignor}: rack-aware sticky assignment is not modelled"
+            )
+        if len(m.topics) != len(set(m.topics)):
+            raise InputError(
+                f"members[{k}].topics", f"{group.assignor}: a topic listed twice is not modelled"
+            )
+    if len({frozenset(m.topics) for m in group.members}) > 1:
+        raise InputError(
+            "members",
+            f"{group.assignor}: members with different subscriptions"
+            " (Kafka's general builder) are not modelled",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The sticky assignors' user data (a wire format, hence vocabulary)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StickyUserData:
+    """What StickyAssignor's user data carries: the partitions its member held and, from
+    version 1, the generation it held them in (None: a version 0 blob, or one that failed to
+    parse, which Kafka reads as generation -1 -- ``malformed``)."""
+
+    partitions: tuple[TopicPartition, ...]
+    generation: int | None
+    malformed: bool = False
+
+
+def encode_sticky_user_data(partitions: tuple[TopicPartition, ...], generation: int | None) -> bytes:
+    """StickyAssignor's user data, version 1 when a generation is given, else version 0: an
+    array of (topic, array of int32 partitions) grouped by topic in first-seen order, then the
+    generation."""
+    by_topic: dict[str, list[int]] = {}
+    for t, p in partitions:
+        by_topic.setdefault(t, []).append(p)
+    out = bytearray(len(by_topic).to_bytes(4, "big", signed=True))
+    for t, ps in by_topic.items():
+        name = t.encode("utf-8")
+        out += len(name).to_bytes(2, "big", signed=True) + name
+        out += len(ps).to_bytes(4, "big", signed=True)
+        for p in ps:
+            out += p.to_bytes(4, "big", signed=True)
+    if generation is not None:
+        out += generation.to_bytes(4, "big", signed=True)
+    return bytes(out)
+
+
+def decode_sticky_user_data(data: bytes) -> StickyUserData:
+    """Reads version 1, else version 0; a blob neither parses as is ``malformed`` (no partitions,
+    generation -1), as StickyAssignor treats it. Trailing bytes are ignored, as Kafka's schema
+    reader does."""
+
+    def read(with_generation: bool) -> StickyUserData:
+        pos = 0
+
+        def take(n: int) -> bytes:
+            nonlocal pos
+            if pos + n > len(data):
+                raise ValueError("short")
+            chunk = data[pos : pos + n]
+            pos += n
+            return chunk
+
+        def i32() -> int:
+            return int.from_bytes(take(4), "big", signed=True)
+
+        parts: list[TopicPartition] = []
+        topics = i32()
+        if topics < 0:
+            raise ValueError("null array")
+        for _ in range(topics):
+            size = int.from_bytes(take(2), "big", signed=True)
+            if size < 0:
+                raise ValueError("null string")
+            topic = take(size).decode("utf-8")
+            count = i32()
+            if count < 0:
+                raise ValueError("null array")
+            parts += [(topic, i32()) for _ in range(count)]
+        return StickyUserData(tuple(parts), i32() if with_generation else None)
+
+    for with_generation in (True, False):
+        try:
+            return read(with_generation)
+        except (ValueError, UnicodeDecodeError):
+            continue
+    return StickyUserData((), -1, malformed=True)

@@ -26,7 +26,8 @@ class AcknowledgementMode(Enum):
 
 class AcknowledgeType(Enum):
     """``AcknowledgeType``; the value is the wire id (0 is a gap, which this model never has).
-    RENEW exists in Kafka 4.2.1 but is not modelled (docs/machines/share_delivery.md)."""
+    RENEW (Kafka 4.2.1, explicit mode) keeps the record: a later poll returns it again
+    (docs/machines/share_delivery.md, "RENEW")."""
 
     ACCEPT = 1
     RELEASE = 2

@@ -1,4 +1,4 @@
-"""The classic consumer group's assignors (Range, RoundRobin), Kafka-shaped.
+"""The classic consumer group's assignors (Range, RoundRobin, Sticky, CooperativeSticky), Kafka-shaped.
 
 ``assign(group)`` answers by groupspec's rules (spec/classic_assignors.py), which fix the two
 orders Kafka leaves to its hash maps: each member's list is sorted, and members with equal
@@ -9,7 +9,8 @@ the topic maps are java.util.HashMaps, emulated by impl/simple_assignor/java_col
 Both modes run the same assignor code (:mod:`.range`, :mod:`.roundrobin`); they differ only in
 the two orders they hand it (:mod:`.orders`) and in whether the lists are sorted at the end;
 the Kafka mode also fails where Kafka's code throws (RoundRobin on a group without members:
-PartitionAssignorError naming IllegalArgumentException).
+PartitionAssignorError naming IllegalArgumentException; the sticky assignors on owned partitions
+that upset their bookkeeping: IllegalStateException, see :mod:`.sticky`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Literal
 
 from groupspec.types.classic_assignors import (
     RANGE,
+    STICKY_ASSIGNORS,
     ClassicAssignment,
     ClassicAssignorInput,
     check_input,
@@ -29,14 +31,16 @@ COMPAT_MODES: tuple[Compat, ...] = ("groupspec", "kafka")
 
 def assign(group: ClassicAssignorInput, *, compat: Compat = "groupspec") -> ClassicAssignment:
     """Every member's partitions, in list order; the module docstring explains ``compat``."""
-    from groupspec.impl.classic_assignors import orders, range, roundrobin
+    from groupspec.impl.classic_assignors import orders, range, roundrobin, sticky
 
     if compat not in COMPAT_MODES:
         raise ValueError(f"compat: unknown mode {compat!r}; expected one of {COMPAT_MODES}")
     check_input(group)
     kafka = compat == "kafka"
     members = orders.kafka_member_map_order(group) if kafka else orders.by_member_id(group)
-    if group.assignor == RANGE:
+    if group.assignor in STICKY_ASSIGNORS:
+        raw = sticky.assign(group, members, kafka=kafka)
+    elif group.assignor == RANGE:
         topics = orders.kafka_topic_order(group, members) if kafka else orders.sorted_topics(group)
         raw = range.assign(group, members, topics)
     else:

@@ -3,7 +3,14 @@ them (Kafka's ``Acknowledgements``, ``ShareInFlightBatch`` and ``ShareFetch``)."
 
 from __future__ import annotations
 
-from groupspec.types.share_delivery import AcknowledgementBatch, AcknowledgeType, Partition, Record
+from groupspec.types.errors import Errors
+from groupspec.types.share_delivery import (
+    AcknowledgementBatch,
+    AcknowledgeType,
+    CallbackInvocation,
+    Partition,
+    Record,
+)
 
 #: Acknowledgements.MAX_RECORDS_WITH_SAME_ACKNOWLEDGE_TYPE
 MAX_RECORDS_WITH_SAME_ACKNOWLEDGE_TYPE = 10
@@ -82,6 +89,10 @@ class InFlightBatch:
         self.in_flight: dict[int, Record] = {}
         self.acknowledged: set[int] = set()
         self.acknowledgements = Acknowledgements()
+        #: Taken with a RENEW mark, waiting for the acknowledgements to complete.
+        self.renewing: dict[int, Record] = {}
+        #: Renewed, waiting for a poll to put them back in flight.
+        self.renewed: dict[int, Record] = {}
 
     def acknowledge(self, offset: int, type_: AcknowledgeType) -> bool:
         if offset not in self.in_flight:
@@ -100,10 +111,29 @@ class InFlightBatch:
 
     def take_acknowledged(self) -> Acknowledgements:
         for offset in self.acknowledged:
+            if self.acknowledgements.types.get(offset) is AcknowledgeType.RENEW:
+                self.renewing[offset] = self.in_flight[offset]
             del self.in_flight[offset]
         self.acknowledged.clear()
         taken, self.acknowledgements = self.acknowledgements, Acknowledgements()
         return taken
+
+    def renew(self, completed: CallbackInvocation) -> None:
+        """Completed acknowledgements: a renewing record among them is renewed if they
+        succeeded, dropped if not."""
+        for offset in completed.offsets:
+            record = self.renewing.pop(offset, None)
+            if record is not None and completed.error is Errors.NONE:
+                self.renewed[offset] = record
+
+    def has_renewals(self) -> bool:
+        return bool(self.renewing or self.renewed)
+
+    def take_renewals(self) -> None:
+        """Renewed records are in flight again, kept in offset order (a TreeMap in Kafka)."""
+        merged = {**self.in_flight, **self.renewed}
+        self.in_flight = {o: merged[o] for o in sorted(merged)}
+        self.renewed.clear()
 
 
 class ShareFetch:
@@ -132,6 +162,18 @@ class ShareFetch:
 
     def check_all_in_flight_acknowledged(self) -> bool:
         return all(b.all_acknowledged() for b in self.batches.values())
+
+    def renew(self, completed: CallbackInvocation) -> None:
+        batch = self.batches.get(Partition(completed.topic, completed.partition))
+        if batch is not None:
+            batch.renew(completed)
+
+    def has_renewals(self) -> bool:
+        return any(b.has_renewals() for b in self.batches.values())
+
+    def take_renewed_records(self) -> None:
+        for batch in self.batches.values():
+            batch.take_renewals()
 
     def take_acknowledged_records(self) -> dict[Partition, Acknowledgements]:
         out: dict[Partition, Acknowledgements] = {}

@@ -72,8 +72,6 @@ class ShareDeliveryConsumer:
 
     @staticmethod
     def _refuse_unmodelled(event: DeliveryEvent) -> None:
-        if isinstance(event, Acknowledge) and event.acknowledge_type is AcknowledgeType.RENEW:
-            raise InputError("event.acknowledge_type", "RENEW is not modelled")
         if isinstance(event, AcknowledgeAnswered) and (
                 event.error not in FINAL_ACKNOWLEDGE_ERRORS
                 or any(p.error not in FINAL_PARTITION_ERRORS for p in event.partitions)):
@@ -119,6 +117,8 @@ class ShareDeliveryConsumer:
     # -- the application thread ---------------------------------------------------------------------
 
     def _handle_completed_acknowledgements(self) -> None:
+        for completed in self.manager.completed:
+            self.current_fetch.renew(completed)  # ShareAcknowledgementEvent with renew acks
         self._callbacks.extend(self.manager.completed)
         self.manager.completed = []
 
@@ -132,7 +132,7 @@ class ShareDeliveryConsumer:
         if not self.implicit and not self.current_fetch.check_all_in_flight_acknowledged():
             raise IllegalStateException("All records must be acknowledged in explicit acknowledgement mode.")
         acks = self.current_fetch.take_acknowledged_records()
-        if self.current_fetch.is_empty():
+        if self.current_fetch.is_empty() and not self.current_fetch.has_renewals():
             taken = self.fetch_buffer[:self.config.max_poll_records]
             del self.fetch_buffer[:len(taken)]
             if taken:
@@ -144,6 +144,15 @@ class ShareDeliveryConsumer:
                     self.manager.commit_async(acks)  # ShareAcknowledgeAsyncEvent
             else:
                 self.manager.fetch(acks)  # ShareFetchEvent: the acknowledgements ride on the fetch
+            return
+        if self.current_fetch.has_renewals():
+            self.current_fetch.take_renewed_records()
+            if self.current_fetch.has_renewals():
+                self.manager.fetch(acks)
+                acks = {}
+            elif acks:
+                self.manager.commit_async(acks)
+            self._records = self.current_fetch.records()
 
     def _commit(self, *, sync: bool) -> None:
         self._handle_completed_acknowledgements()

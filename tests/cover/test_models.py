@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from groupspec.models import assignor_arith as arith
 from groupspec.models import assignor_float as flt
+from groupspec.models import range_split as split
 from groupspec.models.min_moves import is_full, min_moves, moves, solve, valid_prior
+from groupspec.spec.classic_assignors import range_counts
 from groupspec.spec.simple_assignor import (
     assign,
     check_properties,
@@ -142,3 +144,40 @@ def test_not_full_result_may_beat_the_full_minimum():
     assert not is_full(group, result)
     assert moves(group, result) == 0
     assert min_moves(group) == 1
+
+
+# --- classic Range's split sizes -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lemma", split.LEMMAS, ids=lambda f: f.__name__)
+def test_range_split_lemma_proved(lemma):
+    result = lemma()
+    assert result.status == "proved", result
+    assert result.seconds < 5
+
+
+def test_range_split_encoding_matches_spec():
+    term = split.range_count(split.P, split.C, split.POS_I)
+    for p in range(0, 25):
+        for c in range(1, 13):
+            got = [arith.evaluate(term, P=p, C=c, i=i) for i in range(c)]
+            assert got == range_counts(p, c), (p, c)
+
+
+def test_range_split_planted_extra_last_is_refuted():
+    """Extra partitions given to the last subscribers: balanced and summing to P, but not Range."""
+    for lemma in (split.lemma_extra_first, split.lemma_unique):
+        result = lemma(split.extra_last)
+        assert result.status == "refuted", result
+    ce = split.lemma_extra_first(split.extra_last).counterexample
+    wrong = [arith.evaluate(split.extra_last(split.P, split.C, split.POS_I), P=ce["P"], C=ce["C"], i=i)
+             for i in range(ce["C"])]
+    assert wrong[ce["i"]] < wrong[ce["j"]] and wrong != range_counts(ce["P"], ce["C"])
+
+
+def test_range_split_planted_round_up_is_refuted():
+    """Everyone rounded up (ceil(P/C) each) hands out more partitions than exist."""
+    result = split.lemma_sum(lambda p, c, i: (p + c - 1) / c)
+    assert result.status == "refuted", result
+    p, c = result.counterexample["P"], result.counterexample["C"]
+    assert c * -(-p // c) != p

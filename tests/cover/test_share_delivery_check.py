@@ -46,6 +46,19 @@ def test_a_history_that_keeps_every_promise() -> None:
     assert check(h, 3) == []
 
 
+def test_a_renew_ends_nothing() -> None:
+    # A RENEW that took keeps the record with its holder: after quiet the record still needs an
+    # end, and one ACCEPT after any number of RENEWs is no second acceptance.
+    renewed = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1], [T, 0, 1, 1], [T, 0, 2, 1]]),
+                       *_ack("c1", [[T, 0, 0, "ACCEPT"], [T, 0, 1, "ACCEPT"], [T, 0, 2, "RENEW"]]),
+                       QUIET)
+    assert [(v.kind, v.record) for v in check(renewed, 3)] == [("lost", (T, 0, 2))]
+    ended = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1], [T, 0, 1, 1], [T, 0, 2, 1]]),
+                     *_ack("c1", [[T, 0, 0, "ACCEPT"], [T, 0, 1, "ACCEPT"], [T, 0, 2, "RENEW"]]),
+                     *_ack("c1", [[T, 0, 2, "RENEW"]]), *_ack("c1", [[T, 0, 2, "ACCEPT"]]), QUIET)
+    assert check(ended, 3) == []
+
+
 def test_an_accept_taken_twice() -> None:
     h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]),
                  *_ack("c1", [[T, 0, 0, "ACCEPT"]]))

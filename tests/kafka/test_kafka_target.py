@@ -41,7 +41,8 @@ ON_KAFKA = {
                 # The classic consumer protocol runs on the client's ConsumerProtocol.
                 "decode_consumer_protocol": {"passed"}, "encode_consumer_protocol": {"passed"}},
     "simple_assignor": {"assign": {"passed"}},
-    # kafka-clients' RangeAssignor and RoundRobinAssignor, list order included.
+    # kafka-clients' Range, RoundRobin, Sticky and CooperativeSticky assignors, list order and
+    # exceptions included.
     "classic_assignors": {"assign": {"passed"}},
     # The share consumer's delivery path is not yet driven through kafka-clients' classes.
     "share_delivery": {"run": {"unsupported"}},

@@ -84,10 +84,14 @@ def _drop_deleted_files(judged: Path, dropped: list[str]) -> int:
     return gone
 
 
-def rekey(base: str) -> tuple[int, list[str]]:
-    """Rewrite every judged file; the number of keys changed and the judgements left unmatched."""
+def rekey(base: str, only: Sequence[str] = ()) -> tuple[int, list[str]]:
+    """Rewrite every judged file (or the ``only`` ones, by name: after a merge, each side's files
+    were judged on a different revision); the number of keys changed and the judgements left
+    unmatched."""
     changed, lost = 0, []
     for judged in sorted(JUDGED.glob("*.json")):
+        if only and judged.name not in only:
+            continue
         relative = str(judged.relative_to(ROOT))
         if _old_text(base, relative) not in (None, judged.read_text(encoding="utf-8")):
             # Its keys may already name today's mutants: carried over twice, they would be wrong.
@@ -118,8 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.quality.rekey",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="HEAD", help="the revision the judgements were made on")
+    parser.add_argument("--only", action="append", default=[], metavar="FILE",
+                        help="only this judged file, such as spec.json (repeatable)")
     args = parser.parse_args(argv)
-    changed, lost = rekey(args.base)
+    changed, lost = rekey(args.base, args.only)
     again = [line for line in lost if not line.endswith("dropped)")]
     print(f"{changed} keys carried over or dropped, {len(again)} judgements whose line changed")
     for line in lost:

@@ -45,7 +45,7 @@ from groupspec.types.share_delivery import (
 )
 
 PARTITIONS = (Partition("a", 0), Partition("a", 1), Partition("b", 0))
-TYPES = (AcknowledgeType.ACCEPT, AcknowledgeType.RELEASE, AcknowledgeType.REJECT)
+TYPES = (AcknowledgeType.ACCEPT, AcknowledgeType.RELEASE, AcknowledgeType.REJECT, AcknowledgeType.RENEW)
 FETCH_ERRORS = (Errors.NONE,) * 6 + (Errors.SHARE_SESSION_NOT_FOUND, Errors.INVALID_SHARE_SESSION_EPOCH,
                                      Errors.SHARE_SESSION_LIMIT_REACHED, Errors.UNKNOWN_SERVER_ERROR)
 ACK_ERRORS = (Errors.NONE,) * 4 + (Errors.INVALID_RECORD_STATE, Errors.NOT_LEADER_OR_FOLLOWER)

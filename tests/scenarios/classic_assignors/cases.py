@@ -8,7 +8,9 @@ tests/cover/test_conformance_classic_assignors.py holds the spec and the Kafka m
 
 Sources:
 
-* ``upstream``: Kafka's RangeAssignorTest and RoundRobinAssignorTest (clients/src/test/java/org/
+* ``upstream``: Kafka's RangeAssignorTest and RoundRobinAssignorTest, and for the sticky
+  assignors AbstractStickyAssignorTest, StickyAssignorTest and CooperativeStickyAssignorTest
+  (their variants without racks, on one subscription) (clients/src/test/java/org/
   apache/kafka/clients/consumer/, trunk), transcribed as data. The tests' racks come from
   AbstractPartitionAssignorTest's helpers: brokers on racks "a".."f" in turn, partition i of a
   topic on brokers i, i+1, ... (shifted by the partitions of the topics listed before it).
@@ -44,6 +46,14 @@ class Case:
     mode: str = "exact"
     #: What the upstream test asserts: member id -> its partitions (compared as sets).
     upstream: Mapping[str, frozenset[TopicPartition]] | None = None
+    #: CooperativeSticky tests that assert after their follow-up rebalances: ``upstream`` holds
+    #: once the group is re-run, each member reporting its answer in the same generation, until
+    #: no member loses a partition it reported.
+    settle: bool = False
+    #: The upstream answer follows Kafka's member map order (which member keeps the maximum
+    #: quota); groupspec visits members by id and may pick another: only the Kafka mode is held
+    #: to it, the spec to its properties.
+    kafka_only: bool = False
 
 
 def parse_parts(text: str) -> frozenset[TopicPartition]:
@@ -992,6 +1002,9 @@ def all_cases() -> Iterator[Case]:
     yield from roundrobin_cases()
     yield from hand_cases()
     yield from generated_cases()
+    from tests.scenarios.classic_assignors.sticky_cases import sticky_cases
+
+    yield from sticky_cases()
 
 
 def vector_doc(case: Case) -> dict[str, Any]:
@@ -1021,3 +1034,4 @@ def vector_doc(case: Case) -> dict[str, Any]:
 def classic_assignors_vector_docs() -> Iterator[dict[str, Any]]:
     for case in all_cases():
         yield vector_doc(case)
+

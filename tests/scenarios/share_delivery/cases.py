@@ -43,7 +43,7 @@ ACKS = INTERNALS + "Acknowledgements.java"
 P0, P1 = Partition("t", 0), Partition("t", 1)
 IMPLICIT = DeliveryConfig(AcknowledgementMode.IMPLICIT)
 EXPLICIT = DeliveryConfig(AcknowledgementMode.EXPLICIT)
-A, R, J = AcknowledgeType.ACCEPT, AcknowledgeType.RELEASE, AcknowledgeType.REJECT
+A, R, J, N = AcknowledgeType.ACCEPT, AcknowledgeType.RELEASE, AcknowledgeType.REJECT, AcknowledgeType.RENEW
 
 
 @dataclass(frozen=True)
@@ -572,6 +572,55 @@ def _rejected_and_released_counts() -> Case:
         ACKS, "getAcknowledgementBatches")
 
 
+def _renew_returns_the_record() -> Case:
+    s = _delivered(EXPLICIT)
+    s.add(Acknowledge("t", 0, 0, A))
+    s.add(Acknowledge("t", 0, 1, N))
+    s.add(Acknowledge("t", 0, 2, A))
+    s.add(Poll(), "sent", absent=("records", "error"))
+    s.records(acked=(P0,))
+    s.shows.append(Shows(len(s.events) - 1, "sent"))
+    s.add(Poll(), "records", "callbacks", absent=("sent",))
+    s.add(Acknowledge("t", 0, 1, A), absent=("error",))
+    s.add(Poll(), absent=("error", "records"))
+    return s.case(
+        "renew_returns_the_record_at_a_later_poll",
+        "Explicit mode: a record acknowledged RENEW (type 4) leaves the batch with the others and "
+        "rides on the poll's ShareFetch (which asks for no records, so another ShareFetch follows "
+        "its answer). Once the answer is handled at the next poll, the renewed record is returned "
+        "again and must be acknowledged again.",
+        INTERNALS + "ShareInFlightBatch.java", "renew")
+
+
+def _renew_failed_drops_the_record() -> Case:
+    s = _delivered(EXPLICIT, last=0)
+    s.add(Acknowledge("t", 0, 0, N))
+    s.add(Poll(), "sent", absent=("records",))
+    s.records(acked=(P0,), ack_error=Errors.INVALID_RECORD_STATE)
+    s.add(Poll(), "callbacks", absent=("records", "error"))
+    return s.case(
+        "failed_renew_drops_the_record",
+        "A RENEW whose acknowledgement fails (INVALID_RECORD_STATE) is not renewed: the callback "
+        "hears the error and the record is never returned again by this consumer.",
+        INTERNALS + "ShareInFlightBatch.java", "renew")
+
+
+def _renew_holds_back_the_buffer() -> Case:
+    s = _delivered(DeliveryConfig(AcknowledgementMode.EXPLICIT, max_poll_records=1), last=1)
+    s.add(Acknowledge("t", 0, 0, N))
+    s.add(Poll(), "sent", absent=("records",))
+    s.records(acked=(P0,))
+    s.add(Poll(), "records", absent=("error",))
+    s.add(Acknowledge("t", 0, 0, A))
+    s.add(Poll(), "records", absent=("error",))
+    return s.case(
+        "renew_pending_holds_back_the_buffer",
+        "While a record is renewing, a poll takes nothing from the fetch buffer (offset 1 waits): "
+        "it returns nothing until the renewal is handled, then the renewed offset 0, and only after "
+        "that is acknowledged the buffered offset 1.",
+        IMPL, "collect")
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _poll_fetches_then_returns,
@@ -605,6 +654,9 @@ def all_cases() -> list[Case]:
         _failed_fetch_with_acknowledgements,
         _long_run_batch,
         _rejected_and_released_counts,
+        _renew_returns_the_record,
+        _renew_failed_drops_the_record,
+        _renew_holds_back_the_buffer,
     ]
     return [build() for build in builders]
 

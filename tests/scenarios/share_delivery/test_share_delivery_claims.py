@@ -12,10 +12,8 @@ from groupspec.spec import share_delivery as spec
 from groupspec.types import InputError
 from groupspec.types.errors import Errors
 from groupspec.types.share_delivery import (
-    Acknowledge,
     AcknowledgeAnswered,
     AcknowledgePartition,
-    AcknowledgeType,
     DeliveryEvent,
 )
 from tests.scenarios.share_delivery.cases import Case, all_cases
@@ -45,12 +43,11 @@ def test_claims(case: Case) -> None:
 
 
 @pytest.mark.parametrize("event", [
-    Acknowledge("t", 0, 0, AcknowledgeType.RENEW),
     AcknowledgeAnswered(Errors.SHARE_SESSION_NOT_FOUND),
     AcknowledgeAnswered(partitions=(AcknowledgePartition("t", 0, Errors.REQUEST_TIMED_OUT),)),
-], ids=["renew", "retried_error", "retried_partition_error"])
+], ids=["retried_error", "retried_partition_error"])
 def test_what_is_not_modelled_is_refused(event: DeliveryEvent) -> None:
-    """RENEW and the ShareAcknowledge errors Kafka retries are outside the model: the vectors'
+    """The ShareAcknowledge errors Kafka retries are outside the model: the vectors'
     input check, the implementation and the spec's precondition refuse them."""
     from groupspec.conformance.share_delivery_json import RunInput, run_input_from_json, run_input_to_json
 

@@ -8,8 +8,10 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.clients.consumer.StickyAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
@@ -25,8 +27,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Machine classic_assignors through kafka-clients' own {@code RangeAssignor} and
- * {@code RoundRobinAssignor}, called as the leader's ConsumerCoordinator.onLeaderElected calls
+ * Machine classic_assignors through kafka-clients' own {@code RangeAssignor},
+ * {@code RoundRobinAssignor}, {@code StickyAssignor} and {@code CooperativeStickyAssignor} (a fresh
+ * instance per call, so no state from an earlier answer leaks in), called as the leader's ConsumerCoordinator.onLeaderElected calls
  * them: the subscriptions in a {@code HashMap} keyed by member id, filled in the vector's member
  * order (the JoinGroup response's), each with its instance id set; the metadata a {@code Cluster}
  * with one broker per rack named in the vector (and one without a rack), each partition's replicas
@@ -46,6 +49,10 @@ final class ClassicAssignorsMachine implements Adapter.Machine {
             assignor = new RangeAssignor();
         } else if (name.equals("roundrobin")) {
             assignor = new RoundRobinAssignor();
+        } else if (name.equals("sticky")) {
+            assignor = new StickyAssignor();
+        } else if (name.equals("cooperative-sticky")) {
+            assignor = new CooperativeStickyAssignor();
         } else {
             throw Adapter.Answer.unsupported("assignor " + name + " is not driven here");
         }

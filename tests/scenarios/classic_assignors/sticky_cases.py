@@ -1,0 +1,480 @@
+"""The sticky assignors' cases (Sticky, CooperativeSticky): upstream transcriptions, hand-made
+corners and seeded random groups; joined into the catalogue by cases.all_cases."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from groupspec.types.classic_assignors import (
+    ClassicAssignorInput,
+    ClassicMember,
+    TopicPartition,
+    encode_sticky_user_data,
+)
+from tests.scenarios.classic_assignors.cases import Case, _hand, _up, parse_parts
+
+# ---------------------------------------------------------------------------------------------
+# Sticky and CooperativeSticky
+# ---------------------------------------------------------------------------------------------
+
+
+def sticky_member(
+    assignor: str,
+    member_id: str,
+    topics: Sequence[str],
+    owned: Sequence[TopicPartition] = (),
+    generation: int | None = None,
+    instance: str | None = None,
+) -> ClassicMember:
+    """A member as a Kafka 4.2 client sends it: owned partitions and generation in the
+    subscription and, for ``sticky``, also in the user data (the only place StickyAssignor
+    reads them; a member that owned nothing yet sends no user data)."""
+    user_data = None
+    if assignor == "sticky" and (owned or generation is not None):
+        user_data = encode_sticky_user_data(tuple(owned), generation)
+    return ClassicMember(member_id, tuple(topics), tuple(owned), instance, generation, None, user_data)
+
+
+def random_sticky_group(rng: random.Random, assignor: str, messy: bool) -> ClassicAssignorInput:
+    """Members with one subscription; each claims a random handful of partitions. ``messy``
+    also lets claims go beyond a topic's count, repeat, and clash within one generation."""
+    topics = {f"topic-{k}": rng.randint(0, 8) for k in range(rng.randint(1, 4))}
+    subscribed = sorted(topics)
+    pool = [(t, p) for t, n in topics.items() for p in range(n + (2 if messy else 0))]
+    free = list(pool)
+    rng.shuffle(free)
+    members = []
+    for k in range(rng.randint(1, 8)):
+        take = rng.randint(0, 4)
+        if messy:
+            owned = [rng.choice(pool) for _ in range(take)] if pool else []
+        else:
+            owned, free = free[:take], free[take:]
+        generation = rng.choice((None, 1, 2, 3)) if owned or rng.random() < 0.5 else None
+        member_id = f"member-{k}-{rng.randint(0, 999)}"
+        members.append(sticky_member(assignor, member_id, subscribed, owned, generation))
+    return ClassicAssignorInput(assignor, tuple(members), topics)
+
+
+def next_round(
+    group: ClassicAssignorInput, answer: Mapping[str, Sequence[TopicPartition]], generation: int
+) -> ClassicAssignorInput:
+    """The group's next rebalance: every member reports what it was given, in ``generation``."""
+    members = tuple(
+        sticky_member(group.assignor, m.member_id, m.topics, answer[m.member_id], generation)
+        for m in group.members
+    )
+    return ClassicAssignorInput(group.assignor, members, group.topics, group.replica_racks)
+
+
+#: Upstream scenarios as data: (test, file, description, topics, members as (id, topics, owned,
+#: generation), what the test asserts). File "abstract" runs on both assignors (the cooperative
+#: one asserting after its follow-up rebalances); the others on the one their file tests.
+_ABSTRACT = "internals/AbstractStickyAssignorTest.java"
+_STICKY_T = "StickyAssignorTest.java"
+_COOP_T = "CooperativeStickyAssignorTest.java"
+_T = ("topic",)
+_T12 = ("topic1", "topic2")
+_MAP_ORDERED = {"testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers"}
+_StickyRow = tuple[
+    str, str, str, dict[str, int], list[tuple[str, tuple[str, ...], str, int | None]], dict[str, str]
+]
+STICKY_UPSTREAM: list[_StickyRow] = [
+    (
+        "testOneConsumerOneTopic",
+        _ABSTRACT,
+        "a lone member takes every partition",
+        {"topic": 3},
+        [("consumer", _T, "", None)],
+        {"consumer": "topic-0, topic-1, topic-2"},
+    ),
+    (
+        "testTwoConsumersOneTopicTwoPartitions",
+        _ABSTRACT,
+        "two new members, one partition each",
+        {"topic": 2},
+        [("consumer1", _T, "", None), ("consumer2", _T, "", None)],
+        {"consumer1": "topic-0", "consumer2": "topic-1"},
+    ),
+    (
+        "testTwoConsumersTwoTopicsSixPartitions",
+        _ABSTRACT,
+        "new members are dealt partitions in turns",
+        {"topic1": 3, "topic2": 3},
+        [("consumer1", _T12, "", None), ("consumer2", _T12, "", None)],
+        {"consumer1": "topic1-0, topic1-2, topic2-1", "consumer2": "topic1-1, topic2-0, topic2-2"},
+    ),
+    (
+        "testConsumerOwningMinQuotaExpectedMaxQuota",
+        _ABSTRACT,
+        "a member at the minimum quota takes the one extra partition",
+        {"topic1": 2, "topic2": 3},
+        [("consumer1", _T12, "topic1-0, topic2-1", 1), ("consumer2", _T12, "topic1-1, topic2-2", 1)],
+        {"consumer1": "topic1-0, topic2-1, topic2-0", "consumer2": "topic1-1, topic2-2"},
+    ),
+    (
+        "testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers",
+        _ABSTRACT,
+        "more members own the maximum quota than may keep it: the first keeps it, the other gives one up",
+        {"topic1": 2, "topic2": 2},
+        [
+            ("consumer1", _T12, "topic1-0, topic2-0", 1),
+            ("consumer2", _T12, "topic1-1, topic2-1", 1),
+            ("consumer3", _T12, "", 1),
+        ],
+        {"consumer1": "topic1-0", "consumer2": "topic1-1, topic2-1", "consumer3": "topic2-0"},
+    ),
+    (
+        "testAllConsumersAreUnderMinQuota",
+        _ABSTRACT,
+        "every member below the minimum keeps what it owns",
+        {"topic1": 2, "topic2": 3},
+        [("consumer1", _T12, "topic1-0", 1), ("consumer2", _T12, "topic1-1", 1), ("consumer3", _T12, "", 1)],
+        {"consumer1": "topic1-0, topic2-1", "consumer2": "topic1-1, topic2-2", "consumer3": "topic2-0"},
+    ),
+    (
+        "testOwnedPartitionsAreInvalidatedForConsumerWithStaleGeneration",
+        _ABSTRACT,
+        "a claim from an older generation loses to the newer one",
+        {"topic": 3, "topic2": 3},
+        [
+            ("consumer1", ("topic", "topic2"), "topic-0, topic-2, topic2-1", 10),
+            ("consumer2", ("topic", "topic2"), "topic-0, topic-2, topic2-1", 9),
+        ],
+        {"consumer1": "topic-0, topic-2, topic2-1", "consumer2": "topic-1, topic2-0, topic2-2"},
+    ),
+    (
+        "testEnsurePartitionsAssignedToHighestGeneration",
+        _ABSTRACT,
+        "each partition claimed in several generations goes to the highest",
+        {"topic": 3, "topic2": 3, "topic3": 3},
+        [
+            ("consumer1", ("topic", "topic2", "topic3"), "topic-0, topic2-0, topic3-0", 10),
+            ("consumer2", ("topic", "topic2", "topic3"), "topic-1, topic2-1, topic3-1", 9),
+            ("consumer3", ("topic", "topic2", "topic3"), "topic2-1, topic3-0, topic3-2", 8),
+        ],
+        {
+            "consumer1": "topic-0, topic2-0, topic3-0",
+            "consumer2": "topic-1, topic2-1, topic3-1",
+            "consumer3": "topic-2, topic2-2, topic3-2",
+        },
+    ),
+    (
+        "testPartitionsTransferringOwnershipIncludeThePartitionClaimedByMultipleConsumersInSameGeneration",
+        _ABSTRACT,
+        "a partition two members claim in one generation is kept by neither (KAFKA-12984)",
+        {"topic": 3},
+        [
+            ("consumer1", _T, "topic-0, topic-1", 1),
+            ("consumer2", _T, "topic-0, topic-2", 1),
+            ("consumer3", _T, "", 1),
+        ],
+        {"consumer1": "topic-1", "consumer2": "topic-2", "consumer3": "topic-0"},
+    ),
+    (
+        "testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithUnequalPartitionsPerConsumer",
+        _STICKY_T,
+        "a doubly claimed partition goes to the member with room; the spare one to a keeper",
+        {"topic": 4},
+        [
+            ("consumer1", _T, "topic-0, topic-1", 1),
+            ("consumer2", _T, "topic-0, topic-2", 1),
+            ("consumer3", _T, "", 1),
+        ],
+        {"consumer1": "topic-1, topic-3", "consumer2": "topic-2", "consumer3": "topic-0"},
+    ),
+    (
+        "testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithEqualPartitionsPerConsumer",
+        _COOP_T,
+        "cooperative: the doubly claimed partition is withheld this round",
+        {"topic": 3},
+        [
+            ("consumer1", _T, "topic-0, topic-1", 1),
+            ("consumer2", _T, "topic-0, topic-2", 1),
+            ("consumer3", _T, "", 1),
+        ],
+        {"consumer1": "topic-1", "consumer2": "topic-2", "consumer3": ""},
+    ),
+    (
+        "testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithUnequalPartitionsPerConsumer",
+        _COOP_T,
+        "cooperative: withheld as well with an unequal split",
+        {"topic": 4},
+        [
+            ("consumer1", _T, "topic-0, topic-1", 1),
+            ("consumer2", _T, "topic-0, topic-2", 1),
+            ("consumer3", _T, "", 1),
+        ],
+        {"consumer1": "topic-1, topic-3", "consumer2": "topic-2", "consumer3": ""},
+    ),
+]
+
+
+def sticky_cases() -> list[Case]:
+    out = []
+    for test, file, description, topics, rows, asserted in STICKY_UPSTREAM:
+        on = {
+            _ABSTRACT: ("sticky", "cooperative-sticky"),
+            _STICKY_T: ("sticky",),
+            _COOP_T: ("cooperative-sticky",),
+        }
+        for assignor in on[file]:
+            members = tuple(
+                sticky_member(
+                    assignor,
+                    mid,
+                    subs,
+                    sorted(parse_parts(owned), key=lambda tp: owned.index(f"{tp[0]}-{tp[1]}")),
+                    gen,
+                )
+                for mid, subs, owned, gen in rows
+            )
+            case = _up(test, file, description, ClassicAssignorInput(assignor, members, topics), asserted)
+            out.append(
+                replace(
+                    case,
+                    settle=file == _ABSTRACT and assignor == "cooperative-sticky",
+                    kafka_only=test in _MAP_ORDERED,
+                )
+            )
+    # CooperativeStickyAssignorTest.testAssignorWithOldVersionSubscriptions: two members send
+    # subscription version 1 (no generation field; the generation only in the user data).
+    old = (
+        *(
+            ClassicMember(mid, ("topic1",), owned, None, None, None, (1).to_bytes(4, "big"))
+            for mid, owned in (("consumer1", (("topic1", 0),)), ("consumer2", (("topic1", 1),)))
+        ),
+        ClassicMember("consumer3", ("topic1",), (), None, 1, None, (1).to_bytes(4, "big")),
+    )
+    out.append(
+        _up(
+            "testAssignorWithOldVersionSubscriptions",
+            _COOP_T,
+            "cooperative: a generation only in the user data still counts",
+            ClassicAssignorInput("cooperative-sticky", old, {"topic1": 3}),
+            {"consumer1": "topic1-0", "consumer2": "topic1-1", "consumer3": "topic1-2"},
+        )
+    )
+    out += sticky_hand_cases()
+    for i in range(40):
+        rng = random.Random(2201 + i)
+        assignor = ("sticky", "cooperative-sticky")[i % 2]
+        messy = i % 4 >= 2
+        g = random_sticky_group(rng, assignor, messy)
+        out.append(
+            Case(
+                f"generated_sticky_s{2201 + i}",
+                f"random {assignor} group" + (" with invalid claims" if messy else ""),
+                {"kind": "generated", "seed": 2201 + i, "index": 0},
+                g,
+            )
+        )
+    return out
+
+
+def sticky_hand_cases() -> list[Case]:
+    """Corners where Kafka's bookkeeping and groupspec's rules part (docs/divergences.md)."""
+    out = []
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        t = ("t",)
+        out.append(
+            _hand(
+                f"hand_{a}_owned_beyond_the_count",
+                "a claim beyond the topic's count: Kafka's bookkeeping breaks, groupspec drops it",
+                ClassicAssignorInput(a, (m("c1", t, [("t", 0), ("t", 5)], 1), m("c2", t, [], 1)), {"t": 3}),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_owned_twice_by_one_member",
+                "a member listing a partition twice: Kafka keeps both copies, groupspec one",
+                ClassicAssignorInput(a, (m("c1", t, [("t", 0), ("t", 0)], 1), m("c2", t, [], 1)), {"t": 4}),
+            )
+        )
+        # Map order a, b, c: a and b tie in generation 1 (the partition is marked disputed), then c
+        # claims it in generation 2: Kafka still treats it as disputed, groupspec gives it to c.
+        out.append(
+            _hand(
+                f"hand_{a}_higher_generation_after_a_tie",
+                "three claims of one partition, the highest generation last: the tie still voids it in Kafka",
+                ClassicAssignorInput(
+                    a,
+                    (m("a", t, [("t", 0)], 1), m("b", t, [("t", 0)], 1), m("c", t, [("t", 0)], 2)),
+                    {"t": 3},
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_empty_group",
+                "no members: nothing to assign",
+                ClassicAssignorInput(a, (), {"t": 3}),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_topic_without_partitions",
+                "a subscribed topic with no partitions and a claim on it are left out",
+                ClassicAssignorInput(
+                    a, (m("c1", ("t", "u"), [("u", 0)], 1), m("c2", ("t", "u"), [], 1)), {"t": 3, "u": 0}
+                ),
+            )
+        )
+    # StickyAssignor reads claims from the user data only; the other claimant's generation,
+    # though, from its subscription: here a (user data generation 5, no subscription
+    # generation) loses t-0 to b (generation 3) in Kafka, since b is compared with -1.
+    a_data = encode_sticky_user_data((("t", 0),), 5)
+    out.append(
+        _hand(
+            "hand_sticky_rival_generation_from_the_subscription",
+            "Sticky compares a claim with the other claimant's subscription generation, not its user data's",
+            ClassicAssignorInput(
+                "sticky",
+                (
+                    ClassicMember("a", ("t",), (("t", 0),), None, None, None, a_data),
+                    sticky_member("sticky", "b", ("t",), [("t", 0)], 3),
+                ),
+                {"t": 2},
+            ),
+        )
+    )
+    out.append(
+        _hand(
+            "hand_sticky_claims_only_in_the_subscription",
+            "Sticky ignores owned partitions sent without user data",
+            ClassicAssignorInput(
+                "sticky",
+                (ClassicMember("a", ("t",), (("t", 1),), None, 1), ClassicMember("b", ("t",))),
+                {"t": 2},
+            ),
+        )
+    )
+    # Generation 0 is a generation (Kafka treats only negative ones as absent); a claim with
+    # no generation anywhere counts as -1, so two of those tie.
+    t = ("t",)
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_generation_zero_beats_none",
+            "generation 0 outranks a claim that carries no generation",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (ClassicMember("a", t, (("t", 0),), None, 0), ClassicMember("b", t, (("t", 0),))),
+                {"t": 2},
+            ),
+        )
+    )
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_two_claims_without_generation",
+            "two claims without any generation tie at -1: the partition is disputed and withheld",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (
+                    ClassicMember("a", t, (("t", 0),)),
+                    ClassicMember("b", t, (("t", 0),)),
+                    ClassicMember("c", t),
+                ),
+                {"t": 3},
+            ),
+        )
+    )
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_unreadable_user_data",
+            "user data too short for a generation reads as generation -1, tying a claim without one",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (
+                    ClassicMember("a", t, (("t", 0),)),
+                    ClassicMember("b", t, (("t", 0),), None, None, None, b"\x00\x00\x07"),
+                ),
+                {"t": 2},
+            ),
+        )
+    )
+
+    # CooperativeSticky reads a generation from the user data when the subscription has none;
+    # Kafka reads the first four bytes as an int32 and ignores the rest.
+    def by_user_data(name: str, description: str, rival: int | None, data: bytes) -> Case:
+        return _hand(
+            name,
+            description,
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (
+                    ClassicMember("a", t, (("t", 1),), None, rival),
+                    ClassicMember("b", t, (("t", 1),), None, None, None, data),
+                    ClassicMember("c", t),
+                ),
+                {"t": 3},
+            ),
+        )
+
+    out.append(
+        by_user_data(
+            "hand_cooperative-sticky_user_data_generation_outranks",
+            "a generation only in the user data (5, trailing byte ignored) outranks a subscription's 3",
+            3,
+            (5).to_bytes(4, "big") + b"\x01",
+        )
+    )
+    out.append(
+        by_user_data(
+            "hand_cooperative-sticky_user_data_generation_loses",
+            "a generation only in the user data (5) loses to a subscription's 6",
+            6,
+            (5).to_bytes(4, "big") + b"\x01",
+        )
+    )
+    out.append(
+        by_user_data(
+            "hand_cooperative-sticky_negative_user_data_generation",
+            "a negative generation in the user data (-2) loses even to a claim without one",
+            None,
+            (-2).to_bytes(4, "big", signed=True),
+        )
+    )
+    # A negative partition can only arrive in Sticky user data: groupspec drops it; Kafka keeps it,
+    # and here its count leaves no member to take the partitions it did not keep.
+    out.append(
+        _hand(
+            "hand_sticky_negative_partition_in_user_data",
+            "a claim on partition -1 (user data only): dropped by groupspec, kept by Kafka until it throws",
+            ClassicAssignorInput(
+                "sticky",
+                (
+                    ClassicMember(
+                        "c1",
+                        t,
+                        (),
+                        None,
+                        1,
+                        None,
+                        encode_sticky_user_data((("t", -1), ("t", 0), ("t", 1)), 1),
+                    ),
+                ),
+                {"t": 2},
+            ),
+        )
+    )
+    v0 = encode_sticky_user_data((("t", 2),), None)
+    out.append(
+        _hand(
+            "hand_sticky_two_version_0_claims",
+            "two Sticky claims in version 0 user data (no generation) tie at -1",
+            ClassicAssignorInput(
+                "sticky",
+                (
+                    ClassicMember("a", t, (("t", 2),), None, None, None, v0),
+                    ClassicMember("b", t, (("t", 2),), None, None, None, v0),
+                    ClassicMember("c", t),
+                ),
+                {"t": 3},
+            ),
+        )
+    )
+    return out
