@@ -173,6 +173,10 @@ class Offset:
     batches: tuple[ss.StateBatch, ...]
     create_timestamp: int = 0
     write_timestamp: int = 0
+    #: KIP-1226: finished offsets from the start offset on, as the last record said (-1: not
+    #: known). Initialize sets 0 or -1; a write sets what its request says, and groupspec's write
+    #: requests (WriteShareGroupState v0) say nothing: -1.
+    delivery_complete_count: int = -1
 
 
 @dataclass(frozen=True)
@@ -293,14 +297,16 @@ def _batches_in(batches: Iterable[object]) -> tuple[ss.StateBatch, ...]:
 def _snapshot(key: Key, o: Offset) -> CoordinatorRecord:
     value = r.ShareSnapshotValue(snapshot_epoch=o.snapshot_epoch, state_epoch=o.state_epoch,
                                  leader_epoch=o.leader_epoch, start_offset=o.start_offset,
+                                 delivery_complete_count=o.delivery_complete_count,
                                  create_timestamp=o.create_timestamp, write_timestamp=o.write_timestamp,
                                  state_batches=_batches_out(o.batches, r.ShareSnapshotValue.StateBatch))
     return CoordinatorRecord(r.ShareSnapshotKey(key[0], uuid.UUID(key[1]), key[2]), value, 0)
 
 
 def _update(key: Key, snapshot_epoch: int, leader_epoch: int, start: int,
-            batches: tuple[ss.StateBatch, ...]) -> CoordinatorRecord:
+            batches: tuple[ss.StateBatch, ...], complete: int) -> CoordinatorRecord:
     value = r.ShareUpdateValue(snapshot_epoch=snapshot_epoch, leader_epoch=leader_epoch, start_offset=start,
+                               delivery_complete_count=complete,
                                state_batches=_batches_out(batches, r.ShareUpdateValue.StateBatch))
     return CoordinatorRecord(r.ShareUpdateKey(key[0], uuid.UUID(key[1]), key[2]), value, 0)
 
@@ -327,14 +333,16 @@ def replay(st: St, key: Key, offset: int, record: CoordinatorRecord) -> None:
         assert isinstance(u, r.ShareUpdateValue)
         batches = _batches_in(u.state_batches)
         if entry is None:
-            entry = Entry(Offset(u.snapshot_epoch, 0, u.leader_epoch, u.start_offset, batches),
+            entry = Entry(Offset(u.snapshot_epoch, 0, u.leader_epoch, u.start_offset, batches,
+                                 delivery_complete_count=u.delivery_complete_count),
                           u.leader_epoch, None, 1)
         else:
             o = entry.offset
             start = o.start_offset if u.start_offset == ss.UNINITIALIZED_START_OFFSET else u.start_offset
             leader = o.leader_epoch if u.leader_epoch == ss.NO_EPOCH else u.leader_epoch
             merged = Offset(o.snapshot_epoch, o.state_epoch, leader, start,
-                            combine(o.batches, batches, start), o.create_timestamp, o.write_timestamp)
+                            combine(o.batches, batches, start), o.create_timestamp, o.write_timestamp,
+                            u.delivery_complete_count)  # the update's own, as Kafka's merge takes it
             entry = Entry(merged, max(entry.leader_seen, u.leader_epoch), entry.state_seen,
                           1 if entry.updates is None else entry.updates + 1)
         st.set(keys=put(s.keys, key, entry))
@@ -346,7 +354,8 @@ def replay(st: St, key: Key, offset: int, record: CoordinatorRecord) -> None:
     else:
         assert isinstance(v, r.ShareSnapshotValue)
         o = Offset(v.snapshot_epoch, v.state_epoch, v.leader_epoch, v.start_offset,
-                   _batches_in(v.state_batches), v.create_timestamp, v.write_timestamp)
+                   _batches_in(v.state_batches), v.create_timestamp, v.write_timestamp,
+                   v.delivery_complete_count)
         leader = v.leader_epoch if entry is None else max(entry.leader_seen, v.leader_epoch)
         seen = entry.state_seen if entry is not None else None
         state_seen = v.state_epoch if seen is None else max(seen, v.state_epoch)
@@ -364,7 +373,7 @@ def replay(st: St, key: Key, offset: int, record: CoordinatorRecord) -> None:
 
 
 def _state_record(st: St, key: Key, start: int, leader_epoch: int,
-                  batches: tuple[ss.StateBatch, ...]) -> CoordinatorRecord:
+                  batches: tuple[ss.StateBatch, ...], complete: int = -1) -> CoordinatorRecord:
     """A write's record: a ShareUpdate of the (self-combined) new batches while the key's update
     count is below the limit, else a ShareSnapshot of everything combined."""
     entry = st.state.keys[key]
@@ -372,8 +381,8 @@ def _state_record(st: St, key: Key, start: int, leader_epoch: int,
     if (entry.updates or 0) >= st.state.config.updates_per_snapshot:
         new_start = o.start_offset if start == ss.UNINITIALIZED_START_OFFSET else start
         return _snapshot(key, Offset(o.snapshot_epoch + 1, o.state_epoch, leader_epoch, new_start,
-                                     combine(o.batches, batches, new_start), now, now))
-    return _update(key, o.snapshot_epoch, leader_epoch, start, combine((), batches, start))
+                                     combine(o.batches, batches, new_start), now, now, complete))
+    return _update(key, o.snapshot_epoch, leader_epoch, start, combine((), batches, start), complete)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,7 +416,10 @@ def initialize(st: St, event: ss.InitializeShareGroupState, index: int) -> None:
         return st.answer(index, answer(Errors.UNKNOWN_TOPIC_OR_PARTITION))
     epoch = 0 if entry is None else entry.offset.snapshot_epoch + 1
     now = st.state.now
-    _append(st, key, _snapshot(key, Offset(epoch, event.state_epoch, 0, event.start_offset, (), now, now)))
+    # KIP-1226: a start offset to count from gives a count of 0; none yet gives -1.
+    complete = -1 if event.start_offset == ss.UNINITIALIZED_START_OFFSET else 0
+    _append(st, key, _snapshot(key, Offset(epoch, event.state_epoch, 0, event.start_offset, (), now, now,
+                                           complete)))
     st.answer(index, answer())
 
 
@@ -432,7 +444,8 @@ def read(st: St, event: ss.ReadShareGroupState, index: int) -> None:
         return st.answer(index, answer(Errors.UNKNOWN_TOPIC_OR_PARTITION))
     o = entry.offset
     if event.leader_epoch != ss.NO_EPOCH and entry.leader_seen != event.leader_epoch:
-        _append(st, key, _state_record(st, key, o.start_offset, event.leader_epoch, ()))
+        _append(st, key, _state_record(st, key, o.start_offset, event.leader_epoch, (),
+                                       o.delivery_complete_count))
     st.answer(index, answer(Errors.NONE, o.state_epoch, o.start_offset, o.batches))
 
 

@@ -44,6 +44,8 @@ class ShareGroupOffset:
     state_batches: tuple[StateBatch, ...]
     create_timestamp: int = 0
     write_timestamp: int = 0
+    #: KIP-1226's count of finished offsets, as the key's last record carried it (-1: unknown).
+    delivery_complete_count: int = -1
 
 
 def _batches(values: Any) -> tuple[StateBatch, ...]:
@@ -58,15 +60,16 @@ def _record_batches(batches: Any, cls: Any) -> tuple[Any, ...]:
 def snapshot_record(key: Key, o: ShareGroupOffset) -> CoordinatorRecord:
     value = r.ShareSnapshotValue(
         snapshot_epoch=o.snapshot_epoch, state_epoch=o.state_epoch, leader_epoch=o.leader_epoch,
-        start_offset=o.start_offset, create_timestamp=o.create_timestamp, write_timestamp=o.write_timestamp,
+        start_offset=o.start_offset, delivery_complete_count=o.delivery_complete_count,
+        create_timestamp=o.create_timestamp, write_timestamp=o.write_timestamp,
         state_batches=_record_batches(o.state_batches, r.ShareSnapshotValue.StateBatch))
     return CoordinatorRecord(r.ShareSnapshotKey(key[0], uuid.UUID(key[1]), key[2]), value, 0)
 
 
 def update_record(key: Key, snapshot_epoch: int, leader_epoch: int, start_offset: int,
-                  batches: list[StateBatch]) -> CoordinatorRecord:
+                  batches: list[StateBatch], delivery_complete_count: int) -> CoordinatorRecord:
     value = r.ShareUpdateValue(snapshot_epoch=snapshot_epoch, leader_epoch=leader_epoch,
-                               start_offset=start_offset,
+                               start_offset=start_offset, delivery_complete_count=delivery_complete_count,
                                state_batches=_record_batches(batches, r.ShareUpdateValue.StateBatch))
     return CoordinatorRecord(r.ShareUpdateKey(key[0], uuid.UUID(key[1]), key[2]), value, 0)
 
@@ -124,7 +127,8 @@ class ShareStateShard:
             self.state_epochs[key] = max(self.state_epochs.get(key, value.state_epoch), value.state_epoch)
             self.share_state[key] = ShareGroupOffset(
                 value.snapshot_epoch, value.state_epoch, value.leader_epoch, value.start_offset,
-                _batches(value.state_batches), value.create_timestamp, value.write_timestamp)
+                _batches(value.state_batches), value.create_timestamp, value.write_timestamp,
+                value.delivery_complete_count)
             if self.update_counts.get(key, -1) >= self.updates_per_snapshot:
                 self.update_counts[key] = 0
         self.offsets.update_state(key, offset, value is None)
@@ -134,7 +138,8 @@ class ShareStateShard:
         current = self.share_state.get(key)
         if current is None:
             self.share_state[key] = ShareGroupOffset(value.snapshot_epoch, 0, value.leader_epoch,
-                                                     value.start_offset, _batches(value.state_batches))
+                                                     value.start_offset, _batches(value.state_batches),
+                                                     delivery_complete_count=value.delivery_complete_count)
         else:
             given = value.start_offset
             start = current.start_offset if given == UNINITIALIZED_START_OFFSET else given
@@ -143,7 +148,9 @@ class ShareStateShard:
                                     start)
             self.share_state[key] = ShareGroupOffset(current.snapshot_epoch, current.state_epoch, leader,
                                                      start, merged, current.create_timestamp,
-                                                     current.write_timestamp)
+                                                     current.write_timestamp,
+                                                     # Kafka's merge takes the update's count.
+                                                     value.delivery_complete_count)
         self.update_counts[key] = self.update_counts.get(key, 0) + 1
 
     # -- requests -------------------------------------------------------------------------------
@@ -152,15 +159,19 @@ class ShareStateShard:
         return self.topics.get(key[1], 0) <= key[2]
 
     def _state_record(self, key: Key, start_offset: int, leader_epoch: int,
-                      batches: list[StateBatch]) -> CoordinatorRecord:
+                      batches: list[StateBatch], delivery_complete_count: int = -1) -> CoordinatorRecord:
+        """A write's record. ``delivery_complete_count`` is the request's: WriteShareGroupState
+        v0, which groupspec's requests are, has none (-1); a read's leader-epoch record keeps
+        the key's own."""
         current, now = self.share_state[key], self.context.now()
         if self.update_counts.get(key, 0) >= self.updates_per_snapshot:
             start = current.start_offset if start_offset == UNINITIALIZED_START_OFFSET else start_offset
             merged = combine_state_batches(list(current.state_batches), batches, start)
             return snapshot_record(key, ShareGroupOffset(current.snapshot_epoch + 1, current.state_epoch,
-                                                         leader_epoch, start, tuple(merged), now, now))
+                                                         leader_epoch, start, tuple(merged), now, now,
+                                                         delivery_complete_count))
         return update_record(key, current.snapshot_epoch, leader_epoch, start_offset,
-                             combine_state_batches([], batches, start_offset))
+                             combine_state_batches([], batches, start_offset), delivery_complete_count)
 
     def initialize_state(self, key: Key, state_epoch: int, start_offset: int) -> Result:
         if key[2] < 0:
@@ -171,7 +182,10 @@ class ShareStateShard:
             return InitializeShareGroupStateResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION), []
         current, now = self.share_state.get(key), self.context.now()
         epoch = 0 if current is None else current.snapshot_epoch + 1
-        record = snapshot_record(key, ShareGroupOffset(epoch, state_epoch, 0, start_offset, (), now, now))
+        # KIP-1226 (ShareGroupOffset.fromRequest): counting starts with a known start offset.
+        complete = -1 if start_offset == UNINITIALIZED_START_OFFSET else 0
+        record = snapshot_record(key, ShareGroupOffset(epoch, state_epoch, 0, start_offset, (), now, now,
+                                                       complete))
         return InitializeShareGroupStateResponse(), [record]
 
     def write_state(self, key: Key, state_epoch: int, leader_epoch: int, start_offset: int,
@@ -207,7 +221,8 @@ class ShareStateShard:
                                                current.state_batches)
         if leader_epoch == NO_EPOCH or self.leader_epochs.get(key) == leader_epoch:
             return response, []
-        return response, [self._state_record(key, current.start_offset, leader_epoch, [])]
+        return response, [self._state_record(key, current.start_offset, leader_epoch, [],
+                                             current.delivery_complete_count)]
 
     def read_state_summary(self, key: Key) -> Result:
         if key[2] < 0:

@@ -82,7 +82,8 @@ BAD = [
     (["--min-moves-cap", "-1"], "--min-moves-cap: must be >= 0, got -1"),
     (["--parquet", "{file}"], "--parquet: {file} is an existing file"),
     (["--parquet", "{full}"], "--parquet: {full} already holds data; pass --overwrite"),
-    (["--assignor", "range", "--parquet", "{full}"], "--parquet: {full} already holds data; pass --overwrite"),
+    (["--assignor", "range", "--parquet", "{full}"],
+     "--parquet: {full} already holds data; pass --overwrite"),
     (["--replay", "1", "-1"], "--replay INDEX: must be >= 0, got -1"),
 ]
 

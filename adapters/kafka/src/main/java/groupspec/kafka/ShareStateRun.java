@@ -496,6 +496,7 @@ final class ShareStateRun {
                 vn.put("state_epoch", v.stateEpoch());
                 vn.put("leader_epoch", v.leaderEpoch());
                 vn.put("start_offset", v.startOffset());
+                vn.put("delivery_complete_count", v.deliveryCompleteCount());
                 vn.put("create_timestamp", v.createTimestamp());
                 vn.put("write_timestamp", v.writeTimestamp());
                 ArrayNode bs = vn.putArray("state_batches");
@@ -510,6 +511,7 @@ final class ShareStateRun {
                 vn.put("snapshot_epoch", v.snapshotEpoch());
                 vn.put("leader_epoch", v.leaderEpoch());
                 vn.put("start_offset", v.startOffset());
+                vn.put("delivery_complete_count", v.deliveryCompleteCount());
                 ArrayNode bs = vn.putArray("state_batches");
                 v.stateBatches().forEach(b ->
                     batchJson(bs.addObject(), b.firstOffset(), b.lastOffset(), b.deliveryState(), b.deliveryCount()));
