@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from groupspec.types import classic_group, share_delivery, share_state
+from groupspec.types import classic_consumer, classic_group, share_delivery, share_state
 from groupspec.types.share_consumer import PREDECESSORS, MemberState
 
 START = "[*]"
@@ -196,7 +196,32 @@ SHARE_DELIVERY = Diagram(
     notes=(("OPEN", "poll, acknowledge, commitAsync;<br/>answers and assignments in every phase"),),
 )
 
-DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE, SHARE_DELIVERY)
+CLASSIC_CONSUMER = Diagram(
+    name="classic_consumer",
+    page="docs/machines/classic_consumer.md",
+    predecessors={after.value: frozenset(b.value for b in befores)
+                  for after, befores in classic_consumer.PREDECESSORS.items()},
+    arrows=(
+        Arrow(START, "UNJOINED"),
+        Arrow("UNJOINED", "PREPARING_REBALANCE", "poll after subscribe, or after a fencing error<br/>"
+              "(partitions lost, JoinGroup sent)"),
+        Arrow("STABLE", "PREPARING_REBALANCE", "poll with a rejoin pending<br/>"
+              "(eager: all revoked; cooperative: unsubscribed topics revoked)"),
+        Arrow("PREPARING_REBALANCE", "PREPARING_REBALANCE", "JoinGroup error retried at once<br/>"
+              "(UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, MEMBER_ID_REQUIRED,<br/>"
+              "REBALANCE_IN_PROGRESS) or at the next poll (coordinator errors)"),
+        Arrow("PREPARING_REBALANCE", "COMPLETING_REBALANCE", "JoinGroup answered<br/>"
+              "(SyncGroup sent, with assignments by the leader)"),
+        Arrow("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup error: JoinGroup again"),
+        Arrow("COMPLETING_REBALANCE", "STABLE", "SyncGroup answered<br/>(onPartitionsAssigned)"),
+        Arrow("STABLE", "UNJOINED", "heartbeat fenced (generation reset), or unsubscribe"),
+        Arrow("PREPARING_REBALANCE", "UNJOINED", "unsubscribe (partitions lost)"),
+        Arrow("COMPLETING_REBALANCE", "UNJOINED", "unsubscribe (partitions lost)"),
+    ),
+    notes=(("UNJOINED", "assign() mode stays here:<br/>commits carry generation -1 and no member id"),),
+)
+
+DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE, SHARE_DELIVERY, CLASSIC_CONSUMER)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -159,6 +159,9 @@ MACHINES: tuple[Machine, ...] = (
     _stateful("share_state", "share_state_vector_docs", expected_is_kafkas=True),
     # The share consumer's delivery path: poll, acknowledge, commit, close (docs/machines/share_delivery.md).
     _stateful("share_delivery", "share_delivery_vector_docs"),
+    # The classic consumer's client side: join/sync/heartbeat, listener callbacks, commits
+    # (docs/machines/classic_consumer.md).
+    _stateful("classic_consumer", "classic_consumer_vector_docs"),
 )
 
 BY_NAME: dict[str, Machine] = {m.name: m for m in MACHINES}

@@ -46,6 +46,8 @@ ON_KAFKA = {
     "classic_assignors": {"assign": {"passed"}},
     # The share consumer's delivery path is not yet driven through kafka-clients' classes.
     "share_delivery": {"run": {"unsupported"}},
+    # The classic consumer's client side is not yet driven through kafka-clients' ConsumerCoordinator.
+    "classic_consumer": {"run": {"unsupported"}},
 }
 #: The vectors of the records machine's byte-level handlers Kafka's classes cannot be given (the
 #: adapter answers each with the rule, RecordsBatch.java and RecordsLog.java): inputs its writers have

@@ -55,7 +55,8 @@ def test_every_machine_has_a_docs_page_with_a_diagram():
     for machine in machines:
         page = ROOT / "docs" / "machines" / f"{machine}.md"
         assert page.is_file(), page
-    for machine in ("simple_assignor", "classic_group", "share_partition", "share_consumer"):
+    for machine in ("simple_assignor", "classic_group", "share_partition", "share_consumer",
+                    "classic_consumer"):
         text = (ROOT / "docs" / "machines" / f"{machine}.md").read_text(encoding="utf-8")
         assert "```mermaid" in text, machine
 
@@ -190,7 +191,7 @@ def test_every_spec_transition_table_is_in_the_docs():
     stateful = {m.spec for m in MACHINES if m.handler == "run"}
     assert stateful == {f"groupspec.spec.{n}" for n in
                         ("classic_group", "share_partition", "share_group", "share_consumer", "share_state",
-                         "share_delivery")}
+                         "share_delivery", "classic_consumer")}
     assert stateful <= rendered, "every stateful spec dispatches through a kernel Table"
     module = importlib.import_module("groupspec.spec.share_consumer")
     table = module.TABLE

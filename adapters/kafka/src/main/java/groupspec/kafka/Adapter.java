@@ -88,6 +88,7 @@ public final class Adapter {
         MACHINES.put("share_consumer", new ShareConsumerMachine());
         MACHINES.put("share_state", new ShareStateMachine());
         ABSENT.put("share_delivery", "not yet driven through kafka-clients' ShareConsumeRequestManager");
+        ABSENT.put("classic_consumer", "not yet driven through kafka-clients' ConsumerCoordinator");
     }
 
     private Adapter() {

@@ -1,0 +1,240 @@
+"""Vocabulary of the classic consumer's client side (machine ``classic_consumer``).
+
+The requests it sends are classic_group's (JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+OffsetCommit), so that a run of this machine can be fed to the coordinator machine unchanged.
+The opaque member metadata and assignment bytes travel typed here: the subscription a JoinGroup
+carries is a ConsumerProtocolSubscription next to the request (the request's protocol entries
+keep empty metadata), and a SyncGroup answer's assignment is a ConsumerProtocolAssignment. The
+bytes are the codec's business (impl/codec/consumer_protocol.py), not a membership rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from groupspec.types.classic_group import (
+    NO_GENERATION,
+    UNKNOWN_MEMBER_ID,
+    Heartbeat,
+    HeartbeatResponse,
+    JoinGroup,
+    JoinGroupResponse,
+    LeaveGroup,
+    OffsetCommit,
+    OffsetFetchResponse,
+    SyncGroup,
+    SyncGroupResponse,
+)
+from groupspec.types.errors import InputError
+from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+
+__all__ = [
+    "NO_GENERATION",
+    "PREDECESSORS",
+    "TP",
+    "UNKNOWN_MEMBER_ID",
+    "Assign",
+    "Callback",
+    "CommitSync",
+    "Config",
+    "Event",
+    "HeartbeatAnswered",
+    "JoinAnswered",
+    "MemberState",
+    "Mode",
+    "OffsetFetchAnswered",
+    "Output",
+    "Poll",
+    "Raised",
+    "RebalanceProtocol",
+    "ResetOffset",
+    "Sent",
+    "Subscribe",
+    "SyncAnswered",
+    "Unsubscribe",
+    "View",
+]
+
+#: A topic partition, (topic, partition).
+TP = tuple[str, int]
+
+
+class MemberState(Enum):
+    """AbstractCoordinator.MemberState: where the member is in the join/sync round trip."""
+
+    UNJOINED = "UNJOINED"
+    PREPARING_REBALANCE = "PREPARING_REBALANCE"
+    COMPLETING_REBALANCE = "COMPLETING_REBALANCE"
+    STABLE = "STABLE"
+
+
+_M = MemberState
+#: The member states each state may be entered from within one step (a step may pass through
+#: UNJOINED on the way: a fenced JoinGroup resets and resends at once). The spec checks every step
+#: against it and docs/machines/classic_consumer.md draws it (groupspec/diagrams.py checks the drawing).
+PREDECESSORS: dict[MemberState, frozenset[MemberState]] = {
+    _M.UNJOINED: frozenset({_M.PREPARING_REBALANCE, _M.COMPLETING_REBALANCE, _M.STABLE}),
+    _M.PREPARING_REBALANCE: frozenset({_M.UNJOINED, _M.PREPARING_REBALANCE, _M.COMPLETING_REBALANCE,
+                                       _M.STABLE}),
+    _M.COMPLETING_REBALANCE: frozenset({_M.PREPARING_REBALANCE}),
+    _M.STABLE: frozenset({_M.COMPLETING_REBALANCE}),
+}
+
+
+class Mode(Enum):
+    """SubscriptionState's subscription type: a consumer either joins a group or assigns itself."""
+
+    NONE = "NONE"
+    SUBSCRIBED = "AUTO_TOPICS"
+    ASSIGNED = "USER_ASSIGNED"
+
+
+class RebalanceProtocol(Enum):
+    EAGER = "EAGER"
+    COOPERATIVE = "COOPERATIVE"
+
+
+_RESETS = ("earliest", "latest", "none")
+
+
+@dataclass(frozen=True)
+class Config:
+    group_id: str = "group"
+    #: The assignor names the member offers, in preference order (JoinGroup protocols).
+    assignors: tuple[str, ...] = ("range",)
+    protocol: RebalanceProtocol = RebalanceProtocol.EAGER
+    heartbeat_interval_ms: int = 3_000
+    session_timeout_ms: int = 45_000
+    rebalance_timeout_ms: int = 300_000
+    auto_offset_reset: str = "latest"
+
+    def __post_init__(self) -> None:
+        if not self.group_id:
+            raise InputError("group_id", "must not be empty")
+        if not self.assignors:
+            raise InputError("assignors", "must name at least one assignor")
+        if self.heartbeat_interval_ms <= 0:
+            raise InputError("heartbeat_interval_ms", f"must be positive, got {self.heartbeat_interval_ms}")
+        if self.auto_offset_reset not in _RESETS:
+            raise InputError("auto_offset_reset", f"must be one of {_RESETS}, got {self.auto_offset_reset!r}")
+
+
+# --- events: application calls ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Subscribe:
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Assign:
+    partitions: tuple[TP, ...]
+
+
+@dataclass(frozen=True)
+class Unsubscribe:
+    pass
+
+
+@dataclass(frozen=True)
+class Poll:
+    """The application's poll at ``now_ms``; the membership work happens inside it."""
+
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class CommitSync:
+    offsets: tuple[tuple[TP, int], ...]
+
+
+# --- events: answers --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JoinAnswered:
+    response: JoinGroupResponse
+    #: What the leader sends in its SyncGroup (member id -> assignment). The leader's assignor
+    #: run is not modelled yet: the driver supplies its result with the answer.
+    leader_assignments: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()
+
+
+@dataclass(frozen=True)
+class SyncAnswered:
+    response: SyncGroupResponse
+    assignment: ConsumerProtocolAssignment = field(
+        default_factory=lambda: ConsumerProtocolAssignment(assigned_partitions=()))
+
+
+@dataclass(frozen=True)
+class HeartbeatAnswered:
+    response: HeartbeatResponse
+
+
+@dataclass(frozen=True)
+class OffsetFetchAnswered:
+    response: OffsetFetchResponse
+
+
+Event = (Subscribe | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered | SyncAnswered
+         | HeartbeatAnswered | OffsetFetchAnswered)
+
+
+# --- outputs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A request the client sends; a JoinGroup's subscription rides next to it, typed."""
+
+    request: JoinGroup | SyncGroup | Heartbeat | LeaveGroup | OffsetCommit
+    subscription: ConsumerProtocolSubscription | None = None
+    #: A leader's SyncGroup assignments, typed (the request's own list stays empty).
+    assignments: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()
+
+
+@dataclass(frozen=True)
+class Callback:
+    """A ConsumerRebalanceListener call: ``revoked``, ``assigned`` or ``lost``, sorted partitions."""
+
+    kind: str
+    partitions: tuple[TP, ...]
+
+
+@dataclass(frozen=True)
+class ResetOffset:
+    """No committed offset: the position starts at the ``earliest`` or ``latest`` offset."""
+
+    partition: TP
+    to: str
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception the application sees from the call (its Kafka class name) and why."""
+
+    error: str
+    detail: str = ""
+
+
+Output = Sent | Callback | ResetOffset | Raised
+
+#: Requests a Sent may carry (re-exported so callers need one import).
+REQUESTS = (JoinGroup, SyncGroup, LeaveGroup, OffsetCommit)
+
+
+@dataclass(frozen=True)
+class View:
+    """What both layers must agree on after each event."""
+
+    state: MemberState
+    mode: Mode
+    member_id: str
+    generation: int
+    subscription: tuple[str, ...]
+    owned: tuple[TP, ...]
+    rejoin_needed: bool
+    in_flight: str | None
+    fatal: str | None

@@ -1,0 +1,391 @@
+"""The classic consumer's client side, as rules: what it sends while joining, syncing and
+heartbeating, which listener callbacks it makes and when, and how it commits and resets offsets
+(seeds 003 and 004; Kafka's AbstractCoordinator, ConsumerCoordinator and SubscriptionState).
+
+Theory of operation
+-------------------
+One step function over client events; the member state is AbstractCoordinator's four.
+
+* A consumer either subscribes (it joins the group) or assigns itself partitions (it never
+  joins); mixing the two is the application's mistake (IllegalStateException).
+* A changed subscription asks for a rejoin. The join starts in a poll from UNJOINED or STABLE:
+  first the partitions are given up (the join-prepare step), then JoinGroup goes with the
+  subscription (topics, owned partitions, generation). Giving up depends on the generation: a
+  member whose generation or member id was reset by an error has *lost* what it owned (nothing
+  to revoke politely: others may hold them already); otherwise the eager protocol revokes all it
+  owns (the callback runs even with nothing owned), the cooperative one only partitions of
+  topics no longer subscribed (and calls back only when there are some).
+* JoinGroup's answer makes the member the leader (its id is the answer's leader) or a follower;
+  both send SyncGroup, only the leader with assignments. Errors that Kafka's join loop retries at
+  once (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
+  JoinGroup in the same step after resetting what the error says; the join-prepare step is not
+  run again. A coordinator error makes the next poll resend it. FENCED_INSTANCE_ID and any
+  other error are fatal.
+* SyncGroup's answer completes the join: eager assigns everything it got; cooperative first
+  revokes what it owned and did not get (and then needs a second rebalance), then calls back
+  with only the added partitions (always, even none).
+* Heartbeats go from a poll in STABLE once the interval has passed since the last one (the
+  heartbeat thread's timing, folded into polls). REBALANCE_IN_PROGRESS in STABLE asks for a
+  rejoin (partitions revoked normally); ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID and
+  FENCED_INSTANCE_ID reset the generation (the member id too, except for ILLEGAL_GENERATION),
+  so the next join loses the partitions.
+* Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
+  way, revoked otherwise), sends LeaveGroup if the member had joined, and forgets everything.
+* A commit from an assigning consumer carries generation -1 and no member id; a subscribed one
+  commits with its generation only when STABLE (RebalanceInProgressException while rebalancing,
+  CommitFailedException when not in the group).
+* An OffsetFetch answer with no committed offset for a partition resets it to earliest or
+  latest, or fails with NoOffsetForPartitionException when the reset policy is ``none``.
+
+The rules are the rows of ``TABLE`` ((member state, event type) -> rule); the docs' table is
+rendered from it (docs/machines/classic_consumer.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import icontract
+
+from groupspec.spec import kernel
+from groupspec.types.classic_consumer import (
+    NO_GENERATION,
+    PREDECESSORS,
+    TP,
+    UNKNOWN_MEMBER_ID,
+    Assign,
+    Callback,
+    CommitSync,
+    Config,
+    Event,
+    HeartbeatAnswered,
+    JoinAnswered,
+    MemberState,
+    Mode,
+    OffsetFetchAnswered,
+    Output,
+    Poll,
+    Raised,
+    RebalanceProtocol,
+    ResetOffset,
+    Sent,
+    Subscribe,
+    SyncAnswered,
+    Unsubscribe,
+    View,
+)
+from groupspec.types.classic_group import (
+    CommitPartition,
+    CommitTopic,
+    Heartbeat,
+    JoinGroup,
+    LeaveGroup,
+    MemberIdentity,
+    OffsetCommit,
+    Protocol,
+    SyncGroup,
+)
+from groupspec.types.errors import Errors
+from groupspec.types.records import ConsumerProtocolSubscription
+
+S = MemberState
+RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.MEMBER_ID_REQUIRED,
+                        Errors.REBALANCE_IN_PROGRESS})
+COORDINATOR = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
+RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                           Errors.COORDINATOR_LOAD_IN_PROGRESS})
+FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
+
+
+@dataclass(frozen=True)
+class State:
+    config: Config
+    state: MemberState = S.UNJOINED
+    mode: Mode = Mode.NONE
+    member_id: str = UNKNOWN_MEMBER_ID
+    generation: int = NO_GENERATION
+    subscription: tuple[str, ...] = ()
+    owned: tuple[TP, ...] = ()
+    rejoin_needed: bool = False
+    in_flight: str | None = None
+    fatal: str | None = None
+    now_ms: int = 0
+    last_heartbeat_ms: int = 0
+
+    def view(self) -> View:
+        return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
+                    subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
+                    in_flight=self.in_flight, fatal=self.fatal)
+
+
+class _Step(kernel.Step[State]):
+    def __init__(self, state: State) -> None:
+        super().__init__(state)
+        self.out: list[Output] = []
+
+    def emit(self, output: Output) -> None:
+        self.out.append(output)
+
+
+def initial(config: Config) -> State:
+    return State(config=config)
+
+
+@icontract.ensure(lambda result: result[0].mode is not Mode.ASSIGNED or result[0].state is S.UNJOINED,
+                  "an assigning consumer never joins")
+@icontract.ensure(lambda state, result: result[0].state is state.state
+                  or state.state in PREDECESSORS[result[0].state], "a state change Kafka allows")
+def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
+    """The state after ``event`` and what the client sent, called back or raised, in order."""
+    st = _Step(state)
+    if state.fatal is None:
+        TABLE.rule(state.state, event)(st, event)
+    else:
+        st.emit(Raised("KafkaException", f"the consumer failed earlier: {state.fatal}"))
+    return st.state, tuple(st.out)
+
+
+def _sorted(partitions: Iterable[TP]) -> tuple[TP, ...]:
+    return tuple(sorted(set(partitions)))
+
+
+def _lost_generation(s: State) -> bool:
+    return s.generation == NO_GENERATION or s.member_id == UNKNOWN_MEMBER_ID
+
+
+# --- application calls ---------------------------------------------------------------------------
+
+
+def _subscribe(st: _Step, ev: Subscribe) -> None:
+    """Only a changed topic set asks for a rejoin, so re-subscribing the same topics is free."""
+    if not ev.topics:  # checked first: an empty subscribe is an unsubscribe in either mode
+        _unsubscribe(st, Unsubscribe())
+        return
+    if st.state.mode is Mode.ASSIGNED:
+        st.emit(Raised("IllegalStateException", "subscribe() after assign()"))
+        return
+    topics = tuple(sorted(set(ev.topics)))
+    if topics != st.state.subscription:
+        st.set(subscription=topics, rejoin_needed=True)
+    st.set(mode=Mode.SUBSCRIBED)
+
+
+def _assign(st: _Step, ev: Assign) -> None:
+    """Self-assignment never touches the group: no callbacks, no requests."""
+    if not ev.partitions:  # checked first, as for subscribe
+        _unsubscribe(st, Unsubscribe())
+        return
+    if st.state.mode is Mode.SUBSCRIBED:
+        st.emit(Raised("IllegalStateException", "assign() after subscribe()"))
+        return
+    st.set(mode=Mode.ASSIGNED, owned=_sorted(ev.partitions))
+
+
+def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
+    """Partitions are given up before the LeaveGroup goes, so the application can still commit."""
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED and s.owned:
+        lost = _lost_generation(s) or s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE)
+        st.emit(Callback("lost" if lost else "revoked", s.owned))
+    if s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID:
+        leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed")
+        st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
+    st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
+           subscription=(), owned=(), rejoin_needed=False, in_flight=None)
+
+
+def _poll(st: _Step, ev: Poll) -> None:
+    """All membership work happens inside poll: the join (after giving partitions up) or a due heartbeat."""
+    st.set(now_ms=max(st.state.now_ms, ev.now_ms))
+    s = st.state
+    if s.mode is not Mode.SUBSCRIBED or s.in_flight is not None:
+        return
+    if s.state is S.PREPARING_REBALANCE:  # a join that a coordinator error interrupted
+        _send_join(st)
+    elif s.rejoin_needed:
+        _join_prepare(st)
+        _send_join(st)
+    elif s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
+        st.emit(Sent(Heartbeat(s.config.group_id, s.generation, s.member_id)))
+        st.set(in_flight="heartbeat", last_heartbeat_ms=s.now_ms)
+
+
+def _join_prepare(st: _Step) -> None:
+    s = st.state
+    if _lost_generation(s):
+        if s.owned:
+            st.emit(Callback("lost", s.owned))
+            st.set(owned=())
+    elif s.config.protocol is RebalanceProtocol.EAGER:
+        st.emit(Callback("revoked", s.owned))
+        st.set(owned=())
+    else:
+        gone = tuple(tp for tp in s.owned if tp[0] not in s.subscription)
+        if gone:
+            st.emit(Callback("revoked", gone))
+            st.set(owned=tuple(tp for tp in s.owned if tp not in gone))
+
+
+def _grouped(partitions: tuple[TP, ...]) -> tuple[ConsumerProtocolSubscription.TopicPartition, ...]:
+    topics = sorted({t for t, _ in partitions})
+    return tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in partitions if u == t))
+                 for t in topics)
+
+
+def _send_join(st: _Step) -> None:
+    s = st.state
+    c = s.config
+    request = JoinGroup(group_id=c.group_id, member_id=s.member_id, session_timeout_ms=c.session_timeout_ms,
+                       rebalance_timeout_ms=c.rebalance_timeout_ms,
+                       protocols=tuple(Protocol(name) for name in c.assignors))
+    subscription = ConsumerProtocolSubscription(topics=s.subscription, owned_partitions=_grouped(s.owned),
+                                                generation_id=s.generation)
+    st.emit(Sent(request, subscription))
+    st.set(state=S.PREPARING_REBALANCE, in_flight="join")
+
+
+def _commit(st: _Step, ev: CommitSync) -> None:
+    """A member commits only for the generation it is stable in; a self-assigned one as nobody."""
+    s = st.state
+    if not ev.offsets:
+        return
+    if s.mode is Mode.SUBSCRIBED:
+        if s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE):
+            st.emit(Raised("RebalanceInProgressException", "the group is rebalancing"))
+            return
+        if s.state is not S.STABLE:
+            st.emit(Raised("CommitFailedException", "the consumer is not in an active group"))
+            return
+        generation, member = s.generation, s.member_id
+    else:
+        generation, member = NO_GENERATION, UNKNOWN_MEMBER_ID
+    offsets = dict(ev.offsets)
+    topics = tuple(CommitTopic(t, tuple(CommitPartition(p, offsets[(t, p)])
+                                        for u, p in sorted(offsets) if u == t))
+                   for t in sorted({t for t, _ in offsets}))
+    st.emit(Sent(OffsetCommit(s.config.group_id, generation, member, topics=topics)))
+
+
+# --- answers -------------------------------------------------------------------------------------
+
+
+def _join_answered(st: _Step, ev: JoinAnswered) -> None:
+    """Success moves on to SyncGroup; transient errors resend JoinGroup at once, as Kafka's join loop does."""
+    r = ev.response
+    st.set(in_flight=None)
+    if r.error is Errors.NONE:
+        st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE)
+        leader = r.leader == r.member_id
+        st.emit(Sent(SyncGroup(st.state.config.group_id, r.generation_id, r.member_id,
+                               protocol_type=r.protocol_type, protocol_name=r.protocol_name),
+                     assignments=ev.leader_assignments if leader else ()))
+        st.set(in_flight="sync")
+    elif r.error in RETRY_JOIN:
+        if r.error is Errors.MEMBER_ID_REQUIRED:
+            st.set(member_id=r.member_id, generation=NO_GENERATION)
+        elif r.error is Errors.UNKNOWN_MEMBER_ID:
+            st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
+        elif r.error is Errors.ILLEGAL_GENERATION:
+            st.set(state=S.UNJOINED, generation=NO_GENERATION)
+        _send_join(st)
+    elif r.error in COORDINATOR:
+        pass  # the next poll resends once the coordinator is known again
+    else:
+        _fail(st, r.error)
+
+
+def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
+    """Success completes the rebalance and calls the listener; errors go back to joining."""
+    r = ev.response
+    st.set(in_flight=None)
+    s = st.state
+    if r.error is Errors.NONE:
+        assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
+        st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms)
+        if s.config.protocol is RebalanceProtocol.COOPERATIVE:
+            revoked = tuple(tp for tp in s.owned if tp not in assigned)
+            if revoked:
+                st.emit(Callback("revoked", revoked))
+                st.set(rejoin_needed=True)
+            added = tuple(tp for tp in assigned if tp not in s.owned)
+        else:
+            added = assigned
+        st.set(owned=assigned)
+        st.emit(Callback("assigned", added))
+    elif r.error is Errors.REBALANCE_IN_PROGRESS:
+        _send_join(st)
+    elif r.error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
+        st.set(state=S.UNJOINED, generation=NO_GENERATION)
+        if r.error is Errors.UNKNOWN_MEMBER_ID:
+            st.set(member_id=UNKNOWN_MEMBER_ID)
+        _send_join(st)
+    elif r.error in COORDINATOR:
+        st.set(state=S.PREPARING_REBALANCE)
+    else:
+        _fail(st, r.error)
+
+
+def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
+    """A rebalance or fencing seen by a heartbeat only flags the rejoin; the next poll acts on it."""
+    if st.state.in_flight != "heartbeat":
+        return  # no heartbeat outstanding: an answer the member no longer waits for
+    st.set(in_flight=None)
+    e = ev.response.error
+    if e is Errors.REBALANCE_IN_PROGRESS and st.state.state is S.STABLE:
+        st.set(rejoin_needed=True)
+    elif e in FENCING:
+        st.set(state=S.UNJOINED, generation=NO_GENERATION, rejoin_needed=True)
+        if e is not Errors.ILLEGAL_GENERATION:
+            st.set(member_id=UNKNOWN_MEMBER_ID)
+
+
+def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
+    """A partition without a committed offset needs a starting position: the reset policy decides."""
+    if ev.response.error in RETRIED_FETCH:
+        return
+    if ev.response.error is not Errors.NONE:
+        st.emit(Raised("KafkaException", f"offset fetch failed: {ev.response.error.name}"))
+        return
+    failed = [(t.name, p.partition, p.error) for t in ev.response.topics for p in t.partitions
+              if p.error is not Errors.NONE]
+    raised = [(t, p, e) for t, p, e in failed if e is not Errors.UNSTABLE_OFFSET_COMMIT]
+    if raised:  # the first such partition fails the whole fetch
+        t, p, e = raised[0]
+        st.emit(Raised("KafkaException", f"offset fetch failed for {t}-{p}: {e.name}"))
+    if failed:  # an unstable offset alone: fetched again once its transaction settles
+        return
+    missing = _sorted((t.name, p.partition) for t in ev.response.topics for p in t.partitions
+                      if p.committed_offset < 0)
+    policy = st.state.config.auto_offset_reset
+    if not missing:
+        return
+    if policy == "none":
+        st.emit(Raised("NoOffsetForPartitionException", ", ".join(f"{t}-{p}" for t, p in missing)))
+    else:
+        for tp in missing:
+            st.emit(ResetOffset(tp, policy))
+
+
+def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
+    """A join or sync answer outside the round trip it belongs to is dropped."""
+
+
+def _fail(st: _Step, error: Errors) -> None:
+    st.set(fatal=error.name)
+    st.emit(Raised("KafkaException", error.name))
+
+
+TABLE = kernel.Table("classic_consumer", {
+    **kernel.rows(_subscribe, Subscribe),
+    **kernel.rows(_assign, Assign),
+    **kernel.rows(_unsubscribe, Unsubscribe),
+    **kernel.rows(_poll, Poll),
+    **kernel.rows(_commit, CommitSync),
+    **kernel.rows(_join_answered, JoinAnswered, states=(S.PREPARING_REBALANCE,)),
+    **kernel.rows(_sync_answered, SyncAnswered, states=(S.COMPLETING_REBALANCE,)),
+    **kernel.rows(_heartbeat_answered, HeartbeatAnswered),
+    **kernel.rows(_offsets_fetched, OffsetFetchAnswered),
+    **kernel.rows(_stale, JoinAnswered, SyncAnswered),
+})
+

@@ -1,0 +1,56 @@
+"""The classic_consumer conformance machine: its vectors, their claims, its judge."""
+
+from __future__ import annotations
+
+import copy
+import shlex
+import sys
+
+import pytest
+
+from groupspec.conformance import classic_consumer as cc
+from groupspec.conformance import classic_consumer_json as cj
+from groupspec.conformance import runner, targets
+from groupspec.conformance import vector_format as vf
+from groupspec.conformance.targets import Response
+from tests.scenarios.classic_consumer.cases import CASES
+
+VECTORS = [v for v in vf.load(vf.default_root()) if v.machine == "classic_consumer"]
+BY_NAME = {case.name: case for case in CASES}
+
+
+def test_the_catalogue_is_the_vector_folder() -> None:
+    assert sorted(v.case for v in VECTORS) == sorted(BY_NAME)
+
+
+def test_vectors_pass_through_the_adapter() -> None:
+    program = f"cmd:{shlex.quote(sys.executable)} -m groupspec.cli adapter --target impl"
+    report = runner.run(VECTORS, targets.make_target(program, 30.0), "groupspec")
+    assert report.failed == [], runner.failures_text(report)
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.case)
+def test_each_vector_shows_what_its_case_says(vector: vf.Vector) -> None:
+    output = cj.run_output_from_json(vector.expected)
+    case = BY_NAME[vector.case]
+    for k, step in enumerate(case.steps):
+        assert output.outputs[k] == step.shows, (vector.case, k)
+    last = case.steps[-1]
+    if last.ends is not None:
+        assert output.view.state is last.ends
+    if last.expect_epoch is not None:
+        assert output.view.generation == last.expect_epoch
+    assert cc._violated(vector.input, vector.expected, cc.PROPERTIES) == {}
+
+
+def test_a_planted_difference_and_a_second_request_in_flight() -> None:
+    vector = next(v for v in VECTORS if v.case == "heartbeat_after_the_interval")
+    planted = copy.deepcopy(vector.expected)
+    planted["outputs"][5][0]["request"]["generation_id"] = 2
+    passed, _, diff = runner.judge(vector, Response(output=planted), "groupspec")
+    assert not passed and diff == ("event 5[0].request.generation_id: expected 1, got 2",)
+    twice = copy.deepcopy(vector.expected)
+    twice["outputs"][6] = twice["outputs"][5]  # a second heartbeat before the first is answered
+    assert cc._violated(vector.input, twice, cc.PROPERTIES) == {
+        "one_request_in_flight": ["one_request_in_flight: event 6 sent Heartbeat while the request "
+                                  "of event 5 awaited its answer"]}

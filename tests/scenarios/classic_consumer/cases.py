@@ -1,0 +1,394 @@
+"""The classic consumer's scenarios as data: each case is a run of events with what the client
+must do at each step and, where it matters, the member's state afterwards. Most are retold from
+Kafka's ConsumerCoordinatorTest / AbstractCoordinatorTest (the ``source`` names the test); the
+claims are Kafka's behaviour, checked on both layers by test_classic_consumer_scenarios.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from groupspec.types.classic_consumer import (
+    TP,
+    Assign,
+    Callback,
+    CommitSync,
+    Config,
+    Event,
+    HeartbeatAnswered,
+    JoinAnswered,
+    MemberState,
+    OffsetFetchAnswered,
+    Output,
+    Poll,
+    Raised,
+    RebalanceProtocol,
+    ResetOffset,
+    Sent,
+    Subscribe,
+    SyncAnswered,
+    Unsubscribe,
+)
+from groupspec.types.classic_group import (
+    CommitPartition,
+    CommitTopic,
+    FetchedPartition,
+    FetchedTopic,
+    Heartbeat,
+    HeartbeatResponse,
+    JoinGroup,
+    JoinGroupResponse,
+    LeaveGroup,
+    MemberIdentity,
+    OffsetCommit,
+    OffsetFetchResponse,
+    Protocol,
+    SyncGroup,
+    SyncGroupResponse,
+)
+from groupspec.types.errors import Errors
+from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+
+GROUP = "group"
+EAGER = Config(group_id=GROUP)
+COOP = Config(group_id=GROUP, assignors=("cooperative-sticky",), protocol=RebalanceProtocol.COOPERATIVE)
+
+
+@dataclass(frozen=True)
+class Step:
+    event: Event
+    #: What the client must do, exactly and in order.
+    shows: tuple[Output, ...] = ()
+    #: The member state afterwards, when the case claims it.
+    ends: MemberState | None = None
+    #: The generation afterwards, when the case claims it.
+    expect_epoch: int | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    #: The Kafka test or class the case is retold from.
+    origin: str
+    config: Config
+    steps: tuple[Step, ...] = field(default_factory=tuple)
+
+    @property
+    def description(self) -> str:
+        return self.name.replace("_", " ").capitalize() + f" (retold from {self.origin})."
+
+    @property
+    def source(self) -> Mapping[str, str]:
+        test_class, _, test = self.origin.partition(".")
+        if test_class in _TESTS and test and " " not in test:
+            return {"kind": "upstream", "file": _TESTS[test_class], "test": test}
+        main = "clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
+        return {"kind": "upstream", "file": main + test_class.split(" ")[0] + ".java", "about": self.origin}
+
+
+_INTERNALS = "clients/src/test/java/org/apache/kafka/clients/consumer/internals/"
+_TESTS = {"ConsumerCoordinatorTest": _INTERNALS + "ConsumerCoordinatorTest.java",
+          "AbstractCoordinatorTest": _INTERNALS + "AbstractCoordinatorTest.java"}
+MACHINE = "classic_consumer"
+HANDLER = "run"
+
+
+# --- builders -----------------------------------------------------------------------------------
+
+
+def join(config: Config, topics: tuple[str, ...], member: str = "", generation: int = -1,
+         owned: tuple[TP, ...] = ()) -> Sent:
+    grouped = tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in owned if u == t))
+                    for t in sorted({t for t, _ in owned}))
+    protocols = tuple(Protocol(a) for a in config.assignors)
+    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols)
+    return Sent(request, ConsumerProtocolSubscription(topics=topics, owned_partitions=grouped,
+                                                      generation_id=generation))
+
+
+def joined(member: str, generation: int, leader: str, protocol: str = "range",
+           leader_assignments: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()) -> JoinAnswered:
+    return JoinAnswered(JoinGroupResponse(Errors.NONE, generation_id=generation, protocol_type="consumer",
+                                          protocol_name=protocol, leader=leader, member_id=member),
+                        leader_assignments)
+
+
+def join_error(error: Errors, member: str = "") -> JoinAnswered:
+    return JoinAnswered(JoinGroupResponse(error, member_id=member))
+
+
+def sync(member: str, generation: int, protocol: str = "range",
+         assignments: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()) -> Sent:
+    return Sent(SyncGroup(GROUP, generation, member, protocol_type="consumer", protocol_name=protocol),
+                assignments=assignments)
+
+
+def assignment(*partitions: TP) -> ConsumerProtocolAssignment:
+    topics = sorted({t for t, _ in partitions})
+    return ConsumerProtocolAssignment(tuple(
+        ConsumerProtocolAssignment.TopicPartition(t, tuple(sorted(p for u, p in partitions if u == t)))
+        for t in topics))
+
+
+def synced(*partitions: TP) -> SyncAnswered:
+    return SyncAnswered(SyncGroupResponse(Errors.NONE, "consumer", "range"), assignment(*partitions))
+
+
+def sync_error(error: Errors) -> SyncAnswered:
+    return SyncAnswered(SyncGroupResponse(error))
+
+
+def heartbeat(member: str, generation: int) -> Sent:
+    return Sent(Heartbeat(GROUP, generation, member))
+
+
+def beat(error: Errors = Errors.NONE) -> HeartbeatAnswered:
+    return HeartbeatAnswered(HeartbeatResponse(error))
+
+
+def commit(generation: int, member: str, *offsets: tuple[TP, int]) -> Sent:
+    topics = tuple(CommitTopic(t, tuple(CommitPartition(p, o) for (u, p), o in sorted(offsets) if u == t))
+                   for t in sorted({t for (t, _), _ in offsets}))
+    return Sent(OffsetCommit(GROUP, generation, member, topics=topics))
+
+
+def leave(member: str) -> Sent:
+    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason="the consumer unsubscribed"),)))
+
+
+def fetched(*partitions: tuple[TP, int]) -> OffsetFetchAnswered:
+    topics = sorted({t for (t, _), _ in partitions})
+    return OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, tuple(
+        FetchedTopic(t, tuple(FetchedPartition(p, o) for (u, p), o in partitions if u == t))
+        for t in topics)))
+
+
+T0, T1, U0 = ("t", 0), ("t", 1), ("u", 0)
+CCT, ACT = "ConsumerCoordinatorTest.", "AbstractCoordinatorTest."
+S = MemberState
+
+
+def _stable(config: Config, *owned: TP, member: str = "m1", generation: int = 1) -> tuple[Step, ...]:
+    """Subscribe to t, join as the sole member (the leader) and get ``owned``."""
+    protocol = config.assignors[0]
+    return (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(config, ("t",)),), ends=S.PREPARING_REBALANCE),
+        Step(joined(member, generation, member, protocol, ((member, assignment(*owned)),)),
+             (sync(member, generation, protocol, ((member, assignment(*owned)),)),),
+             ends=S.COMPLETING_REBALANCE),
+        Step(synced(*owned), (Callback("assigned", tuple(sorted(owned))),), ends=S.STABLE,
+             expect_epoch=generation),
+    )
+
+
+CASES: tuple[Case, ...] = (
+    Case("leader_joins_and_gets_its_assignment", CCT + "testNormalJoinGroupLeader", EAGER,
+         _stable(EAGER, T0, T1)),
+    Case("follower_syncs_without_assignments", CCT + "testNormalJoinGroupFollower", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m2", 1, "m1", leader_assignments=(("m2", assignment(T1)),)), (sync("m2", 1),)),
+        Step(synced(T1), (Callback("assigned", (T1,)),), ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("heartbeat_after_the_interval", CCT + "testNormalHeartbeat", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(2_999)),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(Poll(7_000)),  # one heartbeat at a time
+        Step(beat(), ends=S.STABLE),
+        Step(Poll(7_000), (heartbeat("m1", 1),)),
+    )),
+    Case("member_id_required_rejoins_at_once_with_the_given_id",
+         ACT + "testJoinGroupRequestWithMemberIdRequired", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m1"), (join(EAGER, ("t",), member="m1"),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=-1),
+    )),
+    Case("rebalance_in_progress_on_heartbeat_revokes_all_then_rejoins", CCT + "testRejoinGroup",
+         EAGER, (
+        *_stable(EAGER, T0, T1),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS), ends=S.STABLE),
+        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("illegal_generation_on_heartbeat_loses_the_partitions", CCT + "testIllegalGeneration",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.ILLEGAL_GENERATION), ends=S.UNJOINED, expect_epoch=-1),
+        # the member id survives ILLEGAL_GENERATION; the partitions are lost, not revoked
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1))),
+    )),
+    Case("unknown_member_on_heartbeat_forgets_the_member_id", CCT + "testUnknownMemberId", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+    )),
+    Case("unknown_member_on_sync_rejoins_without_id", CCT + "testUnknownMemberIdOnSyncGroup",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(sync_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE,
+             expect_epoch=-1),
+    )),
+    Case("illegal_generation_on_sync_keeps_the_member_id",
+         CCT + "testIllegalGenerationOnSyncGroup", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(sync_error(Errors.ILLEGAL_GENERATION), (join(EAGER, ("t",), member="m1"),), expect_epoch=-1),
+    )),
+    Case("rebalance_in_progress_on_sync_rejoins", CCT + "testRebalanceInProgressOnSyncGroup",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("fenced_instance_on_join_is_fatal", "AbstractCoordinatorTest (FENCED_INSTANCE_ID on JoinGroup)",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(join_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
+        Step(Poll(1), (Raised("KafkaException", "the consumer failed earlier: FENCED_INSTANCE_ID"),)),
+    )),
+    Case("fenced_instance_on_sync_is_fatal",
+         "AbstractCoordinator.SyncGroupResponseHandler (FENCED_INSTANCE_ID)",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(sync_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
+    )),
+    Case("heartbeat_answer_without_a_heartbeat_is_ignored", "AbstractCoordinator.HeartbeatResponseHandler",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("coordinator_lost_during_join_retries_at_the_next_poll", CCT + "testDisconnectInJoin",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(join_error(Errors.NOT_COORDINATOR), ends=S.PREPARING_REBALANCE),
+        Step(Poll(100), (join(EAGER, ("t",)),)),
+    )),
+    Case("cooperative_revokes_only_what_moved_and_rebalances_again",
+         "ConsumerCoordinatorTest (cooperative protocol: onJoinComplete)", COOP, (
+        *_stable(COOP, T0, T1),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        # cooperative join-prepare keeps every partition of a still-subscribed topic
+        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0, T1)),)),
+        Step(joined("m1", 2, "m0", "cooperative-sticky"), (sync("m1", 2, "cooperative-sticky"),)),
+        Step(synced(T0), (Callback("revoked", (T1,)), Callback("assigned", ())), ends=S.STABLE,
+             expect_epoch=2),
+        Step(Poll(3_002), (join(COOP, ("t",), "m1", 2, (T0,)),)),
+    )),
+    Case("cooperative_revokes_an_unsubscribed_topic_before_joining",
+         "ConsumerCoordinatorTest (cooperative protocol: onJoinPrepare)", COOP, (
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(0), (join(COOP, ("t", "u")),)),
+        Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
+        Step(synced(T0, U0), (Callback("assigned", (T0, U0)),)),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,)))),
+    )),
+    Case("assign_mode_commits_without_generation",
+         "ConsumerCoordinator.sendOffsetCommitRequest (user-assigned)", EAGER, (
+        Step(Assign((T0,))),
+        Step(Poll(0)),
+        Step(CommitSync(((T0, 5),)), (commit(-1, "", (T0, 5)),), ends=S.UNJOINED),
+    )),
+    Case("subscribed_commit_carries_the_generation", CCT + "testCommitOffsetMetadataSync", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+    )),
+    Case("commit_while_rebalancing_fails", CCT + "testCommitOffsetRebalanceInProgress", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(CommitSync(((T0, 1),)), (Raised("RebalanceInProgressException", "the group is rebalancing"),)),
+    )),
+    Case("commit_outside_the_group_fails", "ConsumerCoordinator.sendOffsetCommitRequest (no generation)",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(CommitSync(((T0, 1),)),
+             (Raised("CommitFailedException", "the consumer is not in an active group"),)),
+    )),
+    Case("subscribe_after_assign_is_refused", "SubscriptionState.setSubscriptionType", EAGER, (
+        Step(Assign((T0,))),
+        Step(Subscribe(("t",)), (Raised("IllegalStateException", "subscribe() after assign()"),)),
+    )),
+    Case("unsubscribe_with_a_valid_generation_revokes_and_leaves",
+         CCT + "testUnsubscribeWithValidGeneration", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Unsubscribe(), (Callback("revoked", (T0,)), leave("m1")), ends=S.UNJOINED, expect_epoch=-1),
+    )),
+    Case("unsubscribe_with_an_invalid_generation_loses", CCT + "testUnsubscribeWithInvalidGeneration",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID)),
+        Step(Unsubscribe(), (Callback("lost", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("unsubscribe_after_illegal_generation_sends_no_leave",
+         "ConsumerCoordinator.onLeavePrepare / AbstractCoordinator.maybeLeaveGroup", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.ILLEGAL_GENERATION)),
+        # the member id survives, but an UNJOINED member has no membership to leave
+        Step(Unsubscribe(), (Callback("lost", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("unsubscribe_of_an_assigning_consumer_calls_nothing", "ConsumerCoordinator.onLeavePrepare", EAGER, (
+        Step(Assign((T0,))),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),  # subscribing is allowed again
+        Step(Poll(0), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("offset_fetch_errors_reset_nothing", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
+        Step(Assign((T0, T1))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, -1), FetchedPartition(1, -1, error=Errors.UNSTABLE_OFFSET_COMMIT))),)))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, -1, error=Errors.UNKNOWN_TOPIC_OR_PARTITION), FetchedPartition(1, -1))),))),
+             (Raised("KafkaException", "offset fetch failed for t-0: UNKNOWN_TOPIC_OR_PARTITION"),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.GROUP_AUTHORIZATION_FAILED)),
+             (Raised("KafkaException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
+    )),
+    Case("missing_offset_resets_to_latest", "SubscriptionState (auto.offset.reset=latest)", EAGER, (
+        Step(Assign((T0, T1))),
+        # a committed offset of 0 is a position like any other
+        Step(fetched((T0, 0), (T1, -1)), (ResetOffset(T1, "latest"),)),
+    )),
+    Case("missing_offset_resets_to_earliest", "SubscriptionState (auto.offset.reset=earliest)",
+         Config(group_id=GROUP, auto_offset_reset="earliest"), (
+        Step(Assign((T0,))),
+        Step(fetched((T0, -1)), (ResetOffset(T0, "earliest"),)),
+    )),
+    Case("missing_offset_without_reset_policy_fails", "SubscriptionState (auto.offset.reset=none)",
+         Config(group_id=GROUP, auto_offset_reset="none"), (
+        Step(Assign((T0, T1))),
+        Step(fetched((T0, -1), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-0, t-1"),)),
+    )),
+)
+
+
+def vector_input(case: Case) -> dict[str, object]:
+    from groupspec.conformance.classic_consumer_json import RunInput, run_input_to_json
+
+    return run_input_to_json(RunInput(config=case.config, events=tuple(s.event for s in case.steps)))
+
+
+def classic_consumer_vector_docs() -> Iterator[dict[str, object]]:
+    """One vector per case; ``expected`` is what the spec answers for the input as written."""
+    from groupspec.conformance.classic_consumer import PROPERTIES
+    from groupspec.conformance.run_form import spec_run_vectors
+
+    return spec_run_vectors(MACHINE, HANDLER, CASES, vector_input, PROPERTIES)

@@ -1,0 +1,174 @@
+"""The classic consumer's client side: spec and implementation driven side by side.
+
+The application subscribes, assigns, polls as time passes, commits and unsubscribes; whatever
+request is in flight is answered with success or one of the errors the client handles (and one
+it does not). Answers are built from what the client last sent, so joins, syncs and heartbeats
+succeed often enough to reach STABLE and rebalance again, eager and cooperative alike. After
+every step both layers did the same things in the same order and show the same view; every
+state change was one the vocabulary's table allows (the spec's contract); and a member never
+has two of JoinGroup, SyncGroup and Heartbeat outstanding.
+"""
+
+from __future__ import annotations
+
+import hypothesis
+from hypothesis import note
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from groupspec.impl.classic_consumer import ClassicConsumer
+from groupspec.spec import classic_consumer as spec
+from groupspec.types.classic_consumer import (
+    Assign,
+    CommitSync,
+    Config,
+    Event,
+    HeartbeatAnswered,
+    JoinAnswered,
+    Mode,
+    OffsetFetchAnswered,
+    Poll,
+    RebalanceProtocol,
+    Sent,
+    Subscribe,
+    SyncAnswered,
+    Unsubscribe,
+)
+from groupspec.types.classic_group import (
+    FetchedPartition,
+    FetchedTopic,
+    HeartbeatResponse,
+    JoinGroupResponse,
+    OffsetFetchResponse,
+    SyncGroupResponse,
+)
+from groupspec.types.errors import Errors
+from groupspec.types.records import ConsumerProtocolAssignment
+
+TOPICS = ("t", "u")
+PARTITIONS = tuple((t, p) for t in TOPICS for p in range(2))
+ERRORS = (Errors.NONE,) * 16 + (
+    Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.REBALANCE_IN_PROGRESS,
+    Errors.MEMBER_ID_REQUIRED, Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
+    Errors.FENCED_INSTANCE_ID, Errors.GROUP_AUTHORIZATION_FAILED,
+)
+
+FETCH = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                              Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.GROUP_AUTHORIZATION_FAILED)
+
+
+def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment:
+    return ConsumerProtocolAssignment(tuple(
+        ConsumerProtocolAssignment.TopicPartition(t, tuple(sorted(p for u, p in partitions if u == t)))
+        for t in sorted({t for t, _ in partitions})))
+
+
+class Agreement(RuleBasedStateMachine):
+    @initialize(cooperative=st.booleans(), reset=st.sampled_from(("earliest", "latest", "none")),
+                assigning=st.integers(0, 4))
+    def start(self, cooperative: bool, reset: str, assigning: int) -> None:
+        """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE."""
+        self.assigning = assigning == 0
+        config = Config(assignors=("cooperative-sticky",) if cooperative else ("range",),
+                        protocol=RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
+                        auto_offset_reset=reset)
+        self.state = spec.initial(config)
+        self.impl = ClassicConsumer(config)
+        self.now = 0
+        self.generation = 0
+        self.waiting: str | None = None
+
+    def _send(self, event: Event) -> None:
+        note(repr(event))
+        hypothesis.event(f"from {self.state.state.value}")
+        self.state, want = spec.step(self.state, event)
+        got = self.impl.handle(event)
+        assert got == want
+        assert self.impl.view() == self.state.view()
+        # An empty subscribe or assign is an unsubscribe, which drops what was outstanding.
+        emptied = isinstance(event, Subscribe | Assign) and not (
+            event.topics if isinstance(event, Subscribe) else event.partitions)
+        if emptied or isinstance(event, JoinAnswered | SyncAnswered | HeartbeatAnswered | Unsubscribe):
+            self.waiting = None
+        for output in want:
+            name = type(output.request).__name__ if isinstance(output, Sent) else ""
+            if name in ("JoinGroup", "SyncGroup", "Heartbeat"):
+                assert self.waiting is None, f"{name} while {self.waiting} outstanding"
+                self.waiting = name
+
+    @rule(topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=2))
+    def subscribe(self, topics: list[str]) -> None:
+        self._send(Subscribe(tuple(topics)))
+
+    @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=3))
+    def assign(self, partitions: list[tuple[str, int]]) -> None:
+        if not self.assigning and partitions:
+            partitions = []  # an unsubscribe: the run stays a subscribing one
+        self._send(Assign(tuple(partitions)))
+
+    @rule()
+    def unsubscribe(self) -> None:
+        self._send(Unsubscribe())
+
+    @rule(ms=st.sampled_from((0, 1, 1_000, 3_000, 10_000)))
+    def poll(self, ms: int) -> None:
+        self.now += ms
+        self._send(Poll(self.now))
+
+    @rule(ms=st.sampled_from((0, 3_000)), error=st.sampled_from(ERRORS), leader=st.booleans(),
+          partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))
+    def poll_and_answer(self, ms: int, error: Errors, leader: bool,
+                        partitions: list[tuple[str, int]]) -> None:
+        """A poll and the answer to what it sent, in one rule, so that runs get deep into the group."""
+        self.poll(ms)
+        self.answer(error, leader, partitions)
+
+    @rule(topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=2),
+          partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4), leader=st.booleans())
+    def rebalance_cleanly(self, topics: list[str], partitions: list[tuple[str, int]], leader: bool) -> None:
+        """Subscribe, then poll and answer until the member is STABLE or gives up (a few rounds)."""
+        self.subscribe(topics)
+        for _ in range(4):
+            self.poll(0)
+            if self.state.in_flight is None:
+                break
+            self.answer(Errors.NONE, leader, partitions)
+
+    @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=2), offset=st.integers(0, 9))
+    def commit(self, partitions: list[tuple[str, int]], offset: int) -> None:
+        self._send(CommitSync(tuple((tp, offset) for tp in partitions)))
+
+    @rule(error=st.sampled_from(ERRORS), leader=st.booleans(),
+          partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))
+    def answer(self, error: Errors, leader: bool, partitions: list[tuple[str, int]]) -> None:
+        """Answers whatever is in flight (or, with nothing in flight, a stray join answer)."""
+        flight = self.state.in_flight
+        if flight == "sync":
+            self._send(SyncAnswered(SyncGroupResponse(error, "consumer", "range"), _assignment(partitions)))
+        elif flight == "heartbeat":
+            self._send(HeartbeatAnswered(HeartbeatResponse(error)))
+        else:
+            self.generation += 1
+            member = self.state.member_id or "m1"
+            self._send(JoinAnswered(
+                JoinGroupResponse(error, generation_id=self.generation, protocol_type="consumer",
+                                  protocol_name="range", leader=member if leader else "other",
+                                  member_id=member),
+                ((member, _assignment(partitions)),)))
+
+    @rule(offsets=st.lists(st.tuples(st.sampled_from(PARTITIONS), st.integers(-1, 5), st.sampled_from(FETCH)),
+                           max_size=3),
+          error=st.sampled_from(FETCH))
+    def offsets_fetched(self, offsets: list[tuple[tuple[str, int], int, Errors]], error: Errors) -> None:
+        topics = tuple(FetchedTopic(t, tuple(FetchedPartition(p, o, error=e)
+                                             for (u, p), o, e in offsets if u == t))
+                       for t in sorted({t for (t, _), _, _ in offsets}))
+        self._send(OffsetFetchAnswered(OffsetFetchResponse(error, topics)))
+
+    @invariant()
+    def assigning_consumer_holds_only_its_own(self) -> None:
+        if hasattr(self, "state") and self.state.mode is Mode.ASSIGNED:
+            assert self.state.member_id == "" and self.state.generation == -1
+
+
+TestClassicConsumerAgreement = Agreement.TestCase
