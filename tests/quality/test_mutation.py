@@ -177,10 +177,10 @@ def test_a_line_run_at_import_gets_the_whole_selection(monkeypatch: pytest.Monke
         return lambda: (True, 0)
 
     monkeypatch.setattr(mutation, "quick_check", fake_quick_check)
-    narrow = mutation.narrower(["tests/a.py", "tests/b.py"])
-    narrow({None, "tests/a.py::test_x"})
-    narrow({"tests/b.py::test_y", "tests/a.py::test_x"})
-    assert asked == [["tests/a.py", "tests/b.py"], ["tests/a.py::test_x", "tests/b.py::test_y"]]
+    narrow = mutation.narrower(["t/a.py", "t/b.py"])
+    narrow({None, "t/a.py::test_x"})
+    narrow({"t/b.py::test_y", "t/a.py::test_x"})
+    assert asked == [["t/a.py", "t/b.py"], ["t/a.py::test_x", "t/b.py::test_y"]]
 
 
 def test_every_equivalent_mutant_says_why_in_its_packages_file() -> None:
