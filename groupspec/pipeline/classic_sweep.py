@@ -254,15 +254,6 @@ def _run_partition(config: ClassicSweepConfig, assign_fn: ClassicFn | None, done
 # ---------------------------------------------------------------------------------------------
 
 
-def _schema() -> Any:
-    from pyspark.sql import types as T
-
-    simple = {"long": T.LongType(), "int": T.IntegerType(), "string": T.StringType(),
-              "boolean": T.BooleanType(), "double": T.DoubleType(),
-              "array<string>": T.ArrayType(T.StringType(), containsNull=False)}
-    return T.StructType([T.StructField(n, simple[k], nullable) for n, k, nullable in columns()])
-
-
 def summarize(results: Any, config: ClassicSweepConfig) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
@@ -332,7 +323,7 @@ def run_classic_sweep(spark: Any, config: ClassicSweepConfig, out_dir: str | Pat
                       parquet: str | None = None, overwrite: bool = True,
                       assign_fn: ClassicFn | None = None, progress: Any = None) -> ClassicOutcome:
     """Run the classic sweep on ``spark``; write results.parquet, summary.json, report.html."""
-    from groupspec.pipeline.sweep import Progress, default_partitions, write_results
+    from groupspec.pipeline.sweep import Progress, default_partitions, spark_schema, write_results
 
     config.validate()
     out = Path(out_dir)
@@ -343,7 +334,7 @@ def run_classic_sweep(spark: Any, config: ClassicSweepConfig, out_dir: str | Pat
     done = sc.accumulator(0)
     rows = sc.parallelize(range(config.cases), slices).mapPartitions(
         partial(_run_partition, config, assign_fn, done))
-    frame = spark.createDataFrame(rows, schema=_schema(), verifySchema=False)
+    frame = spark.createDataFrame(rows, schema=spark_schema(columns()), verifySchema=False)
     t0 = time.perf_counter()
     with Progress(config.cases, lambda: int(done.value), progress):
         write_results(frame, parquet_path, overwrite)

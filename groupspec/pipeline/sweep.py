@@ -312,15 +312,16 @@ def _run_partition(config: SweepConfig, assign_fn: AssignFn | None, moves_fns: M
 # ---------------------------------------------------------------------------------------------
 
 
-def spark_schema() -> Any:
-    """The explicit StructType of results.parquet (COLUMNS, in order)."""
+def spark_schema(columns: Iterable[tuple[str, str, bool]] = COLUMNS) -> Any:
+    """The explicit StructType of a results table: (name, kind, nullable) columns, in order
+    (this sweep's COLUMNS unless given; the classic sweep passes its own)."""
     from pyspark.sql import types as T
 
     simple = {"long": T.LongType(), "int": T.IntegerType(), "string": T.StringType(),
               "boolean": T.BooleanType(), "double": T.DoubleType(),
               "array<string>": T.ArrayType(T.StringType(), containsNull=False)}
     return T.StructType([T.StructField(name, simple[kind], nullable)
-                         for name, kind, nullable in COLUMNS])
+                         for name, kind, nullable in columns])
 
 
 def default_partitions(cases: int, parallelism: int) -> int:
