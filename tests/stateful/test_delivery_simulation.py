@@ -61,7 +61,8 @@ def test_the_same_seed_gives_the_same_history() -> None:
 def test_both_acknowledgement_modes_and_every_type_appear() -> None:
     def types(config: DeliverySimConfig) -> set[str]:
         history, _ = simulate(config)
-        return {item[3] for op in history if op.f == "acknowledge" and op.type == "invoke" for item in op.value}
+        return {item[3] for op in history if op.f == "acknowledge" and op.type == "invoke"
+                for item in op.value}
 
     sim = DeliverySimulation(DeliverySimConfig(seed=5))
     assert {c.explicit for c in sim.consumers} == {True, False}
