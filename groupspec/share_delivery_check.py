@@ -85,6 +85,7 @@ class _Life:
     final_at: int | None = None  # completion index of the first ACCEPT or REJECT that took
     maybe_final: bool = False  # an ACCEPT or REJECT whose answer was lost
     holder: str | None = None  # the process its latest delivery went to
+    final_asks: list[int] = field(default_factory=list)  # invoke indexes of ACCEPTs and REJECTs of it
     crashes: int = 0  # broker crashes seen before its latest delivery
 
 
@@ -102,6 +103,7 @@ def check(history: History, delivery_limit: int) -> list[Violation]:
     lives: dict[Record, _Life] = defaultdict(_Life)
     produced: dict[Record, int] = {}  # record -> index of the produce that made it
     unseen: list[int] = []  # indexes of polls whose answer was lost
+    unseen_by: dict[str, list[int]] = defaultdict(list)  # the same, by process
     asked: dict[str, Op] = {}  # process -> its acknowledge invoke awaiting completion
     quiet = False
     crashes = 0
@@ -116,6 +118,7 @@ def check(history: History, delivery_limit: int) -> list[Violation]:
                 produced.update(((topic, partition, o), op.index) for o in range(item[2], item[3] + 1))
         elif op.f == "poll" and op.type == "info":
             unseen.append(op.index)
+            unseen_by[op.process].append(op.index)
         elif op.f == "poll" and op.type == "ok":
             for i, item in enumerate(op.value or ()):
                 rec = _record(item, f"op {op.index}.value[{i}]")
@@ -129,12 +132,16 @@ def check(history: History, delivery_limit: int) -> list[Violation]:
         elif op.f == "acknowledge":
             if op.type == "invoke":
                 asked[op.process] = op
+                for i, item in enumerate(op.value or ()):
+                    if isinstance(item, list) and len(item) > 3 and item[3] in FINAL_TYPES:
+                        lives[_record(item, f"op {op.index}.value[{i}]")].final_asks.append(op.index)
             else:
                 invoke = asked.pop(op.process, None)
                 if invoke is None:
                     raise InputError(f"op {op.index}",
                                      f"{op.type} of an acknowledge {op.process} never invoked")
-                found += _acknowledged(lives, invoke, op)
+                own = unseen_by[op.process]
+                found += _acknowledged(lives, invoke, op, _Unseen(unseen, own, delivery_limit))
         elif op.f == "quiet" and op.type == "ok":
             quiet = True
         elif op.f == "crash":
@@ -166,7 +173,16 @@ def _delivered(life: _Life, rec: Record, index: int, count: int, limit: int, cra
     return out
 
 
-def _acknowledged(lives: dict[Record, _Life], invoke: Op, done: Op) -> list[Violation]:
+@dataclass(frozen=True)
+class _Unseen:
+    """Polls whose answers were lost: all of them, and the acknowledging process's own."""
+
+    polls: list[int]
+    own: list[int]
+    limit: int
+
+
+def _acknowledged(lives: dict[Record, _Life], invoke: Op, done: Op, unseen: _Unseen) -> list[Violation]:
     out = []
     answers: dict[Record, str] = {}
     if done.type == "ok":
@@ -183,7 +199,15 @@ def _acknowledged(lives: dict[Record, _Life], invoke: Op, done: Op) -> list[Viol
             continue
         life = lives[rec]
         if life.holder is not None and life.holder != invoke.process:
-            continue  # stale: another consumer holds the latest delivery
+            # Stale: another consumer holds the latest delivery. Its success says nothing, unless
+            # the record cannot have ended (nor be held by this consumer, unseen) by then.
+            if (done.type == "ok" and answers.get(rec, "NONE") == "NONE"
+                    and not _may_have_ended(life, invoke.index, done.index, unseen)):
+                out.append(Violation("stale_acknowledgement_took", rec, done.index,
+                                     f"{kind} from {invoke.process} took while {life.holder} held the "
+                                     f"record's latest delivery (op {life.counts[-1][0]}) and nothing "
+                                     "could have ended it"))
+            continue
         if done.type == "info":
             life.maybe_final = True
         elif done.type == "ok" and answers.get(rec, "NONE") == "NONE":
@@ -195,6 +219,20 @@ def _acknowledged(lives: dict[Record, _Life], invoke: Op, done: Op) -> list[Viol
             if life.final_at is None:
                 life.final_at = done.index
     return out
+
+
+def _may_have_ended(life: _Life, asked: int, done: int, unseen: _Unseen) -> bool:
+    """Whether Kafka may rightly answer NONE to a consumer not holding the record's latest
+    delivery: the record may have ended (an ACCEPT or REJECT of it was sent since that delivery,
+    or it may have reached the limit in polls whose answers were lost, and been archived), so the
+    offset is skipped below the start offset; or this consumer may hold it again from a poll whose
+    answer it lost."""
+    latest, count = life.counts[-1]
+    if any(latest < i < done and i != asked for i in life.final_asks):
+        return True
+    if count + len(unseen.polls) - bisect.bisect_right(unseen.polls, latest) >= unseen.limit:
+        return True
+    return bool(unseen.own) and unseen.own[-1] > latest
 
 
 def _copy(life: _Life, process: str, item: list[Any], where: str) -> int | None:

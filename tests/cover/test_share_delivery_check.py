@@ -127,6 +127,33 @@ def test_a_stale_accept_from_a_consumer_not_holding_the_record_is_not_counted() 
     assert _kinds(h) == []
 
 
+def test_a_stale_accept_that_took_while_another_consumer_held_the_record_is_caught() -> None:
+    # c1's lock expired and c2 holds the record; nothing could have ended it, so Kafka must refuse
+    # c1's ACCEPT (another member holds it): a NONE means the broker applied a stale ACCEPT.
+    held = [("c1", "ok", "poll", [[T, 0, 0, 1]]), ("c2", "ok", "poll", [[T, 0, 0, 2]])]
+    stale = _ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]])
+    [v] = check(_history(*held, *stale), 3)
+    assert (v.kind, v.op) == ("stale_acknowledgement_took", 3)
+    assert "c1 took while c2 held the record's latest delivery (op 1)" in v.detail
+    assert _kinds(_history(*held, *_ack("c1", [[T, 0, 0, "REJECT", 1, 0]]))) == ["stale_acknowledgement_took"]
+    # Refused, as it should be: nothing to say.
+    assert _kinds(_history(*held, *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]],
+                                        answers=[[T, 0, 0, "INVALID_RECORD_STATE"]]))) == []
+    # c2's ACCEPT, sent before c1's answer came (its own answer lost), may have ended it first.
+    c2_asked = [("c2", "invoke", "acknowledge", [[T, 0, 0, "ACCEPT", 2, 1]])]
+    assert _kinds(_history(*held, *c2_asked, *stale, ("c2", "info", "acknowledge", None))) == []
+    # c2's delivery was the last allowed: a RELEASE or an expired lock archives it, unseen.
+    at_limit = [("c1", "ok", "poll", [[T, 0, 0, 2]]), ("c2", "ok", "poll", [[T, 0, 0, 3]])]
+    assert _kinds(_history(*at_limit, *_ack("c1", [[T, 0, 0, "ACCEPT", 2, 0]]))) == []
+    # c1 may hold the record again from a poll whose answer it lost; another's lost poll says
+    # nothing (limit 4: one lost poll cannot have taken count 2 to the limit and archived it).
+    lost = [("c1", "invoke", "poll", None), ("c1", "info", "poll", None)]
+    assert _kinds(_history(*held, *lost, *stale), limit=4) == []
+    others = [("c3", "invoke", "poll", None), ("c3", "info", "poll", None)]
+    assert _kinds(_history(*held, *others, *stale), limit=4) == ["stale_acknowledgement_took"]
+    assert _kinds(_history(*held, *others, *stale), limit=3) == []
+
+
 def test_after_a_crash_a_delivery_count_may_repeat_but_not_fall() -> None:
     crash = ("nemesis", "info", "crash", None)
     h = _history(("c1", "ok", "poll", [[T, 0, 0, 2]]), crash, ("c2", "ok", "poll", [[T, 0, 0, 2]]))

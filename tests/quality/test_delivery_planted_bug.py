@@ -96,3 +96,30 @@ def test_a_consumer_that_sends_its_acknowledgements_twice_is_caught(monkeypatch:
     monkeypatch.setattr(ShareConsumeRequestManager, "on_fetch_answered", again)
     found = [details(c) for c in renewing]
     assert all(any("same delivery" in d for d in f) for f in found), found
+
+
+def test_a_broker_that_applies_a_stale_acknowledgement_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A share partition that does not check who acknowledges: an ACCEPT or RELEASE from a
+    consumer whose lock expired is applied to the acquisition another consumer now holds. The
+    consumer is told NONE while the record could not have ended, which Kafka never answers."""
+    import dataclasses
+
+    from groupspec.impl.share_partition.machine import SharePartitionMachine
+    from groupspec.types.share_partition import Acknowledge, RecordState
+
+    seeds = range(8)
+    assert all(_kinds(DeliverySimConfig(seed=s)) == set() for s in seeds)
+    honest = SharePartitionMachine.handle
+
+    def careless(self: SharePartitionMachine, event: Any, index: int) -> Any:
+        if isinstance(event, Acknowledge) and event.batches:
+            first = event.batches[0].first_offset
+            holder = next((r.member_id for r in self.record_runs() if r.state == RecordState.ACQUIRED
+                           and r.first_offset <= first <= r.last_offset), None)
+            if holder is not None:
+                event = dataclasses.replace(event, member_id=holder)
+        return honest(self, event, index)
+
+    monkeypatch.setattr(SharePartitionMachine, "handle", careless)
+    found = [_kinds(DeliverySimConfig(seed=s)) for s in seeds]
+    assert sum("stale_acknowledgement_took" in kinds for kinds in found) >= len(seeds) // 2, found
