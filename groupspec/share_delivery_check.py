@@ -36,7 +36,10 @@ handed by the broker (a simulation records them when the ShareFetch answer arriv
 then wait in the client's buffer past its lock). And an acknowledgement from a consumer that does
 not hold the record's latest delivery is stale: if the record has ended meanwhile, Kafka skips
 offsets below the share-partition start offset and answers NONE (SharePartition#acknowledge), so
-such a "successful" ACCEPT or REJECT says nothing and is not counted.
+such a "successful" ACCEPT or REJECT says nothing and is not counted. If nothing in the history
+could have ended the record by then (no ACCEPT or REJECT of it sent since its latest delivery, no
+lost polls enough to take it to the limit) and the consumer cannot hold it again unseen, Kafka
+refuses it (another member holds it), and a NONE is ``stale_acknowledgement_took``.
 
 ACCEPTs are judged per delivered copy. A consumer can hold two copies of one record: one fetched
 before a broker restart that waited in its buffer, and the same record handed to it afresh
