@@ -74,9 +74,10 @@ def run(args: argparse.Namespace) -> int:
     import datetime
     import platform
 
+    what = ("the probe only" if args.probe_only else f"{len(vectors)} vectors of the {DEFAULT.line} set"
+            + (f" matching {args.filter!r}" if args.filter else ""))
     made = (f"Made {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC on {platform.system()} "
-            f"{platform.machine()}, {len(vectors)} vectors of the {DEFAULT.line} set"
-            + (f" matching {args.filter!r}" if args.filter else "") + ".")
+            f"{platform.machine()}, {what}.")
     with tempfile.TemporaryDirectory(prefix="groupspec-compat-") as work:
         result = matrix.run(chosen, vectors, args.flavour, Path(work),
                             start_timeout_s=args.start_timeout, vector_timeout_s=args.timeout,

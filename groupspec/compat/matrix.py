@@ -224,8 +224,12 @@ def markdown(matrix: Matrix) -> str:
     lines = ["# groupspec compatibility matrix", ""]
     if matrix.made:
         lines += [matrix.made, ""]
-    lines += [f"Flavour `{matrix.flavour}`, {len(matrix.vectors)} vectors "
-              f"({', '.join(_machines(matrix)) or 'none'}).", "", "## Implementations", ""]
+    if matrix.vectors:
+        lines += [f"Flavour `{matrix.flavour}`, {len(matrix.vectors)} vectors "
+                  f"({', '.join(_machines(matrix))}).", ""]
+    else:
+        lines += ["The ApiVersions probe only: no vectors run.", ""]
+    lines += ["## Implementations", ""]
     lines += _md_table([r[:-1] for r in summary_rows(matrix)])
     lines.append("")
     for c in matrix.columns:

@@ -96,42 +96,24 @@ class Probe:
 
 
 def probe(host: str, port: int, timeout_s: float = 5.0) -> Probe:
-    """ApiVersions to ``host:port``; ProbeError (typed, with the reason) when it does not work.
+    """ApiVersions to ``host:port`` over groupspec.wire; ProbeError (typed, with the reason) for
+    an answer that is not a Kafka broker's.
 
-    A refused or silent socket is OSError's ConnectionError from :func:`groupspec.broker.api_versions`,
-    kept apart from a bad answer so that a readiness loop can wait on the first and stop on the
-    second. A peer that cannot be read when asked at groupspec's highest version is asked again at
-    v0, which every broker must answer: librdkafka's mock cluster writes its UNSUPPORTED_VERSION
-    fallback in a layout that is not Kafka's v0 one (docs/compatibility.md), and Kafka's Java
-    client, given a fallback without an ApiVersions range, also retries at v0
-    (``NetworkClient.handleApiVersionsResponse``).
+    A refused, closed or silent socket is a ConnectionError (an OSError), kept apart from a bad
+    answer so that a readiness loop can wait on the first and stop on the second. The
+    negotiation's own departures (a fallback it had to follow up at v0, as librdkafka's mock
+    cluster needs) become the probe's ``note``.
     """
-    from groupspec import broker
-
-    try:
-        answer = broker.api_versions(host, port, timeout_s)
-    except broker.BrokerError as exc:
-        first = str(exc)
-    else:
-        return Probe(dict(answer.apis), {name: hi for name, (_, hi) in answer.features.items()})
-    apis = _at_v0(host, port, timeout_s, first)
-    return Probe(apis, {}, f"its answer to ApiVersions at groupspec's highest version could not be "
-                 f"read ({first.split(': ', 1)[-1]}); asked at v0")
-
-
-def _at_v0(host: str, port: int, timeout_s: float, first: str) -> dict[int, tuple[int, int]]:
     from groupspec.wire import errors as wire_errors
     from groupspec.wire.connection import Connection
-    from groupspec.wire.messages import ApiVersionsRequest
 
     try:
         with Connection.connect(host, port, timeout=timeout_s, client_id="groupspec-compat-probe",
                                 negotiate=False) as conn:
-            answer = conn.request(ApiVersionsRequest(), 0)
+            answer = conn.negotiate()
     except (wire_errors.ConnectError, wire_errors.ClosedError, wire_errors.WireTimeoutError) as exc:
         raise ConnectionError(f"{host}:{port}: {exc}") from None
     except wire_errors.WireError as exc:
-        raise ProbeError(f"{host}:{port} answered ApiVersions badly: {first}; at v0: {exc}") from None
-    if answer.error_code != 0:
-        raise ProbeError(f"{host}:{port} answered ApiVersions v0 with error code {answer.error_code}")
-    return {k.api_key: (k.min_version, k.max_version) for k in answer.api_keys}
+        raise ProbeError(f"{host}:{port} answered ApiVersions badly: {exc}") from None
+    return Probe({k.api_key: (k.min_version, k.max_version) for k in answer.api_keys},
+                 {f.name: f.max_version_level for f in answer.finalized_features}, conn.fallback)

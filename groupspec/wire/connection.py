@@ -76,6 +76,9 @@ class Connection:
         self._broken: WireError | None = None
         #: The peer's version range of every API it offers (after :meth:`negotiate`).
         self.peer_versions: dict[int, Versions] = {}
+        #: How :meth:`negotiate` departed from the v0-layout fallback of Kafka's brokers ("": it did not).
+        self.fallback = ""
+        self._expected_id = 0
 
     @classmethod
     def connect(
@@ -108,17 +111,39 @@ class Connection:
     # -- versions ----------------------------------------------------------------------------------
 
     def negotiate(self) -> ApiVersionsResponse:
-        """Ask the peer for its API versions (ApiVersions) and keep them in :attr:`peer_versions`."""
+        """Ask the peer for its API versions (ApiVersions) and keep them in :attr:`peer_versions`.
+
+        An UNSUPPORTED_VERSION answer names the peer's ApiVersions range and the request is sent
+        again at the highest common version. One that names no range, or cannot be read at all
+        (librdkafka's mock cluster writes its fallback in a layout of its own, docs/compatibility.md),
+        is followed by v0, which every peer answers: Kafka's Java client does the same
+        (``NetworkClient.handleApiVersionsResponse`` retries at the fallback's range, else v0).
+        :attr:`fallback` then says what happened.
+        """
         ours = APIS[API_VERSIONS].versions
         request = ApiVersionsRequest(client_software_name="groupspec",
                                      client_software_version=_software_version())
         version = ours.hi
-        response: ApiVersionsResponse = self.request(request, version)
-        if response.error_code == UNSUPPORTED_VERSION:
-            theirs = {k.api_key: k for k in response.api_keys}.get(API_VERSIONS)
-            if theirs is None or min(theirs.max_version, ours.hi) < max(theirs.min_version, ours.lo):
+        payload = self._exchange(request, version)
+        try:
+            response: ApiVersionsResponse | None = self._decode(API_VERSIONS, version, payload)
+        except BadResponseError as exc:
+            # The error code follows the 4-byte correlation id in every ApiVersions version.
+            if payload[4:6] != struct.pack(">h", UNSUPPORTED_VERSION):
+                raise
+            self._broken, response = None, None
+            self.fallback = f"its UNSUPPORTED_VERSION answer to v{version} could not be read ({exc.reason})"
+        if response is None or response.error_code == UNSUPPORTED_VERSION:
+            theirs = None if response is None else {k.api_key: k for k in response.api_keys}.get(API_VERSIONS)
+            if theirs is None:
+                version = 0
+                self.fallback = (self.fallback
+                                 or f"its UNSUPPORTED_VERSION answer to v{ours.hi} named no range")
+                self.fallback += "; asked again at v0"
+            elif min(theirs.max_version, ours.hi) < max(theirs.min_version, ours.lo):
                 raise NoCommonVersionError("no ApiVersions version in common", "ApiVersions", version)
-            version = min(theirs.max_version, ours.hi)
+            else:
+                version = min(theirs.max_version, ours.hi)
             response = self.request(request, version)
         if response.error_code != 0:
             raise BrokerError(f"answered error code {response.error_code}", response.error_code,
@@ -145,19 +170,35 @@ class Connection:
         a = api_of(type(request))
         if version is None:
             version = self.version(a.key)
+        return self._decode(a.key, version, self._exchange(request, version))
+
+    def _exchange(self, request: Any, version: int) -> bytes:
+        """Send one request and read its whole response frame (after the size prefix)."""
+        a = api_of(type(request))
         if self._broken is not None:
             raise ClosedError(f"the connection is unusable after an earlier error ({self._broken})",
                               a.name, version)
         correlation_id = self._next_id
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF
         frame = encode_request(request, version, correlation_id, self.client_id)
+        self._expected_id = correlation_id
         try:
             deadline = self._clock() + self.timeout
             self._send(frame, deadline, a.name, version)
-            payload = self._receive(deadline, a.name, version)
-            got, response = decode_response(a.key, version, payload)
-            if got != correlation_id:
-                raise BadResponseError(f"correlation id {got}, expected {correlation_id}", a.name, version, 0)
+            return self._receive(deadline, a.name, version)
+        except WireError as exc:
+            self._broken = exc
+            raise
+
+    def _decode(self, api_key: int, version: int, payload: bytes) -> Any:
+        """The response in ``payload``; a bad one leaves the connection unusable (the caller may
+        clear that when the frame was read whole and it knows better, as :meth:`negotiate` does)."""
+        name = api(api_key).name
+        try:
+            got, response = decode_response(api_key, version, payload)
+            if got != self._expected_id:
+                raise BadResponseError(f"correlation id {got}, expected {self._expected_id}", name,
+                                       version, 0)
         except WireError as exc:
             self._broken = exc
             raise
