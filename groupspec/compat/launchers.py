@@ -31,6 +31,7 @@ import os
 import re
 import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,17 @@ def _tail(path: Path) -> str:
     return " | ".join(lines[-_LOG_TAIL:])
 
 
+def _die_with_parent() -> None:
+    """In the child before exec, on Linux: SIGTERM when the parent dies (Tansu does not watch its
+    stdin as the Go and Python helpers do, and a killed `groupspec compat` must leave no broker)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 class _Child:
     """A helper process: stdout a pipe (for its bootstrap line), stderr into ``log``."""
 
@@ -137,7 +149,7 @@ class _Child:
         with open(log, "wb") as sink:
             try:
                 self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=sink, env=env)
+                                             stderr=sink, env=env, preexec_fn=_die_with_parent)
             except OSError as exc:
                 raise NotAvailable(impl, f"cannot run {argv[0]}: {exc}") from None
 

@@ -9,6 +9,8 @@ that after ``stop`` nothing answers on its port and its process is gone.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -93,6 +95,33 @@ def test_tansu(tmp_path):
             "the broker does not offer ShareGroupHeartbeat (key 76)")
     finally:
         stopped_cleanly(running)
+
+
+ORPHAN = """
+import os, sys
+from pathlib import Path
+from groupspec.compat import launchers
+running = launchers.LAUNCHERS[sys.argv[1]].start(Path(sys.argv[2]), 120.0)
+print(running.port, flush=True)
+os._exit(0)  # dies without stopping it
+"""
+
+
+@pytest.mark.parametrize("name", ["librdkafka-mock", "kfake", "tansu"])
+def test_a_broker_does_not_outlive_the_process_that_started_it(name, tmp_path):
+    start(name, tmp_path).stop()  # skips as the tests above do where it cannot run
+    done = subprocess.run([sys.executable, "-c", ORPHAN, name, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    port = int(done.stdout.strip())
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            probe("127.0.0.1", port, 1.0)
+        except OSError:
+            return
+        assert time.monotonic() < deadline, f"{name} still answers on {port} after its parent died"
+        time.sleep(0.1)
 
 
 @pytest.mark.broker
