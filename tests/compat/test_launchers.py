@@ -134,3 +134,17 @@ def test_kafka(tmp_path):
     finally:
         stopped_cleanly(running)
     assert not (tmp_path / "kafka").exists()  # the node's data went with it
+
+
+def test_a_kfake_that_does_not_build_is_not_available_with_the_compiler_s_words(tmp_path):
+    if shutil.which("go") is None:
+        pytest.skip("kfake needs Go")
+    sources = tmp_path / "src"
+    sources.mkdir()
+    for name in ("go.mod", "go.sum"):
+        shutil.copyfile(launchers.KFAKE_SOURCES / name, sources / name)
+    (sources / "main.go").write_text((launchers.KFAKE_SOURCES / "main.go").read_text()
+                                     .replace("kfake.NumBrokers(1)", 'kfake.NumBrokers("one")'))
+    with pytest.raises(NotAvailable, match=r"kfake: go build failed \(status 1\): .*main\.go"):
+        launchers.build_kfake(tmp_path / "cache", sources)
+    assert not [p for p in (tmp_path / "cache").rglob("kfake") if p.is_file()]  # no half-built binary

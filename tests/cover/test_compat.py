@@ -232,3 +232,21 @@ def test_a_broker_address_that_does_not_answer_is_a_not_available_column(capsys,
     doc = json.loads((tmp_path / "compat.json").read_text())
     assert doc["implementations"][0]["state"] == "not available" and doc["vectors"] == []
     assert "not available" in (tmp_path / "compat.md").read_text()
+
+
+def test_without_tools_the_launchers_say_what_is_missing(monkeypatch, tmp_path):
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(NotAvailable, match=r"^kfake: needs Go 1\.26 or later \(go is not on PATH\)$"):
+        launchers.build_kfake(tmp_path)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(NotAvailable, match="the confluent-kafka package is not installed"):
+        launchers.start_librdkafka_mock(tmp_path, 1.0)
+
+
+def test_the_page_escapes_what_brokers_and_vectors_say(vectors, tmp_path):
+    result = matrix.run([broken_launcher("<b>x</b>")], vectors, "kafka", tmp_path, start_timeout_s=1.0,
+                        vector_timeout_s=1.0, make_target=lambda a, t: pytest.fail("never started"))
+    page = matrix.to_html(result)
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
