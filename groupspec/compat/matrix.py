@@ -5,8 +5,9 @@ keep its ApiVersions probe, open the wire target on its address
 (``targets.make_target("kafka://HOST:PORT", timeout)``), run the vectors through the conformance
 runner with the same judges as any other target, and stop it before the next one starts (two
 cores do not run a JVM and a Rust broker side by side well, and one broker's leftovers must not
-touch another's run). A vector whose machine needs an API the broker does not list is answered
-"unsupported" here, with the API named, without a round trip: the probe already said why.
+touch another's run). A vector that needs an API the broker does not list (for its machine, or
+for a request it sends, at the version it sends it) is answered "unsupported" here, with the API
+named, without a round trip: the probe already said why.
 
 Nothing about one implementation can end the run. One that cannot start is a column that says
 why ("not available"); one that starts while this groupspec has no wire target is a column with
@@ -71,8 +72,9 @@ class Matrix:
 
 
 class GatedTarget:
-    """A target that answers "unsupported" for the machines the probe rules out, and passes
-    every other vector to ``inner``."""
+    """A target that answers "unsupported" for the vectors the probe rules out (their machine's
+    APIs, or a request they send at a version, that the broker does not offer), and passes every
+    other vector to ``inner``."""
 
     def __init__(self, inner: Target, probe: Probe) -> None:
         self.inner = inner
@@ -81,7 +83,7 @@ class GatedTarget:
         self.notes = inner.notes
 
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
-        why = self.probe.missing(machine)
+        why = self.probe.lacks(machine, doc)
         if why is not None:
             return Response(unsupported=why)
         return self.inner.call(request_id, machine, handler, doc)

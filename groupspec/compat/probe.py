@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from groupspec.types import GroupspecError
 
@@ -44,6 +45,9 @@ GROUP_APIS: dict[int, str] = {
     92: "DeleteShareGroupOffsets",
 }
 
+#: Names of the APIs a vector's events are sent as that GROUP_APIS leaves out.
+API_NAMES: dict[int, str] = {**GROUP_APIS, 28: "TxnOffsetCommit"}
+
 #: The machines the wire target can realise, with the APIs without which none of a machine's
 #: vectors can run. A vector may need more (the wire target says so per vector); these are the
 #: ones every vector of the machine sends.
@@ -53,6 +57,27 @@ MACHINE_APIS: dict[str, tuple[int, ...]] = {
     "share_partition": (10, 76, 78, 79),
 }
 WIRE_MACHINES = tuple(MACHINE_APIS)
+
+#: The events of those machines' vectors that are requests on the wire, by their ``type``, with
+#: the API each is sent as. A ``version`` on such an event is the request's API version (the
+#: coordinator's answer depends on it), so a broker must offer that version too. The other events
+#: (the clock, restarts, the persister's answers) are the wire target's to realise or refuse.
+REQUEST_APIS: dict[str, int] = {
+    "OffsetCommit": 8,
+    "OffsetFetch": 9,
+    "JoinGroup": 11,
+    "Heartbeat": 12,
+    "LeaveGroup": 13,
+    "SyncGroup": 14,
+    "DescribeGroups": 15,
+    "ListGroups": 16,
+    "TxnOffsetCommit": 28,
+    "DeleteGroups": 42,
+    "OffsetDelete": 47,
+    "ShareGroupHeartbeat": 76,
+    "Fetch": 78,  # share_partition: a share consumer's fetch is ShareFetch
+    "Acknowledge": 79,  # ... and its acknowledgement ShareAcknowledge
+}
 
 #: The feature that switches share groups on in Kafka 4.x; a broker that finalizes it at 0 lists
 #: the share APIs all the same, so the API list alone does not say that share groups work.
@@ -89,6 +114,28 @@ class Probe:
         if machine in _SHARE_MACHINES and self.features.get(SHARE_FEATURE, 1) < 1:
             return f"share groups are off on the broker ({SHARE_FEATURE}={self.features[SHARE_FEATURE]})"
         return None
+
+    def lacks(self, machine: str, doc: Any) -> str | None:
+        """Why the vector whose input is ``doc`` cannot run on this broker (its machine's APIs, then
+        each request it sends, at the version it sends it), or None."""
+        why = self.missing(machine)
+        if why is not None:
+            return why
+        events = doc.get("events") if isinstance(doc, Mapping) else None
+        reasons: dict[str, None] = {}
+        for event in events if isinstance(events, list) else ():
+            key = REQUEST_APIS.get(event.get("type", "")) if isinstance(event, Mapping) else None
+            if key is None:
+                continue
+            name = API_NAMES.get(key, str(key))
+            if key not in self.apis:
+                reasons[f"it sends {name} (key {key}), which the broker does not offer"] = None
+                continue
+            version = event.get("version")
+            lo, hi = self.apis[key]
+            if isinstance(version, int) and not lo <= version <= hi:
+                reasons[f"it sends {name} v{version}; the broker offers {self.versions(key)}"] = None
+        return "; ".join(reasons) or None
 
     def to_json(self) -> dict[str, object]:
         return {"apis": {str(k): list(v) for k, v in sorted(self.apis.items())},

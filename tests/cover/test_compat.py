@@ -19,8 +19,8 @@ from groupspec.conformance.targets import InProcessTarget, Response
 from groupspec.kafka_versions import DEFAULT
 from groupspec.types import InputError
 
-EVERY_API = Probe({k: (0, 3) for k in GROUP_APIS}, {"share.version": 1})
-CLASSIC_ONLY = Probe({k: (0, 5) for k in GROUP_APIS if k < 68}, {})
+EVERY_API = Probe({k: (0, 10) for k in GROUP_APIS} | {28: (0, 5)}, {"share.version": 1})
+CLASSIC_ONLY = Probe({k: (0, 10) for k in GROUP_APIS if k < 68} | {28: (0, 5)}, {})
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,7 @@ def test_the_matrix_gates_missing_apis_judges_the_rest_and_stops_every_broker(ve
     row = next(line for line in md.splitlines() if f"`{spoil.removeprefix('classic_group/')}`" in line)
     assert row.split("|")[2:4] == [" FAIL ", " FAIL "]
     probe_row = next(line for line in md.splitlines() if line.startswith("| ShareFetch (78)"))
-    assert probe_row == "| ShareFetch (78) | v0-3 | - |"
+    assert probe_row == "| ShareFetch (78) | v0-10 | - |"
     assert "| absent | not available | - | - | - | - | - | - |" in md
 
     page = matrix.to_html(result)
@@ -123,7 +123,7 @@ def test_a_missing_wire_target_is_a_column_that_keeps_its_probe(vectors, tmp_pat
     assert column.state == "no wire target" and column.report is None and column.probe is EVERY_API
     assert column.reason.startswith("wire target not available: --target: unknown target")
     assert stopped == ["k"]
-    assert "| ShareFetch (78) | v0-3 |" in matrix.markdown(result)
+    assert "| ShareFetch (78) | v0-10 |" in matrix.markdown(result)
     summary = matrix.summary(result)
     assert summary.splitlines()[2].startswith("k              | no wire target |    0.50 |      25/25 |")
 
@@ -143,6 +143,25 @@ def test_probe_only_runs_no_vector_and_names_what_is_missing(tmp_path):
     assert off.missing("classic_group") is None
     assert (off.versions(76), CLASSIC_ONLY.versions(76), Probe({11: (4, 4)}, {}).versions(11)) == (
         "v0-1", "-", "v4")
+
+
+def test_a_vector_is_gated_by_each_request_it_sends_at_its_version():
+    old = Probe({k: (0, 10) for k in GROUP_APIS if k not in (15, 47)} | {11: (0, 6)}, {})
+    doc = {"events": [{"type": "AdvanceClock", "to_ms": 5}, {"type": "JoinGroup", "version": 9},
+                      {"type": "JoinGroup", "version": 6}, {"type": "DescribeGroups"},
+                      {"type": "JoinGroup", "version": 9}, {"type": "OffsetDelete", "version": 0},
+                      {"type": "TxnOffsetCommit", "version": 3}]}
+    assert old.lacks("classic_group", doc) == (
+        "it sends JoinGroup v9; the broker offers v0-6; it sends DescribeGroups (key 15), which the "
+        "broker does not offer; it sends OffsetDelete (key 47), which the broker does not offer; "
+        "it sends TxnOffsetCommit (key 28), which the broker does not offer")
+    assert EVERY_API.lacks("classic_group", doc) is None
+    assert EVERY_API.lacks("classic_group", {"events": [{"type": "OffsetCommit", "version": 11}]}) == (
+        "it sends OffsetCommit v11; the broker offers v0-10")
+    share = {"events": [{"type": "Fetch"}, {"type": "Acknowledge"}]}
+    assert Probe({10: (0, 6), 76: (1, 1), 78: (1, 1), 79: (1, 1)}, {}).lacks("share_partition", share) is None
+    assert CLASSIC_ONLY.lacks("share_partition", share).startswith("the broker does not offer")
+    assert EVERY_API.lacks("classic_group", "not a mapping") is None  # the target judges bad input
     assert set(MACHINE_APIS) == {"classic_group", "share_group", "share_partition"}
 
 
