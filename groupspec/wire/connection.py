@@ -78,7 +78,6 @@ class Connection:
         self.peer_versions: dict[int, Versions] = {}
         #: How :meth:`negotiate` departed from the v0-layout fallback of Kafka's brokers ("": it did not).
         self.fallback = ""
-        self._expected_id = 0
 
     @classmethod
     def connect(
@@ -124,15 +123,7 @@ class Connection:
         request = ApiVersionsRequest(client_software_name="groupspec",
                                      client_software_version=_software_version())
         version = ours.hi
-        payload = self._exchange(request, version)
-        try:
-            response: ApiVersionsResponse | None = self._decode(API_VERSIONS, version, payload)
-        except BadResponseError as exc:
-            # The error code follows the 4-byte correlation id in every ApiVersions version.
-            if payload[4:6] != struct.pack(">h", UNSUPPORTED_VERSION):
-                raise
-            self._broken, response = None, None
-            self.fallback = f"its UNSUPPORTED_VERSION answer to v{version} could not be read ({exc.reason})"
+        response = self._first_versions(request, version)
         if response is None or response.error_code == UNSUPPORTED_VERSION:
             theirs = None if response is None else {k.api_key: k for k in response.api_keys}.get(API_VERSIONS)
             if theirs is None:
@@ -149,6 +140,34 @@ class Connection:
             raise BrokerError(f"answered error code {response.error_code}", response.error_code,
                               "ApiVersions", version)
         self.peer_versions = {k.api_key: Versions(k.min_version, k.max_version) for k in response.api_keys}
+        return response
+
+    def _first_versions(self, request: ApiVersionsRequest, version: int) -> ApiVersionsResponse | None:
+        """The first ApiVersions exchange: its answer, or None for an UNSUPPORTED_VERSION answer
+        that does not decode (the frame was read whole, so the connection stays usable)."""
+        name = APIS[API_VERSIONS].name
+        correlation_id = self._next_id
+        self._next_id = (self._next_id + 1) & 0x7FFFFFFF
+        frame = encode_request(request, version, correlation_id, self.client_id)
+        try:
+            deadline = self._clock() + self.timeout
+            self._send(frame, deadline, name, version)
+            payload = self._receive(deadline, name, version)
+            # Every ApiVersions response starts with the correlation id and the error code.
+            if payload[:6] == struct.pack(">ih", correlation_id, UNSUPPORTED_VERSION):
+                try:
+                    response: ApiVersionsResponse = decode_response(API_VERSIONS, version, payload)[1]
+                except BadResponseError as exc:
+                    self.fallback = (f"its UNSUPPORTED_VERSION answer to v{version} could not be read "
+                                     f"({exc.reason})")
+                    return None
+                return response
+            got, response = decode_response(API_VERSIONS, version, payload)
+            if got != correlation_id:
+                raise BadResponseError(f"correlation id {got}, expected {correlation_id}", name, version, 0)
+        except WireError as exc:
+            self._broken = exc
+            raise
         return response
 
     def version(self, api_key: int) -> int:
@@ -170,35 +189,19 @@ class Connection:
         a = api_of(type(request))
         if version is None:
             version = self.version(a.key)
-        return self._decode(a.key, version, self._exchange(request, version))
-
-    def _exchange(self, request: Any, version: int) -> bytes:
-        """Send one request and read its whole response frame (after the size prefix)."""
-        a = api_of(type(request))
         if self._broken is not None:
             raise ClosedError(f"the connection is unusable after an earlier error ({self._broken})",
                               a.name, version)
         correlation_id = self._next_id
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF
         frame = encode_request(request, version, correlation_id, self.client_id)
-        self._expected_id = correlation_id
         try:
             deadline = self._clock() + self.timeout
             self._send(frame, deadline, a.name, version)
-            return self._receive(deadline, a.name, version)
-        except WireError as exc:
-            self._broken = exc
-            raise
-
-    def _decode(self, api_key: int, version: int, payload: bytes) -> Any:
-        """The response in ``payload``; a bad one leaves the connection unusable (the caller may
-        clear that when the frame was read whole and it knows better, as :meth:`negotiate` does)."""
-        name = api(api_key).name
-        try:
-            got, response = decode_response(api_key, version, payload)
-            if got != self._expected_id:
-                raise BadResponseError(f"correlation id {got}, expected {self._expected_id}", name,
-                                       version, 0)
+            payload = self._receive(deadline, a.name, version)
+            got, response = decode_response(a.key, version, payload)
+            if got != correlation_id:
+                raise BadResponseError(f"correlation id {got}, expected {correlation_id}", a.name, version, 0)
         except WireError as exc:
             self._broken = exc
             raise
