@@ -131,6 +131,8 @@ def test_kafka(tmp_path):
         assert running.version == "Kafka 4.2.1"
         assert set(GROUP_APIS) <= set(running.probe.apis)
         assert running.probe.features["share.version"] >= 1 and running.probe.note == ""
+        props = (tmp_path / "kafka" / "server.properties").read_text().splitlines()
+        assert all(f"{k}={v}" in props for k, v in launchers.KAFKA_GROUP_DEFAULTS.items())
     finally:
         stopped_cleanly(running)
     assert not (tmp_path / "kafka").exists()  # the node's data went with it
