@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds an implementation may take to answer after its start "
                         f"(default {DEFAULT_START_TIMEOUT_S:g}; a first Go build or Maven "
                         "resolution comes on top)")
+    parser.add_argument("--target-options", default="", metavar="QUERY",
+                        help="appended as ?QUERY to the kafka:// address of each started "
+                        "implementation: the wire target's options and the broker settings it "
+                        "cannot ask (docs/conformance.md); a --broker address keeps its own")
     parser.add_argument("--probe-only", action="store_true",
                         help="start and probe each implementation, run no vectors")
 
@@ -82,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         result = matrix.run(chosen, vectors, args.flavour, Path(work),
                             start_timeout_s=args.start_timeout, vector_timeout_s=args.timeout,
                             make_target=make_target, progress=progress,
-                            made=made)
+                            made=made, query=args.target_options.removeprefix("?"))
     written = matrix.write(result, args.out)
     print(matrix.summary(result))
     print()

@@ -75,11 +75,13 @@ class Running:
     probe: Probe
     _stop: Callable[[], None] = field(repr=False, default=lambda: None)
     _stopped: bool = field(default=False, repr=False)
+    #: What follows ``?`` in the address given to the wire target (its options), if anything.
+    query: str = ""
 
     @property
     def address(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"kafka://{host}:{self.port}"
+        return f"kafka://{host}:{self.port}" + (f"?{self.query}" if self.query else "")
 
     def stop(self) -> None:
         if not self._stopped:
@@ -403,12 +405,14 @@ def start_tansu(work: Path, timeout_s: float) -> Running:
 
 
 def external(address: str) -> Launcher:
-    """A launcher for ``kafka://HOST:PORT`` (InputError for a malformed address) that only probes."""
+    """A launcher for ``kafka://HOST:PORT`` (InputError for a malformed address) that only probes.
+    A ``?query`` is kept for the wire target (its options and the broker settings it cannot ask)."""
     from groupspec.wire.cluster import parse_address
 
     if not address.startswith("kafka://"):
         raise InputError("--broker", f"expected kafka://HOST:PORT, got {address!r}")
-    host, port = parse_address(address)
+    base, _, query = address.partition("?")
+    host, port = parse_address(base)
 
     def start(work: Path, timeout_s: float) -> Running:
         try:
@@ -417,7 +421,7 @@ def external(address: str) -> Launcher:
             raise NotAvailable(address, f"nothing answers: {exc}") from None
         except ProbeError as exc:
             raise NotAvailable(address, str(exc)) from None
-        return Running(address, host, port, None, "given", answer)
+        return Running(address, host, port, None, "given", answer, query=query)
 
     return Launcher(address, "a broker given by address", start)
 

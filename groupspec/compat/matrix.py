@@ -101,14 +101,18 @@ def first_difference(o: runner.Outcome) -> str:
 
 def run_column(launcher: Launcher, vectors: Sequence[Vector], flavour: str, work: Path, *,
                start_timeout_s: float, vector_timeout_s: float, make_target: MakeTarget,
-               progress: Callable[[str], None] = lambda line: None) -> Column:
-    """Start, probe, run and stop one implementation; never raises for the implementation's sake."""
+               progress: Callable[[str], None] = lambda line: None, query: str = "") -> Column:
+    """Start, probe, run and stop one implementation; never raises for the implementation's sake.
+    ``query`` goes after ``?`` in the address of a started implementation (the wire target's
+    options); a given ``--broker`` address keeps its own."""
     progress(f"{launcher.name}: starting ({launcher.about})")
     try:
         running = launcher.start(work, start_timeout_s)
     except NotAvailable as exc:
         progress(f"{launcher.name}: not available: {exc.reason}")
         return Column(launcher.name, NOT_AVAILABLE, exc.reason)
+    if query and not running.query:
+        running.query = query
     column = Column(launcher.name, RAN, address=running.address, version=running.version,
                     start_s=running.start_s, probe=running.probe)
     started = "" if running.start_s is None else f" in {running.start_s:.2f} s"
@@ -133,13 +137,13 @@ def run_column(launcher: Launcher, vectors: Sequence[Vector], flavour: str, work
 
 def run(launchers: Sequence[Launcher], vectors: Sequence[Vector], flavour: str, work: Path, *,
         start_timeout_s: float, vector_timeout_s: float, make_target: MakeTarget,
-        progress: Callable[[str], None] = lambda line: None, made: str = "") -> Matrix:
+        progress: Callable[[str], None] = lambda line: None, made: str = "", query: str = "") -> Matrix:
     matrix = Matrix(flavour, [(v.id, v.machine) for v in vectors], made=made)
     for launcher in launchers:
         matrix.columns.append(run_column(launcher, vectors, flavour, work,
                                          start_timeout_s=start_timeout_s,
                                          vector_timeout_s=vector_timeout_s,
-                                         make_target=make_target, progress=progress))
+                                         make_target=make_target, progress=progress, query=query))
     return matrix
 
 

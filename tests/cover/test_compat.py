@@ -269,3 +269,29 @@ def test_the_page_escapes_what_brokers_and_vectors_say(vectors, tmp_path):
                         vector_timeout_s=1.0, make_target=lambda a, t: pytest.fail("never started"))
     page = matrix.to_html(result)
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+
+
+def test_a_given_broker_is_probed_and_keeps_its_query_for_the_wire_target(vectors, tmp_path):
+    from tests.wire_peers import BROKER, FakePeer, broker
+
+    peer = FakePeer(broker([], dict(BROKER)))
+    try:
+        (given,) = launchers.choose("", [f"kafka://127.0.0.1:{peer.port}?group.max.size=1"])
+        seen: list[str] = []
+
+        def make_target(address: str, timeout: float) -> Spoiled:
+            seen.append(address)
+            return Spoiled("")
+
+        column = matrix.run_column(given, [], "kafka", tmp_path, start_timeout_s=5.0, vector_timeout_s=1.0,
+                                   make_target=make_target, query="budget_s=5")
+        assert column.state == "probed" and column.start_s is None and column.version == "given"
+        assert column.address == f"kafka://127.0.0.1:{peer.port}?group.max.size=1"  # its own query
+        assert column.probe is not None and column.probe.versions(76) == "v1"
+    finally:
+        peer.stop()
+    stopped: list[str] = []
+    result = matrix.run([fake_launcher("k", EVERY_API, stopped)], vectors[:1], "kafka", tmp_path,
+                        start_timeout_s=1.0, vector_timeout_s=1.0, make_target=make_target, query="budget_s=5")
+    assert result.columns[0].address == "kafka://127.0.0.1:9?budget_s=5"
+    assert seen == ["kafka://127.0.0.1:9?budget_s=5"] and result.columns[0].counts()["passed"] == 1
