@@ -292,6 +292,7 @@ def test_a_given_broker_is_probed_and_keeps_its_query_for_the_wire_target(vector
         peer.stop()
     stopped: list[str] = []
     result = matrix.run([fake_launcher("k", EVERY_API, stopped)], vectors[:1], "kafka", tmp_path,
-                        start_timeout_s=1.0, vector_timeout_s=1.0, make_target=make_target, query="budget_s=5")
+                        start_timeout_s=1.0, vector_timeout_s=1.0, make_target=make_target,
+                        query="budget_s=5")
     assert result.columns[0].address == "kafka://127.0.0.1:9?budget_s=5"
     assert seen == ["kafka://127.0.0.1:9?budget_s=5"] and result.columns[0].counts()["passed"] == 1
