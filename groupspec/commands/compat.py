@@ -86,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         result = matrix.run(chosen, vectors, args.flavour, Path(work),
                             start_timeout_s=args.start_timeout, vector_timeout_s=args.timeout,
                             make_target=make_target, progress=progress,
-                            made=made, query=args.target_options.removeprefix("?"))
+                            made=made, query=args.target_options.removeprefix("?"),
+                            done=lambda partial: matrix.write(partial, args.out))
     written = matrix.write(result, args.out)
     print(matrix.summary(result))
     print()

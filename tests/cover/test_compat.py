@@ -72,10 +72,13 @@ def test_the_matrix_gates_missing_apis_judges_the_rest_and_stops_every_broker(ve
         targets.append(Spoiled(spoil))
         return targets[-1]
 
+    partial: list[list[str]] = []
     result = matrix.run([fake_launcher("full", EVERY_API, stopped), broken_launcher("absent"),
                          fake_launcher("classic", CLASSIC_ONLY, stopped)],
                         vectors, "kafka", tmp_path, start_timeout_s=5.0, vector_timeout_s=3.0,
-                        make_target=make_target, made="made in a test")
+                        make_target=make_target, made="made in a test",
+                        done=lambda m: partial.append([c.impl for c in m.columns]))
+    assert partial == [["full"], ["full", "absent"], ["full", "absent", "classic"]]
     full, absent, classic = result.columns
     assert stopped == ["full", "classic"] and all(t.closed for t in targets)
     assert full.counts() == {"passed": 8, "failed": 1, "unsupported": 0, "diverged": 0}
