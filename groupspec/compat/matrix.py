@@ -138,7 +138,7 @@ def run_column(launcher: Launcher, vectors: Sequence[Vector], flavour: str, work
 def run(launchers: Sequence[Launcher], vectors: Sequence[Vector], flavour: str, work: Path, *,
         start_timeout_s: float, vector_timeout_s: float, make_target: MakeTarget,
         progress: Callable[[str], None] = lambda line: None, made: str = "", query: str = "",
-        done: Callable[[Matrix], None] = lambda matrix: None) -> Matrix:
+        done: Callable[[Matrix], object] = lambda matrix: None) -> Matrix:
     """Each implementation in turn; ``done`` sees the matrix after each column (so a long run that
     is cut short has written what it finished)."""
     matrix = Matrix(flavour, [(v.id, v.machine) for v in vectors], made=made)
