@@ -217,6 +217,20 @@ def _cell(c: Column, outcomes: dict[str, runner.Outcome], vid: str) -> tuple[str
     return _SHORT[o.status], o.status, detail
 
 
+def _unsupported_reasons(columns: Sequence[Column], ids: Sequence[str]) -> list[tuple[str, str, int]]:
+    """(implementation, reason, how many of ``ids``) for each reason a column gave, in order."""
+    out: list[tuple[str, str, int]] = []
+    for c in columns:
+        outcomes = c.outcomes()
+        reasons: dict[str, int] = {}
+        for vid in ids:
+            o = outcomes.get(vid)
+            if o is not None and o.unsupported:
+                reasons[o.reason] = reasons.get(o.reason, 0) + 1
+        out += [(c.impl, r, n) for r, n in reasons.items()]
+    return out
+
+
 # -- Markdown ---------------------------------------------------------------------------------------
 
 
@@ -264,13 +278,7 @@ def markdown(matrix: Matrix) -> str:
                     notes.append(f"- `{vid}` on {c.impl}: {detail}")
             rows.append(row)
         lines += _md_table(rows)
-        for c in ran:
-            reasons: dict[str, int] = {}
-            for vid in ids:
-                o = c.outcomes().get(vid)
-                if o is not None and o.unsupported:
-                    reasons[o.reason] = reasons.get(o.reason, 0) + 1
-            notes += [f"- {n} unsupported on {c.impl}: {r}" for r, n in reasons.items()]
+        notes += [f"- {n} unsupported on {impl}: {r}" for impl, r, n in _unsupported_reasons(ran, ids)]
         if notes:
             lines += ["", *notes]
     return "\n".join(lines) + "\n"
@@ -342,6 +350,11 @@ def to_html(matrix: Matrix) -> str:
         parts += [f"<h2>{html.escape(machine)}</h2>", _h_table(rows, classes, titles)]
         if failures:
             parts += ["<details><summary>failures and divergences</summary><ul>", *failures,
+                      "</ul></details>"]
+        reasons = _unsupported_reasons(ran, [v for v, m in matrix.vectors if m == machine])
+        if reasons:
+            parts += ["<details><summary>why unsupported</summary><ul>",
+                      *(f"<li>{n} on {html.escape(impl)}: {html.escape(r)}</li>" for impl, r, n in reasons),
                       "</ul></details>"]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

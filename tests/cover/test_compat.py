@@ -103,6 +103,7 @@ def test_the_matrix_gates_missing_apis_judges_the_rest_and_stops_every_broker(ve
     page = matrix.to_html(result)
     assert "<script" not in page and not re.search(r"""(src|href)=["']?https?:""", page)
     assert page.count('class="failed"') == 2 and page.count('class="unsupported"') >= 3
+    assert "<li>3 on classic: the broker does not offer ShareGroupHeartbeat (key 76)</li>" in page
 
     written = matrix.write(result, tmp_path / "out")
     assert [p.name for p in written] == ["compat.md", "compat.html", "compat.json"]
