@@ -324,6 +324,35 @@ CASES: tuple[Case, ...] = (
         # no member id yet: there is no membership to leave
         Step(Unsubscribe(), ends=S.UNJOINED),
     )),
+    Case("rebalance_in_progress_on_join_keeps_the_member_id_and_generation",
+         "AbstractCoordinator.JoinGroupResponseHandler (REBALANCE_IN_PROGRESS)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=1),
+    )),
+    Case("heartbeat_interval_counts_from_the_sync", "AbstractCoordinator.HeartbeatThread", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(5_000), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m1", leader_assignments=(("m1", assignment(T0)),)),
+             (sync("m1", 1, assignments=(("m1", assignment(T0)),)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(5_001)),
+        Step(Poll(7_999)),
+        Step(Poll(8_000), (heartbeat("m1", 1),)),
+    )),
+    Case("cooperative_rejoin_sends_what_it_owns_per_topic",
+         "ConsumerCoordinator (cooperative protocol: the subscription's owned partitions)", COOP, (
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(0), (join(COOP, ("t", "u")),)),
+        Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
+        Step(synced(T0, T1, U0), (Callback("assigned", (T0, T1, U0)),)),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0)),)),
+    )),
     Case("coordinator_lost_during_join_retries_at_the_next_poll", CCT + "testDisconnectInJoin",
          EAGER, (
         Step(Subscribe(("t",))),
@@ -361,6 +390,10 @@ CASES: tuple[Case, ...] = (
     Case("subscribed_commit_carries_the_generation", CCT + "testCommitOffsetMetadataSync", EAGER, (
         *_stable(EAGER, T0),
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+    )),
+    Case("a_commit_groups_its_offsets_by_topic", CCT + "testCommitOffsetMetadataSync", EAGER, (
+        Step(Assign((T0, T1, U0))),
+        Step(CommitSync(((U0, 3), (T1, 2), (T0, 1))), (commit(-1, "", (T0, 1), (T1, 2), (U0, 3)),)),
     )),
     Case("commit_while_rebalancing_fails", CCT + "testCommitOffsetRebalanceInProgress", EAGER, (
         Step(Subscribe(("t",))),
@@ -425,6 +458,11 @@ CASES: tuple[Case, ...] = (
         Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
             FetchedPartition(0, 4), FetchedPartition(1, -1, error=Errors.STALE_MEMBER_EPOCH))),))),
              (Raised("KafkaException", "offset fetch failed for t-1: STALE_MEMBER_EPOCH"),)),
+        # two failed partitions: the first in the answer is the one named
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, -1, error=Errors.UNKNOWN_TOPIC_OR_PARTITION),
+            FetchedPartition(1, -1, error=Errors.UNKNOWN_SERVER_ERROR))),))),
+             (Raised("KafkaException", "offset fetch failed for t-0: UNKNOWN_TOPIC_OR_PARTITION"),)),
     )),
     Case("missing_offset_resets_to_latest", "SubscriptionState (auto.offset.reset=latest)", EAGER, (
         Step(Assign((T0, T1))),
