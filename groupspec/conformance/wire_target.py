@@ -1,0 +1,672 @@
+"""``--target kafka://HOST:PORT``: the vectors realised over the wire against a live broker.
+
+Theory of operation
+-------------------
+A vector is a run: a coordinator's configuration and a list of events (requests from members,
+clock advances, restarts, ...). The in-process targets call the machine with each event; a live
+broker only takes requests over sockets and keeps its own clock. So each run is *realised*
+(docs/conformance.md, "The kafka:// target", states the rules for users):
+
+* Names. Every group id (except the empty one, which is itself a case) gets a prefix unique to
+  the run, and every topic a commit or fetch names is created under a unique name, so runs never
+  meet on a shared broker. Member ids are symbols in a vector (``client-<new_member_uuid>``, the
+  uuid the vector chose); the broker draws its own uuid, so the id a JoinGroup answer carries is
+  *bound* to the vector's symbol, later requests carry the broker's id and every answer is
+  written back in the vector's names. Ids the broker never issued ("stranger") pass unchanged.
+* Connections. One socket per request in flight: a classic JoinGroup parks until its rebalance
+  completes, so a request is sent, and its answer is collected when it arrives. An answer belongs
+  to the event during which it arrived: after sending, the target waits up to ``settle_s`` for the
+  request's own answer (plus ``grace_s`` for answers the same request released); a request that
+  stays unanswered is parked and may be answered by a later event.
+* Time. The broker's timers run on real time, 1:1 with the vector's milliseconds: the vector's
+  session and rebalance timeouts are sent as they are, and a clock advance to ``T`` sleeps until
+  ``T`` after the run's start, shifted by how far the run has fallen behind the vector's clock
+  (requests take real time, and the timers they start are that much late) plus ``slack_s``. A run
+  whose clock advances further than ``budget_s`` seconds, or that falls more than ``max_lag_s``
+  behind, answers unsupported: its timing cannot be realised faithfully.
+* Configuration. The vector's coordinator configuration must be the broker's where the run can
+  tell them apart. The initial rebalance delay is measured (one probe join per target) and each
+  session timeout the run sends is tried against the broker's bounds (a probe join); what the
+  wire cannot ask (group.max.size, offset.metadata.max.bytes, offset retention) is taken at
+  Kafka's default unless the address declares it (``kafka://h:p?group.max.size=1``), and the
+  target's notes say so. A vector that needs a value the broker does not have answers
+  unsupported naming it. The coordinator topic's partition count is not observable on the wire
+  and is not checked.
+* What the wire cannot express answers unsupported with the reason: restarts and coordinator
+  loads, transactions (no producer APIs in groupspec.wire), OffsetDelete and DeleteGroups (not
+  in groupspec.wire), and every machine but classic_group.
+* What is judged. A broker shows its answers, not the records it writes nor its internal state,
+  so the output carries no records and an empty view, and the response says so
+  (``unobserved``): the runner judges the answers with the machine's own judge.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import selectors
+import time
+import urllib.parse
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol, cast
+
+from groupspec.conformance.targets import Response
+from groupspec.types import InputError
+from groupspec.types import classic_group as cg
+from groupspec.types.errors import Errors
+
+#: What the output of a classic run leaves to the broker's inside.
+CLASSIC_UNOBSERVED = ("outputs[].records", "view")
+#: Kafka's defaults for what the wire cannot ask of a broker (GroupCoordinatorConfig,
+#: OffsetConfig), keyed by the broker property and the vector's config field.
+ASSUMED = {
+    "group.max.size": ("max_size", 2_147_483_647),
+    "offset.metadata.max.bytes": ("offset_metadata_max_bytes", 4_096),
+    "offsets.retention.ms": ("offsets_retention_ms", 10_080 * 60_000),
+    "offsets.retention.check.interval.ms": ("offsets_retention_check_interval_ms", 600_000),
+}
+#: The target's own options in the address's query (the rest are declared broker properties).
+OPTIONS = ("budget_s", "settle_s", "grace_s", "slack_s", "max_lag_s")
+_LOADING = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE,
+                      Errors.NOT_COORDINATOR})
+_WHY_NOT = {
+    cg.TxnOffsetCommit: "transactions need a transactional producer (InitProducerId, "
+                        "AddOffsetsToTxn, EndTxn), which groupspec.wire does not speak",
+    cg.TxnMarker: "transaction markers come from a transaction coordinator, which the wire "
+                  "target does not drive",
+    cg.OffsetDelete: "groupspec.wire does not speak OffsetDelete",
+    cg.DeleteGroups: "groupspec.wire does not speak DeleteGroups",
+    cg.Restart: "a coordinator restart cannot be caused over the wire",
+    cg.BeginLoad: "a coordinator load cannot be caused over the wire",
+    cg.CompleteLoad: "a coordinator load cannot be caused over the wire",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Scaling:
+    """How a run's clock becomes real time (module docstring, "Time"); seconds."""
+
+    budget_s: float = 10.0
+    settle_s: float = 0.2
+    grace_s: float = 0.05
+    slack_s: float = 0.15
+    max_lag_s: float = 1.0
+
+
+class Conn(Protocol):
+    """What a run needs of a connection (groupspec.wire.Connection, or a fake in tests)."""
+
+    client_id: str | None
+
+    def send(self, request: Any, version: int | None = None) -> Any: ...
+
+    def receive(self, pending: Any) -> Any: ...
+
+    def request(self, request: Any, version: int | None = None) -> Any: ...
+
+    def version(self, api_key: int) -> int: ...
+
+    def fileno(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class Unrealisable(Exception):
+    """The run cannot be realised over the wire; the message says why (an unsupported answer)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Names: the vector's symbols and the broker's names, both ways
+# ---------------------------------------------------------------------------------------------
+
+
+class Names:
+    """The run's group, topic and member names: vector <-> broker."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self._members: dict[str, str] = {}
+        self._members_back: dict[str, str] = {}
+
+    def group(self, gid: str) -> str:
+        return gid if gid == "" else f"{self.tag}-{gid}"
+
+    def group_back(self, gid: str) -> str | None:
+        """The vector's group id, or None for a group another run (or anyone) made."""
+        prefix = f"{self.tag}-"
+        return gid[len(prefix):] if gid.startswith(prefix) else "" if gid == "" else None
+
+    def topic(self, name: str) -> str:
+        return f"{self.tag}-{name}"
+
+    def topic_back(self, name: str) -> str:
+        prefix = f"{self.tag}-"
+        return name[len(prefix):] if name.startswith(prefix) else name
+
+    def bind(self, symbol: str, broker_id: str) -> None:
+        old = self._members.get(symbol)
+        if old is not None:
+            self._members_back.pop(old, None)
+        self._members[symbol] = broker_id
+        self._members_back[broker_id] = symbol
+
+    def member(self, symbol: str) -> str:
+        return self._members.get(symbol, symbol)
+
+    def member_back(self, broker_id: str) -> str:
+        return self._members_back.get(broker_id, broker_id)
+
+
+def symbol_of(join: cg.JoinGroup) -> str:
+    """The member id the vector expects the coordinator to give this JoinGroup's new member."""
+    prefix = join.group_instance_id if join.group_instance_id is not None else join.client_id
+    return f"{prefix}-{join.new_member_uuid}"
+
+
+def request_out(event: Any, names: Names) -> Any:
+    """The vector's request in the broker's names."""
+    r = dataclasses.replace
+    if isinstance(event, cg.JoinGroup):
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id))
+    if isinstance(event, cg.SyncGroup):
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
+                 assignments=tuple(r(a, member_id=names.member(a.member_id)) for a in event.assignments))
+    if isinstance(event, cg.Heartbeat):
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id))
+    if isinstance(event, cg.LeaveGroup):
+        return r(event, group_id=names.group(event.group_id),
+                 members=tuple(r(m, member_id=names.member(m.member_id)) for m in event.members))
+    if isinstance(event, cg.OffsetCommit):
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
+                 topics=tuple(r(t, name=names.topic(t.name)) for t in event.topics))
+    if isinstance(event, cg.OffsetFetch):
+        return r(event, group_id=names.group(event.group_id),
+                 topics=None if event.topics is None
+                 else tuple(r(t, name=names.topic(t.name)) for t in event.topics))
+    if isinstance(event, cg.DescribeGroups):
+        return r(event, group_ids=tuple(names.group(g) for g in event.group_ids))
+    if isinstance(event, cg.ListGroups):
+        return event
+    raise TypeError(f"{type(event).__name__} has no wire form")
+
+
+def response_back(response: Any, names: Names) -> Any:
+    """The broker's answer in the vector's names (a ListGroups answer keeps the run's groups only,
+    in group-id order: Kafka lists them in no defined order)."""
+    r = dataclasses.replace
+    if isinstance(response, cg.JoinGroupResponse):
+        return r(response, leader=names.member_back(response.leader),
+                 member_id=names.member_back(response.member_id),
+                 members=tuple(r(m, member_id=names.member_back(m.member_id)) for m in response.members))
+    if isinstance(response, cg.LeaveGroupResponse):
+        return r(response, members=tuple(r(m, member_id=names.member_back(m.member_id))
+                                         for m in response.members))
+    if isinstance(response, cg.OffsetCommitResponse):
+        return r(response, topics=tuple(r(t, name=names.topic_back(t.name)) for t in response.topics))
+    if isinstance(response, cg.OffsetFetchResponse):
+        return r(response, topics=tuple(r(t, name=names.topic_back(t.name)) for t in response.topics))
+    if isinstance(response, cg.DescribeGroupsResponse):
+        return r(response, groups=tuple(
+            r(g, group_id=names.group_back(g.group_id) or g.group_id,
+              members=tuple(r(m, member_id=names.member_back(m.member_id)) for m in g.members))
+            for g in response.groups))
+    if isinstance(response, cg.ListGroupsResponse):
+        ours = [r(g, group_id=back) for g in response.groups
+                if (back := names.group_back(g.group_id)) is not None and g.group_id]
+        return r(response, groups=tuple(sorted(ours, key=lambda g: g.group_id)))
+    return response
+
+
+# ---------------------------------------------------------------------------------------------
+# What a run needs: checked before anything is sent
+# ---------------------------------------------------------------------------------------------
+
+
+def plan(run: Any, scaling: Scaling) -> None:
+    """Raise Unrealisable when the run has an event the wire cannot express or a clock the
+    budget cannot hold."""
+    for event in run.events:
+        why = _WHY_NOT.get(type(event))
+        if why is not None:
+            raise Unrealisable(f"{type(event).__name__}: {why}")
+        if isinstance(event, cg.OffsetCommit) and event.version >= 10:
+            raise Unrealisable("OffsetCommit v10+ names topics by id; the wire target maps names only")
+    advance = advance_ms(run)
+    if advance / 1000 > scaling.budget_s:
+        raise Unrealisable(f"the clock advances {advance} ms, which real time 1:1 cannot realise "
+                           f"within the per-vector budget of {scaling.budget_s:g} s (?budget_s=)")
+
+
+def advance_ms(run: Any) -> int:
+    """How far the run's clock moves from its start."""
+    last = run.start_ms
+    for event in run.events:
+        if isinstance(event, cg.AdvanceClock):
+            last = max(last, event.to_ms)
+    return int(last - run.start_ms)
+
+
+def assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
+    """The configuration the run depends on that the wire cannot check, where the broker's value
+    (declared, else Kafka's default) differs from the vector's in a way the run would show."""
+    config = run.config
+    joins = sum(isinstance(e, cg.JoinGroup) for e in run.events)
+    metadata = [len((p.committed_metadata or "").encode()) for e in run.events
+                if isinstance(e, cg.OffsetCommit) for t in e.topics for p in t.partitions]
+    advance = advance_ms(run)
+    problems = []
+    for prop, (field, default) in ASSUMED.items():
+        want = getattr(config, field)
+        try:
+            have = int(declared.get(prop, default))
+        except ValueError:
+            raise InputError("--target", f"{prop}={declared[prop]!r} is not a number") from None
+        if want == have:
+            continue
+        if field == "max_size":
+            matters = joins > min(want, have)
+        elif field == "offset_metadata_max_bytes":
+            matters = any(n > min(want, have) for n in metadata)
+        else:
+            matters = advance >= min(want, have, config.offsets_retention_check_interval_ms,
+                                     config.offsets_retention_ms)
+        if matters:
+            source = "declared" if prop in declared else "Kafka's default, assumed"
+            problems.append(f"the vector needs {prop}={want}, the broker has {have} ({source})")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# One run against the broker
+# ---------------------------------------------------------------------------------------------
+
+Waiter = Callable[[Sequence[Conn], float], list[Conn]]
+
+
+def select_readable(conns: Sequence[Conn], timeout: float) -> list[Conn]:
+    """The connections with bytes to read within ``timeout`` s (none: just wait that long)."""
+    if not conns:
+        time.sleep(max(timeout, 0.0))
+        return []
+    with selectors.DefaultSelector() as sel:
+        for c in conns:
+            sel.register(c.fileno(), selectors.EVENT_READ, c)
+        return [key.data for key, _ in sel.select(max(timeout, 0.0))]
+
+
+@dataclasses.dataclass
+class _Flight:
+    index: int
+    event: Any
+    pending: Any
+    version: int
+
+
+class ClassicRun:
+    """One classic_group run realised against a broker (module docstring)."""
+
+    def __init__(self, run: Any, names: Names, connect: Callable[[str], Conn], scaling: Scaling,
+                 *, clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable) -> None:
+        self.run = run
+        self.names = names
+        self.connect = connect
+        self.scaling = scaling
+        self.clock = clock
+        self.wait = wait
+        self._idle: dict[str, list[Conn]] = {}
+        self._all: list[Conn] = []
+        self._flights: dict[int, tuple[Conn, _Flight]] = {}
+        #: (event index, request index, machine response in the broker's names)
+        self._answers: list[tuple[int, int, Any]] = []
+        self._client_of: dict[str, str] = {}
+
+    def _conn(self, client_id: str) -> Conn:
+        idle = self._idle.setdefault(client_id, [])
+        if idle:
+            return idle.pop()
+        conn = self.connect(client_id)
+        self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        for conn in self._all:
+            conn.close()
+
+    def _client(self, event: Any) -> str:
+        if isinstance(event, cg.JoinGroup):
+            return event.client_id
+        member = getattr(event, "member_id", None)
+        return self._client_of.get(member, "groupspec") if isinstance(member, str) else "groupspec"
+
+    def _send(self, index: int, event: Any) -> None:
+        from groupspec.wire.translate import to_wire
+
+        client = self._client(event)
+        conn = self._conn(client)
+        request, version = to_wire(request_out(event, self.names))
+        pending = conn.send(request, version)
+        self._flights[index] = (conn, _Flight(index, event, pending, pending.version))
+
+    def _receive(self, k: int, conn: Conn) -> None:
+        from groupspec.wire.translate import from_wire
+
+        for index, (c, flight) in list(self._flights.items()):
+            if c is conn:
+                raw = conn.receive(flight.pending)
+                del self._flights[index]
+                self._idle.setdefault(conn.client_id or "groupspec", []).append(conn)
+                answer = from_wire(raw, flight.version)
+                event = flight.event
+                if (isinstance(event, cg.JoinGroup) and isinstance(answer, cg.JoinGroupResponse)
+                        and answer.member_id and event.member_id == cg.UNKNOWN_MEMBER_ID):
+                    symbol = symbol_of(event)
+                    self.names.bind(symbol, answer.member_id)
+                    self._client_of[symbol] = event.client_id
+                elif isinstance(event, cg.JoinGroup):
+                    self._client_of[event.member_id] = event.client_id
+                self._answers.append((k, index, answer))
+                return
+
+    def _collect(self, k: int, until: float, want: int | None = None) -> None:
+        """Take the answers that arrive before ``until`` (and, once request ``want`` is
+        answered, for ``grace_s`` more) as event ``k``'s."""
+        while True:
+            now = self.clock()
+            if want is not None and want not in self._flights:
+                until = min(until, now + self.scaling.grace_s)
+                want = None
+            if now >= until:
+                return
+            busy = [c for c, _ in self._flights.values()]
+            if not busy and want is None and until - now <= self.scaling.grace_s:
+                return
+            for conn in self.wait(busy, until - now):
+                self._receive(k, conn)
+
+    def drive(self) -> Any:
+        from groupspec.conformance.classic_group_json import RunOutput
+
+        run, s = self.run, self.scaling
+        origin = self.clock()
+        now_ms = run.start_ms
+        shift = 0.0  # how far the real clock runs behind the vector's, at most so far
+        first_shift: float | None = None
+        for k, event in enumerate(run.events):
+            behind = self.clock() - origin - (now_ms - run.start_ms) / 1000
+            shift = max(shift, behind)
+            if first_shift is None:
+                first_shift = behind
+            if shift - first_shift > s.max_lag_s:
+                raise Unrealisable(f"the run fell {shift - first_shift:.2f} s behind the vector's "
+                                   f"clock by event {k} (more than max_lag_s={s.max_lag_s:g})")
+            if isinstance(event, cg.AdvanceClock):
+                if event.to_ms > now_ms:
+                    now_ms = event.to_ms
+                    target = origin + (now_ms - run.start_ms) / 1000 + shift + s.slack_s
+                    self._collect(k, target)
+                    shift = max(shift, self.clock() - origin - (now_ms - run.start_ms) / 1000)
+                self._collect(k, self.clock() + s.grace_s)
+                continue
+            self._send(k, event)
+            self._collect(k, self.clock() + s.settle_s, want=k)
+        outputs = []
+        for k in range(len(run.events)):
+            answers = sorted(((i, a) for e, i, a in self._answers if e == k), key=lambda p: p[0])
+            outputs.append(cg.Output(answers=tuple(cg.Answer(i, response_back(a, self.names))
+                                                   for i, a in answers)))
+        return RunOutput(tuple(outputs), cg.CoordinatorView(now_ms, ()))
+
+
+# ---------------------------------------------------------------------------------------------
+# The target
+# ---------------------------------------------------------------------------------------------
+
+
+def parse(address: str) -> tuple[str, int, Scaling, dict[str, str]]:
+    """``kafka://HOST:PORT[?option=value&broker.property=value...]``."""
+    from groupspec.wire.cluster import parse_address
+
+    base, _, query = address.partition("?")
+    host, port = parse_address(base)
+    options: dict[str, float] = {}
+    declared: dict[str, str] = {}
+    for key, value in urllib.parse.parse_qsl(query, keep_blank_values=True, strict_parsing=False):
+        if key in OPTIONS:
+            try:
+                options[key] = float(value)
+            except ValueError:
+                raise InputError("--target", f"{key}={value!r} is not a number of seconds") from None
+            if options[key] < 0:
+                raise InputError("--target", f"{key} must not be negative")
+        elif "." in key:
+            declared[key] = value
+        else:
+            raise InputError("--target", f"unknown option {key!r}: expected one of {', '.join(OPTIONS)} "
+                             "or a broker property such as group.max.size")
+    return host, port, Scaling(**options), declared
+
+
+class WireTarget:
+    """A live broker at ``kafka://HOST:PORT``, one vector at a time."""
+
+    def __init__(self, host: str, port: int, timeout: float, *, scaling: Scaling = Scaling(),
+                 declared: Mapping[str, str] | None = None,
+                 connect: Callable[[str, int, str], Conn] | None = None,
+                 clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable) -> None:
+        self.host, self.port = host, port
+        self.name = f"kafka://{host}:{port}"
+        self.timeout = timeout
+        self.scaling = scaling
+        self.declared = dict(declared or {})
+        self.clock = clock
+        self.wait = wait
+        self._connect = connect or self._real_connect
+        assumed = [p for p in ASSUMED if p not in self.declared]
+        self.notes: list[str] = [
+            f"time 1:1 with the vectors' clocks; per-vector budget {scaling.budget_s:g} s",
+            "not observable over the wire, so not judged: the records a broker writes and its "
+            "internal state (the view)",
+        ]
+        if assumed:
+            self.notes.append(f"taken at Kafka's defaults (the wire cannot ask): {', '.join(assumed)}")
+        self._delay_ms: float | None = None
+        self._session_ok: dict[int, bool] = {}
+
+    @classmethod
+    def from_address(cls, address: str, timeout: float) -> WireTarget:
+        host, port, scaling, declared = parse(address)
+        return cls(host, port, timeout, scaling=scaling, declared=declared)
+
+    def _real_connect(self, host: str, port: int, client_id: str) -> Conn:
+        from groupspec.wire import Connection
+
+        return Connection.connect(host, port, timeout=max(self.timeout, 1.0), client_id=client_id)
+
+    def close(self) -> None:
+        pass
+
+    def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
+        from groupspec.wire import WireError
+
+        if (machine, handler) != ("classic_group", "run"):
+            return Response(unsupported=f"the kafka:// target realises classic_group/run only; "
+                            f"{machine}/{handler} is not driven over the wire yet")
+        from groupspec.conformance.classic_group_json import run_input_from_json, run_output_to_json
+
+        try:
+            run = run_input_from_json(doc)
+        except InputError as exc:
+            return Response(error=("invalid_input", str(exc)))
+        try:
+            plan(run, self.scaling)
+            problems = assumed_problems(run, self.declared)
+            if problems:
+                raise Unrealisable("; ".join(problems))
+            output = self._classic(run)
+        except Unrealisable as exc:
+            return Response(unsupported=str(exc))
+        except WireError as exc:
+            return Response(broken=f"{type(exc).__name__}: {exc}")
+        return Response(output=run_output_to_json(output), unobserved=CLASSIC_UNOBSERVED)
+
+    # -- the broker's side of the configuration ---------------------------------------------
+
+    def _check_config(self, run: Any, conn: Conn) -> None:
+        config = run.config
+        for s in sorted({e.session_timeout_ms for e in run.events if isinstance(e, cg.JoinGroup)}):
+            want = config.min_session_timeout_ms <= s <= config.max_session_timeout_ms
+            if s not in self._session_ok:
+                self._session_ok[s] = self._probe_session(conn, s)
+            if self._session_ok[s] != want:
+                raise Unrealisable(
+                    f"session timeout {s} ms is {'inside' if want else 'outside'} the vector's "
+                    f"[{config.min_session_timeout_ms}, {config.max_session_timeout_ms}] but the "
+                    f"broker {'refuses' if want else 'accepts'} it (group.min/max.session.timeout.ms)")
+        if any(isinstance(e, cg.JoinGroup) for e in run.events):
+            if self._delay_ms is None:
+                self._delay_ms = self._probe_delay(conn, config.initial_rebalance_delay_ms)
+            tolerance = max(300.0, 0.1 * config.initial_rebalance_delay_ms)
+            if abs(self._delay_ms - config.initial_rebalance_delay_ms) > tolerance:
+                raise Unrealisable(
+                    f"the vector's initial rebalance delay is {config.initial_rebalance_delay_ms} ms, "
+                    f"the broker's measured {self._delay_ms:.0f} ms (group.initial.rebalance.delay.ms)")
+
+    def _probe_session(self, conn: Conn, session_ms: int) -> bool:
+        """Whether the broker takes ``session_ms`` (a first JoinGroup on a fresh group: refused
+        with INVALID_SESSION_TIMEOUT before any member is made)."""
+        from groupspec.wire.translate import from_wire, to_wire
+
+        join = cg.JoinGroup(f"groupspec-probe-{uuid.uuid4().hex}", session_timeout_ms=session_ms,
+                            rebalance_timeout_ms=max(session_ms, 1000),
+                            protocols=(cg.Protocol("range", b""),))
+        request, version = to_wire(join)
+        answer = from_wire(conn.request(request, version), version or 9)
+        return bool(answer.error != Errors.INVALID_SESSION_TIMEOUT)
+
+    def _probe_delay(self, conn: Conn, expected_ms: int) -> float:
+        """The broker's initial rebalance delay, measured: how long a lone member's join parks."""
+        from groupspec.wire.translate import from_wire, to_wire
+
+        group = f"groupspec-probe-{uuid.uuid4().hex}"
+        join = cg.JoinGroup(group, session_timeout_ms=45_000,
+                            rebalance_timeout_ms=max(2 * expected_ms, 10_000),
+                            protocols=(cg.Protocol("range", b""),))
+        request, version = to_wire(join)
+        first = from_wire(conn.request(request, version), version or 9)
+        if first.error != Errors.MEMBER_ID_REQUIRED:
+            raise Unrealisable(f"the delay probe's first join got {first.error.name}")
+        member = first.member_id
+        request, version = to_wire(dataclasses.replace(join, member_id=member))
+        probe = self._connect(self.host, self.port, "groupspec-probe")
+        try:
+            started = self.clock()
+            pending = probe.send(request, version)
+            ready = self.wait([probe], max(2 * expected_ms / 1000, 10.0))
+            if not ready:
+                raise Unrealisable("the delay probe's join was not answered in time")
+            probe.receive(pending)
+            measured = (self.clock() - started) * 1000
+            leave = cg.LeaveGroup(group, (cg.MemberIdentity(member),))
+            request, version = to_wire(leave)
+            probe.request(request, version)
+        finally:
+            probe.close()
+        return measured
+
+    # -- one run ---------------------------------------------------------------------------
+
+    def _classic(self, run: Any) -> Any:
+        from groupspec.wire.cluster import find_coordinator
+
+        names = Names(f"gs{uuid.uuid4().hex[:10]}")
+        control = self._connect(self.host, self.port, "groupspec")
+        try:
+            groups = sorted({names.group(g) for g in _group_ids(run.events)} - {""})
+            where = {find_coordinator(cast(Any, control), g) for g in groups}
+            if len(where) > 1:
+                raise Unrealisable("the run's groups have different coordinators; the wire target "
+                                   "drives one")
+            host, port = (self.host, self.port)
+            if where:
+                node = where.pop()
+                host, port = node.host, node.port
+            coordinator = control if (host, port) == (self.host, self.port) \
+                else self._connect(host, port, "groupspec")
+            for g in groups:
+                _wait_loaded(coordinator, g, self.clock, self.timeout)
+            self._check_config(run, coordinator)
+            _create_topics(control, names, run.events, self.clock, self.timeout)
+            driver = ClassicRun(run, names, lambda client: self._connect(host, port, client),
+                                self.scaling, clock=self.clock, wait=self.wait)
+            try:
+                return driver.drive()
+            finally:
+                driver.close()
+                if coordinator is not control:
+                    coordinator.close()
+        finally:
+            control.close()
+
+
+def _group_ids(events: Iterable[Any]) -> set[str]:
+    out: set[str] = set()
+    for e in events:
+        if isinstance(e, cg.DescribeGroups):
+            out.update(e.group_ids)
+        elif isinstance(getattr(e, "group_id", None), str):
+            out.add(e.group_id)
+    return out
+
+
+def _wait_loaded(conn: Conn, group: str, clock: Callable[[], float], timeout: float) -> None:
+    """Ask for the group's offsets until its coordinator has loaded (a fresh broker loads its
+    offsets partitions for a while after FindCoordinator already names the node)."""
+    from groupspec.wire.translate import from_wire, to_wire
+
+    deadline = clock() + max(timeout, 30.0)
+    request, version = to_wire(cg.OffsetFetch(group))
+    while True:
+        answer = from_wire(conn.request(request, version), version or conn.version(9))
+        if answer.error not in _LOADING:
+            return
+        if clock() >= deadline:
+            raise Unrealisable(f"the coordinator of {group!r} never loaded: {answer.error.name}")
+        time.sleep(0.1)
+
+
+def _create_topics(conn: Conn, names: Names, events: Iterable[Any], clock: Callable[[], float],
+                   timeout: float) -> None:
+    """Create every topic the run commits or fetches offsets for, with enough partitions, and
+    wait until the broker's metadata shows them led."""
+    from groupspec.wire import messages as w
+
+    need: dict[str, int] = {}
+    for e in events:
+        if isinstance(e, cg.OffsetCommit):
+            for t in e.topics:
+                for p in t.partitions:
+                    need[t.name] = max(need.get(t.name, 1), p.partition + 1)
+        elif isinstance(e, cg.OffsetFetch) and e.topics is not None:
+            for ft in e.topics:
+                need[ft.name] = max(need.get(ft.name, 1), max(ft.partitions, default=0) + 1)
+    if not need:
+        return
+    topics = tuple(w.CreateTopicsRequest.CreatableTopic(names.topic(n), count, -1, (), ())
+                   for n, count in sorted(need.items()))
+    answer = conn.request(w.CreateTopicsRequest(topics=topics, timeout_ms=int(timeout * 1000)))
+    for t in answer.topics:
+        if t.error_code not in (0, 36):  # TOPIC_ALREADY_EXISTS
+            raise Unrealisable(f"cannot create topic {t.name!r}: error code {t.error_code} "
+                               f"{t.error_message or ''}".rstrip())
+    wanted = {names.topic(n): count for n, count in need.items()}
+    deadline = clock() + max(timeout, 10.0)
+    request = w.MetadataRequest(topics=tuple(w.MetadataRequest.MetadataRequestTopic(name=n) for n in wanted),
+                                allow_auto_topic_creation=False)
+    while True:
+        meta = conn.request(request)
+        led = {t.name: sum(p.leader_id >= 0 for p in t.partitions) for t in meta.topics if t.error_code == 0}
+        if all(led.get(n, 0) >= c for n, c in wanted.items()):
+            return
+        if clock() >= deadline:
+            raise Unrealisable(f"the run's topics were not ready within {max(timeout, 10.0):g} s")
+        time.sleep(0.05)
