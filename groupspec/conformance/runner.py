@@ -158,9 +158,9 @@ def judge(vector: Vector, response: Response, flavour: str) -> tuple[bool, str, 
         if reference is None and machines.get(vector.machine).expected_is_kafkas:
             reference = vector.expected
     exact = reference is not None and (vector.mode == "exact" or "error" in reference)
-    if (response.unobserved and reference is not None and "error" not in reference
-            and response.output is not None):
-        reference = masked(reference, response.output, response.unobserved)
+    if ((response.unobserved or response.unordered) and reference is not None
+            and "error" not in reference and response.output is not None):
+        reference = masked(reference, response.output, response.unobserved, response.unordered)
     if reference is None:
         properties = vector.properties_kafka or vector.properties
     if response.error is not None:
@@ -191,36 +191,50 @@ def judge(vector: Vector, response: Response, flavour: str) -> tuple[bool, str, 
     return True, "", ()
 
 
-def masked(reference: Mapping[str, Any], output: Any, paths: Sequence[str]) -> Mapping[str, Any]:
+def masked(reference: Mapping[str, Any], output: Any, paths: Sequence[str],
+           unordered: Sequence[str] = ()) -> Mapping[str, Any]:
     """``reference`` with each part a target cannot observe taken from its ``output`` instead,
     so that the machine's own comparison sees no difference there and judges the rest.
 
-    A path is dotted keys; ``key[]`` stands for every item of a list (paired by position with
-    the output's, as far as both go): ``view``, ``outputs[].records``. A part the output lacks
-    stays as it is, so a malformed output still fails.
+    A path is dotted keys and list positions; ``key[]`` stands for every item of a list (paired
+    by position with the output's, as far as both go): ``view``, ``outputs[].records``,
+    ``outputs.3.answers.0.response.protocol_type``. An ``unordered`` path names a list whose
+    order the target cannot reproduce: when it holds the same items as the output's, in any
+    order, the output's order is taken. A part the output lacks stays as it is, so a malformed
+    output still fails.
     """
     import copy
 
     ref = copy.deepcopy(dict(reference))
 
-    def walk(want: Any, got: Any, steps: list[str]) -> None:
+    def canonical(items: list[Any]) -> list[str]:
+        return sorted(json.dumps(i, sort_keys=True) for i in items)
+
+    def walk(want: Any, got: Any, steps: list[str], loose: bool) -> None:
         step, rest = steps[0], steps[1:]
         each = step.endswith("[]")
-        key = step.removesuffix("[]")
-        if not isinstance(want, dict) or not isinstance(got, dict) or key not in got:
+        key: Any = step.removesuffix("[]")
+        if isinstance(want, list) and isinstance(got, list) and key.isdigit():
+            key = int(key)
+            if key >= len(want) or key >= len(got):
+                return
+        elif not isinstance(want, dict) or not isinstance(got, dict) or key not in got:
             return
         if not rest and not each:
-            want[key] = copy.deepcopy(got[key])
+            if not loose or (isinstance(want[key], list) and isinstance(got[key], list)
+                  and canonical(want[key]) == canonical(got[key])):
+                want[key] = copy.deepcopy(got[key])
         elif each:
-            if isinstance(want.get(key), list) and isinstance(got[key], list):
+            if isinstance(want[key], list) and isinstance(got[key], list) and rest:
                 for a, b in zip(want[key], got[key], strict=False):
-                    if rest:
-                        walk(a, b, rest)
-        elif key in want:
-            walk(want[key], got[key], rest)
+                    walk(a, b, rest, loose)
+        elif isinstance(want, list) or key in want:
+            walk(want[key], got[key], rest, loose)
 
+    for path in unordered:
+        walk(ref, output, path.split("."), True)
     for path in paths:
-        walk(ref, output, path.split("."))
+        walk(ref, output, path.split("."), False)
     return ref
 
 

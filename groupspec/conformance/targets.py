@@ -76,6 +76,9 @@ class Response:
     #: wire shows its answers, not the records it writes or its internal state, so the judge
     #: compares everything else.
     unobserved: tuple[str, ...] = ()
+    #: Lists in ``output`` whose order the target cannot reproduce (same paths; an answer's
+    #: members ordered by a broker's hash of ids the vector cannot choose).
+    unordered: tuple[str, ...] = ()
 
 
 class Target(Protocol):

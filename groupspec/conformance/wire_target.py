@@ -66,7 +66,20 @@ ASSUMED = {
     "offsets.retention.check.interval.ms": ("offsets_retention_check_interval_ms", 600_000),
 }
 #: The target's own options in the address's query (the rest are declared broker properties).
-OPTIONS = ("budget_s", "settle_s", "grace_s", "slack_s", "max_lag_s")
+OPTIONS = ("budget_s", "settle_s", "grace_s", "slack_s", "max_lag_s", "resolution_s")
+#: Fields of a machine's answer that the wire carries from a version on (the message schemas):
+#: below it the broker's answer cannot show them, so they are not judged.
+SINCE_VERSION: dict[type, tuple[tuple[str, int], ...]] = {
+    cg.JoinGroupResponse: (("protocol_type", 7), ("skip_assignment", 9)),
+    cg.SyncGroupResponse: (("protocol_type", 5), ("protocol_name", 5)),
+    cg.LeaveGroupResponse: (("members", 3),),
+}
+#: Lists in an answer that Kafka orders by a hash of member ids (ClassicGroup keeps its members
+#: in a HashMap): the broker draws the ids, so their order is not the vector's to reproduce.
+UNORDERED: dict[type, tuple[str, ...]] = {
+    cg.JoinGroupResponse: ("members",),
+    cg.DescribeGroupsResponse: ("groups[].members",),
+}
 _LOADING = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE,
                       Errors.NOT_COORDINATOR})
 _WHY_NOT = {
@@ -87,10 +100,14 @@ class Scaling:
     """How a run's clock becomes real time (module docstring, "Time"); seconds."""
 
     budget_s: float = 10.0
-    settle_s: float = 0.2
+    settle_s: float = 0.1
     grace_s: float = 0.05
     slack_s: float = 0.15
-    max_lag_s: float = 1.0
+    max_lag_s: float = 1.5
+    #: The finest step of the vector's clock real time can stand for: a run whose clock stops
+    #: at two instants closer than this tells apart what sleeping cannot (a timer due at 3000
+    #: that must not fire at 2999).
+    resolution_s: float = 0.5
 
 
 class Conn(Protocol):
@@ -231,6 +248,13 @@ def plan(run: Any, scaling: Scaling) -> None:
             raise Unrealisable(f"{type(event).__name__}: {why}")
         if isinstance(event, cg.OffsetCommit) and event.version >= 10:
             raise Unrealisable("OffsetCommit v10+ names topics by id; the wire target maps names only")
+    instants = [run.start_ms]
+    for event in run.events:
+        if isinstance(event, cg.AdvanceClock) and event.to_ms > instants[-1]:
+            if (event.to_ms - instants[-1]) / 1000 < scaling.resolution_s:
+                raise Unrealisable(f"the clock steps from {instants[-1]} to {event.to_ms} ms, finer "
+                                   f"than real time can realise (resolution_s={scaling.resolution_s:g})")
+            instants.append(event.to_ms)
     advance = advance_ms(run)
     if advance / 1000 > scaling.budget_s:
         raise Unrealisable(f"the clock advances {advance} ms, which real time 1:1 cannot realise "
@@ -316,8 +340,11 @@ class ClassicRun:
         self._idle: dict[str, list[Conn]] = {}
         self._all: list[Conn] = []
         self._flights: dict[int, tuple[Conn, _Flight]] = {}
-        #: (event index, request index, machine response in the broker's names)
-        self._answers: list[tuple[int, int, Any]] = []
+        #: (event index, request index, machine response in the broker's names, wire version)
+        self._answers: list[tuple[int, int, Any, int]] = []
+        #: What the output cannot show (Response.unobserved, Response.unordered), after drive().
+        self.unobserved: list[str] = list(CLASSIC_UNOBSERVED)
+        self.unordered: list[str] = []
         self._client_of: dict[str, str] = {}
 
     def _conn(self, client_id: str) -> Conn:
@@ -343,7 +370,7 @@ class ClassicRun:
 
         client = self._client(event)
         conn = self._conn(client)
-        request, version = to_wire(request_out(event, self.names))
+        request, version = to_wire(request_out(event, self.names), _fetch_version(conn, event))
         pending = conn.send(request, version)
         self._flights[index] = (conn, _Flight(index, event, pending, pending.version))
 
@@ -364,7 +391,7 @@ class ClassicRun:
                     self._client_of[symbol] = event.client_id
                 elif isinstance(event, cg.JoinGroup):
                     self._client_of[event.member_id] = event.client_id
-                self._answers.append((k, index, answer))
+                self._answers.append((k, index, answer, flight.version))
                 return
 
     def _collect(self, k: int, until: float, want: int | None = None) -> None:
@@ -411,9 +438,13 @@ class ClassicRun:
             self._collect(k, self.clock() + s.settle_s, want=k)
         outputs = []
         for k in range(len(run.events)):
-            answers = sorted(((i, a) for e, i, a in self._answers if e == k), key=lambda p: p[0])
+            answers = sorted(((i, a, v) for e, i, a, v in self._answers if e == k), key=lambda p: p[0])
+            for j, (_, a, v) in enumerate(answers):
+                at = f"outputs.{k}.answers.{j}.response."
+                self.unobserved += [at + f for f, since in SINCE_VERSION.get(type(a), ()) if v < since]
+                self.unordered += [at + f for f in UNORDERED.get(type(a), ())]
             outputs.append(cg.Output(answers=tuple(cg.Answer(i, response_back(a, self.names))
-                                                   for i, a in answers)))
+                                                   for i, a, _ in answers)))
         return RunOutput(tuple(outputs), cg.CoordinatorView(now_ms, ()))
 
 
@@ -502,12 +533,12 @@ class WireTarget:
             problems = assumed_problems(run, self.declared)
             if problems:
                 raise Unrealisable("; ".join(problems))
-            output = self._classic(run)
+            output, unobserved, unordered = self._classic(run)
         except Unrealisable as exc:
             return Response(unsupported=str(exc))
         except WireError as exc:
             return Response(broken=f"{type(exc).__name__}: {exc}")
-        return Response(output=run_output_to_json(output), unobserved=CLASSIC_UNOBSERVED)
+        return Response(output=run_output_to_json(output), unobserved=unobserved, unordered=unordered)
 
     # -- the broker's side of the configuration ---------------------------------------------
 
@@ -575,7 +606,7 @@ class WireTarget:
 
     # -- one run ---------------------------------------------------------------------------
 
-    def _classic(self, run: Any) -> Any:
+    def _classic(self, run: Any) -> tuple[Any, tuple[str, ...], tuple[str, ...]]:
         from groupspec.wire.cluster import find_coordinator
 
         names = Names(f"gs{uuid.uuid4().hex[:10]}")
@@ -599,13 +630,19 @@ class WireTarget:
             driver = ClassicRun(run, names, lambda client: self._connect(host, port, client),
                                 self.scaling, clock=self.clock, wait=self.wait)
             try:
-                return driver.drive()
+                output = driver.drive()
+                return output, tuple(driver.unobserved), tuple(driver.unordered)
             finally:
                 driver.close()
                 if coordinator is not control:
                     coordinator.close()
         finally:
             control.close()
+
+
+def _fetch_version(conn: Conn, event: Any) -> int | None:
+    """OffsetFetch at v9 at most: from v10 topics go by id, and the run maps names."""
+    return min(conn.version(9), 9) if isinstance(event, cg.OffsetFetch) else None
 
 
 def _group_ids(events: Iterable[Any]) -> set[str]:
@@ -624,7 +661,7 @@ def _wait_loaded(conn: Conn, group: str, clock: Callable[[], float], timeout: fl
     from groupspec.wire.translate import from_wire, to_wire
 
     deadline = clock() + max(timeout, 30.0)
-    request, version = to_wire(cg.OffsetFetch(group))
+    request, version = to_wire(cg.OffsetFetch(group), _fetch_version(conn, cg.OffsetFetch(group)))
     while True:
         answer = from_wire(conn.request(request, version), version or conn.version(9))
         if answer.error not in _LOADING:
