@@ -197,8 +197,9 @@ def masked(reference: Mapping[str, Any], output: Any, paths: Sequence[str],
     so that the machine's own comparison sees no difference there and judges the rest.
 
     A path is dotted keys and list positions; ``key[]`` stands for every item of a list (paired
-    by position with the output's, as far as both go): ``view``, ``outputs[].records``,
-    ``outputs.3.answers.0.response.protocol_type``. An ``unordered`` path names a list whose
+    by position with the output's, as far as both go) and ``key[field=value]`` for the one item
+    of a list whose ``field`` is ``value`` on both sides: ``view``, ``outputs[].records``,
+    ``outputs.3.answers[request=2].response.protocol_type``. An ``unordered`` path names a list whose
     order the target cannot reproduce: when it holds the same items as the output's, in any
     order, the output's order is taken. A part the output lacks stays as it is, so a malformed
     output still fails.
@@ -212,6 +213,17 @@ def masked(reference: Mapping[str, Any], output: Any, paths: Sequence[str],
 
     def walk(want: Any, got: Any, steps: list[str], loose: bool) -> None:
         step, rest = steps[0], steps[1:]
+        if "[" in step and step.endswith("]") and "=" in step:  # key[field=value]: by content
+            field_, _, pick = step[:-1].partition("[")
+            name, _, value = pick.partition("=")
+            if not (isinstance(want, dict) and isinstance(got, dict)
+                    and isinstance(want.get(field_), list) and isinstance(got.get(field_), list)):
+                return
+            a = [i for i in want[field_] if isinstance(i, dict) and str(i.get(name)) == value]
+            b = [i for i in got[field_] if isinstance(i, dict) and str(i.get(name)) == value]
+            if len(a) == 1 and len(b) == 1 and rest:
+                walk(a[0], b[0], rest, loose)
+            return
         each = step.endswith("[]")
         key: Any = step.removesuffix("[]")
         if isinstance(want, list) and isinstance(got, list) and key.isdigit():

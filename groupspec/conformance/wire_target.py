@@ -439,8 +439,8 @@ class ClassicRun:
         outputs = []
         for k in range(len(run.events)):
             answers = sorted(((i, a, v) for e, i, a, v in self._answers if e == k), key=lambda p: p[0])
-            for j, (_, a, v) in enumerate(answers):
-                at = f"outputs.{k}.answers.{j}.response."
+            for i, a, v in answers:
+                at = f"outputs.{k}.answers[request={i}].response."
                 self.unobserved += [at + f for f, since in SINCE_VERSION.get(type(a), ()) if v < since]
                 self.unordered += [at + f for f in UNORDERED.get(type(a), ())]
             outputs.append(cg.Output(answers=tuple(cg.Answer(i, response_back(a, self.names))

@@ -1,0 +1,229 @@
+"""The kafka:// conformance target without a broker: names both ways, the scaling and
+configuration rules, the judge's masking, and a run over fake connections on a fake clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from groupspec.conformance import runner, targets
+from groupspec.conformance import wire_target as wt
+from groupspec.conformance.classic_group_json import RunInput, run_output_to_json
+from groupspec.types import InputError
+from groupspec.types import classic_group as cg
+from groupspec.types.errors import Errors
+from groupspec.wire import messages as w
+
+U1 = "00000000-0000-4000-8000-000000000001"
+U2 = "00000000-0000-4000-8000-000000000002"
+
+
+def test_names_map_groups_topics_and_bound_members_both_ways() -> None:
+    names = wt.Names("gsabc")
+    assert names.group("g") == "gsabc-g" and names.group_back("gsabc-g") == "g"
+    assert names.group("") == "" and names.group_back("") == ""
+    assert names.group_back("someone-elses") is None
+    assert names.topic_back(names.topic("orders")) == "orders"
+    names.bind(f"a-{U1}", "a-real")
+    assert names.member(f"a-{U1}") == "a-real" and names.member_back("a-real") == f"a-{U1}"
+    assert names.member("stranger") == "stranger" and names.member_back("unbound") == "unbound"
+    names.bind(f"a-{U1}", "a-again")  # a rebinding forgets the old broker id
+    assert names.member_back("a-real") == "a-real" and names.member_back("a-again") == f"a-{U1}"
+
+
+def test_the_symbol_is_the_instance_id_or_client_id_with_the_vectors_uuid() -> None:
+    assert wt.symbol_of(cg.JoinGroup("g", client_id="c", new_member_uuid=U1)) == f"c-{U1}"
+    assert wt.symbol_of(cg.JoinGroup("g", group_instance_id="i", client_id="c",
+                                     new_member_uuid=U1)) == f"i-{U1}"
+
+
+def test_requests_go_out_in_the_brokers_names_and_answers_come_back_in_the_vectors() -> None:
+    names = wt.Names("t")
+    names.bind("a-1", "a-X")
+    names.bind("b-2", "b-Y")
+    sync = cg.SyncGroup("g", 1, "a-1", assignments=(cg.SyncAssignment("b-2", b"x"),))
+    out = wt.request_out(sync, names)
+    assert (out.group_id, out.member_id, out.assignments[0].member_id) == ("t-g", "a-X", "b-Y")
+    commit = wt.request_out(cg.OffsetCommit("g", topics=(cg.CommitTopic("o", ()),)), names)
+    assert commit.topics[0].name == "t-o"
+    joined = cg.JoinGroupResponse(Errors.NONE, 1, leader="a-X", member_id="b-Y",
+                                  members=(cg.JoinGroupMember("a-X", None, b""),))
+    back = wt.response_back(joined, names)
+    assert (back.leader, back.member_id, back.members[0].member_id) == ("a-1", "b-2", "a-1")
+    listed = cg.ListGroupsResponse(Errors.NONE, (cg.ListedGroup("t-z", "consumer", "Empty"),
+                                                 cg.ListedGroup("other-run-g", "consumer", "Empty"),
+                                                 cg.ListedGroup("t-a", "", "Empty")))
+    assert [g.group_id for g in wt.response_back(listed, names).groups] == ["a", "z"]
+
+
+def _run(*events: Any, config: cg.ClassicConfig | None = None) -> RunInput:
+    return RunInput(config=config or cg.ClassicConfig(), events=events)
+
+
+@pytest.mark.parametrize("event, why", [
+    (cg.Restart(), "restart"),
+    (cg.TxnOffsetCommit("t", 1, 0, "g"), "transactional producer"),
+    (cg.DeleteGroups(("g",)), "DeleteGroups"),
+    (cg.OffsetCommit("g", version=10), "by id"),
+])
+def test_what_the_wire_cannot_express_is_unrealisable(event: Any, why: str) -> None:
+    with pytest.raises(wt.Unrealisable, match=why):
+        wt.plan(_run(event), wt.Scaling())
+
+
+def test_the_budget_and_the_resolution_bound_the_clock() -> None:
+    wt.plan(_run(cg.AdvanceClock(3000), cg.AdvanceClock(6000)), wt.Scaling(budget_s=6))
+    with pytest.raises(wt.Unrealisable, match="budget of 5 s"):
+        wt.plan(_run(cg.AdvanceClock(6000)), wt.Scaling(budget_s=5))
+    with pytest.raises(wt.Unrealisable, match="from 2999 to 3000"):
+        wt.plan(_run(cg.AdvanceClock(2999), cg.AdvanceClock(3000)), wt.Scaling())
+
+
+def test_unaskable_configuration_matters_only_where_the_run_shows_it() -> None:
+    small = cg.ClassicConfig(max_size=1)
+    one = _run(cg.JoinGroup("g"), config=small)
+    two = _run(cg.JoinGroup("g"), cg.JoinGroup("g"), config=small)
+    assert wt.assumed_problems(one, {}) == []
+    assert wt.assumed_problems(two, {}) == [
+        "the vector needs group.max.size=1, the broker has 2147483647 (Kafka's default, assumed)"]
+    assert wt.assumed_problems(two, {"group.max.size": "1"}) == []
+    meta = _run(cg.OffsetCommit("g", topics=(cg.CommitTopic("o", (
+        cg.CommitPartition(0, 1, committed_metadata="123456789"),)),)),
+        config=cg.ClassicConfig(offset_metadata_max_bytes=8))
+    assert "offset.metadata.max.bytes=8" in wt.assumed_problems(meta, {})[0]
+
+
+def test_the_address_carries_options_and_declared_broker_properties() -> None:
+    host, port, scaling, declared = wt.parse("kafka://h:9092?budget_s=4&group.max.size=1")
+    assert (host, port, scaling.budget_s, declared) == ("h", 9092, 4.0, {"group.max.size": "1"})
+    with pytest.raises(InputError, match="unknown option 'budget'"):
+        wt.parse("kafka://h:9092?budget=4")
+    with pytest.raises(InputError, match="not a number"):
+        wt.parse("kafka://h:9092?settle_s=soon")
+    target = targets.make_target("kafka://127.0.0.1:1?budget_s=2", 5.0)
+    assert isinstance(target, wt.WireTarget) and target.scaling.budget_s == 2.0
+    answer = target.call("x", "share_group", "run", {})
+    assert answer.unsupported is not None and "classic_group/run only" in answer.unsupported
+
+
+def test_masking_takes_unobserved_parts_and_unordered_lists_from_the_output() -> None:
+    want = {"outputs": [{"answers": [{"response": {"t": "consumer", "m": [1, 2]}}], "records": [7]}],
+            "view": {"now_ms": 5}}
+    got = {"outputs": [{"answers": [{"response": {"t": None, "m": [2, 1]}}], "records": []}],
+           "view": {"now_ms": 0}}
+    out = runner.masked(want, got, ("outputs[].records", "view", "outputs.0.answers.0.response.t"),
+                        ("outputs.0.answers.0.response.m",))
+    assert out == got
+    assert want["outputs"][0]["records"] == [7]  # the reference itself is left alone
+    other = {**got, "outputs": [{"answers": [{"response": {"t": None, "m": [2, 3]}}], "records": []}]}
+    kept = runner.masked(want, other, (), ("outputs.0.answers.0.response.m",))
+    assert kept["outputs"][0]["answers"][0]["response"]["m"] == [1, 2]  # different items: kept
+
+
+def test_masking_finds_answers_by_request_whatever_their_order() -> None:
+    want = {"answers": [{"request": 9, "response": {"m": []}}, {"request": 8, "response": {"m": [1]}}]}
+    got = {"answers": [{"request": 8, "response": {"m": [1]}}, {"request": 9, "response": {"m": [5]}}]}
+    out = runner.masked(want, got, ("answers[request=9].response.m",))
+    assert out["answers"] == [{"request": 9, "response": {"m": [5]}}, {"request": 8, "response": {"m": [1]}}]
+
+
+# ---------------------------------------------------------------------------------------------
+# A run over fake connections on a fake clock
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FakeClock:
+    now: float = 100.0
+
+
+@dataclass
+class FakeConn:
+    client_id: str
+    broker: FakeBroker
+    sent: list[Any] = field(default_factory=list)
+    pending: Any = None
+    ready_at: float = float("inf")
+    answer: Any = None
+
+    def send(self, request: Any, version: int | None = None) -> Any:
+        self.sent.append(request)
+        self.pending = type("P", (), {"version": version or 9})()
+        self.ready_at, self.answer = self.broker.answer(request)
+        return self.pending
+
+    def receive(self, pending: Any) -> Any:
+        assert pending is self.pending
+        self.pending = None
+        return self.answer
+
+    def request(self, request: Any, version: int | None = None) -> Any:
+        return self.receive(self.send(request, version))
+
+    def version(self, api_key: int) -> int:
+        return 9
+
+    def fileno(self) -> int:
+        return -1
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class FakeBroker:
+    """Answers a first JoinGroup with MEMBER_ID_REQUIRED at once, and parks the second for the
+    initial delay (3 s after it arrives)."""
+
+    clock: FakeClock
+    seen: list[Any] = field(default_factory=list)
+
+    def answer(self, request: Any) -> tuple[float, Any]:
+        self.seen.append(request)
+        assert isinstance(request, w.JoinGroupRequest)
+        if request.member_id == "":
+            return self.clock.now + 0.001, w.JoinGroupResponse(
+                error_code=Errors.MEMBER_ID_REQUIRED, generation_id=-1, protocol_name=None, leader="",
+                member_id="a-broker-drawn", members=())
+        return self.clock.now + 3.0, w.JoinGroupResponse(
+            error_code=0, generation_id=1, protocol_type="consumer", protocol_name="range",
+            leader="a-broker-drawn", member_id="a-broker-drawn",
+            members=(w.JoinGroupResponse.JoinGroupResponseMember("a-broker-drawn", None, b""),))
+
+
+def test_a_parked_join_is_answered_in_the_advance_that_releases_it_in_the_vectors_names() -> None:
+    clock = FakeClock()
+    broker = FakeBroker(clock)
+    conns: list[FakeConn] = []
+
+    def connect(client: str) -> FakeConn:
+        conns.append(FakeConn(client, broker))
+        return conns[-1]
+
+    def wait(busy: Any, timeout: float) -> list[Any]:
+        due = [c for c in busy if c.ready_at <= clock.now + timeout]
+        if due:
+            clock.now = max(clock.now, min(c.ready_at for c in due))
+            return [c for c in due if c.ready_at <= clock.now]
+        clock.now += timeout
+        return []
+
+    protocols = (cg.Protocol("range", b""),)
+    run = _run(cg.JoinGroup("g", client_id="a", new_member_uuid=U1, protocols=protocols),
+               cg.JoinGroup("g", f"a-{U1}", client_id="a", protocols=protocols),
+               cg.AdvanceClock(3000))
+    scaling = wt.Scaling()
+    driver = wt.ClassicRun(run, wt.Names("t"), connect, scaling, clock=lambda: clock.now, wait=wait)
+    out = driver.drive()
+    assert [r.group_id for r in broker.seen] == ["t-g", "t-g"]
+    assert [r.member_id for r in broker.seen] == ["", "a-broker-drawn"]
+    assert [[a.request for a in o.answers] for o in out.outputs] == [[0], [], [1]]
+    first, second = out.outputs[0].answers[0].response, out.outputs[2].answers[0].response
+    assert first.member_id == f"a-{U1}"
+    assert (second.leader, second.members[0].member_id) == (f"a-{U1}", f"a-{U1}")
+    # The advance slept until 3 s after the run's start, behind by at most the settle, plus slack.
+    assert 103.0 + scaling.slack_s <= clock.now <= 103.0 + scaling.slack_s + scaling.settle_s + 0.1
+    assert "outputs.2.answers[request=1].response.members" in driver.unordered
+    assert run_output_to_json(out)["view"] == {"now_ms": 3000, "groups": []}
