@@ -34,7 +34,15 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   and is not checked.
 * What the wire cannot express answers unsupported with the reason: restarts and coordinator
   loads, transactions (no producer APIs in groupspec.wire), OffsetDelete and DeleteGroups (not
-  in groupspec.wire), and every machine but classic_group.
+  in groupspec.wire), metadata changes, group config changes, scripted persister answers, and
+  every machine but classic_group and share_group.
+* share_group: ShareGroupHeartbeat requests and clock advances. The run's metadata image is
+  created as topics under unique names (their broker-drawn ids mapped back to the vector's);
+  member ids are the client's own in this protocol and go unchanged (the group is unique). The
+  broker's share coordinator initializes a subscribed topic's partitions by itself, soon after
+  the first heartbeat; a vector without PersisterAnswer events pins that initialization as
+  pending, so a run whose group heartbeats again after subscribing to a topic that exists is
+  unsupported rather than raced.
 * What is judged. A broker shows its answers, not the records it writes nor its internal state,
   so the output carries no records and an empty view, and the response says so
   (``unobserved``): the runner judges the answers with the machine's own judge.
@@ -519,26 +527,33 @@ class WireTarget:
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
         from groupspec.wire import WireError
 
-        if (machine, handler) != ("classic_group", "run"):
-            return Response(unsupported=f"the kafka:// target realises classic_group/run only; "
-                            f"{machine}/{handler} is not driven over the wire yet")
-        from groupspec.conformance.classic_group_json import run_input_from_json, run_output_to_json
-
+        if handler != "run" or machine not in ("classic_group", "share_group"):
+            return Response(unsupported=f"the kafka:// target realises classic_group/run and "
+                            f"share_group/run; {machine}/{handler} is not driven over the wire yet")
+        if machine == "share_group":
+            from groupspec.conformance import share_group_json as form
+        else:
+            from groupspec.conformance import classic_group_json as form  # type: ignore[no-redef]
         try:
-            run = run_input_from_json(doc)
+            run = form.run_input_from_json(doc)
         except InputError as exc:
             return Response(error=("invalid_input", str(exc)))
         try:
-            plan(run, self.scaling)
-            problems = assumed_problems(run, self.declared)
+            if machine == "share_group":
+                share_plan(run, self.scaling)
+                problems = share_assumed_problems(run, self.declared)
+            else:
+                plan(run, self.scaling)
+                problems = assumed_problems(run, self.declared)
             if problems:
                 raise Unrealisable("; ".join(problems))
-            output, unobserved, unordered = self._classic(run)
+            output, unobserved, unordered = self._run(machine, run)
         except Unrealisable as exc:
             return Response(unsupported=str(exc))
         except WireError as exc:
             return Response(broken=f"{type(exc).__name__}: {exc}")
-        return Response(output=run_output_to_json(output), unobserved=unobserved, unordered=unordered)
+        return Response(output=form.run_output_to_json(output), unobserved=unobserved,
+                        unordered=unordered)
 
     # -- the broker's side of the configuration ---------------------------------------------
 
@@ -606,7 +621,9 @@ class WireTarget:
 
     # -- one run ---------------------------------------------------------------------------
 
-    def _classic(self, run: Any) -> tuple[Any, tuple[str, ...], tuple[str, ...]]:
+    def _run(self, machine: str, run: Any) -> tuple[Any, tuple[str, ...], tuple[str, ...]]:
+        """Set the broker up for the run (coordinator found and loaded, configuration checked,
+        topics created) and drive it."""
         from groupspec.wire.cluster import find_coordinator
 
         names = Names(f"gs{uuid.uuid4().hex[:10]}")
@@ -623,17 +640,23 @@ class WireTarget:
                 host, port = node.host, node.port
             coordinator = control if (host, port) == (self.host, self.port) \
                 else self._connect(host, port, "groupspec")
-            for g in groups:
-                _wait_loaded(coordinator, g, self.clock, self.timeout)
-            self._check_config(run, coordinator)
-            _create_topics(control, names, run.events, self.clock, self.timeout)
-            driver = ClassicRun(run, names, lambda client: self._connect(host, port, client),
-                                self.scaling, clock=self.clock, wait=self.wait)
             try:
-                output = driver.drive()
-                return output, tuple(driver.unobserved), tuple(driver.unordered)
+                for g in groups:
+                    _wait_loaded(coordinator, g, self.clock, self.timeout)
+                if machine == "share_group":
+                    ids = _create_share_topics(control, names, run.topics, self.clock, self.timeout)
+                    return ShareRun(run, names, ids, coordinator, self.scaling, clock=self.clock,
+                                    wait=self.wait).drive(), SHARE_UNOBSERVED, ()
+                self._check_config(run, coordinator)
+                _create_topics(control, names, run.events, self.clock, self.timeout)
+                driver = ClassicRun(run, names, lambda client: self._connect(host, port, client),
+                                    self.scaling, clock=self.clock, wait=self.wait)
+                try:
+                    output = driver.drive()
+                    return output, tuple(driver.unobserved), tuple(driver.unordered)
+                finally:
+                    driver.close()
             finally:
-                driver.close()
                 if coordinator is not control:
                     coordinator.close()
         finally:
@@ -707,3 +730,169 @@ def _create_topics(conn: Conn, names: Names, events: Iterable[Any], clock: Calla
         if clock() >= deadline:
             raise Unrealisable(f"the run's topics were not ready within {max(timeout, 10.0):g} s")
         time.sleep(0.05)
+
+
+# ---------------------------------------------------------------------------------------------
+# share_group: ShareGroupHeartbeat requests and clock advances
+# ---------------------------------------------------------------------------------------------
+
+#: What the output of a share_group run leaves to the broker's inside: the records, the
+#: InitializeShareGroupState requests its share coordinator answers by itself, the view.
+SHARE_UNOBSERVED = ("outputs[].records", "outputs[].initialize", "view")
+#: Kafka's defaults (GroupCoordinatorConfig) for what the wire cannot ask, by broker property.
+SHARE_ASSUMED = {
+    "group.share.max.size": ("max_size", 200),
+    "group.share.heartbeat.interval.ms": ("heartbeat_interval_ms", 5_000),
+    "group.share.session.timeout.ms": ("session_timeout_ms", 45_000),
+}
+
+
+def share_plan(run: Any, scaling: Scaling) -> None:
+    """Raise Unrealisable for a share_group run the wire cannot realise (module docstring)."""
+    from groupspec.types import share_group as sg
+
+    why_not = {
+        sg.PersisterAnswer: "the broker's own share coordinator answers the initialization "
+                            "requests; a scripted persister answer cannot be realised",
+        sg.UpdateMetadata: "a metadata change (topics deleted, grown or recreated) needs admin "
+                           "APIs groupspec.wire does not speak",
+        sg.Restart: "a coordinator restart cannot be caused over the wire",
+        sg.SetGroupConfig: "a group config change needs IncrementalAlterConfigs, which "
+                           "groupspec.wire does not speak",
+        sg.DeleteGroups: "groupspec.wire does not speak DeleteGroups",
+    }
+    for event in run.events:
+        why = why_not.get(type(event))
+        if why is not None:
+            raise Unrealisable(f"{type(event).__name__}: {why}")
+    if run.config.initial_group_epoch != 0:
+        raise Unrealisable(f"the vector's groups start at epoch {run.config.initial_group_epoch}; "
+                           "a broker's new groups start at 0")
+    known = {t.name for t in run.topics}
+    subscribed: set[str] = set()
+    for event in run.events:
+        if not isinstance(event, sg.ShareGroupHeartbeat):
+            continue
+        if event.group_id in subscribed:
+            raise Unrealisable(
+                f"group {event.group_id!r} subscribed to a topic of the metadata, and a later "
+                "heartbeat's answer depends on when the broker's share coordinator finishes "
+                "initializing its partitions, which the vector pins (no PersisterAnswer) and the "
+                "broker decides by itself")
+        if set(event.subscribed_topic_names or ()) & known:
+            subscribed.add(event.group_id)
+    last = run.start_ms
+    for event in run.events:
+        if isinstance(event, sg.AdvanceClock) and event.to_ms > last:
+            if (event.to_ms - last) / 1000 < scaling.resolution_s:
+                raise Unrealisable(f"the clock steps from {last} to {event.to_ms} ms, finer "
+                                   f"than real time can realise (resolution_s={scaling.resolution_s:g})")
+            last = event.to_ms
+    if (last - run.start_ms) / 1000 > scaling.budget_s:
+        raise Unrealisable(f"the clock advances {last - run.start_ms} ms, which real time 1:1 cannot "
+                           f"realise within the per-vector budget of {scaling.budget_s:g} s (?budget_s=)")
+
+
+def share_assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
+    """As :func:`assumed_problems`, for the share group settings a heartbeat's answer shows."""
+    from groupspec.types import share_group as sg
+
+    members = {(e.group_id, e.member_id) for e in run.events if isinstance(e, sg.ShareGroupHeartbeat)}
+    problems = []
+    for prop, (field, default) in SHARE_ASSUMED.items():
+        want = getattr(run.config, field)
+        try:
+            have = int(declared.get(prop, default))
+        except ValueError:
+            raise InputError("--target", f"{prop}={declared[prop]!r} is not a number") from None
+        if field == "max_size":
+            matters = len(members) > min(want, have)
+        elif field == "heartbeat_interval_ms":
+            matters = bool(members)  # every successful answer carries it
+        else:
+            matters = any(isinstance(e, sg.AdvanceClock) for e in run.events)
+        if want != have and matters:
+            source = "declared" if prop in declared else "Kafka's default, assumed"
+            problems.append(f"the vector needs {prop}={want}, the broker has {have} ({source})")
+    return problems
+
+
+def _create_share_topics(conn: Conn, names: Names, topics: Sequence[Any], clock: Callable[[], float],
+                         timeout: float) -> dict[str, str]:
+    """Create the run's metadata image under unique names; the vector's topic id -> the broker's."""
+    from groupspec.wire import messages as w
+
+    if not topics:
+        return {}
+    if any(t.racks and any(t.racks) for t in topics):
+        raise Unrealisable("the vector's topics have racks; a test broker's partitions have none")
+    created = tuple(w.CreateTopicsRequest.CreatableTopic(names.topic(t.name), t.partitions, -1, (), ())
+                    for t in topics)
+    answer = conn.request(w.CreateTopicsRequest(topics=created, timeout_ms=int(timeout * 1000)))
+    for r in answer.topics:
+        if r.error_code != 0:
+            raise Unrealisable(f"cannot create topic {r.name!r}: error code {r.error_code} "
+                               f"{r.error_message or ''}".rstrip())
+    ids = {names.topic_back(r.name): str(r.topic_id) for r in answer.topics}
+    deadline = clock() + max(timeout, 10.0)
+    request = w.MetadataRequest(topics=tuple(w.MetadataRequest.MetadataRequestTopic(name=names.topic(t.name))
+                                             for t in topics), allow_auto_topic_creation=False)
+    while True:
+        meta = conn.request(request)
+        led = {t.name: sum(p.leader_id >= 0 for p in t.partitions) for t in meta.topics if t.error_code == 0}
+        if all(led.get(names.topic(t.name), 0) >= t.partitions for t in topics):
+            break
+        if clock() >= deadline:
+            raise Unrealisable(f"the run's topics were not ready within {max(timeout, 10.0):g} s")
+        time.sleep(0.05)
+    return {t.topic_id: ids[t.name] for t in topics}
+
+
+class ShareRun:
+    """One share_group run: each heartbeat is answered at once, so one connection serves all."""
+
+    def __init__(self, run: Any, names: Names, topic_ids: Mapping[str, str], conn: Conn,
+                 scaling: Scaling, *, clock: Callable[[], float] = time.monotonic,
+                 wait: Waiter = select_readable) -> None:
+        self.run, self.names, self.conn, self.scaling = run, names, conn, scaling
+        self.clock, self.wait = clock, wait
+        self.back = {broker: vector for vector, broker in topic_ids.items()}
+
+    def _out(self, event: Any) -> Any:
+        r = dataclasses.replace
+        topics = event.subscribed_topic_names
+        return r(event, group_id=self.names.group(event.group_id),
+                 subscribed_topic_names=None if topics is None
+                 else tuple(self.names.topic(t) for t in topics))
+
+    def _back(self, answer: Any) -> Any:
+        if answer.assignment is None:
+            return answer
+        return dataclasses.replace(answer, assignment=tuple(
+            dataclasses.replace(t, topic_id=self.back.get(t.topic_id, t.topic_id))
+            for t in answer.assignment))
+
+    def drive(self) -> Any:
+        from groupspec.conformance.share_group_json import RunOutput
+        from groupspec.types import share_group as sg
+        from groupspec.wire.translate import from_wire, to_wire
+
+        run, s = self.run, self.scaling
+        origin = self.clock()
+        now_ms = run.start_ms
+        shift = 0.0
+        outputs = []
+        for k, event in enumerate(run.events):
+            shift = max(shift, self.clock() - origin - (now_ms - run.start_ms) / 1000)
+            if isinstance(event, sg.AdvanceClock):
+                if event.to_ms > now_ms:
+                    now_ms = event.to_ms
+                    target = origin + (now_ms - run.start_ms) / 1000 + shift + s.slack_s
+                    self.wait([], target - self.clock())
+                outputs.append(sg.Output())
+                continue
+            request, version = to_wire(self._out(event))
+            pending = self.conn.send(request, version)
+            answer = from_wire(self.conn.receive(pending), pending.version)
+            outputs.append(sg.Output(answers=(sg.Answer(k, self._back(answer)),)))
+        return RunOutput(tuple(outputs), sg.ShareCoordinatorView(now_ms, (), ()))
