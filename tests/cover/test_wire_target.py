@@ -3,6 +3,7 @@ configuration rules, the judge's masking, and a run over fake connections on a f
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,8 +105,9 @@ def test_the_address_carries_options_and_declared_broker_properties() -> None:
         wt.parse("kafka://h:9092?settle_s=soon")
     target = targets.make_target("kafka://127.0.0.1:1?budget_s=2", 5.0)
     assert isinstance(target, wt.WireTarget) and target.scaling.budget_s == 2.0
-    answer = target.call("x", "share_group", "run", {})
-    assert answer.unsupported is not None and "classic_group/run only" in answer.unsupported
+    answer = target.call("x", "share_partition", "run", {})
+    assert answer.unsupported is not None and "share_partition/run is not driven" in answer.unsupported
+    assert target.call("x", "classic_group", "run", {}).error == ("invalid_input", "input.events: missing")
 
 
 def test_masking_takes_unobserved_parts_and_unordered_lists_from_the_output() -> None:
@@ -227,3 +229,55 @@ def test_a_parked_join_is_answered_in_the_advance_that_releases_it_in_the_vector
     assert 103.0 + scaling.slack_s <= clock.now <= 103.0 + scaling.slack_s + scaling.settle_s + 0.1
     assert "outputs.2.answers[request=1].response.members" in driver.unordered
     assert run_output_to_json(out)["view"] == {"now_ms": 3000, "groups": []}
+
+
+# ---------------------------------------------------------------------------------------------
+# share_group
+# ---------------------------------------------------------------------------------------------
+
+
+def _share(*events: Any, topics: tuple[Any, ...] = ()) -> Any:
+    from groupspec.conformance.share_group_json import RunInput as ShareInput
+
+    return ShareInput(topics=topics, events=events)
+
+
+def test_a_share_run_that_races_the_brokers_initialization_is_unrealisable() -> None:
+    from groupspec.types import share_group as sg
+
+    t1 = sg.TopicMetadata("t1", "00000000-0000-4000-8000-000000000001", 2)
+    join = sg.ShareGroupHeartbeat("g", "m1", 0, subscribed_topic_names=("t1",))
+    again = sg.ShareGroupHeartbeat("g", "m1", 1)
+    wt.share_plan(_share(join, topics=(t1,)), wt.Scaling())  # one heartbeat: nothing to race
+    wt.share_plan(_share(sg.ShareGroupHeartbeat("g", "m1", 0, subscribed_topic_names=("t9",)),
+                         again, topics=(t1,)), wt.Scaling())  # a topic that does not exist
+    with pytest.raises(wt.Unrealisable, match="initializing"):
+        wt.share_plan(_share(join, again, topics=(t1,)), wt.Scaling())
+    with pytest.raises(wt.Unrealisable, match="PersisterAnswer"):
+        wt.share_plan(_share(join, sg.PersisterAnswer(0)), wt.Scaling())
+
+
+def test_a_share_run_maps_groups_topics_and_assigned_topic_ids() -> None:
+    from groupspec.types import share_group as sg
+
+    broker_id = "5f0e6f4a-1c1b-4e0e-9f5e-0d4b8a1c2b3d"
+    vector_id = "00000000-0000-4000-8000-000000000001"
+    sent: list[Any] = []
+
+    class OneConn(FakeConn):
+        def send(self, request: Any, version: int | None = None) -> Any:
+            sent.append(request)
+            self.pending = type("P", (), {"version": 1})()
+            self.answer = w.ShareGroupHeartbeatResponse(
+                error_code=0, member_id="m1", member_epoch=1, heartbeat_interval_ms=5000,
+                assignment=w.ShareGroupHeartbeatResponse.Assignment(topic_partitions=(
+                    w.ShareGroupHeartbeatResponse.TopicPartitions(uuid.UUID(broker_id), (0, 1)),)))
+            return self.pending
+
+    conn = OneConn("c", FakeBroker(FakeClock()))
+    run = _share(sg.ShareGroupHeartbeat("g", "m1", 0, subscribed_topic_names=("t1",)))
+    out = wt.ShareRun(run, wt.Names("t"), {vector_id: broker_id}, conn, wt.Scaling()).drive()
+    assert (sent[0].group_id, sent[0].subscribed_topic_names, sent[0].member_id) == (
+        "t-g", ("t-t1",), "m1")
+    answer = out.outputs[0].answers[0].response
+    assert answer.assignment == (sg.TopicPartitions(vector_id, (0, 1)),)
