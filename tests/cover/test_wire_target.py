@@ -281,3 +281,21 @@ def test_a_share_run_maps_groups_topics_and_assigned_topic_ids() -> None:
         "t-g", ("t-t1",), "m1")
     answer = out.outputs[0].answers[0].response
     assert answer.assignment == (sg.TopicPartitions(vector_id, (0, 1)),)
+
+
+def test_the_judge_leaves_out_what_the_wire_target_cannot_observe_and_nothing_else() -> None:
+    import copy
+
+    from groupspec.conformance import vector_format as vf
+
+    vector = next(v for v in vf.load(vf.default_root()) if v.id == "classic_group/run/heartbeat_answers")
+    assert vector.expected is not None
+    seen = copy.deepcopy(dict(vector.expected))
+    for out in seen["outputs"]:
+        out["records"] = []
+    seen["view"] = {"now_ms": seen["view"]["now_ms"], "groups": []}
+    blind = targets.Response(output=seen, unobserved=wt.CLASSIC_UNOBSERVED)
+    assert runner.judge(vector, blind, "groupspec")[0]
+    assert not runner.judge(vector, targets.Response(output=seen), "groupspec")[0]
+    seen["outputs"][0]["answers"][0]["response"]["error"] = "NONE"  # an answer is still judged
+    assert not runner.judge(vector, blind, "groupspec")[0]
