@@ -15,9 +15,10 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   written back in the vector's names. Ids the broker never issued ("stranger") pass unchanged.
 * Connections. One socket per request in flight: a classic JoinGroup parks until its rebalance
   completes, so a request is sent, and its answer is collected when it arrives. An answer belongs
-  to the event during which it arrived: after sending, the target waits up to ``settle_s`` for the
-  request's own answer (plus ``grace_s`` for answers the same request released); a request that
-  stays unanswered is parked and may be answered by a later event.
+  to the event during which it arrived: after sending a JoinGroup or SyncGroup (the requests a
+  classic coordinator parks), the target waits up to ``settle_s`` for its answer, and for any
+  other request until it is answered (within the timeout), plus ``grace_s`` for answers the same
+  request released; a request still unanswered is parked and may be answered by a later event.
 * Time. The broker's timers run on real time, 1:1 with the vector's milliseconds: the vector's
   session and rebalance timeouts are sent as they are, and a clock advance to ``T`` sleeps until
   ``T`` after the run's start, shifted by how far the run has fallen behind the vector's clock
@@ -82,6 +83,8 @@ SINCE_VERSION: dict[type, tuple[tuple[str, int], ...]] = {
     cg.SyncGroupResponse: (("protocol_type", 5), ("protocol_name", 5)),
     cg.LeaveGroupResponse: (("members", 3),),
 }
+#: The classic requests a coordinator may hold unanswered (until a rebalance phase completes).
+PARKING = (cg.JoinGroup, cg.SyncGroup)
 #: Lists in an answer that Kafka orders by a hash of member ids (ClassicGroup keeps its members
 #: in a HashMap): the broker draws the ids, so their order is not the vector's to reproduce.
 UNORDERED: dict[type, tuple[str, ...]] = {
@@ -338,8 +341,10 @@ class ClassicRun:
     """One classic_group run realised against a broker (module docstring)."""
 
     def __init__(self, run: Any, names: Names, connect: Callable[[str], Conn], scaling: Scaling,
-                 *, clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable) -> None:
+                 *, clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable,
+                 answer_timeout: float = 10.0) -> None:
         self.run = run
+        self.answer_timeout = answer_timeout
         self.names = names
         self.connect = connect
         self.scaling = scaling
@@ -443,7 +448,10 @@ class ClassicRun:
                 self._collect(k, self.clock() + s.grace_s)
                 continue
             self._send(k, event)
-            self._collect(k, self.clock() + s.settle_s, want=k)
+            # Only a JoinGroup or SyncGroup parks at a classic coordinator; any other request's
+            # answer is this event's however long the broker takes.
+            wait = s.settle_s if isinstance(event, PARKING) else self.answer_timeout
+            self._collect(k, self.clock() + wait, want=k)
         outputs = []
         for k in range(len(run.events)):
             answers = sorted(((i, a, v) for e, i, a, v in self._answers if e == k), key=lambda p: p[0])
@@ -650,7 +658,8 @@ class WireTarget:
                 self._check_config(run, coordinator)
                 _create_topics(control, names, run.events, self.clock, self.timeout)
                 driver = ClassicRun(run, names, lambda client: self._connect(host, port, client),
-                                    self.scaling, clock=self.clock, wait=self.wait)
+                                    self.scaling, clock=self.clock, wait=self.wait,
+                                    answer_timeout=max(self.timeout, 1.0))
                 try:
                     output = driver.drive()
                     return output, tuple(driver.unobserved), tuple(driver.unordered)

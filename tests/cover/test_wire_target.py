@@ -299,3 +299,26 @@ def test_the_judge_leaves_out_what_the_wire_target_cannot_observe_and_nothing_el
     assert not runner.judge(vector, targets.Response(output=seen), "groupspec")[0]
     seen["outputs"][0]["answers"][0]["response"]["error"] = "NONE"  # an answer is still judged
     assert not runner.judge(vector, blind, "groupspec")[0]
+
+
+def test_a_slow_answer_to_a_request_that_never_parks_stays_with_its_event() -> None:
+    clock = FakeClock()
+
+    class SlowBroker(FakeBroker):
+        def answer(self, request: Any) -> tuple[float, Any]:
+            return self.clock.now + 0.5, w.HeartbeatResponse(error_code=Errors.UNKNOWN_MEMBER_ID)
+
+    broker = SlowBroker(clock)
+
+    def wait(busy: Any, timeout: float) -> list[Any]:
+        due = [c for c in busy if c.ready_at <= clock.now + timeout]
+        if due:
+            clock.now = max(clock.now, min(c.ready_at for c in due))
+            return due
+        clock.now += timeout
+        return []
+
+    run = _run(cg.Heartbeat("g", 1, "x"), cg.Heartbeat("g", 1, "y"))
+    out = wt.ClassicRun(run, wt.Names("t"), lambda client: FakeConn(client, broker), wt.Scaling(),
+                        clock=lambda: clock.now, wait=wait).drive()
+    assert [[a.request for a in o.answers] for o in out.outputs] == [[0], [1]]
