@@ -533,7 +533,7 @@ class WireTarget:
         pass
 
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
-        from groupspec.wire import WireError
+        from groupspec.wire import NoCommonVersionError, WireError
 
         if handler != "run" or machine not in ("classic_group", "share_group"):
             return Response(unsupported=f"the kafka:// target realises classic_group/run and "
@@ -558,6 +558,8 @@ class WireTarget:
             output, unobserved, unordered = self._run(machine, run)
         except Unrealisable as exc:
             return Response(unsupported=str(exc))
+        except NoCommonVersionError as exc:  # a broker without an API the run needs
+            return Response(unsupported=f"the broker does not speak what the run needs: {exc}")
         except WireError as exc:
             return Response(broken=f"{type(exc).__name__}: {exc}")
         return Response(output=form.run_output_to_json(output), unobserved=unobserved,

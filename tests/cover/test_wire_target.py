@@ -322,3 +322,20 @@ def test_a_slow_answer_to_a_request_that_never_parks_stays_with_its_event() -> N
     out = wt.ClassicRun(run, wt.Names("t"), lambda client: FakeConn(client, broker), wt.Scaling(),
                         clock=lambda: clock.now, wait=wait).drive()
     assert [[a.request for a in o.answers] for o in out.outputs] == [[0], [1]]
+
+
+def test_a_broker_without_an_api_the_run_needs_answers_unsupported_and_a_dead_one_broken() -> None:
+    from groupspec.wire import ConnectError, NoCommonVersionError
+
+    def no_api(host: str, port: int, client: str) -> Any:
+        raise NoCommonVersionError("the peer does not offer it", "FindCoordinator")
+
+    def dead(host: str, port: int, client: str) -> Any:
+        raise ConnectError("cannot connect")
+
+    doc = {"events": [{"type": "Heartbeat", "group_id": "g", "generation_id": 1, "member_id": "x",
+                       "group_instance_id": None, "version": 4}]}
+    answer = wt.WireTarget("h", 1, 1.0, connect=no_api).call("v", "classic_group", "run", doc)
+    assert answer.unsupported is not None and "FindCoordinator" in answer.unsupported
+    answer = wt.WireTarget("h", 1, 1.0, connect=dead).call("v", "classic_group", "run", doc)
+    assert answer.broken is not None and "cannot connect" in answer.broken
