@@ -201,15 +201,22 @@ def masked(reference: Mapping[str, Any], output: Any, paths: Sequence[str],
     of a list whose ``field`` is ``value`` on both sides: ``view``, ``outputs[].records``,
     ``outputs.3.answers[request=2].response.protocol_type``. An ``unordered`` path names a list whose
     order the target cannot reproduce: when it holds the same items as the output's, in any
-    order, the output's order is taken. A part the output lacks stays as it is, so a malformed
-    output still fails.
+    order (lists inside them too), the output's order is taken. A part the output lacks stays as
+    it is, so a malformed output still fails.
     """
     import copy
 
     ref = copy.deepcopy(dict(reference))
 
-    def canonical(items: list[Any]) -> list[str]:
-        return sorted(json.dumps(i, sort_keys=True) for i in items)
+    def deep(value: Any) -> Any:
+        if isinstance(value, list):
+            return sorted((deep(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+        if isinstance(value, dict):
+            return {k: deep(v) for k, v in value.items()}
+        return value
+
+    def canonical(items: list[Any]) -> str:
+        return json.dumps(deep(items), sort_keys=True)
 
     def walk(want: Any, got: Any, steps: list[str], loose: bool) -> None:
         step, rest = steps[0], steps[1:]

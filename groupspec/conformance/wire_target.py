@@ -459,6 +459,10 @@ class ClassicRun:
                 at = f"outputs.{k}.answers[request={i}].response."
                 self.unobserved += [at + f for f, since in SINCE_VERSION.get(type(a), ()) if v < since]
                 self.unordered += [at + f for f in UNORDERED.get(type(a), ())]
+                event = run.events[i]
+                if isinstance(event, cg.OffsetFetch) and event.topics is None:
+                    # every offset of the group: Kafka walks its hash maps of topics and partitions
+                    self.unordered.append(at + "topics")
             outputs.append(cg.Output(answers=tuple(cg.Answer(i, response_back(a, self.names))
                                                    for i, a, _ in answers)))
         return RunOutput(tuple(outputs), cg.CoordinatorView(now_ms, ()))

@@ -124,6 +124,14 @@ def test_masking_takes_unobserved_parts_and_unordered_lists_from_the_output() ->
     assert kept["outputs"][0]["answers"][0]["response"]["m"] == [1, 2]  # different items: kept
 
 
+def test_an_unordered_list_ignores_the_order_of_lists_inside_its_items_too() -> None:
+    want = {"topics": [{"name": "a", "p": [0, 2]}, {"name": "b", "p": [1]}]}
+    got = {"topics": [{"name": "b", "p": [1]}, {"name": "a", "p": [2, 0]}]}
+    assert runner.masked(want, got, (), ("topics",)) == got
+    other = {"topics": [{"name": "b", "p": [1]}, {"name": "a", "p": [2, 1]}]}
+    assert runner.masked(want, other, (), ("topics",)) == want
+
+
 def test_masking_finds_answers_by_request_whatever_their_order() -> None:
     want = {"answers": [{"request": 9, "response": {"m": []}}, {"request": 8, "response": {"m": [1]}}]}
     got = {"answers": [{"request": 8, "response": {"m": [1]}}, {"request": 9, "response": {"m": [5]}}]}
