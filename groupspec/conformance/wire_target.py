@@ -83,6 +83,20 @@ SINCE_VERSION: dict[type, tuple[tuple[str, int], ...]] = {
     cg.SyncGroupResponse: (("protocol_type", 5), ("protocol_name", 5)),
     cg.LeaveGroupResponse: (("members", 3),),
 }
+#: Why the other machines are not realised over the wire.
+NOT_DRIVEN = {
+    "share_partition": "a share partition's records must be produced first (Produce), and its "
+                       "clock, log start and persister are the broker's; groupspec.wire speaks "
+                       "ShareFetch and ShareAcknowledge but not Produce",
+    "share_state": "the share coordinator's state API (Read/Write/InitializeShareGroupState) is "
+                   "broker-internal and not in groupspec.wire",
+    "records": "a codec, not a broker's behaviour",
+    "simple_assignor": "an assignor, run inside the coordinator: shown through share_group",
+    "classic_assignors": "client-side assignors: no broker runs them",
+    "classic_consumer": "a client's behaviour, not a broker's",
+    "share_consumer": "a client's behaviour, not a broker's",
+    "share_delivery": "a client and broker together; not driven over the wire yet",
+}
 #: The classic requests a coordinator may hold unanswered (until a rebalance phase completes).
 PARKING = (cg.JoinGroup, cg.SyncGroup)
 #: Lists in an answer that Kafka orders by a hash of member ids (ClassicGroup keeps its members
@@ -540,8 +554,9 @@ class WireTarget:
         from groupspec.wire import NoCommonVersionError, WireError
 
         if handler != "run" or machine not in ("classic_group", "share_group"):
+            why = NOT_DRIVEN.get(machine, "not driven over the wire yet")
             return Response(unsupported=f"the kafka:// target realises classic_group/run and "
-                            f"share_group/run; {machine}/{handler} is not driven over the wire yet")
+                            f"share_group/run; {machine}/{handler}: {why}")
         if machine == "share_group":
             from groupspec.conformance import share_group_json as form
         else:
