@@ -273,8 +273,15 @@ def plan(run: Any, scaling: Scaling) -> None:
             raise Unrealisable(f"{type(event).__name__}: {why}")
         if isinstance(event, cg.OffsetCommit) and event.version >= 10:
             raise Unrealisable("OffsetCommit v10+ names topics by id; the wire target maps names only")
+    zero_timers = run.config.initial_rebalance_delay_ms == 0 or any(
+        isinstance(e, cg.JoinGroup) and e.rebalance_timeout_ms == 0 for e in run.events)
     instants = [run.start_ms]
     for event in run.events:
+        if isinstance(event, cg.AdvanceClock) and event.to_ms <= instants[-1] and zero_timers:
+            raise Unrealisable(
+                f"the clock steps by 0 ms at {instants[-1]} ms to fire timers of 0 ms (an initial "
+                "rebalance delay or a rebalance timeout of 0); a broker fires those at once, "
+                "during the request that arms them, so the vector's step cannot be realised")
         if isinstance(event, cg.AdvanceClock) and event.to_ms > instants[-1]:
             if (event.to_ms - instants[-1]) / 1000 < scaling.resolution_s:
                 raise Unrealisable(f"the clock steps from {instants[-1]} to {event.to_ms} ms, finer "

@@ -80,6 +80,10 @@ def test_the_budget_and_the_resolution_bound_the_clock() -> None:
         wt.plan(_run(cg.AdvanceClock(6000)), wt.Scaling(budget_s=5))
     with pytest.raises(wt.Unrealisable, match="from 2999 to 3000"):
         wt.plan(_run(cg.AdvanceClock(2999), cg.AdvanceClock(3000)), wt.Scaling())
+    wt.plan(_run(cg.AdvanceClock(0)), wt.Scaling())  # a zero step with no zero timer: harmless
+    with pytest.raises(wt.Unrealisable, match="steps by 0 ms"):
+        wt.plan(_run(cg.AdvanceClock(0), config=cg.ClassicConfig(initial_rebalance_delay_ms=0)),
+                wt.Scaling())
 
 
 def test_unaskable_configuration_matters_only_where_the_run_shows_it() -> None:
