@@ -23,8 +23,10 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   session and rebalance timeouts are sent as they are, and a clock advance to ``T`` sleeps until
   ``T`` after the run's start, shifted by how far the run has fallen behind the vector's clock
   (requests take real time, and the timers they start are that much late) plus ``slack_s``. A run
-  whose clock advances further than ``budget_s`` seconds, or that falls more than ``max_lag_s``
-  behind, answers unsupported: its timing cannot be realised faithfully.
+  whose clock advances further than ``budget_s`` seconds, stops at instants closer than
+  ``resolution_s``, steps by 0 ms to fire timers of 0 ms (a broker fires those inside the
+  request that arms them), or falls more than ``max_lag_s`` behind, answers unsupported: its
+  timing cannot be realised faithfully.
 * Configuration. The vector's coordinator configuration must be the broker's where the run can
   tell them apart. The initial rebalance delay is measured (one probe join per target) and each
   session timeout the run sends is tried against the broker's bounds (a probe join); what the
