@@ -5,7 +5,7 @@ Theory of operation
 A vector is a run: a coordinator's configuration and a list of events (requests from members,
 clock advances, restarts, ...). The in-process targets call the machine with each event; a live
 broker only takes requests over sockets and keeps its own clock. So each run is *realised*
-(docs/conformance.md, "The kafka:// target", states the rules for users):
+(docs/conformance.md, "A live broker", states the rules for users):
 
 * Names. Every group id (except the empty one, which is itself a case) gets a prefix unique to
   the run, and every topic a commit or fetch names is created under a unique name, so runs never
