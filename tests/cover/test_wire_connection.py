@@ -260,3 +260,16 @@ def test_any_bytes_then_a_close_end_in_a_wire_error_or_an_answer(answer: bytes) 
                 assert not isinstance(exc, WireTimeoutError)  # the close ends the wait
     finally:
         p.stop()
+
+
+def test_send_and_receive_apart_keep_one_request_in_flight(peer: Any) -> None:
+    p = peer(broker([], dict(BROKER), lambda h, b: HeartbeatResponse(error_code=27)))
+    with Connection.connect("127.0.0.1", p.port, timeout=TIMEOUT) as conn:
+        pending = conn.send(HeartbeatRequest(group_id="g"))
+        assert conn.in_flight is pending
+        with pytest.raises(ClosedError, match="already in flight"):
+            conn.send(HeartbeatRequest(group_id="g"))
+        assert conn.receive(pending) == HeartbeatResponse(error_code=27)
+        assert conn.in_flight is None
+        with pytest.raises(ClosedError, match="no such request"):
+            conn.receive(pending)
