@@ -213,9 +213,9 @@ def read_dump(spark: Any, paths: Sequence[str], fmt: str) -> Any:
     return frame.select(*picked)
 
 
-def dump_segments(spark: Any, paths: Sequence[str | Path], out: str, fmt: str = "parquet") -> int:
+def dump_segments(spark: Any, paths: Sequence[str | Path], out: str, fmt: str = "parquet") -> None:
     """Write segment files as a dump in the Kafka source schema (plus the extra columns): what
-    ``--format parquet|json`` reads. Returns the number of rows."""
+    ``--format parquet|json`` reads."""
     files = segment_inputs(paths)
     utc = dt.UTC
 
@@ -229,8 +229,6 @@ def dump_segments(spark: Any, paths: Sequence[str | Path], out: str, fmt: str = 
     frame = spark.createDataFrame(rdd, schema=kafka_schema())
     writer = frame.write.mode("errorifexists")
     (writer.json if fmt == "json" else writer.parquet)(out)
-    return int(spark.read.schema(kafka_schema()).json(out).count() if fmt == "json"
-               else spark.read.parquet(out).count())
 
 
 class _AuditProgress(Progress):
@@ -305,14 +303,12 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
             frame = spark.createDataFrame(results.filter(lambda t, tag=tag: t[0] == tag).map(lambda t: t[1]),
                                           schema=table_schema(columns), verifySchema=False)
             frame.write.mode("overwrite" if overwrite else "errorifexists").parquet(str(out / name))
-        commits = sorted(results.filter(lambda t: t[0] == "commits").map(lambda t: t[1])
-                         .reduceByKey(lambda a, b: a + b).collect())
+        summary = summarize(results)
         records = int(records_done.value)
     wall = time.perf_counter() - t0
     with contextlib.suppress(Exception):
         results.unpersist()
         tagged.unpersist()
-    summary = summarize(spark, out, commits)
     summary = {
         "inputs": {"paths": [str(p) for p in paths], "format": fmt, "files": len(files),
                    "bytes": sum(f.size for f in files) or None, "partitions": tasks,
@@ -327,36 +323,67 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     return AuditOutcome(summary, out, report, wall)
 
 
-def summarize(spark: Any, out: Path, commits: Sequence[tuple[int, int]]) -> dict[str, Any]:
-    """Counts from the written tables (Spark aggregations: they scale with the tables)."""
-    state = spark.read.parquet(str(out / "state.parquet"))
-    violations = spark.read.parquet(str(out / "violations.parquet"))
-    quarantine = spark.read.parquet(str(out / "quarantine.parquet"))
+def _tally(rows: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """Executor side of the summary: counters over one partition of tagged result rows."""
+    from groupspec.pipeline.audit_core import STATE_NAMES
 
-    def counts(frame: Any, *cols: str) -> dict[str, int]:
-        rows = frame.groupBy(*cols).count().collect()
-        return dict(sorted(("/".join(str(r[c]) for c in cols), int(r["count"])) for r in rows))
+    kind_at, state_at = STATE_NAMES.index("kind"), STATE_NAMES.index("state")
+    members_at = STATE_NAMES.index("member_count")
+    t: dict[str, Any] = {"kind": Counter(), "state": Counter(), "members": Counter(),
+                         "violations": Counter(), "reasons": Counter(), "commits": Counter(),
+                         "examples": {}}
+    for tag, row in rows:
+        if tag == "state":
+            if row[kind_at] == "share-partition":
+                t["kind"]["share-partition"] += 1
+                continue
+            t["kind"][row[kind_at]] += 1
+            t["state"][f"{row[kind_at]}/{row[state_at]}"] += 1
+            t["members"][row[members_at]] += 1
+        elif tag == "violation":
+            t["violations"][row[3]] += 1
+            t["examples"].setdefault(row[3], []).append(row)
+            t["examples"][row[3]] = sorted(t["examples"][row[3]], key=_example_order)[:5]
+        elif tag == "quarantine":
+            t["reasons"][str(row[3]).split(":")[0]] += 1
+        elif tag == "commits":
+            t["commits"][row[0]] += row[1]
+    return t
 
-    groups = state.filter("kind != 'share-partition'")
-    examples: dict[str, list[dict[str, Any]]] = {}
-    for r in (violations.orderBy("kind", "topic", "partition", "offset").collect()):
-        found = examples.setdefault(r["kind"], [])
-        if len(found) < 5:
-            found.append({k: r[k] for k in ("topic", "partition", "group_id", "offset", "detail")})
-    members = Counter(int(r["member_count"]) for r in groups.select("member_count").collect())
-    reasons = Counter(str(r["reason"]).split(":")[0] for r in quarantine.select("reason").collect())
+
+def _example_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return (row[0], row[1], -1 if row[4] is None else row[4], row[6])
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    for name, counter in b.items():
+        if name == "examples":
+            for kind, rows in counter.items():
+                a["examples"][kind] = sorted(a["examples"].get(kind, []) + rows, key=_example_order)[:5]
+        else:
+            a[name].update(counter)
+    return a
+
+
+def summarize(results: Any) -> dict[str, Any]:
+    """Counts over the tagged result rows, in one Spark job (a per-partition tally, merged)."""
+    t = results.mapPartitions(lambda rows: [_tally(rows)]).reduce(_merge)
+    kinds = dict(t["kind"])
+    share_partitions = kinds.pop("share-partition", 0)
+    examples = {k: [dict(zip(("topic", "partition", "group_id", "kind", "offset", "timestamp", "detail"),
+                             r, strict=True)) for r in rows] for k, rows in sorted(t["examples"].items())}
     return {
-        "groups": groups.count(),
-        "share_partitions": state.count() - groups.count(),
-        "groups_by_kind": counts(groups, "kind"),
-        "groups_by_state": counts(groups, "kind", "state"),
-        "members_per_group": dict(sorted(members.items())),
-        "violations": violations.count(),
-        "violations_by_kind": {k: n for k, n in counts(violations, "kind").items()},
+        "groups": sum(kinds.values()),
+        "share_partitions": share_partitions,
+        "groups_by_kind": dict(sorted(kinds.items())),
+        "groups_by_state": dict(sorted(t["state"].items())),
+        "members_per_group": dict(sorted(t["members"].items())),
+        "violations": sum(t["violations"].values()),
+        "violations_by_kind": dict(sorted(t["violations"].items())),
         "violation_kinds": dict(VIOLATION_KINDS),
         "violation_examples": examples,
-        "quarantined": quarantine.count(),
-        "quarantined_by_reason": dict(sorted(reasons.items())),
+        "quarantined": sum(t["reasons"].values()),
+        "quarantined_by_reason": dict(sorted(t["reasons"].items())),
         "commit_rate": {"bucket_ms": BUCKET_MS,
-                        "buckets": [[b * BUCKET_MS, n] for b, n in commits]},
+                        "buckets": [[b * BUCKET_MS, n] for b, n in sorted(t["commits"].items())]},
     }
