@@ -123,7 +123,7 @@ def test_bad_inputs_are_one_line_before_spark(tmp_path, capsys, monkeypatch):
     ]
     for argv, problem in cases:
         assert main(["audit", *argv, "--out", str(tmp_path / "o")]) == 2
-        out, err = capsys.readouterr()
+        _, err = capsys.readouterr()
         assert err.startswith("groupspec audit: error: ") and err.count("\n") == 1, err
         assert problem in err, err
     empty = tmp_path / "__consumer_offsets-4"
@@ -157,6 +157,9 @@ def test_audit_on_spark_finds_every_fault_whatever_the_partitions(spark, faulty,
     assert set(s["violations_by_kind"]) == set(PLANTED)
     assert s["quarantined"] == 1 and s["timing"]["records"] == faulty.records
     assert s["inputs"]["files"] > 4  # one task a segment file, more files than partitions
+    counted = ("groups", "groups_by_state", "violations_by_kind", "violation_examples",
+               "quarantined", "commit_rate", "members_per_group")
+    assert {k: three.summary[k] for k in counted} == {k: s[k] for k in counted}
     first = tables(spark, tmp_path / "one")
     assert first == tables(spark, tmp_path / "three")
     assert len(first["violations"]) == sum(s["violations_by_kind"].values())
