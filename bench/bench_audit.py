@@ -52,7 +52,8 @@ def main() -> None:
     states, violations, quarantined = audit_rows(rows)
     single = time.perf_counter() - t
     n = len(rows)
-    print(f"single process: {n} records, {len(states)} keys, {len(violations)} violations; "
+    print(f"single process: {n} records, {len(states)} keys, {len(violations)} violations, "
+          f"{len(quarantined)} quarantined; "
           f"read {decoded:.1f} s, read + audit {single:.1f} s = {n / single:,.0f} records/s", flush=True)
     del rows, states
 
