@@ -51,8 +51,10 @@ from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC
 
 FORMATS = ("segments", "parquet", "json")
 OUTPUTS = ("state.parquet", "violations.parquet", "quarantine.parquet", "summary.json", "report.html")
-#: Commit-rate buckets, in ms.
-BUCKET_MS = 60_000
+#: Commit counts are gathered per second of record time; the summary merges them into at most
+#: PLOT_BUCKETS buckets of whole seconds, whatever the log's time span.
+BUCKET_MS = 1000
+PLOT_BUCKETS = 200
 
 
 @dataclass(frozen=True)
@@ -407,6 +409,18 @@ def summarize(results: Any) -> dict[str, Any]:
         "violation_examples": examples,
         "quarantined": sum(t["reasons"].values()),
         "quarantined_by_reason": dict(sorted(t["reasons"].items())),
-        "commit_rate": {"bucket_ms": BUCKET_MS,
-                        "buckets": [[b * BUCKET_MS, n] for b, n in sorted(t["commits"].items())]},
+        "commit_rate": _rebin(t["commits"]),
     }
+
+
+def _rebin(seconds: Counter[int]) -> dict[str, Any]:
+    """Per-second commit counts as at most PLOT_BUCKETS buckets of equal width."""
+    if not seconds:
+        return {"bucket_ms": BUCKET_MS, "buckets": []}
+    first, last = min(seconds), max(seconds)
+    width = max(1, -(-(last - first + 1) // PLOT_BUCKETS))
+    merged: Counter[int] = Counter()
+    for second, n in seconds.items():
+        merged[first + (second - first) // width * width] += n
+    return {"bucket_ms": width * BUCKET_MS,
+            "buckets": [[b * BUCKET_MS, n] for b, n in sorted(merged.items())]}

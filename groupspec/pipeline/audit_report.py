@@ -49,7 +49,7 @@ def plot_commits(summary: Mapping[str, Any]) -> str:
         return _png(fig)
     width = summary["commit_rate"]["bucket_ms"] / 1000
     times = [dt.datetime.fromtimestamp(b / 1000, dt.UTC) for b, _ in buckets]
-    ax.plot(times, [n / width for _, n in buckets], marker=".", color="#4c72b0")
+    ax.bar(times, [n / width for _, n in buckets], width=width / 86400, align="edge", color="#4c72b0")
     ax.set_ylabel("commits / s")
     ax.set_title(f"Offset commit rate ({int(width)} s buckets, record timestamps, UTC)")
     fig.autofmt_xdate()
