@@ -105,6 +105,27 @@ def test_a_fault_in_an_otherwise_clean_group_is_still_seen(clean):
     assert [(v.kind, v.group_id, v.offset) for v in violations] == [("unknown_member", "g00002", last + 1)]
 
 
+def test_a_damaged_segment_is_quarantined_and_the_rest_read(tmp_path, clean):
+    """A batch whose bytes changed fails its CRC: quarantined with file and byte, the batches
+    after it in the same file still read."""
+    import shutil
+
+    source = segment_files(clean.directories[0])[0]
+    folder = tmp_path / "__consumer_offsets-0"
+    folder.mkdir()
+    copy = folder / source.name
+    shutil.copy(source, copy)
+    data = bytearray(copy.read_bytes())
+    data[70] ^= 0xFF  # inside the first batch's records, under its CRC
+    copy.write_bytes(bytes(data))
+    good = [i for t, i in segment_rows(str(source), "__consumer_offsets", 0) if t == "row"]
+    items = list(segment_rows(str(copy), "__consumer_offsets", 0))
+    bad = [i for t, i in items if t == "quarantine"]
+    assert len(bad) == 1 and bad[0].reason.startswith("bad batch") and bad[0].source == f"{copy}@0"
+    rows = [i for t, i in items if t == "row"]
+    assert 0 < len(rows) < len(good) and rows == good[len(good) - len(rows):]
+
+
 def test_bad_inputs_are_one_line_before_spark(tmp_path, capsys, monkeypatch):
     from groupspec.pipeline import session
 
@@ -179,8 +200,12 @@ def test_audit_on_spark_finds_every_fault_whatever_the_partitions(spark, faulty,
 
 @pytest.mark.spark
 def test_audit_on_spark_of_the_real_segments_is_clean(spark, tmp_path):
-    from groupspec.pipeline.audit import run_audit
+    from groupspec.pipeline.audit import read_dump, run_audit
+    from groupspec.types import InputError
 
+    spark.createDataFrame([(1,)], "offset long").write.parquet(str(tmp_path / "not-kafka"))
+    with pytest.raises(InputError, match="no column key, value, topic, partition"):
+        read_dump(spark, [str(tmp_path / "not-kafka")], "parquet")
     outcome = run_audit(spark, [str(d) for d in REAL_DIRS], tmp_path / "real", partitions=2)
     s = outcome.summary
     assert s["violations"] == 0 and s["quarantined"] == 0
