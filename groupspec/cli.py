@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "decode __consumer_offsets / __share_group_state log segments as JSON lines"),
     "describe": ("groupspec.commands.describe",
                  "each group as __consumer_offsets / __share_group_state segments say it was"),
+    "audit": ("groupspec.commands.audit",
+              "coordinator logs replayed per group on Spark: state, violations, quarantine"),
     "simulate-delivery": ("groupspec.commands.simulate_delivery",
                           "seeded end-to-end share-group delivery runs, judged per record"),
     "check-history": ("groupspec.commands.check_history",
