@@ -12,11 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from groupspec.machines import IN_PROCESS
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from groupspec.pipeline.fuzz import DEFAULT_LENGTH, DEFAULT_MAX_VECTORS, DEFAULT_RUNS, OUTPUTS
+    from groupspec.pipeline.fuzz import DEFAULT_LENGTH, DEFAULT_MAX_VECTORS, DEFAULT_RUNS, OUTPUTS, TARGETS
     from groupspec.pipeline.fuzz_gen import FUZZ_MACHINES
     from groupspec.pipeline.options import add_spark_arguments
 
@@ -29,10 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed; (machine, seed, index) fixes a run (default 0)")
     parser.add_argument("--length", type=int, default=DEFAULT_LENGTH, metavar="L",
                         help=f"events per run, at most (default {DEFAULT_LENGTH})")
-    parser.add_argument("--target-a", default="spec", choices=IN_PROCESS,
+    parser.add_argument("--target-a", default="spec", choices=TARGETS,
                         help="the reference: its answers become the vectors' expected (default spec)")
-    parser.add_argument("--target-b", default="impl", choices=IN_PROCESS,
-                        help="the target judged against it (default impl)")
+    parser.add_argument("--target-b", default="impl", choices=TARGETS,
+                        help="the target judged against it (default impl); kafka: Kafka 4.2.1's own "
+                        "classes through adapters/kafka (Java 17 and Maven; built once, before Spark)")
     parser.add_argument("--max-vectors", type=int, default=DEFAULT_MAX_VECTORS, metavar="K",
                         help="shrink and write at most K counterexamples per machine, the lowest "
                         f"indices (default {DEFAULT_MAX_VECTORS})")
@@ -54,6 +53,16 @@ def run(args: argparse.Namespace) -> int:
     config.validate()
     check_call_available(config)
     out = check_spark_arguments(args, outputs=OUTPUTS)
+    if "kafka" in (config.target_a, config.target_b):
+        import dataclasses
+
+        from groupspec.conformance import kafka_target
+
+        try:
+            config = dataclasses.replace(config, kafka_command=kafka_target.command(kafka_target.build()))
+        except BaseException:
+            out.discard()
+            raise
     master = args.master or default_master()
     try:
         spark = start_spark(master, app_name="groupspec-fuzz")

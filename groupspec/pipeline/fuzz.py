@@ -51,6 +51,10 @@ Call = Callable[[str, str, Any], Any]
 DEFAULT_RUNS = 200
 DEFAULT_LENGTH = 40
 DEFAULT_MAX_VECTORS = 5
+#: Seconds the Kafka adapter may take over one run before it counts as hung.
+ADAPTER_TIMEOUT_S = 60.0
+#: The targets a fuzz compares: the in-process layers, and Kafka's own classes.
+TARGETS = (*machines.IN_PROCESS, "kafka")
 #: What the fuzz writes into --out (named in errors about that folder).
 OUTPUTS = ("summary.json", "report.html", "vectors")
 
@@ -65,6 +69,9 @@ class FuzzConfig:
     target_b: str = "impl"
     partitions: int | None = None
     max_vectors: int = DEFAULT_MAX_VECTORS
+    #: The program line of the built Kafka adapter, when a target is ``kafka`` (set by the
+    #: driver after building it once, so executors only start it).
+    kafka_command: str | None = None
 
     def validate(self) -> None:
         """Every option a user can get wrong, as one InputError naming it, before Spark starts."""
@@ -82,11 +89,10 @@ class FuzzConfig:
                 why = "" if m in machines.BY_NAME else " (not a machine)"
                 raise InputError("--machine", f"no fuzz generator for {m!r}{why}; expected one of {known}")
         for field, target in (("--target-a", self.target_a), ("--target-b", self.target_b)):
-            if target not in machines.IN_PROCESS:
-                raise InputError(field, f"unknown target {target!r}; expected one of "
-                                 f"{', '.join(machines.IN_PROCESS)}")
+            if target not in TARGETS:
+                raise InputError(field, f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
             for m in self.machines:
-                if target not in machines.BY_NAME[m].targets:
+                if target in machines.IN_PROCESS and target not in machines.BY_NAME[m].targets:
                     raise InputError(field, f"target {target!r} does not implement {m}")
         if self.target_a == self.target_b:
             raise InputError("--target-b", f"the same target as --target-a ({self.target_a!r}): "
@@ -96,6 +102,55 @@ class FuzzConfig:
 # ---------------------------------------------------------------------------------------------
 # One run: generate, answer, compare
 # ---------------------------------------------------------------------------------------------
+
+class TargetError(Exception):
+    """An out-of-process target's error answer, with the kind it gave."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class TargetUnsupported(Exception):
+    """The target cannot express this run (the Kafka adapter's reason): no verdict on it."""
+
+
+#: One Kafka adapter process per Python worker, by program line, started on first use.
+_ADAPTERS: dict[str, Any] = {}
+
+
+def _adapter(command: str) -> Any:
+    from groupspec.conformance.targets import CommandTarget
+
+    if command not in _ADAPTERS:
+        import atexit
+
+        target = CommandTarget(command, ADAPTER_TIMEOUT_S)
+        atexit.register(target.close)
+        _ADAPTERS[command] = target
+    return _ADAPTERS[command]
+
+
+def make_call(kafka_command: str | None) -> Call:
+    """The default dispatch: in-process targets through the conformance table, ``kafka``
+    through the adapter program (``kafka_command``)."""
+    return partial(_call, kafka_command)
+
+
+def _call(kafka_command: str | None, target: str, machine: str, doc: Any) -> Any:
+    if target != "kafka":
+        return default_call(target, machine, doc)
+    if kafka_command is None:
+        raise GroupspecError("the kafka target needs the adapter's command (FuzzConfig.kafka_command)")
+    response = _adapter(kafka_command).call(f"fuzz-{machine}", machine, "run", doc)
+    if response.unsupported is not None:
+        raise TargetUnsupported(response.unsupported)
+    if response.broken is not None:
+        raise TargetError("broken", response.broken)
+    if response.error is not None:
+        raise TargetError(*response.error)
+    return response.output
+
 
 def default_call(target: str, machine: str, doc: Any) -> Any:
     from groupspec.conformance.targets import dispatch
@@ -110,6 +165,7 @@ class Answer:
     output: Any = None
     error: tuple[str, str] | None = None
     seconds: float = 0.0
+    unsupported: str | None = None
 
 
 def answer(call: Call, target: str, machine: str, doc: Any) -> Answer:
@@ -118,6 +174,10 @@ def answer(call: Call, target: str, machine: str, doc: Any) -> Answer:
     started = time.perf_counter()
     try:
         output = call(target, machine, doc)
+    except TargetUnsupported as exc:
+        return Answer(unsupported=str(exc), seconds=time.perf_counter() - started)
+    except TargetError as exc:
+        return Answer(error=(exc.kind, str(exc)), seconds=time.perf_counter() - started)
     except Exception as exc:
         return Answer(error=(error_kind(exc), f"{type(exc).__name__}: {exc}"),
                       seconds=time.perf_counter() - started)
@@ -125,7 +185,10 @@ def answer(call: Call, target: str, machine: str, doc: Any) -> Answer:
 
 
 def differences(machine: str, a: Answer, b: Answer) -> list[str]:
-    """The judge's diff lines between two answers (``a`` is the expected one); empty: agree."""
+    """The judge's diff lines between two answers (``a`` is the expected one); empty: agree,
+    or no verdict (a target cannot express the run)."""
+    if a.unsupported is not None or b.unsupported is not None:
+        return []
     if a.error is not None or b.error is not None:
         if a.error == b.error:
             return []
@@ -147,7 +210,7 @@ def input_doc(machine: str, run: Any) -> Any:
 def run_one(config: FuzzConfig, machine: str, index: int, call: Call | None = None) -> dict[str, Any]:
     """One run as a row: sizes, times, and the first difference (None when the targets agree);
     a disagreeing row keeps its input document for the shrinking stage."""
-    call = call or default_call
+    call = call or make_call(config.kafka_command)
     started = time.perf_counter()
     doc = input_doc(machine, generate(machine, config.seed, index, config.length))
     generated = time.perf_counter() - started
@@ -157,6 +220,7 @@ def run_one(config: FuzzConfig, machine: str, index: int, call: Call | None = No
     return {"machine": machine, "seed": config.seed, "index": index, "events": len(doc["events"]),
             "seconds_generate": generated, "seconds_a": a.seconds, "seconds_b": b.seconds,
             "error_a": a.error[0] if a.error else None, "error_b": b.error[0] if b.error else None,
+            "unsupported": (a.unsupported or b.unsupported) is not None,
             "disagree": bool(diff), "first_difference": diff[0] if diff else None,
             "input": doc if diff else None}
 
@@ -174,7 +238,7 @@ def shrink(config: FuzzConfig, machine: str, doc: Mapping[str, Any], call: Call 
     """A smallest-found run that still disagrees: (input doc, runs tried). Deterministic: the
     same input always shrinks to the same run. ``budget`` bounds the replays (each replay runs
     both targets once)."""
-    call = call or default_call
+    call = call or make_call(config.kafka_command)
     tried = 0
     a_failed = answer(call, config.target_a, machine, dict(doc)).error is not None
 
@@ -220,7 +284,7 @@ def vector_doc(config: FuzzConfig, machine: str, index: int, doc: Mapping[str, A
     from groupspec.conformance.targets import DEFAULT_FLAVOUR
     from groupspec.conformance.vector_format import FORMAT_VERSION
 
-    call = call or default_call
+    call = call or make_call(config.kafka_command)
     a = answer(call, config.target_a, machine, dict(doc))
     b = answer(call, config.target_b, machine, dict(doc))
     if a.output is None:
@@ -322,6 +386,7 @@ def summarize(config: FuzzConfig, rows: Sequence[Mapping[str, Any]],
         per_machine[m] = {
             "runs": len(mine), "events": sum(r["events"] for r in mine),
             "disagreements": len(bad),
+            "unsupported": sum(1 for r in mine if r["unsupported"]),
             "first": ({"index": bad[0]["index"], "first_difference": bad[0]["first_difference"]}
                       if bad else None),
             "errors_a": sum(1 for r in mine if r["error_a"]),

@@ -81,9 +81,10 @@ def _share_state(rng: random.Random, length: int) -> Any:
     from groupspec.spec import share_state as spec
     from groupspec.types import share_state as ss
 
+    # Kafka 4.2's rules (fence_read_without_leader_epoch stays at its default), so that the
+    # Kafka target, built against 4.2.1, can answer every run.
     config = ss.ShareStateConfig(state_topic_partitions=3, updates_per_snapshot=rng.choice((1, 2, 5)),
-                                 cold_snapshot_interval_ms=3_000,
-                                 fence_read_without_leader_epoch=rng.random() < 0.8)
+                                 cold_snapshot_interval_ms=3_000)
     topics = (ss.TopicMetadata(_SS_T1, 2), ss.TopicMetadata(_SS_T2, 1))
     shadow = Shadow(spec.step, spec.view, spec.initial_state(config, topics, 0))
 
@@ -292,7 +293,7 @@ def _share_group(rng: random.Random, length: int) -> Any:
                 subscribed = tuple(rng.sample(names, rng.randint(1 if epoch == 0 else 0, 3)))
             event = sg.ShareGroupHeartbeat(group, member, epoch, rack_id=rng.choice((None, None, "r1", "r2")),
                                            subscribed_topic_names=subscribed,
-                                           client_host=rng.choice(("/h1", "/h2")))
+                                           client_host=rng.choice(("/127.0.0.1", "/10.0.0.2")))
         elif kind == "steady":
             if known is None:
                 event = sg.ShareGroupHeartbeat(group, member, 0, subscribed_topic_names=rng.choice(
@@ -445,11 +446,15 @@ def _classic_group(rng: random.Random, length: int) -> Any:
                 member = rng.choice(g.pending_members)
             elif kind == "rejoin_pending" and g is not None and g.members:
                 member = rng.choice(g.members).member_id
-            event = c.JoinGroup(group_id, member, rng.choice((None, None, None, "i1", "i2")),
+            instance = rng.choice((None, None, None, "i1", "i2"))
+            # Version 3 cannot carry an instance id on the wire (static membership came in v5),
+            # so such a request could not reach Kafka's coordinator.
+            version = 9 if instance is not None else rng.choice((9, 9, 3))
+            event = c.JoinGroup(group_id, member, instance,
                                 rng.choice((10_000, 10_000, 30_000, 5_000)),
                                 rng.choice((10_000, 20_000, 60_000)),
                                 "consumer", rng.choice(protocols), rng.choice(("c1", "c2")),
-                                version=rng.choice((9, 9, 3)), new_member_uuid=f"uuid-{uuids:04d}")
+                                version=version, new_member_uuid=f"uuid-{uuids:04d}")
         elif kind == "leader_sync" and g is not None and g.members:
             leader = next((m for m in g.members if m.member_id == g.leader_id), g.members[0])
             target = leader if rng.random() < 0.6 else rng.choice(g.members)
@@ -476,8 +481,10 @@ def _classic_group(rng: random.Random, length: int) -> Any:
                 event = c.OffsetCommit(group_id, -1, "", None, rng.choice((-1, 1_000_000)), commit_topics(),
                                        rng.choice((9, 8, 4)))
             else:
-                event = c.OffsetCommit(group_id, generation(group_id), some_member(group_id),
-                                       rng.choice((None, "i1")), -1, commit_topics(), rng.choice((9, 8, 4)))
+                instance = rng.choice((None, "i1"))
+                version = rng.choice((9, 8)) if instance else rng.choice((9, 8, 4))  # v7+ carry it
+                event = c.OffsetCommit(group_id, generation(group_id), some_member(group_id), instance, -1,
+                                       commit_topics(), version)
         elif kind == "txn_commit":
             producer = rng.choice((7, 8))
             anonymous = rng.random() < 0.5
