@@ -83,10 +83,14 @@ def _share_state(rng: random.Random, length: int) -> Any:
 
     # Kafka 4.2's rules (fence_read_without_leader_epoch stays at its default), so that the
     # Kafka target, built against 4.2.1, can answer every run.
-    config = ss.ShareStateConfig(state_topic_partitions=3, updates_per_snapshot=rng.choice((1, 2, 5)),
+    # Mostly three coordinator partitions, so that keys share shards; sometimes one, or Kafka's
+    # default of 50. A clock that does not start at 0 moves every deadline off round numbers.
+    config = ss.ShareStateConfig(state_topic_partitions=rng.choice((3, 3, 1, 50)),
+                                 updates_per_snapshot=rng.choice((1, 2, 5)),
                                  cold_snapshot_interval_ms=3_000)
     topics = (ss.TopicMetadata(_SS_T1, 2), ss.TopicMetadata(_SS_T2, 1))
-    shadow = Shadow(spec.step, spec.view, spec.initial_state(config, topics, 0))
+    start_ms = rng.choice((0, 0, 1_700))
+    shadow = Shadow(spec.step, spec.view, spec.initial_state(config, topics, start_ms))
 
     def key() -> tuple[str, str, int]:
         return (rng.choice(("g1", "g1", "g2")), rng.choice((_SS_T1, _SS_T1, _SS_T2, _SS_GHOST)),
@@ -135,7 +139,7 @@ def _share_state(rng: random.Random, length: int) -> Any:
         else:
             event = ss.Restart()
         shadow.send(event)
-    return RunInput(config=config, topics=topics, start_ms=0, events=tuple(shadow.events))
+    return RunInput(config=config, topics=topics, start_ms=start_ms, events=tuple(shadow.events))
 
 
 # ---------------------------------------------------------------------------------------------
