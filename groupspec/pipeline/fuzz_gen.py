@@ -30,7 +30,7 @@ from typing import Any
 from groupspec.types import InputError
 
 #: Machines whose vector is a run of events and that have a generator here.
-FUZZ_MACHINES = ("classic_group", "share_group", "share_partition", "share_state")
+FUZZ_MACHINES = ("classic_group", "share_consumer", "share_group", "share_partition", "share_state")
 
 
 def rng_for(machine: str, seed: int, index: int) -> random.Random:
@@ -522,8 +522,55 @@ def _classic_group(rng: random.Random, length: int) -> Any:
     return RunInput(config=config, start_ms=0, events=tuple(shadow.events))
 
 
+# ---------------------------------------------------------------------------------------------
+# share_consumer: the share consumer's membership (client side)
+# ---------------------------------------------------------------------------------------------
+
+def _share_consumer(rng: random.Random, length: int) -> Any:
+    from groupspec.conformance.share_consumer_json import RunInput
+    from groupspec.spec import share_consumer as spec
+    from groupspec.types import share_consumer as sc
+    from groupspec.types.errors import Errors
+    from groupspec.types.share_group import ShareGroupHeartbeatResponse, TopicPartitions
+
+    config = sc.ShareConsumerConfig(member_id="m", rack_id=rng.choice((None, "r1")),
+                                    max_poll_interval_ms=rng.choice((20_000, 300_000)))
+    shadow = Shadow(lambda state, event, _: spec.step(state, event), spec.view, spec.initial_state(config))
+    errors = (Errors.NONE,) * 6 + (Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID,
+                                   Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
+                                   Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                                   Errors.TOPIC_AUTHORIZATION_FAILED, Errors.GROUP_MAX_SIZE_REACHED,
+                                   Errors.UNKNOWN_SERVER_ERROR)
+    assignments = (None, None, (), (TopicPartitions("a", (0,)),), (TopicPartitions("a", (0, 1)),),
+                   (TopicPartitions("a", (1,)), TopicPartitions("b", (0,))))
+    while shadow.more(length):
+        view = shadow.view()
+        kind = rng.choices(("subscribe", "poll", "unsubscribe", "tick", "answer", "fail"),
+                           (2, 3, 1, 4, 6 if view.in_flight else 0, 1 if view.in_flight else 0))[0]
+        event: Any
+        if kind == "subscribe":
+            event = sc.Subscribe(rng.choice(((), ("a",), ("a", "b"), ("b",))))
+        elif kind == "poll":
+            event = sc.Poll()
+        elif kind == "unsubscribe":
+            event = sc.Unsubscribe()
+        elif kind == "tick":
+            event = sc.Tick(view.now_ms + rng.choice((1, 99, 100, 4_999, 5_000, 8_000, 20_000)))
+        elif kind == "answer":
+            bump = rng.choice((0, 0, 1, 2))
+            epoch = -1 if view.state is sc.MemberState.UNSUBSCRIBED and bump == 2 \
+                else max(view.member_epoch, 0) + bump
+            event = sc.HeartbeatAnswered(ShareGroupHeartbeatResponse(
+                rng.choice(errors), "m", epoch, rng.choice((5_000, 8_000)), rng.choice(assignments)))
+        else:
+            event = sc.HeartbeatFailed(rng.choice((True, True, False)))
+        shadow.send(event)
+    return RunInput(config=config, start_ms=0, events=tuple(shadow.events))
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Any]] = {
     "classic_group": _classic_group,
+    "share_consumer": _share_consumer,
     "share_group": _share_group,
     "share_partition": _share_partition,
     "share_state": _share_state,
