@@ -84,8 +84,12 @@ def run(args: argparse.Namespace) -> int:
             line += f"  first: run {m['first']['index']}: {m['first']['first_difference']}"
         if m["minimal_length"] is not None:
             line += f"  (shrunk to {m['minimal_length']} event(s))"
+        if m["unsupported"]:
+            line += f"  no verdict on {m['unsupported']} (a target cannot express them)"
+        if m["generator_errors"]:
+            line += f"  generator failed on {m['generator_errors']}: {m['first_generator_error']}"
         print(line)
     if s["replay"]:
         print(f"vectors: {len(outcome.vectors)}; replay: {s['replay']}")
     print(f"report:  {outcome.report}")
-    return 1 if s["disagreements"] else 0
+    return 1 if s["disagreements"] or s["generator_errors"] else 0

@@ -212,7 +212,14 @@ def run_one(config: FuzzConfig, machine: str, index: int, call: Call | None = No
     a disagreeing row keeps its input document for the shrinking stage."""
     call = call or make_call(config.kafka_command)
     started = time.perf_counter()
-    doc = input_doc(machine, generate(machine, config.seed, index, config.length))
+    try:
+        doc = input_doc(machine, generate(machine, config.seed, index, config.length))
+    except Exception as exc:  # a generator bug: one row that says so, not a failed Spark job
+        return {"machine": machine, "seed": config.seed, "index": index, "events": 0,
+                "seconds_generate": time.perf_counter() - started, "seconds_a": 0.0, "seconds_b": 0.0,
+                "error_a": None, "error_b": None, "unsupported": False, "disagree": False,
+                "first_difference": None, "input": None,
+                "generator_error": f"{type(exc).__name__}: {exc}"}
     generated = time.perf_counter() - started
     a = answer(call, config.target_a, machine, doc)
     b = answer(call, config.target_b, machine, doc)
@@ -222,7 +229,7 @@ def run_one(config: FuzzConfig, machine: str, index: int, call: Call | None = No
             "error_a": a.error[0] if a.error else None, "error_b": b.error[0] if b.error else None,
             "unsupported": (a.unsupported or b.unsupported) is not None,
             "disagree": bool(diff), "first_difference": diff[0] if diff else None,
-            "input": doc if diff else None}
+            "input": doc if diff else None, "generator_error": None}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,6 +394,9 @@ def summarize(config: FuzzConfig, rows: Sequence[Mapping[str, Any]],
             "runs": len(mine), "events": sum(r["events"] for r in mine),
             "disagreements": len(bad),
             "unsupported": sum(1 for r in mine if r["unsupported"]),
+            "generator_errors": sum(1 for r in mine if r["generator_error"]),
+            "first_generator_error": next((f"run {r['index']}: {r['generator_error']}" for r in mine
+                                           if r["generator_error"]), None),
             "first": ({"index": bad[0]["index"], "first_difference": bad[0]["first_difference"]}
                       if bad else None),
             "errors_a": sum(1 for r in mine if r["error_a"]),
@@ -399,7 +409,8 @@ def summarize(config: FuzzConfig, rows: Sequence[Mapping[str, Any]],
                           "vector": s["vector"]["case"] if s["vector"] else None} for s in small],
             "minimal_length": min((s["shrunk_events"] for s in small), default=None),
         }
-    return {"machines": per_machine, "disagreements": sum(v["disagreements"] for v in per_machine.values())}
+    return {"machines": per_machine, "disagreements": sum(v["disagreements"] for v in per_machine.values()),
+            "generator_errors": sum(v["generator_errors"] for v in per_machine.values())}
 
 
 def run_fuzz(spark: Any, config: FuzzConfig, out_dir: str | Path, *, call: Call | None = None,
@@ -465,7 +476,8 @@ def render(summary: Mapping[str, Any]) -> str:
     for m, s in summary["machines"].items():
         runs = max(1, s["runs"])
         rows.append(f"<tr><td>{e(m)}</td><td>{s['runs']}</td><td>{s['events']}</td>"
-                    f"<td>{s['disagreements']}</td><td>{e(s['minimal_length'] or '')}</td>"
+                    f"<td>{s['disagreements']}</td><td>{s['unsupported']}</td>"
+                    f"<td>{s['generator_errors']}</td><td>{e(s['minimal_length'] or '')}</td>"
                     f"<td>{1000 * s['seconds_a'] / runs:.2f}</td><td>{1000 * s['seconds_b'] / runs:.2f}</td>"
                     f"<td>{e((s['first'] or {}).get('first_difference') or '')}</td></tr>")
     found = []
@@ -485,7 +497,8 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}</style></head><bo
 <p><b>{e(verdict)}</b> in {sum(s['runs'] for s in summary['machines'].values())} runs
 (seed {inputs['seed']}, up to {inputs['length']} events a run).</p>
 <h2>Per machine</h2>
-<table><tr><th>machine</th><th>runs</th><th>events</th><th>disagreements</th><th>minimal length</th>
+<table><tr><th>machine</th><th>runs</th><th>events</th><th>disagreements</th><th>no verdict</th>
+<th>generator errors</th><th>minimal length</th>
 <th>ms/run {e(inputs['target_a'])}</th><th>ms/run {e(inputs['target_b'])}</th><th>first difference</th></tr>
 {''.join(rows)}</table>
 <h2>Counterexamples, shrunk</h2>

@@ -47,12 +47,15 @@ class Shadow:
     state: Any
     events: list[Any] = dataclasses.field(default_factory=list)
     tries: int = 0
+    #: The spec raised something other than InputError: a finding, so the run ends with the
+    #: event that did it, for the targets to be compared on.
+    crashed: bool = False
 
     def more(self, length: int) -> bool:
-        """Whether to draw another event: fewer than ``length`` taken, and not so many draws
-        already that a generator stuck on refused events would loop for ever."""
+        """Whether to draw another event: fewer than ``length`` taken, the spec not crashed, and
+        not so many draws already that a generator stuck on refused events would loop for ever."""
         self.tries += 1
-        return len(self.events) < length and self.tries <= 20 * length + 20
+        return not self.crashed and len(self.events) < length and self.tries <= 20 * length + 20
 
     def view(self) -> Any:
         return self.view_of(self.state)
@@ -62,6 +65,10 @@ class Shadow:
         try:
             self.state, _ = self.step(self.state, event, len(self.events))
         except InputError:
+            return False
+        except Exception:
+            self.crashed = True
+            self.events.append(event)
             return False
         self.events.append(event)
         return True

@@ -169,3 +169,31 @@ def test_runs_reach_kafkas_own_share_coordinator():
     assert sum(not r["disagree"] for r in rows) >= 6
     for r in rows:
         assert r["first_difference"] is None or "records" in r["first_difference"], r["first_difference"]
+
+
+def test_a_generator_that_fails_is_a_row_not_a_failed_job(monkeypatch):
+    from groupspec.pipeline import fuzz_gen
+
+    def broken(rng, length):
+        raise KeyError("no such member")
+
+    monkeypatch.setitem(fuzz_gen.GENERATORS, "share_state", broken)
+    config = fuzz.FuzzConfig(machines=("share_state",))
+    row = fuzz.run_one(config, "share_state", 0)
+    assert row["generator_error"] == "KeyError: 'no such member'" and not row["disagree"]
+    summary = fuzz.summarize(config, [row], [])
+    assert summary["generator_errors"] == 1
+    assert summary["machines"]["share_state"]["first_generator_error"].startswith("run 0: KeyError")
+
+
+def test_a_spec_crash_while_generating_ends_the_run_on_the_event_that_did_it():
+    from groupspec.pipeline.fuzz_gen import Shadow
+
+    def step(state, event, index):
+        if event == "boom":
+            raise ZeroDivisionError("spec bug")
+        return state + 1, None
+
+    shadow = Shadow(step, lambda s: s, 0)
+    assert shadow.send("a") and not shadow.send("boom")
+    assert shadow.events == ["a", "boom"] and not shadow.more(10)
