@@ -30,7 +30,8 @@ from typing import Any
 from groupspec.types import InputError
 
 #: Machines whose vector is a run of events and that have a generator here.
-FUZZ_MACHINES = ("classic_group", "share_consumer", "share_group", "share_partition", "share_state")
+FUZZ_MACHINES = ("classic_consumer", "classic_group", "share_consumer", "share_group", "share_partition",
+                 "share_state")
 
 
 def rng_for(machine: str, seed: int, index: int) -> random.Random:
@@ -575,7 +576,96 @@ def _share_consumer(rng: random.Random, length: int) -> Any:
     return RunInput(config=config, start_ms=0, events=tuple(shadow.events))
 
 
+# ---------------------------------------------------------------------------------------------
+# classic_consumer: the classic consumer's client side
+# ---------------------------------------------------------------------------------------------
+
+def _classic_consumer(rng: random.Random, length: int) -> Any:
+    from groupspec.conformance.classic_consumer_json import RunInput
+    from groupspec.spec import classic_consumer as spec
+    from groupspec.types import classic_consumer as cc
+    from groupspec.types import classic_group as c
+    from groupspec.types.errors import Errors
+    from groupspec.types.records import ConsumerProtocolAssignment
+
+    cooperative = rng.random() < 0.5
+    protocol = cc.RebalanceProtocol.COOPERATIVE if cooperative else cc.RebalanceProtocol.EAGER
+    config = cc.Config(assignors=("cooperative-sticky",) if cooperative else ("range",), protocol=protocol,
+                       auto_offset_reset=rng.choice(("earliest", "latest", "none")))
+    # One run in five may assign() (which locks subscribe() out); the rest subscribe, so that
+    # most runs reach a stable group.
+    assigning = rng.random() < 0.2
+    shadow = Shadow(lambda state, event, _: spec.step(state, event), lambda state: state.view(),
+                    spec.initial(config))
+    all_partitions = tuple((t, p) for t in ("t", "u") for p in range(2))
+    errors = (Errors.NONE,) * 16 + (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION,
+                                    Errors.REBALANCE_IN_PROGRESS, Errors.MEMBER_ID_REQUIRED,
+                                    Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
+                                    Errors.FENCED_INSTANCE_ID, Errors.GROUP_AUTHORIZATION_FAILED)
+    fetch_errors = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                         Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                                         Errors.GROUP_AUTHORIZATION_FAILED)
+    now = 0
+    generation = 0
+
+    def partitions(most: int) -> list[tuple[str, int]]:
+        return rng.sample(all_partitions, rng.randint(0, most))
+
+    def assignment(held: list[tuple[str, int]]) -> Any:
+        return ConsumerProtocolAssignment(tuple(
+            ConsumerProtocolAssignment.TopicPartition(t, tuple(sorted(p for u, p in held if u == t)))
+            for t in sorted({t for t, _ in held})))
+
+    def answer() -> Any:
+        """An answer to what is in flight (with nothing in flight, a stray join answer)."""
+        nonlocal generation
+        flight = shadow.state.in_flight
+        error = rng.choice(errors)
+        if flight == "sync":
+            return cc.SyncAnswered(c.SyncGroupResponse(error, "consumer", "range"), assignment(partitions(4)))
+        if flight == "heartbeat":
+            return cc.HeartbeatAnswered(c.HeartbeatResponse(error))
+        generation += 1
+        member = shadow.state.member_id or "m1"
+        return cc.JoinAnswered(
+            c.JoinGroupResponse(error, generation_id=generation, protocol_type="consumer",
+                                protocol_name="range", leader=member if rng.random() < 0.5 else "other",
+                                member_id=member),
+            ((member, assignment(partitions(4))),))
+
+    while shadow.more(length):
+        kind = rng.choices(("subscribe", "assign", "unsubscribe", "poll", "poll_answer", "answer", "commit",
+                            "fetched"), (2, 1, 1, 3, 6, 3, 1, 1))[0]
+        event: Any
+        if kind == "subscribe":
+            event = cc.Subscribe(tuple(rng.sample(("t", "u"), rng.randint(1, 2))))
+        elif kind == "assign":
+            event = cc.Assign(tuple(partitions(3)) if assigning else ())
+        elif kind == "unsubscribe":
+            event = cc.Unsubscribe()
+        elif kind in ("poll", "poll_answer"):
+            now += rng.choice((0, 1, 1_000, 3_000, 10_000) if kind == "poll" else (0, 3_000))
+            if kind == "poll_answer":
+                if shadow.send(cc.Poll(now)) and len(shadow.events) < length:
+                    shadow.send(answer())
+                continue
+            event = cc.Poll(now)
+        elif kind == "answer":
+            event = answer()
+        elif kind == "commit":
+            event = cc.CommitSync(tuple((tp, rng.randint(0, 9)) for tp in partitions(2)))
+        else:
+            offsets = [(tp, rng.randint(-1, 5), rng.choice(fetch_errors)) for tp in partitions(3)]
+            topics = tuple(c.FetchedTopic(t, tuple(c.FetchedPartition(p, o, error=e)
+                                                   for (u, p), o, e in offsets if u == t))
+                           for t in sorted({t for (t, _), _, _ in offsets}))
+            event = cc.OffsetFetchAnswered(c.OffsetFetchResponse(rng.choice(fetch_errors), topics))
+        shadow.send(event)
+    return RunInput(config=config, events=tuple(shadow.events))
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Any]] = {
+    "classic_consumer": _classic_consumer,
     "classic_group": _classic_group,
     "share_consumer": _share_consumer,
     "share_group": _share_group,
