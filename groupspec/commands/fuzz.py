@@ -80,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
           f"({s['timing']['runs_per_second']} runs/s)")
     for name, m in s["machines"].items():
         line = f"  {name:<16} runs {m['runs']:>6}  disagreements {m['disagreements']}"
+        if m["order_only"]:
+            line += f" ({m['order_only']} in the order of one event's records only)"
         if m["first"]:
             line += f"  first: run {m['first']['index']}: {m['first']['first_difference']}"
         if m["minimal_length"] is not None:

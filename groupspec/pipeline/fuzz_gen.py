@@ -549,8 +549,10 @@ def _share_consumer(rng: random.Random, length: int) -> Any:
                                    Errors.COORDINATOR_LOAD_IN_PROGRESS,
                                    Errors.TOPIC_AUTHORIZATION_FAILED, Errors.GROUP_MAX_SIZE_REACHED,
                                    Errors.UNKNOWN_SERVER_ERROR)
-    assignments = (None, None, (), (TopicPartitions("a", (0,)),), (TopicPartitions("a", (0, 1)),),
-                   (TopicPartitions("a", (1,)), TopicPartitions("b", (0,))))
+    # Assignments name topics by id (Kafka's client reads them as Uuids).
+    ta, tb = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"
+    assignments = (None, None, (), (TopicPartitions(ta, (0,)),), (TopicPartitions(ta, (0, 1)),),
+                   (TopicPartitions(ta, (1,)), TopicPartitions(tb, (0,))))
     while shadow.more(length):
         view = shadow.view()
         kind = rng.choices(("subscribe", "poll", "unsubscribe", "tick", "answer", "fail"),

@@ -197,3 +197,45 @@ def test_a_spec_crash_while_generating_ends_the_run_on_the_event_that_did_it():
     shadow = Shadow(step, lambda s: s, 0)
     assert shadow.send("a") and not shadow.send("boom")
     assert shadow.events == ["a", "boom"] and not shadow.more(10)
+
+
+#: Found by ``groupspec fuzz --machine share_consumer --target-a impl-kafka --target-b kafka``
+#: (seed 0, run 28, shrunk to 5 events; here with the join answered at epoch 1): a STABLE member
+#: holding one partition gets a fatal heartbeat error.
+FATAL_WHILE_HOLDING = {
+    "config": {"group_id": "g", "member_id": "m", "rack_id": "r1", "client_id": "client",
+               "max_poll_interval_ms": 20000, "retry_backoff_ms": 100},
+    "start_ms": 0,
+    "events": [
+        {"type": "Subscribe", "topics": ["a"]},
+        {"type": "Poll"},
+        {"type": "HeartbeatAnswered", "response": {
+            "error": "NONE", "member_id": "m", "member_epoch": 1, "heartbeat_interval_ms": 8000,
+            "assignment": [{"topic_id": "00000000-0000-4000-8000-000000000001", "partitions": [0]}]}},
+        {"type": "Tick", "to_ms": 18100},
+        {"type": "HeartbeatAnswered", "response": {
+            "error": "GROUP_MAX_SIZE_REACHED", "member_id": "m", "member_epoch": 0,
+            "heartbeat_interval_ms": 8000,
+            "assignment": [{"topic_id": "00000000-0000-4000-8000-000000000001", "partitions": [0]}]}},
+    ],
+}
+
+
+@pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
+                    reason="needs Java 17 and Maven (the README's set-up has both)")
+def test_kafkas_share_consumer_releases_its_assignment_on_a_fatal_error():
+    """docs/divergences.md, share_consumer_fatal_keeps_assignment: Kafka's client releases what
+    it holds when a heartbeat fails fatally; groupspec's layers keep it. Pinned both ways, so a
+    change on either side shows here."""
+    from groupspec.conformance import kafka_target
+
+    call = fuzz.make_call(kafka_target.command(kafka_target.build()))
+    kafka = fuzz.answer(call, "kafka", "share_consumer", FATAL_WHILE_HOLDING).output
+    held = [{"topic_id": "00000000-0000-4000-8000-000000000001", "partitions": [0]}]
+    assert kafka["view"]["state"] == "FATAL"
+    assert kafka["outputs"][4]["assigned"] == [] and kafka["view"]["assignment"] == []
+    for target in ("spec", "impl", "impl-kafka"):
+        ours = fuzz.answer(call, target, "share_consumer", FATAL_WHILE_HOLDING).output
+        assert ours["view"]["state"] == "FATAL"
+        assert ours["outputs"][4]["assigned"] is None and ours["view"]["assignment"] == held
+    assert fuzz.differences("share_consumer", fuzz.Answer(output=kafka), fuzz.Answer(output=ours))
