@@ -18,7 +18,13 @@ of halving size, then single events, keeping a deletion whenever the two targets
 and the reference target (``--target-a``) still answers an output rather than an error (a
 vector's ``expected`` cannot be an error for these machines). Shrinking happens in a second
 Spark stage, one task per counterexample, for at most ``max_vectors`` counterexamples per machine
-(the lowest indices), so a bug that every run hits does not cost a shrink per run.
+(the lowest indices, those that differ in more than the order of one event's records first),
+so a bug that every run hits does not cost a shrink per run.
+
+The ``kafka`` target is Kafka's own classes behind the adapter program of
+:mod:`groupspec.conformance.kafka_target`: the driver builds it once, and each Python worker
+starts one process on first use and keeps it (``_ADAPTERS``). A run it cannot express gets no
+verdict rather than a disagreement.
 
 Each shrunk run is written as a vector in the conformance format with the reference target's
 output as ``expected`` (and ``expected_kafka`` when either target is Kafka-flavoured, so the
