@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                       "judge a share-delivery history (JSON lines) per record"),
     "broker": ("groupspec.commands.broker",
                "start, stop or inspect a real Kafka 4.2.1 node on this machine (Java, Maven)"),
+    "compat": ("groupspec.commands.compat",
+               "the compatibility matrix: start the brokers that run here, probe them, run the vectors"),
     "adapter": ("groupspec.commands.adapter",
                 "serve the conformance JSON-lines protocol on stdin/stdout"),
 }

@@ -17,10 +17,10 @@ One step function over client events; the member state is AbstractCoordinator's 
   topics no longer subscribed (and calls back only when there are some).
 * JoinGroup's answer makes the member the leader (its id is the answer's leader) or a follower;
   both send SyncGroup, only the leader with assignments. Errors that Kafka's join loop retries at
-  once (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
+  once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
   JoinGroup in the same step after resetting what the error says; the join-prepare step is not
   run again. A coordinator error makes the next poll resend it. FENCED_INSTANCE_ID and any
-  other error are fatal.
+  other error (ILLEGAL_GENERATION too: JoinGroup carries no generation) are fatal.
 * SyncGroup's answer completes the join: eager assigns everything it got; cooperative first
   revokes what it owned and did not get (and then needs a second rebalance), then calls back
   with only the added partitions (always, even none).
@@ -90,8 +90,9 @@ from groupspec.types.errors import Errors
 from groupspec.types.records import ConsumerProtocolSubscription
 
 S = MemberState
-RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.MEMBER_ID_REQUIRED,
-                        Errors.REBALANCE_IN_PROGRESS})
+#: JoinGroup has no generation, so Kafka's join handler has no ILLEGAL_GENERATION case: that
+#: error is an unexpected one there (AbstractCoordinator.JoinGroupResponseHandler).
+RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.MEMBER_ID_REQUIRED, Errors.REBALANCE_IN_PROGRESS})
 COORDINATOR = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
 RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
@@ -286,8 +287,6 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
             st.set(member_id=r.member_id, generation=NO_GENERATION)
         elif r.error is Errors.UNKNOWN_MEMBER_ID:
             st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
-        elif r.error is Errors.ILLEGAL_GENERATION:
-            st.set(state=S.UNJOINED, generation=NO_GENERATION)
         _send_join(st)
     elif r.error in COORDINATOR:
         pass  # the next poll resends once the coordinator is known again

@@ -144,6 +144,12 @@ class Poll:
 
     now_ms: int
 
+    def __post_init__(self) -> None:
+        # The consumer's clock starts at 0 and only moves forward; a poll before it is a mistake
+        # in the run, not a time the client could see.
+        if self.now_ms < 0:
+            raise InputError("now_ms", f"a poll's time is 0 or later, got {self.now_ms}")
+
 
 @dataclass(frozen=True)
 class CommitSync:

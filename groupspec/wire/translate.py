@@ -227,6 +227,21 @@ def from_wire(response: Any, version: int) -> Any:
         )
     if isinstance(response, w.OffsetFetchResponse):
         return _fetched(response, version)
+    if isinstance(response, w.DescribeGroupsResponse):
+        return cg.DescribeGroupsResponse(tuple(
+            cg.DescribedGroup(
+                g.group_id, error(g.error_code, "DescribeGroups", version), g.group_state,
+                g.protocol_type, g.protocol_data,
+                tuple(cg.DescribedMember(m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                                         m.member_metadata, m.member_assignment) for m in g.members),
+            )
+            for g in response.groups
+        ))
+    if isinstance(response, w.ListGroupsResponse):
+        return cg.ListGroupsResponse(
+            error(response.error_code, "ListGroups", version),
+            tuple(cg.ListedGroup(g.group_id, g.protocol_type, g.group_state) for g in response.groups),
+        )
     if isinstance(response, w.ShareGroupHeartbeatResponse):
         assignment = (
             None

@@ -199,9 +199,6 @@ class ClassicConsumer:
         elif error is Errors.UNKNOWN_MEMBER_ID:
             self.reset_state(reset_member_id=True)
             self.send_join_group()
-        elif error is Errors.ILLEGAL_GENERATION:
-            self.reset_state(reset_member_id=False)
-            self.send_join_group()
         elif error is Errors.MEMBER_ID_REQUIRED:
             self.member_id = response.member_id
             self.generation_id = NO_GENERATION

@@ -272,6 +272,87 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.STABLE, expect_epoch=1),
     )),
+    Case("unknown_member_on_join_forgets_the_member_id",
+         "AbstractCoordinator.JoinGroupResponseHandler (UNKNOWN_MEMBER_ID)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        # the rejoin goes at once, as a new member: no member id, no generation
+        Step(join_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE,
+             expect_epoch=-1),
+    )),
+    Case("illegal_generation_on_join_is_an_unexpected_error",
+         "AbstractCoordinator.JoinGroupResponseHandler (no ILLEGAL_GENERATION case)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(join_error(Errors.ILLEGAL_GENERATION), (Raised("KafkaException", "ILLEGAL_GENERATION"),)),
+    )),
+    Case("unknown_server_error_on_join_is_fatal",
+         "AbstractCoordinator.JoinGroupResponseHandler (unexpected error)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+    )),
+    Case("unknown_server_error_on_sync_is_fatal",
+         "AbstractCoordinator.SyncGroupResponseHandler (unexpected error)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+    )),
+    Case("follower_sends_no_assignments_whatever_its_id",
+         "AbstractCoordinator.onJoinFollower", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # a member id that sorts before the leader's changes nothing: only equality makes a leader
+        Step(joined("a1", 1, "m9", leader_assignments=(("a1", assignment(T0)),)), (sync("a1", 1),)),
+    )),
+    Case("fenced_instance_on_heartbeat_forgets_the_member_id",
+         "AbstractCoordinator.HeartbeatResponseHandler (FENCED_INSTANCE_ID)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.FENCED_INSTANCE_ID), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+    )),
+    Case("unsubscribe_during_the_first_join_sends_no_leave", "AbstractCoordinator.maybeLeaveGroup",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # no member id yet: there is no membership to leave
+        Step(Unsubscribe(), ends=S.UNJOINED),
+    )),
+    Case("rebalance_in_progress_on_join_keeps_the_member_id_and_generation",
+         "AbstractCoordinator.JoinGroupResponseHandler (REBALANCE_IN_PROGRESS)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=1),
+    )),
+    Case("heartbeat_interval_counts_from_the_sync", "AbstractCoordinator.HeartbeatThread", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(5_000), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m1", leader_assignments=(("m1", assignment(T0)),)),
+             (sync("m1", 1, assignments=(("m1", assignment(T0)),)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(5_001)),
+        Step(Poll(7_999)),
+        Step(Poll(8_000), (heartbeat("m1", 1),)),
+    )),
+    Case("cooperative_rejoin_sends_what_it_owns_per_topic",
+         "ConsumerCoordinator (cooperative protocol: the subscription's owned partitions)", COOP, (
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(0), (join(COOP, ("t", "u")),)),
+        Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
+        Step(synced(T0, T1, U0), (Callback("assigned", (T0, T1, U0)),)),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0)),)),
+    )),
     Case("coordinator_lost_during_join_retries_at_the_next_poll", CCT + "testDisconnectInJoin",
          EAGER, (
         Step(Subscribe(("t",))),
@@ -309,6 +390,10 @@ CASES: tuple[Case, ...] = (
     Case("subscribed_commit_carries_the_generation", CCT + "testCommitOffsetMetadataSync", EAGER, (
         *_stable(EAGER, T0),
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+    )),
+    Case("a_commit_groups_its_offsets_by_topic", CCT + "testCommitOffsetMetadataSync", EAGER, (
+        Step(Assign((T0, T1, U0))),
+        Step(CommitSync(((U0, 3), (T1, 2), (T0, 1))), (commit(-1, "", (T0, 1), (T1, 2), (U0, 3)),)),
     )),
     Case("commit_while_rebalancing_fails", CCT + "testCommitOffsetRebalanceInProgress", EAGER, (
         Step(Subscribe(("t",))),
@@ -362,6 +447,23 @@ CASES: tuple[Case, ...] = (
         Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.GROUP_AUTHORIZATION_FAILED)),
              (Raised("KafkaException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
     )),
+    Case("offset_fetch_unexpected_errors_raise", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
+        Step(Assign((T0, T1))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_SERVER_ERROR)),
+             (Raised("KafkaException", "offset fetch failed: UNKNOWN_SERVER_ERROR"),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, 4), FetchedPartition(1, -1, error=Errors.UNKNOWN_SERVER_ERROR))),))),
+             (Raised("KafkaException", "offset fetch failed for t-1: UNKNOWN_SERVER_ERROR"),)),
+        # any partition error but UNSTABLE_OFFSET_COMMIT fails the fetch, whatever its code
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, 4), FetchedPartition(1, -1, error=Errors.STALE_MEMBER_EPOCH))),))),
+             (Raised("KafkaException", "offset fetch failed for t-1: STALE_MEMBER_EPOCH"),)),
+        # two failed partitions: the first in the answer is the one named
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, -1, error=Errors.UNKNOWN_TOPIC_OR_PARTITION),
+            FetchedPartition(1, -1, error=Errors.UNKNOWN_SERVER_ERROR))),))),
+             (Raised("KafkaException", "offset fetch failed for t-0: UNKNOWN_TOPIC_OR_PARTITION"),)),
+    )),
     Case("missing_offset_resets_to_latest", "SubscriptionState (auto.offset.reset=latest)", EAGER, (
         Step(Assign((T0, T1))),
         # a committed offset of 0 is a position like any other
@@ -376,6 +478,11 @@ CASES: tuple[Case, ...] = (
          Config(group_id=GROUP, auto_offset_reset="none"), (
         Step(Assign((T0, T1))),
         Step(fetched((T0, -1), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-0, t-1"),)),
+    )),
+    Case("missing_offset_without_reset_policy_names_only_the_missing",
+         "SubscriptionState (auto.offset.reset=none)", Config(group_id=GROUP, auto_offset_reset="none"), (
+        Step(Assign((T0, T1))),
+        Step(fetched((T0, 5), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-1"),)),
     )),
 )
 
