@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check-assignor": ("groupspec.commands.check_assignor",
                        "prove the assignor's arithmetic with Z3 and sweep its properties"),
     "sweep": ("groupspec.commands.sweep", "the assignor property sweep as a PySpark job"),
+    "fuzz": ("groupspec.commands.fuzz", "seeded spec-vs-impl runs of the stateful machines as a PySpark "
+             "job; disagreements shrunk to vectors"),
     "decode": ("groupspec.commands.decode",
                "decode __consumer_offsets / __share_group_state log segments as JSON lines"),
     "describe": ("groupspec.commands.describe",
