@@ -151,16 +151,11 @@ def probe(host: str, port: int, timeout_s: float = 5.0) -> Probe:
     negotiation's own departures (a fallback it had to follow up at v0, as librdkafka's mock
     cluster needs) become the probe's ``note``.
     """
-    from groupspec.wire import errors as wire_errors
-    from groupspec.wire.connection import Connection
+    from groupspec.broker import BrokerError, api_versions
 
     try:
-        with Connection.connect(host, port, timeout=timeout_s, client_id="groupspec-compat-probe",
-                                negotiate=False) as conn:
-            answer = conn.negotiate()
-    except (wire_errors.ConnectError, wire_errors.ClosedError, wire_errors.WireTimeoutError) as exc:
-        raise ConnectionError(f"{host}:{port}: {exc}") from None
-    except wire_errors.WireError as exc:
-        raise ProbeError(f"{host}:{port} answered ApiVersions badly: {exc}") from None
-    return Probe({k.api_key: (k.min_version, k.max_version) for k in answer.api_keys},
-                 {f.name: f.max_version_level for f in answer.finalized_features}, conn.fallback)
+        answer = api_versions(host, port, timeout_s)
+    except BrokerError as exc:
+        detail = str(exc).removeprefix(f"{host}:{port}: ")
+        raise ProbeError(f"{host}:{port} answered ApiVersions badly: {detail}") from None
+    return Probe(answer.apis, {name: high for name, (_, high) in answer.features.items()}, answer.fallback)
