@@ -108,10 +108,16 @@ class Config:
     session_timeout_ms: int = 45_000
     rebalance_timeout_ms: int = 300_000
     auto_offset_reset: str = "latest"
+    #: ``group.instance.id``: a static member when set. It goes with every JoinGroup, SyncGroup,
+    #: Heartbeat and subscribed OffsetCommit, and such a member sends no LeaveGroup when it
+    #: unsubscribes (its session timeout, not a leave, ends its membership).
+    group_instance_id: str | None = None
 
     def __post_init__(self) -> None:
         if not self.group_id:
             raise InputError("group_id", "must not be empty")
+        if self.group_instance_id == "":
+            raise InputError("group_instance_id", "must not be empty (leave it out for a dynamic member)")
         if not self.assignors:
             raise InputError("assignors", "must name at least one assignor")
         if self.heartbeat_interval_ms <= 0:

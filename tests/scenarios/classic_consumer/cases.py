@@ -7,7 +7,7 @@ claims are Kafka's behaviour, checked on both layers by test_classic_consumer_sc
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from groupspec.types.classic_consumer import (
     TP,
@@ -154,7 +154,8 @@ def commit(generation: int, member: str, *offsets: tuple[TP, int]) -> Sent:
 
 
 def leave(member: str) -> Sent:
-    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason="the consumer unsubscribed"),)))
+    why = "the consumer unsubscribed from all topics"  # ClassicKafkaConsumer#unsubscribe's reason
+    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason=why),)))
 
 
 def fetched(*partitions: tuple[TP, int]) -> OffsetFetchAnswered:
@@ -162,6 +163,16 @@ def fetched(*partitions: tuple[TP, int]) -> OffsetFetchAnswered:
     return OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, tuple(
         FetchedTopic(t, tuple(FetchedPartition(p, o) for (u, p), o in partitions if u == t))
         for t in topics)))
+
+
+STATIC = Config(group_id=GROUP, group_instance_id="i1")
+
+
+def static(sent: Sent) -> Sent:
+    """The same request from a static member: it carries the group instance id."""
+    request = sent.request
+    assert not isinstance(request, LeaveGroup), "a LeaveGroup names its members' instance ids itself"
+    return replace(sent, request=replace(request, group_instance_id="i1"))
 
 
 T0, T1, U0 = ("t", 0), ("t", 1), ("u", 0)
@@ -405,6 +416,30 @@ CASES: tuple[Case, ...] = (
         Step(Subscribe(("t",))),
         Step(CommitSync(((T0, 1),)),
              (Raised("CommitFailedException", "the consumer is not in an active group"),)),
+    )),
+    Case("static_member_sends_its_instance_id_with_every_request",
+         "AbstractCoordinator / ConsumerCoordinator (group.instance.id)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m1", leader_assignments=(("m1", assignment(T0)),)),
+             (static(sync("m1", 1, assignments=(("m1", assignment(T0)),))),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+    )),
+    Case("static_member_unsubscribes_without_leaving",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (a static member on unsubscribe)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        # the partitions are revoked, but no LeaveGroup goes: the session timeout ends the membership
+        Step(Unsubscribe(), (Callback("revoked", (T0,)),), ends=S.UNJOINED, expect_epoch=-1),
+    )),
+    Case("assigning_static_consumer_commits_as_nobody",
+         "ConsumerCoordinator.sendOffsetCommitRequest (user-assigned: no instance id)", STATIC, (
+        Step(Assign((T0,))),
+        Step(CommitSync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
     )),
     Case("subscribe_after_assign_is_refused", "SubscriptionState.setSubscriptionType", EAGER, (
         Step(Assign((T0,))),
