@@ -87,9 +87,10 @@ SINCE_VERSION: dict[type, tuple[tuple[str, int], ...]] = {
 }
 #: Why the other machines are not realised over the wire.
 NOT_DRIVEN = {
-    "share_partition": "a share partition's records must be produced first (Produce), and its "
-                       "clock, log start and persister are the broker's; groupspec.wire speaks "
-                       "ShareFetch and ShareAcknowledge but not Produce",
+    "share_partition": "not yet realised over the wire: its records can be produced "
+                       "(groupspec.wire.produce), but a run's clock, log start and persister "
+                       "answers are the broker's and no mapping of its steps onto ShareFetch and "
+                       "ShareAcknowledge exists yet",
     "share_state": "the share coordinator's state API (Read/Write/InitializeShareGroupState) is "
                    "broker-internal and not in groupspec.wire",
     "records": "a codec, not a broker's behaviour",

@@ -38,7 +38,7 @@ WIRE_APIS = {
     "ApiVersions": 18, "FindCoordinator": 10, "JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12,
     "LeaveGroup": 13, "OffsetCommit": 8, "OffsetFetch": 9, "DescribeGroups": 15, "ListGroups": 16,
     "ConsumerGroupHeartbeat": 68, "ShareGroupHeartbeat": 76, "ShareGroupDescribe": 77, "ShareFetch": 78,
-    "ShareAcknowledge": 79, "Metadata": 3, "CreateTopics": 19,
+    "ShareAcknowledge": 79, "Metadata": 3, "CreateTopics": 19, "Produce": 0,
 }
 
 

@@ -110,7 +110,7 @@ def test_the_address_carries_options_and_declared_broker_properties() -> None:
     target = targets.make_target("kafka://127.0.0.1:1?budget_s=2", 5.0)
     assert isinstance(target, wt.WireTarget) and target.scaling.budget_s == 2.0
     answer = target.call("x", "share_partition", "run", {})
-    assert answer.unsupported is not None and "not Produce" in answer.unsupported
+    assert answer.unsupported is not None and "not yet realised" in answer.unsupported
     assert target.call("x", "classic_group", "run", {}).error == ("invalid_input", "input.events: missing")
 
 

@@ -43,6 +43,7 @@ from groupspec.wire.messages.offsets import (
     OffsetFetchRequest,
     OffsetFetchResponse,
 )
+from groupspec.wire.messages.produce import ProduceRequest, ProduceResponse
 from groupspec.wire.messages.share import (
     ShareAcknowledgeRequest,
     ShareAcknowledgeResponse,
@@ -70,6 +71,7 @@ class Api:
 
 
 _PAIRS: tuple[tuple[type, type], ...] = (
+    (ProduceRequest, ProduceResponse),
     (MetadataRequest, MetadataResponse),
     (OffsetCommitRequest, OffsetCommitResponse),
     (OffsetFetchRequest, OffsetFetchResponse),
@@ -145,6 +147,8 @@ __all__ = [
     "OffsetCommitResponse",
     "OffsetFetchRequest",
     "OffsetFetchResponse",
+    "ProduceRequest",
+    "ProduceResponse",
     "ShareAcknowledgeRequest",
     "ShareAcknowledgeResponse",
     "ShareFetchRequest",
