@@ -19,7 +19,7 @@ import socket
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -359,7 +359,7 @@ class _JvmStderr:
             return b"".join(self.chunks).decode("utf-8", "replace")
 
 
-def start_spark(master: str | None, app_name: str) -> Any:
+def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | None = None) -> Any:
     """A SparkSession from :func:`groupspec.pipeline.session.get_spark`; a failure to start is
     one :class:`GroupspecError` line (the innermost cause Spark gave) instead of Java and Python
     stack traces."""
@@ -367,7 +367,7 @@ def start_spark(master: str | None, app_name: str) -> Any:
 
     with _JvmStderr() as jvm:
         try:
-            spark = get_spark(master, app_name=app_name)
+            spark = get_spark(master, app_name=app_name, conf=conf)
         except Exception as exc:  # py4j, PySpark and JVM errors have no common type
             failure: Exception | None = exc
         else:
