@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     master = args.master or default_master()
     try:
-        spark = start_spark(master, app_name="groupspec-audit", conf=conf)
+        spark = start_spark(master, app_name="groupspec-audit", conf=conf, quiet_start=conf is not None)
     except BaseException:
         out.discard()
         raise

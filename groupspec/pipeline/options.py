@@ -340,10 +340,11 @@ class _JvmStderr:
             self.forwarding = False
             self._close_forward()
 
-    def release(self) -> None:
-        """The start succeeded: show what was held back, and forward from now on."""
+    def release(self, show_held: bool = True) -> None:
+        """The start succeeded: show what was held back (unless ``show_held`` is False), and
+        forward from now on."""
         with self.lock:
-            for chunk in self.chunks:
+            for chunk in self.chunks if show_held else ():
                 self._write(chunk)
             self.chunks.clear()
             self.forwarding = True
@@ -359,10 +360,13 @@ class _JvmStderr:
             return b"".join(self.chunks).decode("utf-8", "replace")
 
 
-def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | None = None) -> Any:
+def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | None = None,
+                quiet_start: bool = False) -> Any:
     """A SparkSession from :func:`groupspec.pipeline.session.get_spark`; a failure to start is
     one :class:`GroupspecError` line (the innermost cause Spark gave) instead of Java and Python
-    stack traces."""
+    stack traces. ``quiet_start`` drops what the JVM wrote while a start succeeded: with
+    ``spark.jars.packages`` that is Ivy's resolution report, dozens of lines (warnings about
+    repositories it tried first included) that say nothing once the jars are there."""
     from groupspec.pipeline.session import get_spark
 
     with _JvmStderr() as jvm:
@@ -373,7 +377,7 @@ def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | Non
         else:
             failure = None
     if failure is None:
-        jvm.release()
+        jvm.release(show_held=not quiet_start)
         return spark
     text = jvm.text()
     jvm.discard()
