@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         version = audit_live.connector_version(args.connector_version)
         conf = audit_live.session_conf(version)
         end_offsets = partial(audit_live.end_offsets, bootstrap)
+        audit_live.coordinator_partitions(bootstrap)  # an unreachable cluster fails before the JVM
         if not args.quiet:
             print(f"audit: {bootstrap} through {conf['spark.jars.packages']} (Ivy cache "
                   f"{conf['spark.jars.ivy']})", file=sys.stderr)

@@ -138,7 +138,9 @@ def _admin(bootstrap: str) -> Any:
     except ImportError:
         raise GroupspecError("a live audit lists partitions and end offsets with confluent-kafka: "
                              "pip install confluent-kafka") from None
-    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": int(ADMIN_TIMEOUT_S * 1000)})
+    # librdkafka logs every failed connection attempt to stderr; the error raised says it once.
+    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": int(ADMIN_TIMEOUT_S * 1000),
+                        "log_level": 0})
 
 
 def coordinator_partitions(bootstrap: str) -> dict[str, list[int]]:

@@ -67,6 +67,15 @@ def test_live_input_mistakes_are_one_line_before_spark(tmp_path, capsys, monkeyp
         assert err.startswith("groupspec audit: error: ") and err.count("\n") == 1, err
         assert problem in err, err
     assert not (tmp_path / "o").exists()
+    # A cluster nobody listens on (a closed port) is found out before the JVM starts too.
+    pytest.importorskip("confluent_kafka", reason="the live audit lists partitions with confluent-kafka")
+    monkeypatch.setenv(audit_live.VERSION_ENV, "4.2.0")
+    monkeypatch.setattr(audit_live, "ADMIN_TIMEOUT_S", 2.0)  # librdkafka retries until then
+    assert main(["audit", "kafka://127.0.0.1:1", "--out", str(tmp_path / "o")]) == 2
+    _, err = capsys.readouterr()
+    assert err.startswith("groupspec audit: error: cannot list topics at 127.0.0.1:1"), err
+    assert err.count("\n") == 1, err
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_cached_connector_is_used_offline(tmp_path, monkeypatch):
