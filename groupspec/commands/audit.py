@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", metavar="HOST:PORT", default=None,
                         help="the cluster --format kafka reads __consumer_offsets and "
                         "__share_group_state from (end offsets for lag come from it too)")
+    parser.add_argument("--end-offsets", metavar="FILE", default=None,
+                        help='JSON {"topic": {"partition": end offset}}: lag per committed partition '
+                        "in the state table and the report (a live audit asks the cluster instead)")
     parser.add_argument("--connector-version", metavar="VERSION", default=None,
                         help="spark-sql-kafka-0-10_2.13 version to resolve from Maven Central "
                         "(default: the installed pyspark's, else the newest published release of "
@@ -64,12 +67,18 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("PATH", "give segment files, partition directories or dumps "
                          "(or --format kafka --bootstrap HOST:PORT)")
     args.format = args.format or "segments"
+    if args.end_offsets is not None:
+        from groupspec.pipeline.audit_live import read_end_offsets
+
+        given_ends = read_end_offsets(args.end_offsets)
+        end_offsets = lambda _committed: given_ends  # noqa: E731
     if args.format == "segments":
         files = segment_inputs(args.paths)
     elif args.format == "kafka":
         version = audit_live.connector_version(args.connector_version)
         conf = audit_live.session_conf(version)
-        end_offsets = partial(audit_live.end_offsets, bootstrap)
+        if end_offsets is None:
+            end_offsets = partial(audit_live.end_offsets, bootstrap)
         audit_live.coordinator_partitions(bootstrap)  # an unreachable cluster fails before the JVM
         if not args.quiet:
             print(f"audit: {bootstrap} through {conf['spark.jars.packages']} (Ivy cache "

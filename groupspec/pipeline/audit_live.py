@@ -198,6 +198,30 @@ def read_live(spark: Any, bootstrap: str) -> Any:
         raise GroupspecError(f"cannot read {', '.join(parts)} from {bootstrap}: {first}") from None
 
 
+def read_end_offsets(path: str | Path) -> dict[tuple[str, int], int]:
+    """End offsets from a JSON file ``{"topic": {"partition": end, ...}, ...}`` (what
+    ``kafka-get-offsets.sh --time latest`` prints, rearranged), for lag in an audit of files."""
+    where = f"--end-offsets {path}"
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(where, exc.strerror or str(exc)) from None
+    except ValueError as exc:
+        raise InputError(where, f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(where, 'expected {"topic": {"partition": end offset, ...}, ...}')
+    out: dict[tuple[str, int], int] = {}
+    for topic, parts in data.items():
+        if not isinstance(parts, dict):
+            raise InputError(where, f"topic {topic!r}: expected {{\"partition\": end offset, ...}}")
+        for part, end in parts.items():
+            if not str(part).isdigit() or isinstance(end, bool) or not isinstance(end, int) or end < 0:
+                raise InputError(where, f"topic {topic!r}: {part!r}: {end!r} is not a partition "
+                                 "number and a non-negative offset")
+            out[(topic, int(part))] = end
+    return out
+
+
 def lag_rows(offsets: Iterable[tuple[str, int, int]],
              ends: Mapping[tuple[str, int], int]) -> list[tuple[str, int, int, int, int]]:
     """(topic, partition, committed, end, lag) for each committed offset whose end is known."""

@@ -96,7 +96,7 @@ def render(summary: Mapping[str, Any]) -> str:
     if lag:
         figures.append(("Lag", plot_lag(lag)))
     lag_html = "" if not lag else (
-        f"<h2>Lag (end offsets from the cluster)</h2><p>{lag['total']} records behind over "
+        f"<h2>Lag behind the end offsets</h2><p>{lag['total']} records behind over "
         f"{lag['partitions']} committed partitions of {lag['groups']} groups; the largest:</p>"
         + _table([[r["group_id"], f"{r['topic']}-{r['partition']}", r["committed"], r["end_offset"], r["lag"]]
                   for r in lag["largest"]], ["group", "partition", "committed", "end offset", "lag"]))

@@ -85,4 +85,4 @@ def test_live_audit_finds_the_groups_and_offsets_the_broker_reports(kafka_broker
         lag = {(x["topic"], x["partition"]): x["lag"] for x in rows[group]["lag"]}
         assert lag == {(wl.topic, 0): EXTRA, (wl.topic, 1): 0}, group
     assert summary["lag"]["total"] >= 2 * EXTRA
-    assert "Lag (end offsets from the cluster)" in (out / "report.html").read_text()
+    assert "Lag behind the end offsets" in (out / "report.html").read_text()

@@ -78,6 +78,19 @@ def test_live_input_mistakes_are_one_line_before_spark(tmp_path, capsys, monkeyp
     assert not (tmp_path / "o").exists()
 
 
+def test_end_offsets_file(tmp_path):
+    good = tmp_path / "ends.json"
+    good.write_text('{"t": {"0": 13, "1": 10}}')
+    assert audit_live.read_end_offsets(good) == {("t", 0): 13, ("t", 1): 10}
+    for text, problem in (("[1]", "expected"), ('{"t": {"x": 1}}', "not a partition number"),
+                          ('{"t": {"0": -1}}', "non-negative"), ("{", "not JSON")):
+        good.write_text(text)
+        with pytest.raises(InputError, match=problem):
+            audit_live.read_end_offsets(good)
+    with pytest.raises(InputError, match="--end-offsets"):
+        audit_live.read_end_offsets(tmp_path / "missing.json")
+
+
 def test_a_cached_connector_is_used_offline(tmp_path, monkeypatch):
     import pyspark
 
