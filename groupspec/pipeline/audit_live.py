@@ -7,7 +7,7 @@ Three things make this less obvious than ``spark.read.format("kafka")``:
   ``spark.jars.packages`` when the session starts, into an Ivy cache under groupspec's cache
   directory, so later runs work offline. The coordinates follow the installed pyspark; a pyspark
   release whose connector is not (yet) on Maven Central falls back to the newest published one of
-  the same major version, which reads the same wire format.
+  the same major version (4.2.0 under pyspark 4.3.0 passes tests/broker/test_audit_live.py).
 * Spark's default offset reader (an AdminClient) drops internal topics from every subscription
   and assignment (spark-sql-kafka's ``ConsumerStrategy.retrieveAllPartitions`` filters
   ``isInternal``), so ``__consumer_offsets`` reads as empty. The consumer-based reader
