@@ -46,6 +46,12 @@ def test_live_audit_finds_the_groups_and_offsets_the_broker_reports(kafka_broker
     import confluent_kafka as ck
 
     from groupspec import broker_workload
+    from groupspec.pipeline import audit_live
+
+    try:  # as for the broker's own jars: Maven Central once, the cache afterwards
+        audit_live.connector_version()
+    except audit_live.ConnectorError as exc:
+        pytest.skip(f"Spark's Kafka connector cannot be resolved here: {exc}")
 
     wl = broker_workload.run(kafka_broker.bootstrap)
     producer = ck.Producer({"bootstrap.servers": kafka_broker.bootstrap})
