@@ -11,7 +11,8 @@ are few, so the driver collects them and broadcasts them to the replay.
 Inputs are rows in Spark's Kafka source schema (``key``, ``value``, ``topic``, ``partition``,
 ``offset``, ``timestamp``, ``timestampType``, ``headers``), from segment files (read here) or from
 Parquet / JSON dumps in that schema; a dump may add ``producerId``, ``producerEpoch`` and
-``isControl`` (the segment reader fills them; Spark's Kafka connector has no such columns).
+``isControl`` (the segment reader fills them; Spark's Kafka connector has no such columns), or
+from a live cluster through Spark's Kafka connector (:mod:`groupspec.pipeline.audit_live`).
 
 Outputs, under ``--out``: ``state.parquet`` (one row per coordinator key: the reconstructed
 group or share partition), ``violations.parquet``, ``quarantine.parquet``, ``summary.json`` and
@@ -25,7 +26,7 @@ import datetime as dt
 import json
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -37,6 +38,7 @@ from groupspec.pipeline.audit_core import (
     EXTRA_COLUMNS,
     QUARANTINE_COLUMNS,
     STATE_COLUMNS,
+    STATE_NAMES,
     VIOLATION_COLUMNS,
     VIOLATION_KINDS,
     Marker,
@@ -49,7 +51,13 @@ from groupspec.pipeline.sweep import Progress
 from groupspec.types import InputError
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC
 
-FORMATS = ("segments", "parquet", "json")
+FORMATS = ("segments", "parquet", "json", "kafka")
+#: The state table: the replay's columns, and the lag of each committed offset where the end
+#: offsets of the committed partitions are known (a live cluster); null otherwise.
+STATE_TABLE_COLUMNS = (*STATE_COLUMNS, ("lag", "array<lag>", True))
+#: Partitions the summary and report list by lag.
+LAG_SHOWN = 20
+EndOffsets = Callable[[set[tuple[str, int]]], Mapping[tuple[str, int], int]]
 OUTPUTS = ("state.parquet", "violations.parquet", "quarantine.parquet", "summary.json", "report.html")
 #: Commit counts are gathered per second of record time; the summary merges them into at most
 #: PLOT_BUCKETS buckets of whole seconds, whatever the log's time span.
@@ -121,7 +129,13 @@ def table_schema(columns: Sequence[tuple[str, str, bool]]) -> Any:
              "array<offset>": T.ArrayType(T.StructType([
                  T.StructField("topic", T.StringType(), False),
                  T.StructField("partition", T.IntegerType(), False),
-                 T.StructField("offset", T.LongType(), False)]), False)}
+                 T.StructField("offset", T.LongType(), False)]), False),
+             "array<lag>": T.ArrayType(T.StructType([
+                 T.StructField("topic", T.StringType(), False),
+                 T.StructField("partition", T.IntegerType(), False),
+                 T.StructField("committed", T.LongType(), False),
+                 T.StructField("end_offset", T.LongType(), False),
+                 T.StructField("lag", T.LongType(), False)]), False)}
     return T.StructType([T.StructField(n, kinds[k], nullable) for n, k, nullable in columns])
 
 
@@ -204,8 +218,6 @@ def _as_row(tagged: tuple[str, Any]) -> tuple[str, Any]:
 
 def read_dump(spark: Any, paths: Sequence[str], fmt: str) -> Any:
     """A dump as a DataFrame of KAFKA_COLUMNS + EXTRA_COLUMNS, timestamps in epoch ms."""
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
     for p in paths:
         if "://" not in p and not Path(p).exists():
@@ -218,10 +230,19 @@ def read_dump(spark: Any, paths: Sequence[str], fmt: str) -> Any:
     except Exception as exc:
         raise InputError(", ".join(paths), f"Spark cannot read it as {fmt}: "
                          f"{str(exc).splitlines()[0][:300]}") from None
+    return kafka_rows(frame, ", ".join(paths))
+
+
+def kafka_rows(frame: Any, where: str) -> Any:
+    """``frame`` (Kafka source schema, maybe with the extra columns) in the order and types the
+    decoder takes."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
     columns = set(frame.columns)
     missing = [c for c in ("key", "value", "topic", "partition", "offset") if c not in columns]
     if missing:
-        raise InputError(", ".join(paths), f"not in Spark's Kafka source schema: no column "
+        raise InputError(where, f"not in Spark's Kafka source schema: no column "
                          f"{', '.join(missing)} (has {', '.join(sorted(columns)) or 'none'})")
     ts = frame.schema["timestamp"].dataType if "timestamp" in columns else None
     if isinstance(ts, T.TimestampType | T.TimestampNTZType):
@@ -281,11 +302,16 @@ class AuditOutcome:
 
 def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str = "segments",
               partitions: int | None = None, overwrite: bool = True,
-              progress: IO[str] | None = None, master: str | None = None) -> AuditOutcome:
+              progress: IO[str] | None = None, master: str | None = None,
+              end_offsets: EndOffsets | None = None) -> AuditOutcome:
     """Audit ``paths`` on ``spark``; write the three tables, summary.json and report.html.
 
     ``partitions`` is how many tasks replay groups (default: twice the cores, at least 2): it
-    changes where each group is replayed, never what the outputs hold.
+    changes where each group is replayed, never what the outputs hold. With ``fmt`` "kafka",
+    ``paths`` is one bootstrap address and the session must carry the connector
+    (:func:`groupspec.pipeline.audit_live.session_conf`). ``end_offsets``, given the committed
+    partitions, returns their end offsets: the state table and the report then show lag. It is
+    asked after the log has been read, so lag is never negative for a commit read here.
     """
     from pyspark import StorageLevel
 
@@ -301,6 +327,13 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     if fmt == "segments":
         files = segment_inputs(paths)
         tagged = sc.parallelize(files, len(files)).mapPartitions(partial(_decode_files, records_done))
+    elif fmt == "kafka":
+        from groupspec.pipeline.audit_live import read_live
+
+        if len(paths) != 1:
+            raise InputError("--bootstrap", "give one cluster (HOST:PORT[,HOST:PORT...])")
+        live = kafka_rows(read_live(spark, paths[0]), paths[0])
+        tagged = live.rdd.mapPartitions(partial(_decode_dump, records_done))
     else:
         tagged = read_dump(spark, list(paths), fmt).rdd.mapPartitions(
             partial(_decode_dump, records_done))
@@ -322,13 +355,21 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
                     .groupByKey(tasks).mapPartitions(partial(_replay, broadcast, groups_done)))
         early = tagged.filter(lambda t: t[0] in ("violation", "quarantine")).map(_as_row)
         results = replayed.union(early).persist(StorageLevel.MEMORY_AND_DISK)
-        tables = (("state", STATE_COLUMNS), ("violation", VIOLATION_COLUMNS),
+        ends: Mapping[tuple[str, int], int] | None = None
+        if end_offsets is not None:
+            committed = set(results.filter(lambda t: t[0] == "state")
+                            .flatMap(lambda t: [(o[0], o[1]) for o in t[1][_OFFSETS_AT]])
+                            .distinct().collect())
+            ends = dict(end_offsets(committed))
+        with_lag = results.map(partial(_with_lag, ends))
+        tables = (("state", STATE_TABLE_COLUMNS), ("violation", VIOLATION_COLUMNS),
                   ("quarantine", QUARANTINE_COLUMNS))
         for (tag, columns), name in zip(tables, OUTPUTS, strict=False):
-            frame = spark.createDataFrame(results.filter(lambda t, tag=tag: t[0] == tag).map(lambda t: t[1]),
+            frame = spark.createDataFrame(with_lag.filter(lambda t, tag=tag: t[0] == tag).map(lambda t: t[1]),
                                           schema=table_schema(columns), verifySchema=False)
             frame.write.mode("overwrite" if overwrite else "errorifexists").parquet(str(out / name))
         summary = summarize(results)
+        summary["lag"] = summarize_lag(with_lag) if ends is not None else None
         records = int(records_done.value)
     wall = time.perf_counter() - t0
     with contextlib.suppress(Exception):
@@ -336,6 +377,7 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
         tagged.unpersist()
     summary = {
         "inputs": {"paths": [str(p) for p in paths], "format": fmt, "files": len(files),
+                   "end_offsets": "given" if ends is not None else "not given",
                    "bytes": sum(f.size for f in files) or None, "partitions": tasks,
                    "master": master or str(sc.master), "started_at": started_at},
         "versions": _versions(spark), "environment": env_summary(),
@@ -348,10 +390,33 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     return AuditOutcome(summary, out, report, wall)
 
 
+_OFFSETS_AT = STATE_NAMES.index("offsets")
+
+
+def _with_lag(ends: Mapping[tuple[str, int], int] | None, tagged: tuple[str, Any]) -> tuple[str, Any]:
+    """State rows get the lag column (null without end offsets); other rows pass unchanged."""
+    from groupspec.pipeline.audit_live import lag_rows
+
+    tag, row = tagged
+    if tag != "state":
+        return tagged
+    return tag, (*row, None if ends is None else lag_rows(row[_OFFSETS_AT], ends))
+
+
+def summarize_lag(with_lag: Any) -> dict[str, Any]:
+    """Total lag, and the LAG_SHOWN partitions with the most lag (group, topic, partition)."""
+    group_at = STATE_NAMES.index("group_id")
+    rows = (with_lag.filter(lambda t: t[0] == "state" and t[1][-1])
+            .flatMap(lambda t: [(t[1][group_at], *lag) for lag in t[1][-1]]).collect())
+    rows.sort(key=lambda r: (-r[5], r[0], r[1], r[2]))
+    names = ("group_id", "topic", "partition", "committed", "end_offset", "lag")
+    return {"partitions": len(rows), "total": sum(r[5] for r in rows),
+            "groups": len({r[0] for r in rows}),
+            "largest": [dict(zip(names, r, strict=True)) for r in rows[:LAG_SHOWN]]}
+
+
 def _tally(rows: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     """Executor side of the summary: counters over one partition of tagged result rows."""
-    from groupspec.pipeline.audit_core import STATE_NAMES
-
     kind_at, state_at = STATE_NAMES.index("kind"), STATE_NAMES.index("state")
     members_at = STATE_NAMES.index("member_count")
     t: dict[str, Any] = {"kind": Counter(), "state": Counter(), "members": Counter(),

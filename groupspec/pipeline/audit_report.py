@@ -62,6 +62,14 @@ def plot_violations(summary: Mapping[str, Any]) -> str:
     return _png(fig)
 
 
+def plot_lag(lag: Mapping[str, Any]) -> str:
+    """The partitions with the most lag (the summary keeps the largest only)."""
+    fig, ax = _figure(height=3.5)
+    _bars(ax, {f"{r['group_id']} {r['topic']}-{r['partition']}": r["lag"] for r in lag["largest"]},
+          "Lag of the committed offsets (largest)", "records behind the end offset")
+    return _png(fig)
+
+
 def _table(rows: list[list[Any]], head: list[str]) -> str:
     out = "".join(f"<th>{_e(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows)
@@ -84,6 +92,14 @@ def render(summary: Mapping[str, Any]) -> str:
                ("Violations", plot_violations(summary))]
     figure_html = "\n".join(f"<h2>{_e(t)}</h2><figure><img alt='{_e(t)}' src='data:image/png;base64,{png}'>"
                             "</figure>" for t, png in figures)
+    lag = summary.get("lag")
+    if lag:
+        figures.append(("Lag", plot_lag(lag)))
+    lag_html = "" if not lag else (
+        f"<h2>Lag behind the end offsets</h2><p>{lag['total']} records behind over "
+        f"{lag['partitions']} committed partitions of {lag['groups']} groups; the largest:</p>"
+        + _table([[r["group_id"], f"{r['topic']}-{r['partition']}", r["committed"], r["end_offset"], r["lag"]]
+                  for r in lag["largest"]], ["group", "partition", "committed", "end offset", "lag"]))
     facts = [[k, v] for k, v in {**inputs, **timing}.items()]
     versions = [[k, v] for k, v in {**summary.get("versions", {}), **summary.get("environment", {})}.items()]
     return f"""<!DOCTYPE html>
@@ -96,6 +112,7 @@ def render(summary: Mapping[str, Any]) -> str:
 {_table(violation_rows, ["kind", "found", "meaning", "first examples (partition@offset group: detail)"])}
 <h2>Quarantined records</h2>
 {_table([[k, v] for k, v in summary["quarantined_by_reason"].items()], ["reason", "records"])}
+{lag_html}
 {figure_html}
 <h2>Run</h2>
 {_table(facts, ["", ""])}

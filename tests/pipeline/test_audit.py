@@ -211,3 +211,34 @@ def test_audit_on_spark_of_the_real_segments_is_clean(spark, tmp_path):
     assert s["violations"] == 0 and s["quarantined"] == 0
     assert s["groups"] == 3 and s["share_partitions"] == 2 and s["timing"]["records"] == 75
     assert sum(n for _, n in s["commit_rate"]["buckets"]) == 40
+
+
+@pytest.mark.spark
+def test_audit_on_spark_shows_lag_where_end_offsets_are_given(spark, tmp_path):
+    import pyarrow.parquet as pq
+
+    from groupspec.pipeline.audit import run_audit
+
+    asked = []
+
+    def ends(committed):
+        asked.append(set(committed))
+        return {tp: 25 if tp[1] == 0 else 10 for tp in committed}
+
+    outcome = run_audit(spark, [str(d) for d in REAL_DIRS], tmp_path / "lag", partitions=2, end_offsets=ends)
+    rows = [r for r in pq.read_table(tmp_path / "lag" / "state.parquet").to_pylist() if r["offsets"]]
+    assert len(asked) == 1 and asked[0] == {(o["topic"], o["partition"]) for r in rows for o in r["offsets"]}
+    assert rows
+    for r in rows:
+        got = sorted(tuple(x[k] for k in ("topic", "partition", "committed", "end_offset", "lag"))
+                     for x in r["lag"])
+        end = {o["partition"]: 25 if o["partition"] == 0 else 10 for o in r["offsets"]}
+        assert got == sorted((o["topic"], o["partition"], o["offset"], end[o["partition"]],
+                              max(0, end[o["partition"]] - o["offset"])) for o in r["offsets"])
+    lag = outcome.summary["lag"]
+    assert lag["total"] == sum(x["lag"] for r in rows for x in r["lag"]) > 0
+    assert "Lag behind the end offsets" in outcome.report.read_text()
+    # Without end offsets the column is null and the report has no lag section.
+    plain = run_audit(spark, [str(REAL_DIRS[0])], tmp_path / "plain", partitions=2)
+    assert plain.summary["lag"] is None
+    assert all(r["lag"] is None for r in pq.read_table(tmp_path / "plain" / "state.parquet").to_pylist())
