@@ -146,4 +146,4 @@ class MembershipManager:
             self.fatal_reason = reason
             if previous not in (S.PREPARE_LEAVING, S.LEAVING):
                 self._update_assignment(())
-                self.current_is_none = True
+                self.current_is_none, self.target_assignment = True, None
