@@ -13,7 +13,8 @@ no member is Empty; a group epoch above the target assignment's epoch is Assigni
 is still to be computed); a member that is not reconciled to the target's epoch (its member epoch
 differs, or its state is not STABLE, i.e. it still has partitions to revoke or to wait for) makes
 it Reconciling; otherwise Stable. A member with no current-assignment record yet is at epoch 0
-in state STABLE, Kafka's defaults for a new member, so it counts as not reconciled.
+in state STABLE, Kafka's defaults for a new member, so it is reconciled only to a target epoch
+of 0 (a group whose first member record is all there is reads as Stable, as it does in Kafka).
 """
 
 from __future__ import annotations
@@ -71,8 +72,6 @@ class ConsumerGroupState:
     group_epoch: int | None = None
     assignment_epoch: int = 0
     members: dict[str, ConsumerMember] = field(default_factory=dict)
-    #: Current-assignment records whose member record has not been seen (kept, not lost).
-    current: dict[str, ConsumerGroupCurrentMemberAssignmentValue] = field(default_factory=dict)
     targets: dict[str, Partitions] = field(default_factory=dict)
     #: Topic id -> name, where the (pre-4.1) partition metadata record gives it.
     topic_names: dict[uuid.UUID, str] = field(default_factory=dict)
@@ -97,21 +96,18 @@ class ConsumerGroupState:
                 m = self.members.setdefault(key.member_id, ConsumerMember(key.member_id))
                 m.client_id, m.client_host = value.client_id, value.client_host
                 m.instance_id, m.subscribed_topics = value.instance_id, value.subscribed_topic_names
-                pending = self.current.pop(key.member_id, None)
-                if pending is not None:
-                    _set_current(m, pending)
         elif isinstance(key, ConsumerGroupCurrentMemberAssignmentKey):
-            member = self.members.get(key.member_id)
+            # Kafka's replay creates the member for an assignment record, and a tombstone of
+            # one leaves the member in place at epoch -1 (LEAVE_GROUP_MEMBER_EPOCH) with nothing
+            # assigned and its state unchanged (GroupMetadataManager.replay).
             if value is None:
-                self.current.pop(key.member_id, None)
+                member = self.members.get(key.member_id)
                 if member is not None:
-                    _set_current(member, None)
+                    member.member_epoch = member.previous_member_epoch = -1
+                    member.assigned = member.pending_revocation = ()
             else:
                 assert isinstance(value, ConsumerGroupCurrentMemberAssignmentValue)
-                if member is None:
-                    self.current[key.member_id] = value
-                else:
-                    _set_current(member, value)
+                _set_current(self.members.setdefault(key.member_id, ConsumerMember(key.member_id)), value)
         elif isinstance(key, ConsumerGroupTargetAssignmentMemberKey):
             if value is None:
                 self.targets.pop(key.member_id, None)
@@ -158,11 +154,7 @@ def partition_names(parts: Partitions, name: dict[uuid.UUID, str] | None = None)
     return tuple(f"{names.get(t, str(t))}-{p}" for t, ps in parts for p in ps)
 
 
-def _set_current(m: ConsumerMember, value: ConsumerGroupCurrentMemberAssignmentValue | None) -> None:
-    if value is None:
-        m.member_epoch, m.previous_member_epoch, m.state = 0, -1, 0
-        m.assigned = m.pending_revocation = ()
-        return
+def _set_current(m: ConsumerMember, value: ConsumerGroupCurrentMemberAssignmentValue) -> None:
     m.member_epoch, m.previous_member_epoch, m.state = (value.member_epoch, value.previous_member_epoch,
                                                         value.state)
     m.assigned = tuple((tp.topic_id, tuple(tp.partitions)) for tp in value.assigned_partitions)
