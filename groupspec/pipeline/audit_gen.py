@@ -6,10 +6,14 @@ own named after it (``fault-<kind>``), next to ordinary groups whose records fol
 Kafka 4.2 writes them in (the real segments in tests/data/kafka-4.2.1-real show that order:
 member record before its assignments, assignment tombstones before the member's).
 
-Bytes are groupspec's own encoders (``encode_record``, ``encode_batch``) written by
-``SegmentWriter``, batches cycling through every compression codec, segments kept small so a
-log spans many files. Everything is a function of the arguments (``seed``, sizes, a fixed
-start time): no clock, no randomness from outside.
+The batches' bytes are kafka-python's (its ``DefaultRecordBatchBuilder``) by default, so that
+groupspec's reader is shown right on bytes it did not write; ``writer="groupspec"`` writes the
+same records with groupspec's own ``encode_batch`` instead. Batches cycle through every
+compression codec and segments are kept small so a log spans many files. The content is made to
+look like a busy cluster's: rebalances with members and assignments, KIP-848 groups left in each
+state, commits of every partition, deleted groups, transactions, and on request the holes a
+cleaned log has (see :func:`write_offsets_log`). Everything is a function of the arguments
+(``seed``, sizes, a fixed start time): no clock, no randomness from outside.
 """
 
 from __future__ import annotations

@@ -692,8 +692,8 @@ def _share_delivery(rng: random.Random, length: int) -> Any:
     next_offset = dict.fromkeys(partitions, 0)
 
     def some(k: int | None = None) -> tuple[Any, ...]:
-        n = rng.randint(1 if k is None else 0, len(partitions)) if k is None else k
-        return tuple(rng.sample(partitions, n))
+        """``k`` of the partitions (by default at least one), in a random order."""
+        return tuple(rng.sample(partitions, rng.randint(1, len(partitions)) if k is None else k))
 
     shadow.send(sd.Assign(some()))
     while shadow.more(length):
@@ -735,10 +735,10 @@ def _share_delivery(rng: random.Random, length: int) -> Any:
             for p in rng.sample(partitions, rng.randint(0, len(partitions))):
                 acquired = []
                 for _ in range(rng.randint(0, 2)):
-                    first = next_offset[p] + rng.randint(0, 2)
-                    last = first + rng.choice((0, 1, 2, 9, 10, 11, 12))
-                    acquired.append(sd.AcquiredRecords(first, last, rng.randint(1, 4)))
-                    next_offset[p] = last + 1
+                    lo = next_offset[p] + rng.randint(0, 2)
+                    hi = lo + rng.choice((0, 1, 2, 9, 10, 11, 12))
+                    acquired.append(sd.AcquiredRecords(lo, hi, rng.randint(1, 4)))
+                    next_offset[p] = hi + 1
                 parts.append(sd.FetchPartition(p.topic, p.partition, tuple(acquired), rng.choice(ack_errors)))
             event = sd.FetchAnswered(rng.choice(fetch_errors), tuple(parts))
         elif kind == "answer":
