@@ -18,13 +18,14 @@ cleaned log has (see :func:`write_offsets_log`). Everything is a function of the
 
 from __future__ import annotations
 
+import functools
 import random
 import struct
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from kafka.record.default_records import DefaultRecordBatchBuilder
+from typing import Any
 
 from groupspec.impl.codec.batch import ControlType, Record, encode_batch
 from groupspec.impl.codec.compression import Compression
@@ -123,20 +124,29 @@ class GeneratedLog:
     writer: str = "kafka-python"
 
 
-class _KafkaPythonControlBuilder(DefaultRecordBatchBuilder):  # type: ignore[misc]
-    """kafka-python's builder with the control bit set: its producer never writes markers (the
-    transaction coordinator does), but the framing, CRC and attributes are otherwise its own."""
+def _kafka_python_builders() -> tuple[Any, Any]:
+    """kafka-python's batch builder, and the same with the control bit set: its producer never
+    writes markers (the transaction coordinator does), but the framing, CRC and attributes are
+    otherwise its own. Imported here: kafka-python is a development dependency, not groupspec's."""
+    try:
+        from kafka.record.default_records import DefaultRecordBatchBuilder
+    except ImportError:
+        raise InputError("writer", "kafka-python is not installed (pip install 'groupspec[dev]'); "
+                         "use the groupspec writer instead") from None
 
-    def _get_attributes(self, include_compression_type: bool = True) -> int:
-        attributes: int = super()._get_attributes(include_compression_type)
-        return attributes | int(DefaultRecordBatchBuilder.CONTROL_MASK)
+    class ControlBuilder(DefaultRecordBatchBuilder):  # type: ignore[misc]
+        def _get_attributes(self, include_compression_type: bool = True) -> int:
+            attributes: int = super()._get_attributes(include_compression_type)
+            return attributes | int(DefaultRecordBatchBuilder.CONTROL_MASK)
+
+    return DefaultRecordBatchBuilder, ControlBuilder
 
 
-def _kafka_python_batch(batch: _Batch) -> bytes:
+def _kafka_python_batch(batch: _Batch, builders: tuple[Any, Any]) -> bytes:
     """The batch as kafka-python builds it, then given its base offset as a leader would: the
     first 8 bytes are outside the CRC, which kafka-python's producer leaves 0 for the broker."""
     pid, epoch = batch.producer if batch.producer is not None else (-1, -1)
-    cls = _KafkaPythonControlBuilder if batch.control is not None else DefaultRecordBatchBuilder
+    cls = builders[1] if batch.control is not None else builders[0]
     builder = cls(magic=2, compression_type=int(batch.codec), is_transactional=batch.producer is not None,
                   producer_id=pid, producer_epoch=epoch, base_sequence=-1, batch_size=1 << 30)
     base = batch.records[0].offset
@@ -244,7 +254,10 @@ class _Writer:
         (20 digits), rolling to a new file before a batch that would take it past the log's
         ``segment_bytes``. No ``.index``/``.timeindex`` is written: Kafka rebuilds missing ones
         (see groupspec.impl.codec.segment) and groupspec's readers never need them."""
-        encode = _kafka_python_batch if writer == "kafka-python" else _groupspec_batch
+        encode: Callable[[_Batch], bytes] = _groupspec_batch
+        if writer == "kafka-python":
+            builders = _kafka_python_builders()
+            encode = functools.partial(_kafka_python_batch, builders=builders)
         codecs: dict[str, int] = {}
         segments = 0
         size = 0

@@ -224,3 +224,13 @@ def test_the_cli_writes_a_log_and_describe_prints_kip848_states(tmp_path, capsys
 def test_every_description_field_survives_json():
     g = describe([REAL / "__consumer_offsets-0"], groups=["real-consumer"]).groups[0]
     assert json.loads(json.dumps(dataclasses.asdict(g), default=str))["assignment_epoch"] == 1
+
+
+def test_without_kafka_python_the_writer_is_a_typed_error(tmp_path, monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "kafka.record.default_records", None)  # import fails
+    assert main(["gen-log", str(tmp_path / "a"), "--groups", "2"]) == 2
+    assert "kafka-python is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "a" / "__consumer_offsets-0").exists()
+    assert main(["gen-log", str(tmp_path / "b"), "--groups", "2", "--writer", "groupspec"]) == 0
