@@ -186,6 +186,10 @@ def test_the_real_kip848_group_as_the_broker_had_it(tmp_path):
     assert (m.member_id, m.client_id, m.host, m.member_epoch, m.member_state) == \
         ("VFiVxWRzTfiMWPj5wHpf/A", "rdkafka", "/127.0.0.1", 1, "STABLE")
     assert [a.rsplit("-", 1)[1] for a in m.assignment] == ["0", "1"] and m.target_assignment == m.assignment
+    states, _, _ = audit_rows(rows_of([REAL / "__consumer_offsets-0"]))
+    audited = next(dict(zip(STATE_NAMES, r, strict=True)) for r in states if r[2] == "real-consumer")
+    assert (audited["state"], audited["generation"], audited["assignment_epoch"], audited["members"]) == \
+        ("Empty", 2, 1, [])
     # Record by record (offsets 25-29 are one batch, so no cut of the file falls inside it), as
     # Kafka's ConsumerGroup.maybeUpdateGroupState sees it after each replayed record: the member
     # alone at epochs 0/0 is Stable; the group epoch (26) makes it Assigning until the target's
