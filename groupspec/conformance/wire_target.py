@@ -563,6 +563,10 @@ class WireTarget:
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
         from groupspec.wire import NoCommonVersionError, WireError
 
+        if machine == "share_partition" and handler == "run":
+            from groupspec.conformance import wire_share_partition
+
+            return wire_share_partition.call(self, doc)
         if handler != "run" or machine not in ("classic_group", "share_group"):
             why = NOT_DRIVEN.get(machine, "not driven over the wire yet")
             return Response(unsupported=f"the kafka:// target realises classic_group/run and "
