@@ -95,6 +95,9 @@ class Plan:
     produce: Mapping[int, tuple[sp.LogBatch, ...]]
     #: Whether the run's clock moves (lag then matters).
     timed: bool
+    #: Members that acknowledge or leave before they ever fetch: their share sessions are opened
+    #: empty at the start (a ShareFetch naming no partition), as a client with nothing fetched yet.
+    bare: tuple[str, ...] = ()
 
 
 def member_id() -> str:
@@ -155,17 +158,16 @@ def plan(run: Any, scaling: Scaling) -> Plan:
                            "starts empty at offset 0, and the share coordinator cannot be written over the wire")
     members: list[str] = []
     fetched: set[str] = set()
+    bare: list[str] = []
     for k, event in enumerate(run.events):
         m = getattr(event, "member_id", None)
         if m is None:
             continue
         if m not in members:
             members.append(m)
-        if isinstance(event, sp.Fetch):
-            fetched.add(m)
-        elif m not in fetched:
-            raise Unrealisable(f"event {k}: member {m!r} acknowledges or leaves before it ever fetched; "
-                               "a broker answers that without a share session, which the vector does not model")
+        if m not in fetched and not isinstance(event, sp.Fetch):
+            bare.append(m)
+        fetched.add(m)
     # The log: batches tiling it from offset 0, each produced before the first fetch naming it.
     known: dict[int, int] = {}
     for event in run.events:
@@ -236,7 +238,7 @@ def plan(run: Any, scaling: Scaling) -> Plan:
     if advance / 1000 > scaling.budget_s:
         raise Unrealisable(f"the clock advances {advance} ms, which real time 1:1 cannot realise within "
                            f"the per-vector budget of {scaling.budget_s:g} s (?budget_s=)")
-    return Plan(tuple(members), produce, advance > 0)
+    return Plan(tuple(members), produce, advance > 0, tuple(bare))
 
 
 def _batches(batches: Sequence[sp.LogBatch]) -> str:
@@ -332,12 +334,16 @@ class SharePartitionRun:
             self.sessions[member] += 1
         return answer
 
-    def _partition(self, answer: Any, api: str) -> Any:
+    def _partition(self, answer: Any, api: str, *, optional: bool = False) -> Any:
+        """The run's partition in an answer; None when ``optional`` and it is not there (an
+        incremental ShareFetch leaves out a partition with nothing to say)."""
         parts = [p for t in answer.responses if t.topic_id == self.topic_id for p in t.partitions
                  if p.partition_index == 0]
         if answer.error_code != 0:
             raise Unrealisable(f"{api} answered error {_error(answer.error_code, api).name}: "
                                f"{answer.error_message or ''}".rstrip(": "))
+        if not parts and optional:
+            return None
         if len(parts) != 1:
             raise Unrealisable(f"{api} answered {len(parts)} entries for the run's partition")
         return parts[0]
@@ -359,6 +365,21 @@ class SharePartitionRun:
                 raise Unrealisable(f"the share partition did not load: error code {part.error_code} "
                                    f"{part.error_message or ''}".rstrip())
             self.wait([], 0.2)
+
+    def open_bare(self) -> None:
+        """Open the share session of each member that acknowledges before it fetches, naming no
+        partition: such a session acquires nothing."""
+        from groupspec.wire import messages as w
+
+        for member in self.plan.bare:
+            request = w.ShareFetchRequest(
+                group_id=self.group, member_id=self.ids[member], share_session_epoch=0, max_wait_ms=0,
+                min_bytes=1, max_records=1, batch_size=1, topics=(), forgotten_topics_data=())
+            answer = self.leader.request(request)
+            if answer.error_code != 0:
+                raise Unrealisable(f"member {member!r}'s empty ShareFetch answered error "
+                                   f"{_error(answer.error_code, 'ShareFetch').name}")
+            self.sessions[member] = 1
 
     def _produce(self, batch: sp.LogBatch) -> None:
         from groupspec.wire.produce import produce
@@ -405,7 +426,9 @@ class SharePartitionRun:
     def _fetch_event(self, event: sp.Fetch) -> sp.FetchResponse:
         answer = self._fetch(event.member_id, max_records=event.max_fetch_records, batch_size=event.batch_size,
                              max_wait_ms=MAX_WAIT_MS)
-        part = self._partition(answer, "ShareFetch")
+        part = self._partition(answer, "ShareFetch", optional=True)
+        if part is None:
+            return sp.FetchResponse()
         if part.error_code != 0:
             raise Unrealisable(f"ShareFetch answered the partition error "
                                f"{_error(part.error_code, 'ShareFetch').name}, which the vector's Fetch "
@@ -525,6 +548,7 @@ def _realise(target: Any, run: Any, the_plan: Plan) -> Any:
         try:
             driver.join()
             driver.prime()
+            driver.open_bare()
             if driver.lock_ms is not None:
                 problems = config_problems(run, target.declared,
                                            {"group.share.record.lock.duration.ms": driver.lock_ms})
