@@ -46,11 +46,12 @@ on a fresh one-partition topic, and only where the wire's steps are exactly the 
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from groupspec.conformance.targets import Response
 from groupspec.conformance.wire_target import Conn, Names, Scaling, Unrealisable, Waiter, select_readable
@@ -155,11 +156,12 @@ def plan(run: Any, scaling: Scaling) -> Plan:
         raise Unrealisable("the vector starts from a persisted state (start offset "
                            f"{run.persisted.start_offset}, {len(run.persisted.batches)} state batch(es), "
                            f"state epoch {run.persisted.state_epoch}); a new share group's partition "
-                           "starts empty at offset 0, and the share coordinator cannot be written over the wire")
+                           "starts empty at offset 0, and the share coordinator cannot be written over "
+                           "the wire")
     members: list[str] = []
     fetched: set[str] = set()
     bare: list[str] = []
-    for k, event in enumerate(run.events):
+    for event in run.events:
         m = getattr(event, "member_id", None)
         if m is None:
             continue
@@ -203,12 +205,13 @@ def plan(run: Any, scaling: Scaling) -> Plan:
                 produce[k] = (*produce.get(k, ()), b)
             view = machine.view()
             if event.fetch_offset != view.next_fetch_offset:
-                raise Unrealisable(f"event {k}: the vector fetches from offset {event.fetch_offset}; a broker "
-                                   f"reads from the share partition's next fetch offset, {view.next_fetch_offset}")
+                raise Unrealisable(f"event {k}: the vector fetches from offset {event.fetch_offset}; a "
+                                   "broker reads from the share partition's next fetch offset, "
+                                   f"{view.next_fetch_offset}")
             read = tuple(b for b in produced if b.last_offset >= view.next_fetch_offset)
             if tuple(event.log) != read:
-                raise Unrealisable(f"event {k}: the vector's fetch read {_batches(event.log)}; a broker reads "
-                                   f"every batch from its next fetch offset on, {_batches(read)}")
+                raise Unrealisable(f"event {k}: the vector's fetch read {_batches(event.log)}; a broker "
+                                   f"reads every batch from its next fetch offset on, {_batches(read)}")
             gate = machine.handle(sp.CanAcquire(), k).answers[0].response
             output = machine.handle(event, k)
             got = output.answers[0].response
@@ -220,7 +223,7 @@ def plan(run: Any, scaling: Scaling) -> Plan:
             if got.acquired:
                 deadlines.append(now + lock)
             continue
-        if isinstance(event, sp.Acknowledge) and any(sp.AcknowledgeType.RENEW in b.types for b in event.batches):
+        if isinstance(event, sp.Acknowledge) and _renews(event):
             deadlines.append(now + lock)
         if isinstance(event, sp.AdvanceClock) and event.to_ms > now:
             if (event.to_ms - now) / 1000 < scaling.resolution_s:
@@ -232,8 +235,9 @@ def plan(run: Any, scaling: Scaling) -> Plan:
     for t in stops:
         for d in deadlines:
             if 0 < d - t < scaling.resolution_s * 1000:
-                raise Unrealisable(f"the clock stops at {t} ms, {d - t} ms before a lock deadline at {d} ms, "
-                                   f"closer than real time can keep apart (resolution_s={scaling.resolution_s:g})")
+                raise Unrealisable(f"the clock stops at {t} ms, {d - t} ms before a lock deadline at {d} "
+                                   "ms, closer than real time can keep apart "
+                                   f"(resolution_s={scaling.resolution_s:g})")
     advance = now - run.start_ms
     if advance / 1000 > scaling.budget_s:
         raise Unrealisable(f"the clock advances {advance} ms, which real time 1:1 cannot realise within "
@@ -242,14 +246,21 @@ def plan(run: Any, scaling: Scaling) -> Plan:
 
 
 def _batches(batches: Sequence[sp.LogBatch]) -> str:
-    return "[" + ", ".join(f"{b.base_offset}..{b.last_offset}" for b in batches) + "]" if batches else "nothing"
+    if not batches:
+        return "nothing"
+    return "[" + ", ".join(f"{b.base_offset}..{b.last_offset}" for b in batches) + "]"
+
+
+def _renews(event: sp.Acknowledge) -> bool:
+    return any(sp.AcknowledgeType.RENEW in b.types for b in event.batches)
 
 
 def _error(code: int, api: str) -> Errors:
     try:
         return Errors(code)
     except ValueError:
-        raise Unrealisable(f"{api} answered error code {code}, which groupspec's vocabulary does not name") from None
+        raise Unrealisable(f"{api} answered error code {code}, which groupspec's vocabulary does not "
+                           "name") from None
 
 
 class SharePartitionRun:
@@ -257,8 +268,10 @@ class SharePartitionRun:
 
     def __init__(self, run: Any, the_plan: Plan, names: Names, *, coordinator: Conn, leader: Conn,
                  topic: str, topic_id: uuid.UUID, scaling: Scaling, timeout: float,
-                 clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable) -> None:
+                 clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable,
+                 wall: Callable[[], float] = time.time) -> None:
         self.run, self.plan, self.names = run, the_plan, names
+        self.wall = wall
         self.coordinator, self.leader = coordinator, leader
         self.topic, self.topic_id = topic, topic_id
         self.scaling, self.timeout = scaling, timeout
@@ -288,7 +301,8 @@ class SharePartitionRun:
     def _assigned(self, answer: Any) -> bool:
         if answer.assignment is None:
             return False
-        return any(t.topic_id == self.topic_id and 0 in t.partitions for t in answer.assignment.topic_partitions)
+        return any(t.topic_id == self.topic_id and 0 in t.partitions
+                   for t in answer.assignment.topic_partitions)
 
     def join(self) -> None:
         """Every member heartbeats until the partition is its own (the last one's joining may
@@ -313,10 +327,8 @@ class SharePartitionRun:
 
     def leave(self) -> None:
         for member in self.plan.members:
-            try:
+            with contextlib.suppress(Exception):  # leaving is tidying; the run's answers are in
                 self._heartbeat(member, leave=True)
-            except Exception:  # noqa: BLE001 - leaving is tidying; the run's answers are in
-                pass
 
     # -- share sessions -----------------------------------------------------------------------
 
@@ -384,10 +396,11 @@ class SharePartitionRun:
     def _produce(self, batch: sp.LogBatch) -> None:
         from groupspec.wire.produce import produce
 
-        count = batch.last_offset - batch.base_offset + 1
-        base = produce(self.leader, self.topic, 0, [(None, b"groupspec-%d" % (batch.base_offset + i))
-                                                    for i in range(count)],  # type: ignore[arg-type]
-                       timestamp_ms=int(time.time() * 1000), timeout_ms=int(self.timeout * 1000))
+        values: list[tuple[bytes | None, bytes | None]] = [
+            (None, b"groupspec-%d" % offset) for offset in range(batch.base_offset, batch.last_offset + 1)]
+        # Stamped with the wall's time: a record from 1970 is past any retention the broker has.
+        base = produce(cast(Any, self.leader), self.topic, 0, values, timestamp_ms=int(self.wall() * 1000),
+                       timeout_ms=int(self.timeout * 1000))
         if base != batch.base_offset:
             raise Unrealisable(f"the vector's batch starts at offset {batch.base_offset}, the broker "
                                f"appended it at {base}")
@@ -398,7 +411,7 @@ class SharePartitionRun:
         T = w.ShareAcknowledgeRequest.AcknowledgeTopic
         batches = tuple(T.AcknowledgePartition.AcknowledgementBatch(b.first_offset, b.last_offset, b.types)
                         for b in event.batches)
-        renew = any(sp.AcknowledgeType.RENEW in b.types for b in event.batches)
+        renew = _renews(event)
         request = w.ShareAcknowledgeRequest(
             group_id=self.group, member_id=self.ids[event.member_id],
             share_session_epoch=self.sessions[event.member_id], is_renew_ack=renew,
@@ -424,8 +437,8 @@ class SharePartitionRun:
         return sp.ReleaseResponse(_error(answer.error_code, "ShareAcknowledge"))
 
     def _fetch_event(self, event: sp.Fetch) -> sp.FetchResponse:
-        answer = self._fetch(event.member_id, max_records=event.max_fetch_records, batch_size=event.batch_size,
-                             max_wait_ms=MAX_WAIT_MS)
+        answer = self._fetch(event.member_id, max_records=event.max_fetch_records,
+                             batch_size=event.batch_size, max_wait_ms=MAX_WAIT_MS)
         part = self._partition(answer, "ShareFetch", optional=True)
         if part is None:
             return sp.FetchResponse()
