@@ -99,6 +99,8 @@ class Plan:
     #: Members that acknowledge or leave before they ever fetch: their share sessions are opened
     #: empty at the start (a ShareFetch naming no partition), as a client with nothing fetched yet.
     bare: tuple[str, ...] = ()
+    #: Records produced before the share partition is loaded (the log's first offset).
+    filler: int = 0
 
 
 def member_id() -> str:
@@ -177,7 +179,18 @@ def plan(run: Any, scaling: Scaling) -> Plan:
             for b in event.log:
                 if known.setdefault(b.base_offset, b.last_offset) != b.last_offset:
                     raise Unrealisable(f"the vector's log has two batches at offset {b.base_offset}")
-    end = 0
+    # A log that starts above 0: that many records are produced before the share partition is
+    # loaded, which then starts at the log's end (share.auto.offset.reset=latest), not at the
+    # vector's start offset 0; realised only where the implementation answers the same from there.
+    filler = min(known, default=0)
+    if filler > 0:
+        shifted = dataclasses.replace(run, persisted=sp.PersistedState(0, filler, ()))
+        if _answers(shifted, run.config) != _answers(run, run.config):
+            raise Unrealisable(f"the vector's log starts at offset {filler}: a new share group would "
+                               f"start there (share.auto.offset.reset=latest), not at the vector's start "
+                               "offset 0, and the answers tell the two apart")
+        run = shifted
+    end = filler
     for base in sorted(known):
         if base < end:
             raise Unrealisable(f"the vector's log has batches that overlap at offset {base}")
@@ -197,7 +210,7 @@ def plan(run: Any, scaling: Scaling) -> Plan:
             for b in event.log:
                 if b in produced:
                     continue
-                end = produced[-1].last_offset + 1 if produced else 0
+                end = produced[-1].last_offset + 1 if produced else filler
                 if b.base_offset != end:
                     raise Unrealisable(f"event {k}: the vector's log names the batch {b.base_offset}.."
                                        f"{b.last_offset} while the log ends at {end}")
@@ -242,7 +255,7 @@ def plan(run: Any, scaling: Scaling) -> Plan:
     if advance / 1000 > scaling.budget_s:
         raise Unrealisable(f"the clock advances {advance} ms, which real time 1:1 cannot realise within "
                            f"the per-vector budget of {scaling.budget_s:g} s (?budget_s=)")
-    return Plan(tuple(members), produce, advance > 0, tuple(bare))
+    return Plan(tuple(members), produce, advance > 0, tuple(bare), filler)
 
 
 def _batches(batches: Sequence[sp.LogBatch]) -> str:
@@ -392,6 +405,11 @@ class SharePartitionRun:
                 raise Unrealisable(f"member {member!r}'s empty ShareFetch answered error "
                                    f"{_error(answer.error_code, 'ShareFetch').name}")
             self.sessions[member] = 1
+
+    def fill(self) -> None:
+        """Records below the vector's log, produced before the share partition loads."""
+        if self.plan.filler:
+            self._produce(sp.LogBatch(0, self.plan.filler - 1))
 
     def _produce(self, batch: sp.LogBatch) -> None:
         from groupspec.wire.produce import produce
@@ -559,6 +577,7 @@ def _realise(target: Any, run: Any, the_plan: Plan) -> Any:
                                    topic_id=created.topic_id, scaling=target.scaling, timeout=target.timeout,
                                    clock=target.clock, wait=target.wait)
         try:
+            driver.fill()
             driver.join()
             driver.prime()
             driver.open_bare()

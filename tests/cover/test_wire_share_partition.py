@@ -37,13 +37,22 @@ class FakeNode:
 
     def __init__(self, run: Any, clock: list[float]) -> None:
         self.client_id = "fake"
-        self.machine = SharePartitionMachine(run.config, run.persisted, start_ms=run.start_ms,
-                                             latest_offset=run.latest_offset)
+        self.run = run
+        #: Loaded at the first share request, at the log's end (share.auto.offset.reset=latest).
+        self.loaded: SharePartitionMachine | None = None
         self.start_ms, self.clock = run.start_ms, clock
         self.log: list[sp.LogBatch] = []
         self.sessions: dict[str, int] = {}
         self.index = 0
         self.lock_ms = run.config.record_lock_duration_ms
+
+    @property
+    def machine(self) -> SharePartitionMachine:
+        if self.loaded is None:
+            end = self.log[-1].last_offset + 1 if self.log else 0
+            self.loaded = SharePartitionMachine(self.run.config, sp.PersistedState(0, -1, ()),
+                                                start_ms=self.start_ms, latest_offset=end)
+        return self.loaded
 
     def _step(self, event: Any) -> Any:
         self.machine.handle(sp.AdvanceClock(self.start_ms + int(self.clock[0] * 1000)), self.index)
@@ -122,6 +131,7 @@ def _drive(doc: Any) -> Response:
     driver = wsp.SharePartitionRun(run, plan, Names("t"), coordinator=node, leader=node, topic="t-topic",
                                    topic_id=TOPIC_ID, scaling=scaling, timeout=5.0,
                                    clock=lambda: clock[0], wait=wait)
+    driver.fill()
     driver.join()
     driver.prime()
     driver.open_bare()
