@@ -1781,7 +1781,8 @@ def _live_renew_then_accept() -> Case:
     s.ends(2, 9, 10)
     return s.case("live_renew_then_accept",
                   "A RENEW keeps the records held by the member, who then settles them offset by "
-                  "offset; the released one comes back, and MaxRecords 3 still takes the next log batch whole.",
+                  "offset; the released one comes back, and MaxRecords 3 still takes the next log "
+                  "batch whole.",
                   _hand_made("docs/conformance.md, A live broker"))
 
 
