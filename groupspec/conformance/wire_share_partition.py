@@ -13,8 +13,10 @@ on a fresh one-partition topic, and only where the wire's steps are exactly the 
   record exists, which is the vector's empty persisted state at start offset 0.
 * Records. The vector's log batches are produced as record batches (groupspec's writer, one
   Produce per batch), each just before the first Fetch whose log names it. Offsets are the
-  broker's, so the batches must tile the log from 0 without holes (a hole needs compaction or
-  control records, which Produce cannot make).
+  broker's, so the batches must tile the log without holes (a hole needs compaction or control
+  records, which Produce cannot make). A log that starts above 0 gets that many records before
+  the share partition loads, which then starts at the log's end instead of the vector's 0: only
+  where the implementation answers every event the same from there.
 * Fetch -> ShareFetch of that member (its share session's next epoch; the vector's MaxRecords
   and BatchSize; a short MaxWait, the time an empty answer costs). The broker reads the log
   from the share partition's next fetch offset, every batch from the one holding it, and reads
@@ -25,7 +27,8 @@ on a fresh one-partition topic, and only where the wire's steps are exactly the 
 * Acknowledge -> ShareAcknowledge in the member's session (IsRenewAck when a RENEW is among
   the types); the partition's error code is the answer. ReleaseMember -> ShareAcknowledge at
   epoch -1, which closes the member's share session and releases what it holds (the broker does
-  so after answering, so the run waits ``grace_s`` after it); a later Fetch opens a new session.
+  so after answering, so the run waits ``RELEASE_WAIT_S`` after it); a later Fetch opens a new
+  session.
 * Time. As for the other machines: 1:1 real time, a clock advance sleeps to the same instant
   after the run's start, shifted by how far the run fell behind; lock deadlines (the vector's
   clock at an acquiring Fetch or a RENEW, plus the lock duration) that a clock advance stops
@@ -70,6 +73,9 @@ ASSUMED = {
 }
 #: How long a ShareFetch with nothing to acquire waits at the broker (what an empty answer costs).
 MAX_WAIT_MS = 200
+#: How long a closed share session's records take to be released after the broker answers (it
+#: releases them once the answer is sent; a persister write, milliseconds on a test node).
+RELEASE_WAIT_S = 0.25
 SHARE_FETCH, SHARE_ACKNOWLEDGE, SHARE_HEARTBEAT = 78, 79, 76
 #: Session-level errors: the request did not move the share session's epoch.
 _SESSION_ERRORS = frozenset({Errors.SHARE_SESSION_NOT_FOUND, Errors.INVALID_SHARE_SESSION_EPOCH,
@@ -451,7 +457,7 @@ class SharePartitionRun:
         answer = self.leader.request(request)
         self.sessions[event.member_id] = 0
         # The broker releases the member's records after answering: give it that moment.
-        self.wait([], self.scaling.grace_s)
+        self.wait([], max(self.scaling.grace_s, RELEASE_WAIT_S))
         return sp.ReleaseResponse(_error(answer.error_code, "ShareAcknowledge"))
 
     def _fetch_event(self, event: sp.Fetch) -> sp.FetchResponse:
