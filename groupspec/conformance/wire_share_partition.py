@@ -76,7 +76,8 @@ MAX_WAIT_MS = 200
 #: How long a closed share session's records take to be released after the broker answers (it
 #: releases them once the answer is sent; a persister write, milliseconds on a test node).
 RELEASE_WAIT_S = 0.25
-SHARE_FETCH, SHARE_ACKNOWLEDGE, SHARE_HEARTBEAT = 78, 79, 76
+#: ShareFetch's API key (v1 brought MaxRecords and BatchSize, which a run sends).
+SHARE_FETCH = 78
 #: Session-level errors: the request did not move the share session's epoch.
 _SESSION_ERRORS = frozenset({Errors.SHARE_SESSION_NOT_FOUND, Errors.INVALID_SHARE_SESSION_EPOCH,
                              Errors.SHARE_SESSION_LIMIT_REACHED})
