@@ -411,6 +411,8 @@ class SharePartitionRun:
         from groupspec.wire import messages as w
 
         for member in self.plan.bare:
+            if self.sessions[member]:  # the priming fetch opened it already
+                continue
             request = w.ShareFetchRequest(
                 group_id=self.group, member_id=self.ids[member], share_session_epoch=0, max_wait_ms=0,
                 min_bytes=1, max_records=1, batch_size=1, topics=(), forgotten_topics_data=())

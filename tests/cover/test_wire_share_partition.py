@@ -263,3 +263,21 @@ def test_member_ids_are_what_a_kafka_client_draws() -> None:
 
     drawn = wsp.member_id()
     assert len(drawn) == 22 and len(base64.urlsafe_b64decode(drawn + "==")) == 16
+
+
+def test_a_member_acknowledging_before_its_first_fetch_keeps_one_session() -> None:
+    """The first member to fetch is also the priming one: its session, opened by the priming
+    fetch, is not opened again empty (which would restart its epochs)."""
+    from groupspec.conformance.share_partition import drive
+
+    doc = _doc([{"type": "Acknowledge", "member_id": "m", "batches": [{"first_offset": 0, "last_offset": 0,
+                                                                      "types": [1]}]},
+                _fetch("m", 0, [(0, 4)]),
+                {"type": "Acknowledge", "member_id": "m", "batches": [{"first_offset": 0, "last_offset": 4,
+                                                                      "types": [1]}]}])
+    run = form.run_input_from_json(doc)
+    assert wsp.plan(run, Scaling()).bare == ("m",)
+    got = form.run_output_from_json(_drive(doc).output)
+    want = drive("impl", run)
+    assert [o.answers for o in got.outputs] == [o.answers for o in want.outputs]
+    assert want.outputs[2].answers[0].response == sp.AcknowledgeResponse(Errors.NONE)
