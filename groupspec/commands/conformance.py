@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "through adapters/kafka, built with Maven on first use; 4.2.1 unless "
                         "--kafka-version), cmd:'<program>' for an outside program speaking "
                         "JSON lines, or kafka://HOST:PORT for a live broker over the wire "
-                        "(classic_group, share_group; time 1:1, ?budget_s=10 per vector; "
+                        "(classic_group, share_group, share_partition; time 1:1, ?budget_s=10 "
+                        "per vector; "
                         "docs/conformance.md, 'A live broker')")
     from groupspec.kafka_versions import DEFAULT, VERSIONS
 

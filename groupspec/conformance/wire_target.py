@@ -38,7 +38,8 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
 * What the wire cannot express answers unsupported with the reason: restarts and coordinator
   loads, transactions (no producer APIs in groupspec.wire), OffsetDelete and DeleteGroups (not
   in groupspec.wire), metadata changes, group config changes, scripted persister answers, and
-  every machine but classic_group and share_group.
+  every machine but classic_group, share_group and share_partition (the last realised by
+  :mod:`groupspec.conformance.wire_share_partition`, whose docstring states how).
 * share_group: ShareGroupHeartbeat requests and clock advances. The run's metadata image is
   created as topics under unique names (their broker-drawn ids mapped back to the vector's);
   member ids are the client's own in this protocol and go unchanged (the group is unique). The
@@ -87,10 +88,7 @@ SINCE_VERSION: dict[type, tuple[tuple[str, int], ...]] = {
 }
 #: Why the other machines are not realised over the wire.
 NOT_DRIVEN = {
-    "share_partition": "not yet realised over the wire: its records can be produced "
-                       "(groupspec.wire.produce), but a run's clock, log start and persister "
-                       "answers are the broker's and no mapping of its steps onto ShareFetch and "
-                       "ShareAcknowledge exists yet",
+    "share_partition": "only its run handler exists (groupspec.conformance.wire_share_partition)",
     "share_state": "the share coordinator's state API (Read/Write/InitializeShareGroupState) is "
                    "broker-internal and not in groupspec.wire",
     "records": "a codec, not a broker's behaviour",
@@ -563,10 +561,14 @@ class WireTarget:
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
         from groupspec.wire import NoCommonVersionError, WireError
 
+        if machine == "share_partition" and handler == "run":
+            from groupspec.conformance import wire_share_partition
+
+            return wire_share_partition.call(self, doc)
         if handler != "run" or machine not in ("classic_group", "share_group"):
             why = NOT_DRIVEN.get(machine, "not driven over the wire yet")
-            return Response(unsupported=f"the kafka:// target realises classic_group/run and "
-                            f"share_group/run; {machine}/{handler}: {why}")
+            return Response(unsupported=f"the kafka:// target realises classic_group/run, "
+                            f"share_group/run and share_partition/run; {machine}/{handler}: {why}")
         if machine == "share_group":
             from groupspec.conformance import share_group_json as form
         else:

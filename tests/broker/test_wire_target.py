@@ -83,3 +83,45 @@ def test_the_sessions_fast_node_is_refused_by_its_measured_delay(request: pytest
     assert "the broker's measured" in reasons["classic_group/run/heartbeat_answers"]
     assert "delay is 3000 ms" in reasons["classic_group/run/join_v4_member_id_required"]
     assert "steps by 0 ms" in reasons["classic_group/run/book_three_consumers_one_assignment"]
+
+
+#: share_partition vectors a Kafka 4.2.1 node with its default share settings realises (lock
+#: 30 s, delivery limit 5): one member fetching and settling, two members, a session closed
+#: with records held, RENEW, throttling near the delivery limit, empty fetches, malformed
+#: acknowledgements.
+SHARE_PARTITION_PASS = (
+    "share_partition/run/batch_cuts_counted_from_the_last_cut",
+    "share_partition/run/live_two_members_share_the_log",
+    "share_partition/run/live_release_on_close_redelivers",
+    "share_partition/run/live_renew_then_accept",
+    "share_partition/run/throttling_near_the_delivery_limit",
+    "share_partition/run/empty_log_or_no_records_wanted",
+    "share_partition/run/malformed_acknowledgements_are_invalid_requests",
+)
+#: ... and ones it cannot, each with the reason it gives.
+SHARE_PARTITION_UNSUPPORTED = {
+    "share_partition/run/worked_example": "SetPersisterError:",
+    "share_partition/run/initialize_from_persisted_state": "starts from a persisted state",
+    "share_partition/run/split_keeps_the_lock_deadline": "per-vector budget",
+    "share_partition/run/in_flight_limit_counts_every_cached_offset":
+        "group.share.partition.max.record.locks=5, the broker has 2000",
+}
+
+
+def test_share_partition_vectors_on_a_live_node(request: pytest.FixtureRequest) -> None:
+    """A handful of share_partition runs on the session's node (its share settings are Kafka's
+    defaults): the realisable ones pass, the others name why they cannot be realised."""
+    given = os.environ.get("GROUPSPEC_BROKER")
+    address = given or request.getfixturevalue("kafka_broker").bootstrap
+    root = vf.default_root()
+    wanted = set(SHARE_PARTITION_PASS) | set(SHARE_PARTITION_UNSUPPORTED)
+    vectors = [v for v in vf.load(root) if v.id in wanted]
+    assert len(vectors) == len(wanted)
+    report = runner.run(vectors, targets.make_target(f"kafka://{address}?budget_s={BUDGET_S}", 15.0),
+                        "groupspec", root=root)
+    passed = {o.id for o in report.outcomes if o.passed}
+    assert passed == set(SHARE_PARTITION_PASS), runner.failures_text(report)
+    reasons = {o.id: o.reason for o in report.unsupported}
+    assert set(reasons) == set(SHARE_PARTITION_UNSUPPORTED)
+    for vid, why in SHARE_PARTITION_UNSUPPORTED.items():
+        assert why in reasons[vid], reasons[vid]

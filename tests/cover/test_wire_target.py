@@ -109,8 +109,9 @@ def test_the_address_carries_options_and_declared_broker_properties() -> None:
         wt.parse("kafka://h:9092?settle_s=soon")
     target = targets.make_target("kafka://127.0.0.1:1?budget_s=2", 5.0)
     assert isinstance(target, wt.WireTarget) and target.scaling.budget_s == 2.0
-    answer = target.call("x", "share_partition", "run", {})
-    assert answer.unsupported is not None and "not yet realised" in answer.unsupported
+    answer = target.call("x", "share_state", "run", {})
+    assert answer.unsupported is not None and "broker-internal" in answer.unsupported
+    assert target.call("x", "share_partition", "run", {}).error == ("invalid_input", "input.events: missing")
     assert target.call("x", "classic_group", "run", {}).error == ("invalid_input", "input.events: missing")
 
 
