@@ -131,8 +131,10 @@ def assignment(*partitions: TP) -> ConsumerProtocolAssignment:
         for t in topics))
 
 
-def synced(*partitions: TP) -> SyncAnswered:
-    return SyncAnswered(SyncGroupResponse(Errors.NONE, "consumer", "range"), assignment(*partitions))
+def synced(*partitions: TP, protocol: str = "range") -> SyncAnswered:
+    # The answer names the protocol the JoinGroup answer chose: Kafka's SyncGroup handler refuses
+    # another one (INCONSISTENT_GROUP_PROTOCOL), as --target kafka showed.
+    return SyncAnswered(SyncGroupResponse(Errors.NONE, "consumer", protocol), assignment(*partitions))
 
 
 def sync_error(error: Errors) -> SyncAnswered:
@@ -189,7 +191,7 @@ def _stable(config: Config, *owned: TP, member: str = "m1", generation: int = 1)
         Step(joined(member, generation, member, protocol, ((member, assignment(*owned)),)),
              (sync(member, generation, protocol, ((member, assignment(*owned)),)),),
              ends=S.COMPLETING_REBALANCE),
-        Step(synced(*owned), (Callback("assigned", tuple(sorted(owned))),), ends=S.STABLE,
+        Step(synced(*owned, protocol=protocol), (Callback("assigned", tuple(sorted(owned))),), ends=S.STABLE,
              expect_epoch=generation),
     )
 
@@ -359,7 +361,7 @@ CASES: tuple[Case, ...] = (
         Step(Subscribe(("t", "u"))),
         Step(Poll(0), (join(COOP, ("t", "u")),)),
         Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
-        Step(synced(T0, T1, U0), (Callback("assigned", (T0, T1, U0)),)),
+        Step(synced(T0, T1, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, T1, U0)),)),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
         Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0)),)),
@@ -379,7 +381,8 @@ CASES: tuple[Case, ...] = (
         # cooperative join-prepare keeps every partition of a still-subscribed topic
         Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0, T1)),)),
         Step(joined("m1", 2, "m0", "cooperative-sticky"), (sync("m1", 2, "cooperative-sticky"),)),
-        Step(synced(T0), (Callback("revoked", (T1,)), Callback("assigned", ())), ends=S.STABLE,
+        Step(synced(T0, protocol="cooperative-sticky"), (Callback("revoked", (T1,)), Callback("assigned", ())),
+             ends=S.STABLE,
              expect_epoch=2),
         Step(Poll(3_002), (join(COOP, ("t",), "m1", 2, (T0,)),)),
     )),
@@ -388,7 +391,7 @@ CASES: tuple[Case, ...] = (
         Step(Subscribe(("t", "u"))),
         Step(Poll(0), (join(COOP, ("t", "u")),)),
         Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
-        Step(synced(T0, U0), (Callback("assigned", (T0, U0)),)),
+        Step(synced(T0, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, U0)),)),
         Step(Subscribe(("t",))),
         Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,)))),
     )),

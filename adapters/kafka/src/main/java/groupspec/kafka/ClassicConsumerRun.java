@@ -336,8 +336,13 @@ final class ClassicConsumerRun {
         }
     }
 
+    /**
+     * The application's map is sorted by partition: within a topic Kafka's OffsetCommit lists the
+     * partitions in the caller's map order, which groupspec's vocabulary fixes as the sorted one.
+     */
     private void commitSync(JsonNode offsets) {
-        Map<TopicPartition, OffsetAndMetadata> m = new LinkedHashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> m = new TreeMap<>((x, y) -> x.topic().equals(y.topic())
+            ? Integer.compare(x.partition(), y.partition()) : x.topic().compareTo(y.topic()));
         for (JsonNode o : offsets) {
             m.put(new TopicPartition(o.get(0).get(0).asText(), o.get(0).get(1).asInt()), new OffsetAndMetadata(o.get(1).asLong()));
         }
