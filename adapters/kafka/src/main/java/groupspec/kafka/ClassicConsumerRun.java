@@ -113,8 +113,9 @@ final class ClassicConsumerRun {
     private static final int COORDINATOR_NODE = 0;
 
     /**
-     * Where the vector's time 0 falls on Kafka's clock. Kafka's client takes a time of 0 for
-     * "never" in places (upstream's tests run on a MockTime started at the wall clock), so the
+     * Where the vector's time 0 falls on Kafka's clock. MockClient counts a connection throttled
+     * until a time strictly before now, 0 at first (MockClient.ConnectionState#notThrottled), so at
+     * time 0 it sends nothing; upstream's tests run on a MockTime started at the wall clock. The
      * vector's clock is shifted by this much; no output carries an absolute time.
      */
     private static final long EPOCH_MS = 1_000_000L;
