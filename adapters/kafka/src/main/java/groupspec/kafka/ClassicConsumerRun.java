@@ -95,7 +95,8 @@ import java.util.TreeSet;
  * {@code initWithCommittedOffsetsIfNeeded}, the answer given to the OffsetFetch it sends, then
  * {@code resetInitializingPositions}. The heartbeat thread is run in passes after every event, at the
  * event's time (see ClassicConsumerAccess). A HeartbeatAnswered is delivered to the oldest
- * heartbeat in flight and processed by that pass. A FindCoordinator is answered at once (node 0).
+ * heartbeat in flight and processed at once by a network poll (the heartbeat thread's, which also
+ * polls while it is disabled here: the application's next poll would process it otherwise). A FindCoordinator is answered at once (node 0).
  * An answer that finds no request of its kind in flight is dropped, as a network would never
  * deliver it.
  *
