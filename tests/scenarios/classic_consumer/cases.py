@@ -225,6 +225,13 @@ CASES: tuple[Case, ...] = (
         Step(beat(), ends=S.STABLE),
         Step(Poll(7_000), (heartbeat("m1", 1),)),
     ), divergence="classic_heartbeat_in_flight"),
+    Case("heartbeat_waits_for_the_sync", "AbstractCoordinator.JoinGroupResponseHandler", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),), ends=S.COMPLETING_REBALANCE),
+        Step(Poll(3_000), ends=S.COMPLETING_REBALANCE),  # the SyncGroup awaits its answer
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE, expect_epoch=1),
+    ), divergence="classic_heartbeat_in_flight"),
     Case("member_id_required_rejoins_at_once_with_the_given_id",
          ACT + "testJoinGroupRequestWithMemberIdRequired", EAGER, (
         Step(Subscribe(("t",))),
