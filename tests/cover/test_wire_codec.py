@@ -39,6 +39,7 @@ WIRE_APIS = {
     "LeaveGroup": 13, "OffsetCommit": 8, "OffsetFetch": 9, "DescribeGroups": 15, "ListGroups": 16,
     "ConsumerGroupHeartbeat": 68, "ShareGroupHeartbeat": 76, "ShareGroupDescribe": 77, "ShareFetch": 78,
     "ShareAcknowledge": 79, "Metadata": 3, "CreateTopics": 19, "Produce": 0,
+    "ConsumerGroupDescribe": 69, "DescribeShareGroupOffsets": 90,
 }
 
 

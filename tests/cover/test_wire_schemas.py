@@ -85,7 +85,9 @@ def ours() -> dict[str, type]:
 def test_classes_match_kafkas_schema_files() -> None:
     where, docs = schema_files(sorted(ours()))
     found: set[tuple[str, str, str, object, object]] = set()
-    group_apis = {n for n in ours() if not n.startswith(("Metadata", "CreateTopics"))}
+    # The shared copies lack the admin APIs and ConsumerGroupDescribe; the jar has them all.
+    not_shared = ("Metadata", "CreateTopics", "ConsumerGroupDescribe")
+    group_apis = {n for n in ours() if not n.startswith(not_shared)}
     assert group_apis <= docs.keys(), f"{where} lacks {sorted(group_apis - docs.keys())}"
     for name, cls in ours().items():
         if name not in docs:

@@ -36,7 +36,12 @@ from groupspec.wire.messages.classic import (
     SyncGroupRequest,
     SyncGroupResponse,
 )
-from groupspec.wire.messages.consumer import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
+from groupspec.wire.messages.consumer import (
+    ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupHeartbeatResponse,
+)
 from groupspec.wire.messages.offsets import (
     OffsetCommitRequest,
     OffsetCommitResponse,
@@ -45,6 +50,8 @@ from groupspec.wire.messages.offsets import (
 )
 from groupspec.wire.messages.produce import ProduceRequest, ProduceResponse
 from groupspec.wire.messages.share import (
+    DescribeShareGroupOffsetsRequest,
+    DescribeShareGroupOffsetsResponse,
     ShareAcknowledgeRequest,
     ShareAcknowledgeResponse,
     ShareFetchRequest,
@@ -89,6 +96,8 @@ _PAIRS: tuple[tuple[type, type], ...] = (
     (ShareGroupDescribeRequest, ShareGroupDescribeResponse),
     (ShareFetchRequest, ShareFetchResponse),
     (ShareAcknowledgeRequest, ShareAcknowledgeResponse),
+    (ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse),
+    (DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse),
 )
 
 
@@ -125,12 +134,16 @@ __all__ = [
     "Api",
     "ApiVersionsRequest",
     "ApiVersionsResponse",
+    "ConsumerGroupDescribeRequest",
+    "ConsumerGroupDescribeResponse",
     "ConsumerGroupHeartbeatRequest",
     "ConsumerGroupHeartbeatResponse",
     "CreateTopicsRequest",
     "CreateTopicsResponse",
     "DescribeGroupsRequest",
     "DescribeGroupsResponse",
+    "DescribeShareGroupOffsetsRequest",
+    "DescribeShareGroupOffsetsResponse",
     "FindCoordinatorRequest",
     "FindCoordinatorResponse",
     "HeartbeatRequest",

@@ -1,5 +1,5 @@
-"""KIP-932 share groups: ShareGroupHeartbeat (76), ShareGroupDescribe (77), ShareFetch (78) and
-ShareAcknowledge (79)."""
+"""KIP-932 share groups: ShareGroupHeartbeat (76), ShareGroupDescribe (77), ShareFetch (78),
+ShareAcknowledge (79), DescribeShareGroupOffsets (90)."""
 
 from __future__ import annotations
 
@@ -251,3 +251,52 @@ class ShareAcknowledgeResponse:
         "[]struct", "0+", struct=ShareAcknowledgeTopicResponse
     )
     node_endpoints: tuple[NodeEndpoint, ...] = kfield("[]struct", "0+", struct=NodeEndpoint)
+
+
+@message("DescribeShareGroupOffsetsRequest", "request", 90, "0-1", "0+")
+@dataclass(frozen=True, slots=True)
+class DescribeShareGroupOffsetsRequest:
+    @dataclass(frozen=True, slots=True)
+    class Group:
+        @dataclass(frozen=True, slots=True)
+        class Topic:
+            topic_name: str = kfield("string", "0+")
+            partitions: tuple[int, ...] = kfield("[]int32", "0+")
+
+        group_id: str = kfield("string", "0+")
+        #: None asks for every topic-partition the group has state for (Kafka's default is empty).
+        topics: tuple[Topic, ...] | None = kfield("[]struct", "0+", default=(), nullable="0+", struct=Topic)
+
+    groups: tuple[Group, ...] = kfield("[]struct", "0+", struct=Group)
+
+
+@message("DescribeShareGroupOffsetsResponse", "response", 90, "0-1", "0+")
+@dataclass(frozen=True, slots=True)
+class DescribeShareGroupOffsetsResponse:
+    """Each share-partition's start offset as the share coordinator persisted it (what
+    ``kafka-share-groups.sh --describe`` prints), the lag from version 1 (KIP-1226)."""
+
+    @dataclass(frozen=True, slots=True)
+    class Group:
+        @dataclass(frozen=True, slots=True)
+        class Topic:
+            @dataclass(frozen=True, slots=True)
+            class Partition:
+                partition_index: int = kfield("int32", "0+")
+                start_offset: int = kfield("int64", "0+")
+                leader_epoch: int = kfield("int32", "0+")
+                lag: int = kfield("int64", "1+", default=-1, ignorable=True)
+                error_code: int = kfield("int16", "0+")
+                error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
+
+            topic_name: str = kfield("string", "0+")
+            topic_id: uuid.UUID = kfield("uuid", "0+")
+            partitions: tuple[Partition, ...] = kfield("[]struct", "0+", struct=Partition)
+
+        group_id: str = kfield("string", "0+")
+        topics: tuple[Topic, ...] = kfield("[]struct", "0+", struct=Topic)
+        error_code: int = kfield("int16", "0+")
+        error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
+
+    throttle_time_ms: int = kfield("int32", "0+")
+    groups: tuple[Group, ...] = kfield("[]struct", "0+", struct=Group)
