@@ -20,6 +20,7 @@ members (with member epoch, current and target assignment) that Kafka's loader w
 
 from __future__ import annotations
 
+import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from groupspec.types.classic_group import ClassicConfig, LogEntry, TxnRecord
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord
 from groupspec.types.share_group import ShareGroupConfig
 from groupspec.types.share_state import ShareStateConfig
+from groupspec.types.topic_id import parse_topic_id
 
 #: Kafka's default partition counts: a coordinator built for describe has at least these, so any
 #: partition number a real cluster uses has a shard to load into.
@@ -59,8 +61,8 @@ class MemberRow:
     group_instance_id: str | None
     #: "topic-partition" names (classic: the assignment the leader gave; share: the assigned set).
     assignment: tuple[str, ...]
-    #: KIP-848 consumer members only: member epoch, Kafka's member state name, the target
-    #: assignment, and partitions still to revoke.
+    #: KIP-848 consumer members: member epoch (share members have it too), Kafka's member state
+    #: name, the target assignment, and partitions still to revoke.
     member_epoch: int | None = None
     member_state: str | None = None
     target_assignment: tuple[str, ...] = ()
@@ -103,7 +105,8 @@ class GroupDescription:
     members: tuple[MemberRow, ...]
     offsets: tuple[OffsetRow, ...]
     share_partitions: tuple[SharePartitionRow, ...] = ()
-    #: KIP-848 consumer groups: the target assignment's epoch (the group epoch is ``generation``).
+    #: KIP-848 consumer and share groups: the target assignment's epoch (the group epoch is
+    #: ``generation``).
     assignment_epoch: int | None = None
 
 
@@ -263,11 +266,12 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
         if wanted and group_id not in wanted:
             continue
         members = tuple(MemberRow(m.member_id, m.client_id, m.client_host, None, tuple(
-            f"{topic_names.get(tp.topic_id, tp.topic_id)}-{p}" for tp in m.assigned for p in tp.partitions))
-            for m in s.members)
+            f"{topic_names.get(tp.topic_id, tp.topic_id)}-{p}" for tp in m.assigned for p in tp.partitions),
+            member_epoch=m.member_epoch) for m in s.members)
         out.groups.append(GroupDescription(
             group_id, "share", s.state, None, None, s.group_epoch, home.get(group_id, -1), members, (),
-            tuple(sorted(share_rows.get(group_id, ()), key=lambda r: (r.topic, r.partition)))))
+            tuple(sorted(share_rows.get(group_id, ()), key=lambda r: (r.topic, r.partition))),
+            assignment_epoch=s.assignment_epoch))
     seen = {g.group_id for g in out.groups}
     for group_id in sorted(share_rows.keys() - seen):  # state with no group records given
         if not wanted or group_id in wanted:
@@ -283,8 +287,25 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
 
 def _consumer_group(c: ConsumerGroupState, home: int, offsets: tuple[OffsetRow, ...],
                     names: dict[Any, str]) -> GroupDescription:
-    """A KIP-848 group as ``kafka-consumer-groups.sh --describe --state --members`` shows it."""
-    known = {**names, **c.topic_names}
+    """A KIP-848 group as ``kafka-consumer-groups.sh --describe --state --members`` shows it.
+
+    Since Kafka 4.1 a consumer group's records name its topics only by id (the partition
+    metadata record that mapped ids to names is no longer written), so names come from the other
+    records of the log that pair them (a share group's, or an older partition metadata record),
+    else from a member subscribed to exactly one topic by name and assigned partitions of exactly
+    one topic id: the assignor gives a member only partitions of topics it subscribes to.
+    """
+    known: dict[uuid.UUID, str] = {}
+    for topic_id, name in names.items():
+        try:
+            known[topic_id if isinstance(topic_id, uuid.UUID) else parse_topic_id(topic_id)] = name
+        except InputError:
+            continue
+    for m in c.members.values():
+        ids = {t for t, _ in (*m.assigned, *c.targets.get(m.member_id, ()))}
+        if len(m.subscribed_topics) == 1 and len(ids) == 1:
+            known.setdefault(ids.pop(), m.subscribed_topics[0])
+    known.update(c.topic_names)
     members = tuple(MemberRow(
         m.member_id, m.client_id, m.client_host, m.instance_id, partition_names(m.assigned, known),
         m.member_epoch, MEMBER_STATES.get(m.state, str(m.state)),

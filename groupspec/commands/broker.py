@@ -1,9 +1,10 @@
 """`groupspec broker start|stop|status|workload`: a real Kafka 4.2.1 node on this machine (groupspec.broker).
 
 ``workload`` runs real clients on the node (groupspec.broker_workload: a classic group through
-three generations, a KIP-848 group, a share group that accepts, releases and rejects), so its
-coordinator writes logs to read with ``groupspec decode`` and ``groupspec describe``; it prints
-what the broker reported as JSON.
+three generations, a KIP-848 group, a share group that accepts, releases and rejects, then three
+such groups left running), so its coordinator writes logs to read with ``groupspec decode`` and
+``groupspec describe``; it prints what the broker reported as JSON (``--stop``: stopping the node
+before the live groups' members leave).
 
 ``start`` returns once the node answers, printing its bootstrap address, pid and state file, and
 leaves it running; ``stop`` and ``status`` find it through the state file in the same ``--dir``.
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
 
 
@@ -59,6 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     status.add_argument("--json", action="store_true", help="the status as one JSON object")
     workload.add_argument("--prefix", default=None,
                           help="the start of the topic and group names (default: wl-<random>)")
+    workload.add_argument("--stop", action="store_true",
+                          help="stop the node once it has described the groups, before the live "
+                          "groups' members leave, so its logs end with them in (as "
+                          "tests/data/kafka-4.2.1-real was made)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,13 +101,22 @@ def run(args: argparse.Namespace) -> int:
         node = broker.attach(directory)
         if not node.alive():
             raise broker.NotRunningError(f"no running node in {directory}: `groupspec broker start` first")
-        rep = broker_workload.run(node.bootstrap, prefix=args.prefix)
+        stop_node = (lambda _rep: node.stop(broker.DEFAULT_STOP_TIMEOUT_S)) if args.stop else None
+        rep = broker_workload.run(node.bootstrap, prefix=args.prefix, at_end=stop_node, close=not args.stop)
         print(json.dumps({
-            "topic": rep.topic, "groups": [rep.classic_group, rep.consumer_group, rep.share_group],
+            "topic": rep.topic, "live_topic": rep.live_topic,
+            "groups": [rep.classic_group, rep.consumer_group, rep.share_group],
+            "live_groups": [rep.live_classic, rep.live_consumer, rep.live_share],
             "offsets": rep.offsets, "states": rep.states,
             "share_acks": {f"{p}:{o}": acks for (p, o), acks in sorted(rep.share_acks.items())},
             "share_deliveries": {f"{p}:{o}": n for (p, o), n in sorted(rep.share_deliveries.items())},
-            "data": str(node.data_dir)}, indent=1))
+            "described": rep.described, "end_offsets": rep.end_offsets,
+            "data": str(node.data_dir)}, indent=1), flush=True)
+        if args.stop:
+            # The live clients are still open on a stopped node: closing them (or letting the
+            # interpreter's exit do it) waits on the node for their leave; nothing is left to keep.
+            sys.stderr.flush()
+            os._exit(0)
         return 0
     info = broker.status(directory)
     if args.json:
