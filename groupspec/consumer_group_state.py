@@ -20,6 +20,7 @@ of 0 (a group whose first member record is all there is reads as Stable, as it d
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from groupspec.types.records import (
@@ -142,6 +143,24 @@ class ConsumerGroupState:
         if any(not m.reconciled_to(self.assignment_epoch) for m in self.members.values()):
             return "Reconciling"
         return "Stable"
+
+    def known_names(self, others: Mapping[uuid.UUID, str] | None = None) -> dict[uuid.UUID, str]:
+        """Topic id -> name for this group's partitions, as far as the log tells.
+
+        Since Kafka 4.1 a consumer group's records name its topics only by id (the partition
+        metadata record that paired them is no longer written), so a name comes from this
+        group's older partition metadata record, else from ``others`` (pairs other records of
+        the log give, such as a share group's), else from a member subscribed to exactly one
+        topic by name and holding or targeted with partitions of exactly one topic id: an
+        assignor gives a member only partitions of the topics it subscribes to.
+        """
+        known = dict(others or {})
+        for m in self.members.values():
+            ids = {t for t, _ in (*m.assigned, *self.targets.get(m.member_id, ()))}
+            if len(m.subscribed_topics) == 1 and len(ids) == 1:
+                known.setdefault(ids.pop(), m.subscribed_topics[0])
+        known.update(self.topic_names)
+        return known
 
     def name(self, topic_id: uuid.UUID, names: dict[uuid.UUID, str] | None = None) -> str:
         found = self.topic_names.get(topic_id) or (names or {}).get(topic_id)

@@ -287,25 +287,15 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
 
 def _consumer_group(c: ConsumerGroupState, home: int, offsets: tuple[OffsetRow, ...],
                     names: dict[Any, str]) -> GroupDescription:
-    """A KIP-848 group as ``kafka-consumer-groups.sh --describe --state --members`` shows it.
-
-    Since Kafka 4.1 a consumer group's records name its topics only by id (the partition
-    metadata record that mapped ids to names is no longer written), so names come from the other
-    records of the log that pair them (a share group's, or an older partition metadata record),
-    else from a member subscribed to exactly one topic by name and assigned partitions of exactly
-    one topic id: the assignor gives a member only partitions of topics it subscribes to.
-    """
-    known: dict[uuid.UUID, str] = {}
+    """A KIP-848 group as ``kafka-consumer-groups.sh --describe --state --members`` shows it;
+    topics by name where the log tells it (``ConsumerGroupState.known_names``)."""
+    others: dict[uuid.UUID, str] = {}
     for topic_id, name in names.items():
         try:
-            known[topic_id if isinstance(topic_id, uuid.UUID) else parse_topic_id(topic_id)] = name
+            others[topic_id if isinstance(topic_id, uuid.UUID) else parse_topic_id(topic_id)] = name
         except InputError:
             continue
-    for m in c.members.values():
-        ids = {t for t, _ in (*m.assigned, *c.targets.get(m.member_id, ()))}
-        if len(m.subscribed_topics) == 1 and len(ids) == 1:
-            known.setdefault(ids.pop(), m.subscribed_topics[0])
-    known.update(c.topic_names)
+    known = c.known_names(others)
     members = tuple(MemberRow(
         m.member_id, m.client_id, m.client_host, m.instance_id, partition_names(m.assigned, known),
         m.member_epoch, MEMBER_STATES.get(m.state, str(m.state)),

@@ -527,7 +527,7 @@ def _describe_group(base: dict[str, Any], types: set[int], consumer: ConsumerGro
         base.update(state=consumer.state, protocol_type="consumer", generation=consumer.group_epoch,
                     assignment_epoch=consumer.assignment_epoch, members=sorted(consumer.members),
                     assignments=sorted(f"{m.member_id} {tp}" for m in consumer.members.values()
-                                       for tp in partition_names(m.assigned)))
+                                       for tp in partition_names(m.assigned, consumer.known_names())))
     elif classic is None:
         base["state"] = "Dead"  # every record of it was deleted by tombstones
     else:

@@ -37,8 +37,12 @@ REPORTED = json.loads((DATA / "reported.json").read_text())
 
 def test_the_real_logs_give_what_the_broker_reported():
     found = {g.group_id: g for g in describe(REAL).groups}
-    assert sorted(found) == ["real-classic", "real-consumer", "real-share"]
-    assert [found[g].kind for g in sorted(found)] == ["classic", "consumer", "share"]
+    assert sorted(found) == ["real-classic", "real-consumer", "real-live-classic", "real-live-consumer",
+                             "real-live-share", "real-share"]
+    assert [found[g].kind for g in sorted(found)] == ["classic", "consumer", "classic", "consumer", "share",
+                                                     "share"]
+    # Every field against the broker's answers: tests/cover/test_real_logs_data.py. Here the
+    # finished groups against the admin client's answers and what the workload did.
     for group, offsets in REPORTED["offsets"].items():
         assert {str(o.partition): o.offset for o in found[group].offsets} == offsets
         assert found[group].state.upper() == REPORTED["states"][group]

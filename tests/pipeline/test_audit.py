@@ -85,6 +85,13 @@ def test_the_real_broker_segments_have_no_finding_and_the_reported_state():
         assert got == offsets
         assert by_group[group]["state"].upper() == reported["states"][group]
     assert by_group["real-classic"]["generation"] == 4 and by_group["real-share"]["kind"] == "share"
+    for group, b in reported["described"].items():  # the live groups too, as the broker described them
+        audited = by_group[group]
+        assert audited["state"] == b["state"], group
+        confirmed = b.get("group_epoch", b.get("generation"))  # None: a classic group with no member
+        assert confirmed is None or audited["generation"] == confirmed, group
+        assert len(audited["members"]) == len(b["members"]), group
+    assert len(by_group["real-live-classic"]["members"]) == 3
 
 
 def test_a_fault_in_an_otherwise_clean_group_is_still_seen(clean):
@@ -209,8 +216,10 @@ def test_audit_on_spark_of_the_real_segments_is_clean(spark, tmp_path):
     outcome = run_audit(spark, [str(d) for d in REAL_DIRS], tmp_path / "real", partitions=2)
     s = outcome.summary
     assert s["violations"] == 0 and s["quarantined"] == 0
-    assert s["groups"] == 3 and s["share_partitions"] == 2 and s["timing"]["records"] == 75
-    assert sum(n for _, n in s["commit_rate"]["buckets"]) == 40
+    # Six groups (three finished, three live), 2 + 3 share-partitions, 103 + 12 records of which
+    # 46 offset commits (DumpLogSegments counts the same).
+    assert s["groups"] == 6 and s["share_partitions"] == 5 and s["timing"]["records"] == 115
+    assert sum(n for _, n in s["commit_rate"]["buckets"]) == 46
 
 
 @pytest.mark.spark

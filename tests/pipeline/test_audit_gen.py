@@ -184,7 +184,7 @@ def test_the_real_kip848_group_as_the_broker_had_it(tmp_path):
     assert len(cut) == 1 and (cut[0].state, cut[0].generation, cut[0].assignment_epoch) == ("Stable", 1, 1)
     (m,) = cut[0].members
     assert (m.member_id, m.client_id, m.host, m.member_epoch, m.member_state) == \
-        ("VFiVxWRzTfiMWPj5wHpf/A", "rdkafka", "/127.0.0.1", 1, "STABLE")
+        ("U3MtIqr7Rl6CacQ8DtAzYA", "rdkafka", "/127.0.0.1", 1, "STABLE")
     assert [a.rsplit("-", 1)[1] for a in m.assignment] == ["0", "1"] and m.target_assignment == m.assignment
     states, _, _ = audit_rows(rows_of([REAL / "__consumer_offsets-0"]))
     audited = next(dict(zip(STATE_NAMES, r, strict=True)) for r in states if r[2] == "real-consumer")
