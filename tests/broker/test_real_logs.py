@@ -1,12 +1,16 @@
-"""The logs a real Kafka 4.2.1 coordinator wrote for real clients, read three ways.
+"""The logs a real Kafka 4.2.1 coordinator wrote for real clients, read four ways.
 
 librdkafka's clients (groupspec.broker_workload) run a classic group through two rebalances, a
-KIP-848 group and a share group that accepts, releases and rejects records. Then:
+KIP-848 group and a share group that accepts, releases and rejects records, then leave a classic
+group of three (one static), a KIP-848 group of two and a share group of one running. The broker
+describes every group, and the segments are copied before any live member leaves. Then:
 
 * ``groupspec decode`` and Kafka's own ``DumpLogSegments`` agree on every record of the
   ``__consumer_offsets`` and ``__share_group_state`` segments (groupspec.kafka_dump);
-* replaying ``__consumer_offsets`` through groupspec's classic coordinator gives the states and
-  committed offsets the broker reported through its admin API;
+* replaying ``__consumer_offsets`` through groupspec's classic coordinator gives the states,
+  generations, members, assignments and committed offsets the broker reported;
+* ``groupspec describe`` gives every field the broker reported for all six groups
+  (``broker_workload.differences``);
 * replaying ``__share_group_state`` through groupspec's share coordinator gives, for every
   record the share consumer finished, the state its last acknowledgement asks for and the number
   of times the consumer received it.
@@ -14,6 +18,7 @@ KIP-848 group and a share group that accepts, releases and rejects records. Then
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -25,11 +30,24 @@ ACKED, ARCHIVED = 2, 4  # delivery states in the share-state records
 
 
 @pytest.fixture(scope="module")
-def workload(kafka_broker):
+def copies(kafka_broker, tmp_path_factory) -> Path:
+    """The coordinator topics' segments as they were while the live members were in."""
+    return tmp_path_factory.mktemp("real-logs")
+
+
+@pytest.fixture(scope="module")
+def workload(kafka_broker, copies):
     pytest.importorskip("confluent_kafka", reason="the real-client workload needs confluent-kafka")
     from groupspec import broker_workload
 
-    return broker_workload.run(kafka_broker.bootstrap)
+    def copy(_rep) -> None:
+        for topic in TOPICS:
+            _copy(kafka_broker, topic, copies)
+
+    return broker_workload.run(kafka_broker.bootstrap, at_end=copy)
+
+
+TOPICS = ("__consumer_offsets", "__share_group_state")
 
 
 def _copy(kafka_broker, topic: str, into: Path) -> Path:
@@ -51,17 +69,18 @@ def _ours(directory: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize("topic", ["__consumer_offsets", "__share_group_state"])
-def test_decode_agrees_with_kafkas_dump_log_segments(kafka_broker, workload, tmp_path, topic):
+def test_decode_agrees_with_kafkas_dump_log_segments(workload, copies, topic):
     from groupspec import broker
     from groupspec.kafka_dump import differences, parse_dump, run_dump
 
-    copy = _copy(kafka_broker, topic, tmp_path)
+    copy = copies / f"{topic}-0"
     ours, theirs = _ours(copy), []
     for segment in sorted(copy.glob("*.log")):
         theirs += parse_dump(run_dump(broker.resolve(), segment, topic))
     assert differences(ours, theirs) == []
     # Not a vacuous agreement: the workload's groups wrote records of the kinds each topic holds.
-    mine = {workload.classic_group, workload.consumer_group, workload.share_group}
+    mine = {workload.classic_group, workload.consumer_group, workload.share_group, workload.live_classic,
+            workload.live_consumer, workload.live_share}
     kinds = {line["type"] for line in ours if line["key"].get("groupId", line["key"].get("group")) in mine}
     if topic == "__consumer_offsets":
         assert {"GroupMetadata", "OffsetCommit", "ConsumerGroupMetadata", "ConsumerGroupMemberMetadata",
@@ -73,16 +92,20 @@ def test_decode_agrees_with_kafkas_dump_log_segments(kafka_broker, workload, tmp
                    if line["type"] == "ShareUpdate")  # KIP-1226's tag, written by 4.2.1
 
 
-def test_classic_replay_gives_what_the_broker_reported(kafka_broker, workload, tmp_path):
+def test_classic_replay_gives_what_the_broker_reported(workload, copies, tmp_path):
     from groupspec.impl.classic_group import ClassicCoordinator
     from groupspec.types.classic_group import ClassicConfig
+    from tests.cover.test_real_logs_data import classic_differences
 
-    _copy(kafka_broker, "__consumer_offsets", tmp_path)
+    shutil.copytree(copies / "__consumer_offsets-0", tmp_path / "__consumer_offsets-0")
     coordinator = ClassicCoordinator(ClassicConfig(offsets_topic_partitions=1), log_dir=tmp_path)
     try:
         groups = {g.group_id: g for g in coordinator.view().groups}
     finally:
         coordinator.runtime.close()
+    assert classic_differences(groups, workload.described) == []
+    live = workload.described[workload.live_classic]
+    assert live["state"] == "Stable" and live["generation"] is not None and len(live["members"]) == 3
     for group in (workload.classic_group, workload.consumer_group):
         view = groups[group]
         committed = {o.partition: o.committed_offset for o in view.offsets if o.topic == workload.topic}
@@ -90,14 +113,13 @@ def test_classic_replay_gives_what_the_broker_reported(kafka_broker, workload, t
         assert view.members == ()
     classic = groups[workload.classic_group]
     assert (classic.state, workload.states[workload.classic_group]) == ("Empty", "EMPTY")
-    assert classic.protocol_type == "consumer"
 
 
-def test_share_state_replay_matches_the_consumers_acknowledgements(kafka_broker, workload, tmp_path):
+def test_share_state_replay_matches_the_consumers_acknowledgements(workload, copies):
     from groupspec.impl.share_state import ShareCoordinator
     from groupspec.types.share_state import ShareStateConfig
 
-    copy = _copy(kafka_broker, "__share_group_state", tmp_path)
+    copy = copies / "__share_group_state-0"
     coordinator = ShareCoordinator(ShareStateConfig(state_topic_partitions=1))
     for segment in sorted(copy.glob("*.log")):
         coordinator.runtime.log(0).append_raw(segment.read_bytes())
@@ -119,16 +141,21 @@ def test_share_state_replay_matches_the_consumers_acknowledgements(kafka_broker,
     assert any(count == 2 for count in workload.share_deliveries.values())  # a released record came back
 
 
-def test_describe_gives_what_the_broker_reported(kafka_broker, workload, tmp_path):
+def test_describe_gives_what_the_broker_reported(workload, copies):
+    from groupspec import broker_workload
     from groupspec.describe import describe
 
-    paths = [_copy(kafka_broker, topic, tmp_path) for topic in ("__consumer_offsets", "__share_group_state")]
-    mine = [workload.classic_group, workload.consumer_group, workload.share_group]
-    found = {g.group_id: g for g in describe(paths, groups=mine).groups}
-    assert [found[g].kind for g in mine] == ["classic", "consumer", "share"]
-    for group in (workload.classic_group, workload.consumer_group):
-        assert {o.partition: o.offset for o in found[group].offsets} == workload.offsets[group]
-        assert found[group].state is not None and found[group].state.upper() == workload.states[group]
-    share = found[workload.share_group]
-    assert [p.topic for p in share.share_partitions] == [workload.topic, workload.topic]
-    assert all(p.start_offset >= 0 for p in share.share_partitions)
+    paths = [copies / f"{topic}-0" for topic in TOPICS]
+    found = describe(paths, groups=list(workload.described)).groups
+    assert broker_workload.differences(workload.described, found, workload.end_offsets) == []
+    assert sorted(g.group_id for g in found) == sorted(workload.described)
+    names = (workload.live_classic, workload.live_consumer, workload.live_share)
+    live = [workload.described[g] for g in names]
+    assert [(b["state"], len(b["members"])) for b in live] == [("Stable", 3), ("Stable", 2), ("Stable", 1)]
+    # The comparison can fail: one planted difference per kind of group.
+    planted = json.loads(json.dumps(workload.described))
+    planted[workload.live_classic]["members"][0]["assignment"] = []
+    planted[workload.live_consumer]["assignment_epoch"] += 1
+    planted[workload.live_share]["start_offsets"][0]["start_offset"] += 1
+    named = {line.split(":")[0] for line in broker_workload.differences(planted, found, workload.end_offsets)}
+    assert named == set(names)
