@@ -101,8 +101,11 @@ def run(args: argparse.Namespace) -> int:
         node = broker.attach(directory)
         if not node.alive():
             raise broker.NotRunningError(f"no running node in {directory}: `groupspec broker start` first")
-        stop_node = (lambda _rep: node.stop(broker.DEFAULT_STOP_TIMEOUT_S)) if args.stop else None
-        rep = broker_workload.run(node.bootstrap, prefix=args.prefix, at_end=stop_node, close=not args.stop)
+        def stop_node(_rep: broker_workload.Reported) -> None:
+            node.stop(broker.DEFAULT_STOP_TIMEOUT_S)
+
+        rep = broker_workload.run(node.bootstrap, prefix=args.prefix, at_end=stop_node if args.stop else None,
+                                  close=not args.stop)
         print(json.dumps({
             "topic": rep.topic, "live_topic": rep.live_topic,
             "groups": [rep.classic_group, rep.consumer_group, rep.share_group],
