@@ -51,8 +51,9 @@ COVERED = [c for c in ALL_WIRE_CLASSES if message_spec(c).name in KAFKA_PYTHON]
 
 def test_kafka_python_covers_the_classic_apis() -> None:
     names = {message_spec(c).name.removesuffix("Request").removesuffix("Response") for c in COVERED}
-    unknown_to_kafka_python = {"ConsumerGroupHeartbeat", "ShareGroupHeartbeat", "ShareGroupDescribe",
-                               "ShareFetch", "ShareAcknowledge"}
+    unknown_to_kafka_python = {"ConsumerGroupHeartbeat", "ConsumerGroupDescribe", "ShareGroupHeartbeat",
+                               "ShareGroupDescribe", "ShareFetch", "ShareAcknowledge",
+                               "DescribeShareGroupOffsets"}
     assert names == {a.name for a in APIS.values()} - unknown_to_kafka_python
 
 
