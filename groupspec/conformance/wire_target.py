@@ -35,10 +35,15 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   target's notes say so. A vector that needs a value the broker does not have answers
   unsupported naming it. The coordinator topic's partition count is not observable on the wire
   and is not checked.
+* Transactions (groupspec.conformance.wire_txn): each producer id of the vector is a real
+  transactional producer of the run; a TxnOffsetCommit goes out after InitProducerId (and
+  AddOffsetsToTxn below TxnOffsetCommit v5), a TxnMarker for a producer with a transaction open
+  is its EndTxn, waited on until the markers are written; a marker's own answer is not
+  observable (unobserved), its effect is judged through the later answers. OffsetCommit v10
+  names the run's topics by the ids the broker gave them.
 * What the wire cannot express answers unsupported with the reason: restarts and coordinator
-  loads, transactions (no producer APIs in groupspec.wire), OffsetDelete and DeleteGroups (not
-  in groupspec.wire), metadata changes, group config changes, scripted persister answers, and
-  every machine but classic_group and share_group.
+  loads, fencing a producer by epoch, metadata changes, scripted persister answers, and every
+  machine but classic_group and share_group.
 * share_group: ShareGroupHeartbeat requests and clock advances. The run's metadata image is
   created as topics under unique names (their broker-drawn ids mapped back to the vector's);
   member ids are the client's own in this protocol and go unchanged (the group is unique). The
@@ -107,16 +112,14 @@ PARKING = (cg.JoinGroup, cg.SyncGroup)
 UNORDERED: dict[type, tuple[str, ...]] = {
     cg.JoinGroupResponse: ("members",),
     cg.DescribeGroupsResponse: ("groups[].members",),
+    # GroupCoordinatorService#deleteGroups passes a partition's group ids on through a HashSet,
+    # so the results come in the hash order of the broker's (run-prefixed) group ids
+    # (docs/divergences.md, "DeleteGroups results in hash order")
+    cg.DeleteGroupsResponse: ("results",),
 }
 _LOADING = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE,
                       Errors.NOT_COORDINATOR})
 _WHY_NOT = {
-    cg.TxnOffsetCommit: "transactions need a transactional producer (InitProducerId, "
-                        "AddOffsetsToTxn, EndTxn), which groupspec.wire does not speak",
-    cg.TxnMarker: "transaction markers come from a transaction coordinator, which the wire "
-                  "target does not drive",
-    cg.OffsetDelete: "groupspec.wire does not speak OffsetDelete",
-    cg.DeleteGroups: "groupspec.wire does not speak DeleteGroups",
     cg.Restart: "a coordinator restart cannot be caused over the wire",
     cg.BeginLoad: "a coordinator load cannot be caused over the wire",
     cg.CompleteLoad: "a coordinator load cannot be caused over the wire",
@@ -172,6 +175,12 @@ class Names:
         self.tag = tag
         self._members: dict[str, str] = {}
         self._members_back: dict[str, str] = {}
+        #: The vector's topic names -> the ids the broker gave the run's topics (and back).
+        self.topic_ids: dict[str, str] = {}
+
+    def topic_by_id(self, broker_id: str) -> str | None:
+        """The vector's name of the run's topic with this broker id (None: not one of the run's)."""
+        return next((n for n, i in self.topic_ids.items() if i == broker_id), None)
 
     def group(self, gid: str) -> str:
         return gid if gid == "" else f"{self.tag}-{gid}"
@@ -223,7 +232,17 @@ def request_out(event: Any, names: Names) -> Any:
                  members=tuple(r(m, member_id=names.member(m.member_id)) for m in event.members))
     if isinstance(event, cg.OffsetCommit):
         return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
+                 topics=tuple(r(t, name=names.topic(t.name),
+                                topic_id=None if t.topic_id is None else names.topic_ids.get(t.name))
+                              for t in event.topics))
+    if isinstance(event, cg.TxnOffsetCommit):
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
                  topics=tuple(r(t, name=names.topic(t.name)) for t in event.topics))
+    if isinstance(event, cg.OffsetDelete):
+        return r(event, group_id=names.group(event.group_id),
+                 topics=tuple(r(t, name=names.topic(t.name)) for t in event.topics))
+    if isinstance(event, cg.DeleteGroups):
+        return r(event, group_ids=tuple(names.group(g) for g in event.group_ids))
     if isinstance(event, cg.OffsetFetch):
         return r(event, group_id=names.group(event.group_id),
                  topics=None if event.topics is None
@@ -246,8 +265,13 @@ def response_back(response: Any, names: Names) -> Any:
     if isinstance(response, cg.LeaveGroupResponse):
         return r(response, members=tuple(r(m, member_id=names.member_back(m.member_id))
                                          for m in response.members))
-    if isinstance(response, cg.OffsetCommitResponse):
-        return r(response, topics=tuple(r(t, name=names.topic_back(t.name)) for t in response.topics))
+    if isinstance(response, (cg.OffsetCommitResponse, cg.TxnOffsetCommitResponse, cg.OffsetDeleteResponse)):
+        # at OffsetCommit v10 a topic is named by the id the broker gave it
+        return r(response, topics=tuple(r(t, name=names.topic_by_id(t.name) or names.topic_back(t.name))
+                                        for t in response.topics))
+    if isinstance(response, cg.DeleteGroupsResponse):
+        return r(response, results=tuple(r(g, group_id=names.group_back(g.group_id) or g.group_id)
+                                         for g in response.results))
     if isinstance(response, cg.OffsetFetchResponse):
         return r(response, topics=tuple(r(t, name=names.topic_back(t.name)) for t in response.topics))
     if isinstance(response, cg.DescribeGroupsResponse):
@@ -274,8 +298,15 @@ def plan(run: Any, scaling: Scaling) -> None:
         why = _WHY_NOT.get(type(event))
         if why is not None:
             raise Unrealisable(f"{type(event).__name__}: {why}")
-        if isinstance(event, cg.OffsetCommit) and event.version >= 10:
-            raise Unrealisable("OffsetCommit v10+ names topics by id; the wire target maps names only")
+        if isinstance(event, cg.OffsetCommit) and event.version >= 10 and any(
+                t.topic_id is None for t in event.topics):
+            raise Unrealisable("OffsetCommit v10 without a topic id: the vector names no topic the "
+                               "run can create")
+    from groupspec.conformance.wire_txn import txn_problems
+
+    problems = txn_problems(run)
+    if problems:
+        raise Unrealisable("; ".join(problems))
     zero_timers = run.config.initial_rebalance_delay_ms == 0 or any(
         isinstance(e, cg.JoinGroup) and e.rebalance_timeout_ms == 0 for e in run.events)
     instants = [run.start_ms]
@@ -366,8 +397,10 @@ class ClassicRun:
 
     def __init__(self, run: Any, names: Names, connect: Callable[[str], Conn], scaling: Scaling,
                  *, clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable,
-                 answer_timeout: float = 10.0) -> None:
+                 answer_timeout: float = 10.0, txn: Any = None) -> None:
         self.run = run
+        #: The run's transactional producers (groupspec.conformance.wire_txn.Transactions).
+        self.txn = txn
         self.answer_timeout = answer_timeout
         self.names = names
         self.connect = connect
@@ -407,7 +440,15 @@ class ClassicRun:
 
         client = self._client(event)
         conn = self._conn(client)
-        request, version = to_wire(request_out(event, self.names), _fetch_version(conn, event))
+        out = request_out(event, self.names)
+        version = _fetch_version(conn, event)
+        if isinstance(out, cg.TxnOffsetCommit):
+            if self.txn is None:
+                raise Unrealisable("TxnOffsetCommit: the run has no transactional producers")
+            version = self.txn.commit_version(conn)
+            tid, pid, epoch = self.txn.begin(out, out.group_id, version)
+            out = dataclasses.replace(out, transactional_id=tid, producer_id=pid, producer_epoch=epoch)
+        request, version = to_wire(out, version)
         pending = conn.send(request, version)
         self._flights[index] = (conn, _Flight(index, event, pending, pending.version))
 
@@ -469,6 +510,14 @@ class ClassicRun:
                     target = origin + (now_ms - run.start_ms) / 1000 + shift + s.slack_s
                     self._collect(k, target)
                     shift = max(shift, self.clock() - origin - (now_ms - run.start_ms) / 1000)
+                self._collect(k, self.clock() + s.grace_s)
+                continue
+            if isinstance(event, cg.TxnMarker):
+                if self.txn is None:
+                    raise Unrealisable("TxnMarker: the run has no transactional producers")
+                self.txn.end(event)
+                self._answers.append((k, k, cg.TxnMarkerResponse(Errors.NONE), 0))
+                self.unobserved.append(f"outputs.{k}.answers[request={k}].response")
                 self._collect(k, self.clock() + s.grace_s)
                 continue
             self._send(k, event)
@@ -561,6 +610,7 @@ class WireTarget:
         pass
 
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
+        from groupspec.conformance.wire_txn import TxnError
         from groupspec.wire import NoCommonVersionError, WireError
 
         if handler != "run" or machine not in ("classic_group", "share_group"):
@@ -591,6 +641,8 @@ class WireTarget:
             return Response(unsupported=f"the broker does not speak what the run needs: {exc}")
         except WireError as exc:
             return Response(broken=f"{type(exc).__name__}: {exc}")
+        except TxnError as exc:  # the broker refused a step of a transaction the run plays
+            return Response(broken=f"transaction: {exc}")
         return Response(output=form.run_output_to_json(output), unobserved=unobserved,
                         unordered=unordered)
 
@@ -688,14 +740,22 @@ class WireTarget:
                                     wait=self.wait).drive(), SHARE_UNOBSERVED, ()
                 self._check_config(run, coordinator)
                 _create_topics(control, names, run.events, self.clock, self.timeout)
+                txn = None
+                if any(isinstance(e, cg.TxnOffsetCommit) for e in run.events):
+                    from groupspec.conformance.wire_txn import Transactions
+
+                    txn = Transactions(names.tag, lambda h, p: self._connect(h, p, "groupspec-txn"),
+                                       control, clock=self.clock, timeout=max(self.timeout, 10.0))
                 driver = ClassicRun(run, names, lambda client: self._connect(host, port, client),
                                     self.scaling, clock=self.clock, wait=self.wait,
-                                    answer_timeout=max(self.timeout, 1.0))
+                                    answer_timeout=max(self.timeout, 1.0), txn=txn)
                 try:
                     output = driver.drive()
                     return output, tuple(driver.unobserved), tuple(driver.unordered)
                 finally:
                     driver.close()
+                    if txn is not None:
+                        txn.close()
             finally:
                 if coordinator is not control:
                     coordinator.close()
@@ -711,7 +771,7 @@ def _fetch_version(conn: Conn, event: Any) -> int | None:
 def _group_ids(events: Iterable[Any]) -> set[str]:
     out: set[str] = set()
     for e in events:
-        if isinstance(e, cg.DescribeGroups):
+        if isinstance(e, (cg.DescribeGroups, cg.DeleteGroups)):
             out.update(e.group_ids)
         elif isinstance(getattr(e, "group_id", None), str):
             out.add(e.group_id)
@@ -742,11 +802,11 @@ def _create_topics(conn: Conn, names: Names, events: Iterable[Any], clock: Calla
 
     need: dict[str, int] = {}
     for e in events:
-        if isinstance(e, cg.OffsetCommit):
+        if isinstance(e, (cg.OffsetCommit, cg.TxnOffsetCommit)):
             for t in e.topics:
                 for p in t.partitions:
                     need[t.name] = max(need.get(t.name, 1), p.partition + 1)
-        elif isinstance(e, cg.OffsetFetch) and e.topics is not None:
+        elif isinstance(e, (cg.OffsetFetch, cg.OffsetDelete)) and e.topics is not None:
             for ft in e.topics:
                 need[ft.name] = max(need.get(ft.name, 1), max(ft.partitions, default=0) + 1)
     if not need:
@@ -758,6 +818,8 @@ def _create_topics(conn: Conn, names: Names, events: Iterable[Any], clock: Calla
         if t.error_code not in (0, 36):  # TOPIC_ALREADY_EXISTS
             raise Unrealisable(f"cannot create topic {t.name!r}: error code {t.error_code} "
                                f"{t.error_message or ''}".rstrip())
+        if t.error_code == 0:
+            names.topic_ids[names.topic_back(t.name)] = str(t.topic_id)
     wanted = {names.topic(n): count for n, count in need.items()}
     deadline = clock() + max(timeout, 10.0)
     request = w.MetadataRequest(topics=tuple(w.MetadataRequest.MetadataRequestTopic(name=n) for n in wanted),

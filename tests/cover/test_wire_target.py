@@ -63,15 +63,24 @@ def _run(*events: Any, config: cg.ClassicConfig | None = None) -> RunInput:
     return RunInput(config=config or cg.ClassicConfig(), events=events)
 
 
-@pytest.mark.parametrize("event, why", [
-    (cg.Restart(), "restart"),
-    (cg.TxnOffsetCommit("t", 1, 0, "g"), "transactional producer"),
-    (cg.DeleteGroups(("g",)), "DeleteGroups"),
-    (cg.OffsetCommit("g", version=10), "by id"),
+@pytest.mark.parametrize("events, why", [
+    ((cg.Restart(),), "restart"),
+    ((cg.BeginLoad(),), "load"),
+    # a producer fenced by a later epoch: the broker draws the epochs
+    ((cg.TxnOffsetCommit("t", 1, 0, "g"), cg.TxnMarker(1, 1, True)), "epochs 0 and 1"),
+    ((cg.OffsetCommit("g", topics=(cg.CommitTopic("o", ()),), version=10),), "without a topic id"),
 ])
-def test_what_the_wire_cannot_express_is_unrealisable(event: Any, why: str) -> None:
+def test_what_the_wire_cannot_express_is_unrealisable(events: tuple[Any, ...], why: str) -> None:
     with pytest.raises(wt.Unrealisable, match=why):
-        wt.plan(_run(event), wt.Scaling())
+        wt.plan(_run(*events), wt.Scaling())
+
+
+def test_transactions_offset_deletion_and_group_deletion_are_realisable() -> None:
+    commit = cg.TxnOffsetCommit("t", 7, 1, "g", topics=(cg.CommitTopic("o", (cg.CommitPartition(0, 5),)),))
+    wt.plan(_run(commit, cg.TxnMarker(7, 1, True), cg.TxnMarker(8, 0, False),
+                 cg.OffsetDelete("g", (cg.FetchTopic("o", (0,)),)), cg.DeleteGroups(("g",)),
+                 cg.OffsetCommit("g", topics=(cg.CommitTopic("o", (), topic_id=U1),), version=10)),
+            wt.Scaling())
 
 
 def test_the_budget_and_the_resolution_bound_the_clock() -> None:
