@@ -13,6 +13,10 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   uuid the vector chose); the broker draws its own uuid, so the id a JoinGroup answer carries is
   *bound* to the vector's symbol, later requests carry the broker's id and every answer is
   written back in the vector's names. Ids the broker never issued ("stranger") pass unchanged.
+  A ``consumer`` member's subscription names topics too, and the broker reads it (an
+  OffsetDelete of a subscribed topic is refused): its topics go out under the run's names and
+  come back in the vector's (bytes that do not read back identically as a subscription pass
+  unchanged). Assignments, which a broker never reads, pass unchanged.
 * Connections. One socket per request in flight: a classic JoinGroup parks until its rebalance
   completes, so a request is sent, and its answer is collected when it arrives. An answer belongs
   to the event during which it arrived: after sending a JoinGroup or SyncGroup (the requests a
@@ -217,11 +221,32 @@ def symbol_of(join: cg.JoinGroup) -> str:
     return f"{prefix}-{join.new_member_uuid}"
 
 
+def renamed_subscription(data: bytes, rename: Callable[[str], str]) -> bytes:
+    """A consumer protocol subscription with its topic names (subscribed and owned) renamed, at
+    the version it was written; bytes that do not read back identically pass unchanged."""
+    from groupspec.impl.codec.consumer_protocol import decode_subscription, encode_subscription
+    from groupspec.impl.codec.errors import CodecError
+
+    try:
+        sub, version = decode_subscription(data)
+        if encode_subscription(sub, version) != data:
+            return data
+    except (CodecError, InputError):
+        return data
+    r = dataclasses.replace
+    return encode_subscription(r(sub, topics=tuple(rename(t) for t in sub.topics),
+                                 owned_partitions=tuple(r(o, topic=rename(o.topic))
+                                                        for o in sub.owned_partitions)), version)
+
+
 def request_out(event: Any, names: Names) -> Any:
     """The vector's request in the broker's names."""
     r = dataclasses.replace
     if isinstance(event, cg.JoinGroup):
-        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id))
+        protocols = event.protocols if event.protocol_type != "consumer" else tuple(
+            r(p, metadata=renamed_subscription(p.metadata, names.topic)) for p in event.protocols)
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
+                 protocols=protocols)
     if isinstance(event, cg.SyncGroup):
         return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
                  assignments=tuple(r(a, member_id=names.member(a.member_id)) for a in event.assignments))
@@ -259,9 +284,12 @@ def response_back(response: Any, names: Names) -> Any:
     in group-id order: Kafka lists them in no defined order)."""
     r = dataclasses.replace
     if isinstance(response, cg.JoinGroupResponse):
+        # the members' metadata is the protocol's: a consumer subscription's topics come back
         return r(response, leader=names.member_back(response.leader),
                  member_id=names.member_back(response.member_id),
-                 members=tuple(r(m, member_id=names.member_back(m.member_id)) for m in response.members))
+                 members=tuple(r(m, member_id=names.member_back(m.member_id),
+                                 metadata=renamed_subscription(m.metadata, names.topic_back))
+                               for m in response.members))
     if isinstance(response, cg.LeaveGroupResponse):
         return r(response, members=tuple(r(m, member_id=names.member_back(m.member_id))
                                          for m in response.members))
@@ -277,7 +305,10 @@ def response_back(response: Any, names: Names) -> Any:
     if isinstance(response, cg.DescribeGroupsResponse):
         return r(response, groups=tuple(
             r(g, group_id=names.group_back(g.group_id) or g.group_id,
-              members=tuple(r(m, member_id=names.member_back(m.member_id)) for m in g.members))
+              members=tuple(r(m, member_id=names.member_back(m.member_id),
+                              metadata=m.metadata if g.protocol_type != "consumer"
+                              else renamed_subscription(m.metadata, names.topic_back))
+                            for m in g.members))
             for g in response.groups))
     if isinstance(response, cg.ListGroupsResponse):
         ours = [r(g, group_id=back) for g in response.groups
@@ -726,15 +757,18 @@ class WireTarget:
                 raise Unrealisable("the run's groups have different coordinators; the wire target "
                                    "drives one")
             host, port = (self.host, self.port)
+            node_id = None
             if where:
                 node = where.pop()
-                host, port = node.host, node.port
+                host, port, node_id = node.host, node.port, node.node_id
             coordinator = control if (host, port) == (self.host, self.port) \
                 else self._connect(host, port, "groupspec")
             try:
                 for g in groups:
                     _wait_loaded(coordinator, g, self.clock, self.timeout)
                 if machine == "share_group":
+                    if any(isinstance(e, SHARE_CONFIG_EVENTS) for e in run.events):
+                        _check_share_bounds(run, coordinator, node_id)
                     ids = _create_share_topics(control, names, run.topics, self.clock, self.timeout)
                     return ShareRun(run, names, ids, coordinator, self.scaling, clock=self.clock,
                                     wait=self.wait).drive(), SHARE_UNOBSERVED, ()
@@ -859,9 +893,6 @@ def share_plan(run: Any, scaling: Scaling) -> None:
         sg.UpdateMetadata: "a metadata change (topics deleted, grown or recreated) needs admin "
                            "APIs groupspec.wire does not speak",
         sg.Restart: "a coordinator restart cannot be caused over the wire",
-        sg.SetGroupConfig: "a group config change needs IncrementalAlterConfigs, which "
-                           "groupspec.wire does not speak",
-        sg.DeleteGroups: "groupspec.wire does not speak DeleteGroups",
     }
     for event in run.events:
         why = why_not.get(type(event))
@@ -950,6 +981,60 @@ def _create_share_topics(conn: Conn, names: Names, topics: Sequence[Any], clock:
     return {t.topic_id: ids[t.name] for t in topics}
 
 
+#: The broker settings that bound a share group's own session timeout and heartbeat interval,
+#: by the vector's config field.
+SHARE_BOUNDS = {
+    "group.share.min.session.timeout.ms": "min_session_timeout_ms",
+    "group.share.max.session.timeout.ms": "max_session_timeout_ms",
+    "group.share.min.heartbeat.interval.ms": "min_heartbeat_interval_ms",
+    "group.share.max.heartbeat.interval.ms": "max_heartbeat_interval_ms",
+    "group.share.session.timeout.ms": "session_timeout_ms",
+    "group.share.heartbeat.interval.ms": "heartbeat_interval_ms",
+}
+
+
+def _share_config_events() -> tuple[type, ...]:
+    from groupspec.types import share_group as sg
+
+    return (sg.SetGroupConfig,)
+
+
+SHARE_CONFIG_EVENTS = _share_config_events()
+
+
+def broker_configs(conn: Conn, node_id: int | None, keys: Sequence[str]) -> dict[str, str]:
+    """The broker's values of ``keys`` (DescribeConfigs on its BROKER resource); Unrealisable if it
+    will not say."""
+    from groupspec.wire import messages as w
+    from groupspec.wire.messages.configs import RESOURCE_BROKER
+
+    if node_id is None:
+        raise Unrealisable("the broker's node id is unknown, so its settings cannot be read")
+    resource = w.DescribeConfigsRequest.DescribeConfigsResource(RESOURCE_BROKER, str(node_id), tuple(keys))
+    answer = conn.request(w.DescribeConfigsRequest(resources=(resource,)))
+    if len(answer.results) != 1 or answer.results[0].error_code != 0:
+        code = answer.results[0].error_code if answer.results else "none"
+        raise Unrealisable(f"DescribeConfigs of broker {node_id} answered error code {code}")
+    return {c.name: c.value for c in answer.results[0].configs if c.value is not None}
+
+
+def _check_share_bounds(run: Any, conn: Conn, node_id: int | None) -> None:
+    """A run that sets a group's configuration is answered by the broker's bounds: they must be
+    the vector's (read from the broker, not assumed)."""
+    have = broker_configs(conn, node_id, tuple(SHARE_BOUNDS))
+    problems = []
+    for prop, field in SHARE_BOUNDS.items():
+        want = getattr(run.config, field)
+        if have.get(prop) != str(want):
+            problems.append(f"the vector needs {prop}={want}, the broker has {have.get(prop, 'no value')}")
+    if problems:
+        raise Unrealisable("; ".join(problems) + " (read with DescribeConfigs)")
+
+
+#: DescribeConfigs' ConfigSource for a group's own override (Kafka's ConfigSource.GROUP_CONFIG).
+GROUP_CONFIG_SOURCE = 8
+
+
 class ShareRun:
     """One share_group run: each heartbeat is answered at once, so one connection serves all."""
 
@@ -960,15 +1045,53 @@ class ShareRun:
         self.clock, self.wait = clock, wait
         self.back = {broker: vector for vector, broker in topic_ids.items()}
 
+    def _applied(self, event: Any) -> None:
+        """Wait until the broker describes the group's configuration as set (the change goes
+        through the metadata log before the coordinator sees it)."""
+        from groupspec.wire import messages as w
+        from groupspec.wire.messages.configs import RESOURCE_GROUP
+        from groupspec.wire.translate import SHARE_HEARTBEAT_INTERVAL, SHARE_SESSION_TIMEOUT
+
+        wanted = {SHARE_SESSION_TIMEOUT: event.session_timeout_ms,
+                  SHARE_HEARTBEAT_INTERVAL: event.heartbeat_interval_ms}
+        resource = w.DescribeConfigsRequest.DescribeConfigsResource(RESOURCE_GROUP, event.group_id,
+                                                                    tuple(wanted))
+        deadline = self.clock() + 10.0
+        while True:
+            answer = self.conn.request(w.DescribeConfigsRequest(resources=(resource,)))
+            seen = {c.name: c for r in answer.results for c in r.configs}
+            if all(c is not None and ((c.config_source == GROUP_CONFIG_SOURCE and c.value == str(v))
+                                      if v is not None else c.config_source != GROUP_CONFIG_SOURCE)
+                   for c, v in ((seen.get(n), v) for n, v in wanted.items())):
+                return
+            if self.clock() >= deadline:
+                raise Unrealisable(f"the broker did not describe {event.group_id!r}'s configuration "
+                                   "as set within 10 s")
+            self.wait([], 0.02)
+
     def _out(self, event: Any) -> Any:
+        from groupspec.types import share_group as sg
+
         r = dataclasses.replace
+        if isinstance(event, sg.SetGroupConfig):
+            return r(event, group_id=self.names.group(event.group_id))
+        if isinstance(event, sg.DeleteGroups):
+            return r(event, group_ids=tuple(self.names.group(g) for g in event.group_ids))
+        if not isinstance(event, sg.ShareGroupHeartbeat):
+            return event
         topics = event.subscribed_topic_names
         return r(event, group_id=self.names.group(event.group_id),
                  subscribed_topic_names=None if topics is None
                  else tuple(self.names.topic(t) for t in topics))
 
     def _back(self, answer: Any) -> Any:
-        if answer.assignment is None:
+        from groupspec.types import share_group as sg
+
+        if isinstance(answer, cg.DeleteGroupsResponse):
+            return sg.DeleteGroupsResponse(tuple(
+                sg.GroupResult(self.names.group_back(g.group_id) or g.group_id, g.error)
+                for g in answer.results))
+        if not isinstance(answer, sg.ShareGroupHeartbeatResponse) or answer.assignment is None:
             return answer
         return dataclasses.replace(answer, assignment=tuple(
             dataclasses.replace(t, topic_id=self.back.get(t.topic_id, t.topic_id))
@@ -996,5 +1119,7 @@ class ShareRun:
             request, version = to_wire(self._out(event))
             pending = self.conn.send(request, version)
             answer = from_wire(self.conn.receive(pending), pending.version)
+            if isinstance(event, sg.SetGroupConfig) and answer.error == Errors.NONE:
+                self._applied(self._out(event))
             outputs.append(sg.Output(answers=(sg.Answer(k, self._back(answer)),)))
         return RunOutput(tuple(outputs), sg.ShareCoordinatorView(now_ms, (), ()))
