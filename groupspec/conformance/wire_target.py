@@ -55,6 +55,9 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   the first heartbeat; a vector without PersisterAnswer events pins that initialization as
   pending, so a run whose group heartbeats again after subscribing to a topic that exists is
   unsupported rather than raced.
+  A SetGroupConfig is IncrementalAlterConfigs on the GROUP resource; the run first reads the
+  broker's bounds with DescribeConfigs (they must be the vector's) and, after an accepted change,
+  waits until DescribeConfigs of the group shows it. DeleteGroups goes out as it is.
 * What is judged. A broker shows its answers, not the records it writes nor its internal state,
   so the output carries no records and an empty view, and the response says so
   (``unobserved``): the runner judges the answers with the machine's own judge.
