@@ -33,12 +33,13 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   timing cannot be realised faithfully.
 * Configuration. The vector's coordinator configuration must be the broker's where the run can
   tell them apart. The initial rebalance delay is measured (one probe join per target) and each
-  session timeout the run sends is tried against the broker's bounds (a probe join); what the
-  wire cannot ask (group.max.size, offset.metadata.max.bytes, offset retention) is taken at
-  Kafka's default unless the address declares it (``kafka://h:p?group.max.size=1``), and the
-  target's notes say so. A vector that needs a value the broker does not have answers
-  unsupported naming it. The coordinator topic's partition count is not observable on the wire
-  and is not checked.
+  session timeout the run sends is tried against the broker's bounds (a probe join); what no
+  probe shows (group.max.size, offset.metadata.max.bytes, offset retention, a share group's
+  defaults) is read once per target with DescribeConfigs on the broker's BROKER resource, else
+  taken at Kafka's default, unless the address declares it (``kafka://h:p?group.max.size=1``),
+  and the target's notes say which. A vector that needs a value the broker does not have
+  answers unsupported naming it. The coordinator topic's partition count is not observable on
+  the wire and is not checked.
 * Transactions (groupspec.conformance.wire_txn): each producer id of the vector is a real
   transactional producer of the run; a TxnOffsetCommit goes out after InitProducerId (and
   AddOffsetsToTxn below TxnOffsetCommit v5), a TxnMarker for a producer with a transaction open
@@ -370,9 +371,17 @@ def advance_ms(run: Any) -> int:
     return int(last - run.start_ms)
 
 
-def assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
-    """The configuration the run depends on that the wire cannot check, where the broker's value
-    (declared, else Kafka's default) differs from the vector's in a way the run would show."""
+def _source(prop: str, declared: Mapping[str, str], read: Mapping[str, str]) -> str:
+    if prop in declared:
+        return "declared"
+    return "read with DescribeConfigs" if prop in read else "Kafka's default, assumed"
+
+
+def assumed_problems(run: Any, declared: Mapping[str, str],
+                     read: Mapping[str, str] | None = None) -> list[str]:
+    """The configuration the run depends on that no probe checks, where the broker's value
+    (declared, else read with DescribeConfigs, else Kafka's default) differs from the vector's in
+    a way the run would show."""
     config = run.config
     joins = sum(isinstance(e, cg.JoinGroup) for e in run.events)
     metadata = [len((p.committed_metadata or "").encode()) for e in run.events
@@ -382,7 +391,7 @@ def assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
     for prop, (field, default) in ASSUMED.items():
         want = getattr(config, field)
         try:
-            have = int(declared.get(prop, default))
+            have = int(declared.get(prop, (read or {}).get(prop, default)))
         except ValueError:
             raise InputError("--target", f"{prop}={declared[prop]!r} is not a number") from None
         if want == have:
@@ -395,7 +404,7 @@ def assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
             matters = advance >= min(want, have, config.offsets_retention_check_interval_ms,
                                      config.offsets_retention_ms)
         if matters:
-            source = "declared" if prop in declared else "Kafka's default, assumed"
+            source = _source(prop, declared, read or {})
             problems.append(f"the vector needs {prop}={want}, the broker has {have} ({source})")
     return problems
 
@@ -628,6 +637,8 @@ class WireTarget:
         if assumed:
             self.notes.append(f"taken at Kafka's defaults (the wire cannot ask): {', '.join(assumed)}")
         self._delay_ms: float | None = None
+        #: The broker's settings read with DescribeConfigs (None: not asked yet).
+        self._read: dict[str, str] | None = None
         self._session_ok: dict[int, bool] = {}
 
     @classmethod
@@ -662,10 +673,10 @@ class WireTarget:
         try:
             if machine == "share_group":
                 share_plan(run, self.scaling)
-                problems = share_assumed_problems(run, self.declared)
+                problems = share_assumed_problems(run, self.declared, self._broker_settings())
             else:
                 plan(run, self.scaling)
-                problems = assumed_problems(run, self.declared)
+                problems = assumed_problems(run, self.declared, self._broker_settings())
             if problems:
                 raise Unrealisable("; ".join(problems))
             output, unobserved, unordered = self._run(machine, run)
@@ -681,6 +692,40 @@ class WireTarget:
                         unordered=unordered)
 
     # -- the broker's side of the configuration ---------------------------------------------
+
+    def _broker_settings(self) -> dict[str, str]:
+        """The settings the runs would otherwise assume, read once from the bootstrap broker with
+        DescribeConfigs (offsets.retention.minutes as offsets.retention.ms); empty when it will
+        not say, and the assumptions stand."""
+        from groupspec.wire import WireError
+        from groupspec.wire import messages as w
+
+        if self._read is not None:
+            return self._read
+        self._read = {}
+        keys = [p for p in (*ASSUMED, *SHARE_ASSUMED) if p != "offsets.retention.ms"]
+        try:
+            conn = self._connect(self.host, self.port, "groupspec")
+            try:
+                brokers = conn.request(w.MetadataRequest(topics=())).brokers
+                node = next((b.node_id for b in brokers if (b.host, b.port) == (self.host, self.port)),
+                            brokers[0].node_id if brokers else None)
+                read = broker_configs(conn, node, (*keys, "offsets.retention.minutes"))
+            finally:
+                conn.close()
+        except (WireError, Unrealisable):
+            return self._read
+        minutes = read.pop("offsets.retention.minutes", None)
+        if minutes is not None and minutes.isdigit():
+            read["offsets.retention.ms"] = str(int(minutes) * 60_000)
+        self._read = {k: v for k, v in read.items() if k in (*ASSUMED, *SHARE_ASSUMED)}
+        still = [p for p in ASSUMED if p not in self.declared and p not in self._read]
+        self.notes = [n for n in self.notes if not n.startswith("taken at Kafka's defaults")]
+        if still:
+            self.notes.append(f"taken at Kafka's defaults (the wire cannot ask): {', '.join(still)}")
+        if self._read:
+            self.notes.append(f"read from the broker (DescribeConfigs): {', '.join(sorted(self._read))}")
+        return self._read
 
     def _check_config(self, run: Any, conn: Conn) -> None:
         config = run.config
@@ -929,7 +974,8 @@ def share_plan(run: Any, scaling: Scaling) -> None:
                            f"realise within the per-vector budget of {scaling.budget_s:g} s (?budget_s=)")
 
 
-def share_assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
+def share_assumed_problems(run: Any, declared: Mapping[str, str],
+                           read: Mapping[str, str] | None = None) -> list[str]:
     """As :func:`assumed_problems`, for the share group settings a heartbeat's answer shows."""
     from groupspec.types import share_group as sg
 
@@ -938,7 +984,7 @@ def share_assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
     for prop, (field, default) in SHARE_ASSUMED.items():
         want = getattr(run.config, field)
         try:
-            have = int(declared.get(prop, default))
+            have = int(declared.get(prop, (read or {}).get(prop, default)))
         except ValueError:
             raise InputError("--target", f"{prop}={declared[prop]!r} is not a number") from None
         if field == "max_size":
@@ -948,7 +994,7 @@ def share_assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
         else:
             matters = any(isinstance(e, sg.AdvanceClock) for e in run.events)
         if want != have and matters:
-            source = "declared" if prop in declared else "Kafka's default, assumed"
+            source = _source(prop, declared, read or {})
             problems.append(f"the vector needs {prop}={want}, the broker has {have} ({source})")
     return problems
 

@@ -306,3 +306,56 @@ def test_a_group_config_change_is_waited_on_until_the_broker_describes_it() -> N
                         clock=lambda: 0.0, wait=lambda busy, t: waited.append(t) or [])
     share._applied(sg.SetGroupConfig("run-g", session_timeout_ms=50_000))
     assert conn.asked == 3 and len(waited) == 2
+
+
+@dataclass
+class SettingsConn:
+    """A bootstrap broker (node 3 at h:1) whose settings DescribeConfigs reads."""
+
+    settings: dict[str, str]
+    asked: list[Any] = field(default_factory=list)
+
+    def request(self, request: Any, version: int | None = None) -> Any:
+        self.asked.append(request)
+        if isinstance(request, w.MetadataRequest):
+            broker = w.MetadataResponse.MetadataResponseBroker
+            return w.MetadataResponse(brokers=(broker(9, "other", 2), broker(3, "h", 1)))
+        (resource,) = request.resources
+        assert (resource.resource_type, resource.resource_name) == (RESOURCE_BROKER, "3")
+        entry = w.DescribeConfigsResponse.DescribeConfigsResult.DescribeConfigsResourceResult
+        return w.DescribeConfigsResponse(0, (w.DescribeConfigsResponse.DescribeConfigsResult(
+            0, None, 4, "3", tuple(entry(k, v) for k, v in self.settings.items()
+                                   if k in resource.configuration_keys)),))
+
+    def close(self) -> None:
+        pass
+
+
+def test_what_no_probe_shows_is_read_from_the_broker_once_and_named_so() -> None:
+    conn = SettingsConn({"offset.metadata.max.bytes": "8", "offsets.retention.minutes": "1",
+                         "group.max.size": "5"})
+    target = wt.WireTarget("h", 1, 1.0, connect=lambda host, port, client: conn,
+                           declared={"group.max.size": "1"})
+    read = target._broker_settings()
+    assert read == {"offset.metadata.max.bytes": "8", "offsets.retention.ms": "60000", "group.max.size": "5"}
+    assert target._broker_settings() is read and len(conn.asked) == 2  # once per target
+    assert "read from the broker (DescribeConfigs): group.max.size, offset.metadata.max.bytes, " \
+           "offsets.retention.ms" in target.notes
+    assert any(n.endswith("offsets.retention.check.interval.ms") for n in target.notes)
+    meta = RunInput(config=cg.ClassicConfig(), events=(cg.OffsetCommit("g", topics=(cg.CommitTopic("o", (
+        cg.CommitPartition(0, 1, committed_metadata="123456789"),)),)),))
+    assert wt.assumed_problems(meta, target.declared, read) == [
+        "the vector needs offset.metadata.max.bytes=4096, the broker has 8 (read with DescribeConfigs)"]
+    two = RunInput(config=cg.ClassicConfig(max_size=1), events=(cg.JoinGroup("g"), cg.JoinGroup("g")))
+    assert wt.assumed_problems(two, target.declared, read) == []  # the declared value wins
+
+
+def test_a_broker_that_will_not_describe_its_settings_leaves_the_assumptions() -> None:
+    from groupspec.wire import NoCommonVersionError
+
+    def refuse(host: str, port: int, client: str) -> Any:
+        raise NoCommonVersionError("the peer does not offer it", "DescribeConfigs")
+
+    target = wt.WireTarget("h", 1, 1.0, connect=refuse)
+    assert target._broker_settings() == {}
+    assert any(n.startswith("taken at Kafka's defaults") for n in target.notes)
