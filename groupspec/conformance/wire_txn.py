@@ -13,8 +13,8 @@ ends its transaction, so the run plays the producer:
   TxnOffsetCommit of a producer asks its transaction coordinator (FindCoordinator key type 1)
   for a producer id and epoch (InitProducerId); the vector's id and epoch stand for those.
 * Before a TxnOffsetCommit the group is added to the producer's transaction, as Kafka's
-  producer does: AddOffsetsToTxn, or nothing when the broker speaks TxnOffsetCommit v5
-  (transactions version 2, KIP-890, where the TxnOffsetCommit itself adds the group).
+  producer does: AddOffsetsToTxn, or nothing when the cluster has finalized transactions
+  version 2 (KIP-890; TxnOffsetCommit v5, which adds the group itself).
 * A TxnMarker for a producer with a transaction open is an EndTxn (commit or abort), and the run
   then waits until the transaction coordinator has finished writing the markers (its next
   InitProducerId for the transactional id stops answering CONCURRENT_TRANSACTIONS), so that the
@@ -70,6 +70,8 @@ class _Producer:
     producer_epoch: int = -1
     open: bool = False
     groups: set[str] = dataclasses.field(default_factory=set)
+    #: The open transaction's commits went at v5 (transactions version 2): it ends at EndTxn v5.
+    v2: bool = False
 
 
 class Transactions:
@@ -85,6 +87,8 @@ class Transactions:
         self._producers: dict[int, _Producer] = {}
         self._conns: dict[tuple[str, int], Any] = {}
         self._coordinator: dict[str, Any] = {}
+        #: Whether the cluster runs transactions version 2 (KIP-890), once asked.
+        self._tv2: bool | None = None
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -139,9 +143,23 @@ class Transactions:
         p.producer_id, p.producer_epoch = answer.producer_id, answer.producer_epoch
 
     def commit_version(self, group_conn: Any) -> int:
-        """The TxnOffsetCommit version to send: the highest both speak (from v5 the commit adds
-        the group to the transaction itself)."""
-        return int(group_conn.version(28))
+        """The TxnOffsetCommit version to send, as Kafka's producer picks it
+        (clients/.../producer/internals/TransactionManager.java, ``isTransactionV2Enabled``): the
+        highest both speak when the cluster has finalized ``transaction.version`` 2 or more
+        (from v5 the commit adds the group to the transaction itself), else at most 4, with
+        AddOffsetsToTxn before it."""
+        if self._tv2 is None:
+            from groupspec.wire import messages as w
+
+            version = int(self.bootstrap.version(18))
+            if version < 3:  # no features before ApiVersions v3: no transactions version 2
+                self._tv2 = False
+            else:
+                answer = self.bootstrap.request(w.ApiVersionsRequest("groupspec", "wire"), version)
+                levels = {f.name: f.max_version_level for f in answer.finalized_features}
+                self._tv2 = levels.get("transaction.version", 0) >= 2
+        highest = int(group_conn.version(28))
+        return highest if self._tv2 else min(highest, 4)
 
     def begin(self, event: cg.TxnOffsetCommit, group: str, version: int) -> tuple[str, int, int]:
         """Make the producer's transaction hold ``group`` (the broker's name); returns the
@@ -157,7 +175,7 @@ class Transactions:
             self._retry(f"AddOffsetsToTxn for {p.transactional_id!r}", lambda: conn.request(
                 w.AddOffsetsToTxnRequest(p.transactional_id, p.producer_id, p.producer_epoch, group)))
         p.groups.add(group)
-        p.open = True
+        p.open, p.v2 = True, version >= 5
         return p.transactional_id, p.producer_id, p.producer_epoch
 
     def end(self, marker: cg.TxnMarker) -> bool:
@@ -169,8 +187,10 @@ class Transactions:
         if p is None or not p.open:
             return False
         conn = self._conn_for(p.transactional_id)
+        # EndTxn v5 is transactions version 2 (an epoch bump at every end), as the commits were
+        version = int(conn.version(26)) if p.v2 else min(int(conn.version(26)), 4)
         answer = self._retry(f"EndTxn for {p.transactional_id!r}", lambda: conn.request(
-            w.EndTxnRequest(p.transactional_id, p.producer_id, p.producer_epoch, marker.commit)))
+            w.EndTxnRequest(p.transactional_id, p.producer_id, p.producer_epoch, marker.commit), version))
         if answer.producer_id >= 0:  # v5 (transactions version 2) bumps the epoch at every end
             p.producer_id, p.producer_epoch = answer.producer_id, answer.producer_epoch
         p.open, p.groups = False, set()

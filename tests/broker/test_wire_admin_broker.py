@@ -89,6 +89,7 @@ def test_a_transactions_offsets_are_pending_until_it_commits_and_gone_if_it_abor
         assert conn.version(28) == 5 and conn.version(26) == 5  # transactions version 2 (KIP-890)
         txns = Transactions(f"admin-{uuid.uuid4().hex[:6]}", lambda h, p: connect((h, p)), conn)
         try:
+            assert txns.commit_version(conn) == 5  # a 4.2.1 node finalizes transaction.version 2
             commit = cg.TxnOffsetCommit("tx", 7, 1, group)
             tid, pid, epoch = txns.begin(commit, group, 5)
             assert pid >= 0 and epoch >= 0

@@ -33,10 +33,14 @@ class TxnBroker:
     _busy_left: int = 0
 
     def version(self, api_key: int) -> int:
-        return {28: self.txn_version, 26: self.txn_version}.get(api_key, 4)
+        return {28: 5, 26: 5}.get(api_key, 4)
 
     def request(self, request: Any, version: int | None = None) -> Any:
         self.seen.append(request)
+        if isinstance(request, w.ApiVersionsRequest):
+            level = 2 if self.txn_version >= 5 else 1
+            return w.ApiVersionsResponse(finalized_features=(
+                w.ApiVersionsResponse.FinalizedFeatureKey("transaction.version", level, level),))
         if isinstance(request, w.FindCoordinatorRequest):
             found = w.FindCoordinatorResponse.Coordinator(request.coordinator_keys[0], 1, "h", 9)
             return w.FindCoordinatorResponse(coordinators=(found,))
@@ -89,6 +93,27 @@ def test_from_v5_the_commit_adds_the_group_itself() -> None:
     txns = _txns(broker)
     txns.begin(_commit(7), "run-g", 5)
     assert not any(isinstance(r, w.AddOffsetsToTxnRequest) for r in broker.seen)
+
+
+@pytest.mark.parametrize("level, commit, end", [(2, 5, 5), (1, 4, 4)])
+def test_the_versions_follow_the_clusters_transactions_version(level: int, commit: int, end: int) -> None:
+    """Kafka's producer uses TxnOffsetCommit v5 and EndTxn v5 only with transaction.version 2
+    finalized, though a broker offers them either way."""
+    broker = TxnBroker(txn_version=5 if level == 2 else 4, busy=0)
+    sent: list[tuple[Any, int | None]] = []
+    answer = broker.request
+
+    def record(request: Any, version: int | None = None) -> Any:
+        sent.append((request, version))
+        return answer(request, version)
+
+    broker.request = record  # type: ignore[method-assign]
+    txns = _txns(broker)
+    assert txns.commit_version(broker) == commit
+    txns.begin(_commit(7), "run-g", commit)
+    txns.end(cg.TxnMarker(7, 1, True))
+    assert [v for r, v in sent if isinstance(r, w.EndTxnRequest)] == [end]
+    assert any(isinstance(r, w.AddOffsetsToTxnRequest) for r, _ in sent) == (commit < 5)
 
 
 def test_a_marker_ends_an_open_transaction_and_waits_for_its_markers() -> None:
