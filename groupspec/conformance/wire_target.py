@@ -823,7 +823,7 @@ class WireTarget:
                 self._check_config(run, coordinator)
                 _create_topics(control, names, run.events, self.clock, self.timeout)
                 txn = None
-                if any(isinstance(e, cg.TxnOffsetCommit) for e in run.events):
+                if any(isinstance(e, (cg.TxnOffsetCommit, cg.TxnMarker)) for e in run.events):
                     from groupspec.conformance.wire_txn import Transactions
 
                     txn = Transactions(names.tag, lambda h, p: self._connect(h, p, "groupspec-txn"),
