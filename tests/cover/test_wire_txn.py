@@ -384,3 +384,71 @@ def test_a_broker_that_will_not_describe_its_settings_leaves_the_assumptions() -
     target = wt.WireTarget("h", 1, 1.0, connect=refuse)
     assert target._broker_settings() == {}
     assert any(n.startswith("taken at Kafka's defaults") for n in target.notes)
+
+
+@dataclass
+class ShareConn:
+    """A share coordinator answering IncrementalAlterConfigs (INVALID_CONFIG above 60000 ms),
+    DescribeConfigs of a group as last set, and DeleteGroups (GROUP_ID_NOT_FOUND)."""
+
+    sent: list[Any] = field(default_factory=list)
+    session: str | None = None
+
+    def send(self, request: Any, version: int | None = None) -> Any:
+        self.sent.append(request)
+        return type("P", (), {"version": version or 1})()
+
+    def receive(self, pending: Any) -> Any:
+        return self.request(self.sent.pop())
+
+    def request(self, request: Any, version: int | None = None) -> Any:
+        self.sent.append(request)
+        if isinstance(request, w.IncrementalAlterConfigsRequest):
+            (resource,) = request.resources
+            value = resource.configs[0].value
+            ok = value is None or int(value) <= 60_000
+            if ok:
+                self.session = value
+            result = w.IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
+            code = 0 if ok else 40
+            return w.IncrementalAlterConfigsResponse(0, (result(code, None, 32, resource.resource_name),))
+        if isinstance(request, w.DescribeConfigsRequest):
+            entry = w.DescribeConfigsResponse.DescribeConfigsResult.DescribeConfigsResourceResult
+            own = (self.session, wt.GROUP_CONFIG_SOURCE) if self.session else ("45000", 5)
+            configs = (entry("share.session.timeout.ms", own[0], config_source=own[1]),
+                       entry("share.heartbeat.interval.ms", "5000", config_source=5))
+            return w.DescribeConfigsResponse(0, (w.DescribeConfigsResponse.DescribeConfigsResult(
+                0, None, 32, "g", configs),))
+        assert isinstance(request, w.DeleteGroupsRequest)
+        return w.DeleteGroupsResponse(0, tuple(w.DeleteGroupsResponse.DeletableGroupResult(g, 69)
+                                               for g in request.groups_names))
+
+    def version(self, api_key: int) -> int:
+        return 1
+
+    def fileno(self) -> int:
+        return -1
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_share_run_sets_configs_and_deletes_groups_in_the_runs_names() -> None:
+    from groupspec.conformance.share_group_json import RunInput as ShareInput
+
+    conn = ShareConn()
+    run = ShareInput(events=(sg.SetGroupConfig("g", 50_000), sg.SetGroupConfig("g", 60_001),
+                             sg.DeleteGroups(("g", "h"))))
+    out = wt.ShareRun(run, wt.Names("run"), {}, conn, wt.Scaling(), clock=lambda: 0.0,
+                      wait=lambda busy, t: []).drive()
+    answers = [o.answers[0].response for o in out.outputs]
+    assert answers == [sg.SetGroupConfigResponse(Errors.NONE),
+                       sg.SetGroupConfigResponse(Errors.INVALID_CONFIG),
+                       sg.DeleteGroupsResponse((sg.GroupResult("g", Errors.GROUP_ID_NOT_FOUND),
+                                                sg.GroupResult("h", Errors.GROUP_ID_NOT_FOUND)))]
+    alters = [r for r in conn.sent if isinstance(r, w.IncrementalAlterConfigsRequest)]
+    assert [r.resources[0].resource_name for r in alters] == ["run-g", "run-g"]
+    # the accepted change was described back before the run went on; the refused one was not asked
+    assert sum(isinstance(r, w.DescribeConfigsRequest) for r in conn.sent) == 1
+    (deleted,) = [r for r in conn.sent if isinstance(r, w.DeleteGroupsRequest)]
+    assert deleted.groups_names == ("run-g", "run-h")
