@@ -705,7 +705,10 @@ class WireTarget:
         if self._read is not None:
             return self._read
         self._read = {}
-        keys = [p for p in (*ASSUMED, *SHARE_ASSUMED) if p != "offsets.retention.ms"]
+        from groupspec.conformance.wire_share_partition import ASSUMED as PARTITION_ASSUMED
+
+        wanted = (*ASSUMED, *SHARE_ASSUMED, *PARTITION_ASSUMED)
+        keys = [p for p in wanted if p != "offsets.retention.ms"]
         try:
             conn = self._connect(self.host, self.port, "groupspec")
             try:
@@ -720,7 +723,7 @@ class WireTarget:
         minutes = read.pop("offsets.retention.minutes", None)
         if minutes is not None and minutes.isdigit():
             read["offsets.retention.ms"] = str(int(minutes) * 60_000)
-        self._read = {k: v for k, v in read.items() if k in (*ASSUMED, *SHARE_ASSUMED)}
+        self._read = {k: v for k, v in read.items() if k in wanted}
         still = [p for p in ASSUMED if p not in self.declared and p not in self._read]
         self.notes = [n for n in self.notes if not n.startswith("taken at Kafka's defaults")]
         if still:
