@@ -24,7 +24,8 @@ The properties (docs/reliability.md, "Classic consumer groups end to end"):
     (AbstractCoordinator#resetStateAndRejoin sets needsJoinPrepare), which calls
     onPartitionsLost and drops them.
 ``generation-backwards``
-    Each consumer's generations, as its JoinGroup and SyncGroup answers tell it, never go down.
+    Each member's generations (a member is a consumer under one member id), as its JoinGroup
+    and SyncGroup answers tell it, never go down.
 ``not-converged``
     The run's final reads (taken the settle bound after the last churn): every live consumer
     STABLE in the coordinator's generation, the coordinator's group Stable with exactly them,
@@ -85,7 +86,8 @@ def check(history: History) -> list[Violation]:
     setup = next((op for op in history if op.f == "setup"), None)
     if setup is None:
         raise InputError("history", "no setup operation (the run's assignor and partitions)")
-    violations = (_double_assignment(history) + _stale_claims(history) + _generations(history) + _converged(history, setup)
+    violations = (_double_assignment(history) + _stale_claims(history) + _generations(history)
+                  + _converged(history, setup)
                   + _commits(history))
     if _field(setup, "protocol") == "COOPERATIVE":
         violations += _moved_before_revoked(history)
@@ -140,17 +142,21 @@ def _stale_claims(history: History) -> list[Violation]:
 
 
 def _generations(history: History) -> list[Violation]:
+    """By member id: a consumer told its id is unknown joins again as a new member, and a
+    coordinator that fails over before a generation's assignment was written forgets that
+    generation (a new member may then start lower than its predecessor ended)."""
     last: dict[str, tuple[int, int]] = {}
     found = []
     for op in history:
         if op.f not in ("join", "sync") or op.type != "ok":
             continue
         generation = _field(op, "generation")
-        seen = last.get(op.process)
+        member = f"{op.process}/{_field(op, 'member_id')}"
+        seen = last.get(member)
         if seen is not None and generation < seen[0]:
             found.append(Violation("generation-backwards", op.index,
-                                   f"{op.process} at generation {generation} after {seen[0]} (op {seen[1]})"))
-        last[op.process] = (max(generation, seen[0]) if seen else generation, op.index)
+                                   f"{member} at generation {generation} after {seen[0]} (op {seen[1]})"))
+        last[member] = (max(generation, seen[0]) if seen else generation, op.index)
     return found
 
 
@@ -195,7 +201,8 @@ def _converged(history: History, setup: Op) -> list[Violation]:
                     f"the group at {group.get('generation')}", read.index)
         owned.extend(_tps(_field(read, "owned"), read, "owned"))
     if sorted(ids) != sorted(group.get("members", [])):
-        problem(f"the coordinator lists {sorted(group.get('members', []))}, the live consumers are {sorted(ids)}")
+        listed = sorted(group.get("members", []))
+        problem(f"the coordinator lists {listed}, the live consumers are {sorted(ids)}")
     if sorted(owned) != partitions:
         twice = sorted({tp for tp in owned if owned.count(tp) > 1})
         missing = sorted(set(partitions) - set(owned))

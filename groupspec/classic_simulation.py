@@ -205,7 +205,8 @@ class ClassicSimConfig:
 
     @property
     def protocol(self) -> RebalanceProtocol:
-        return RebalanceProtocol.COOPERATIVE if self.assignor == COOPERATIVE_STICKY else RebalanceProtocol.EAGER
+        cooperative = self.assignor == COOPERATIVE_STICKY
+        return RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
 
     @property
     def settle_bound_ms(self) -> int:
@@ -533,9 +534,8 @@ class ClassicSimulation:
         if isinstance(request, JoinGroup):
             subscription = sent.subscription or ConsumerProtocolSubscription(topics=())
             metadata = encode_subscription(subscription)
-            uuid = "%08x-%04x-4%03x-8%03x-%012x" % (
-                self.random.getrandbits(32), self.random.getrandbits(16), self.random.getrandbits(12),
-                self.random.getrandbits(12), self.random.getrandbits(48))
+            bits = self.random.getrandbits
+            uuid = f"{bits(32):08x}-{bits(16):04x}-4{bits(12):03x}-8{bits(12):03x}-{bits(48):012x}"
             wire = replace(request, client_id=member.name, new_member_uuid=uuid,
                            protocols=tuple(JoinProtocol(p.name, metadata) for p in request.protocols))
             return "join", {"member_id": request.member_id, "owned": _tps(subscription),
@@ -564,8 +564,10 @@ class ClassicSimulation:
         flight.done = True
         member = flight.member
         member.committing = member.committing and flight.f != "commit"
+        if not member.alive:
+            return  # a crashed process records nothing more
         self.history.add(self.now, member.name, "info", flight.f, {"why": why})
-        if not member.alive or not member.subscribed:
+        if not member.subscribed:
             return
         if flight.f == "join":
             self._client(member, JoinAnswered(JoinGroupResponse(UNREACHABLE)))
@@ -580,6 +582,8 @@ class ClassicSimulation:
         flight.done = True
         member = flight.member
         member.committing = member.committing and flight.f != "commit"
+        if not member.alive:
+            return  # a crashed process records nothing more
         f = flight.f
         if isinstance(response, JoinGroupResponse):
             self._record(member, f, response.error, {
@@ -587,7 +591,7 @@ class ClassicSimulation:
                 "leader": response.leader == response.member_id and response.error is Errors.NONE,
                 "owned": flight.value["owned"],
                 "subscription_generation": flight.value["subscription_generation"]})
-            if member.alive and member.subscribed:
+            if member.subscribed:
                 self._client(member, JoinAnswered(response, self._leader_assignments(response)))
         elif isinstance(response, SyncGroupResponse):
             assignment = (decode_assignment(response.assignment)[0] if response.assignment
@@ -597,11 +601,11 @@ class ClassicSimulation:
             self._record(member, f, response.error, {"generation": flight.value["generation"],
                                                      "member_id": flight.value["member_id"],
                                                      "assigned": _tps(assignment)})
-            if member.alive and member.subscribed:
+            if member.subscribed:
                 self._client(member, SyncAnswered(response, assignment))
         elif isinstance(response, HeartbeatResponse):
             self._record(member, f, response.error, flight.value)
-            if member.alive and member.subscribed:
+            if member.subscribed:
                 self._client(member, HeartbeatAnswered(response))
         elif isinstance(response, OffsetCommitResponse):
             errors = {(t.name, p.partition): p.error for t in response.topics for p in t.partitions}
@@ -622,7 +626,8 @@ class ClassicSimulation:
 
     # -- the leader's assignor ----------------------------------------------------------------------
 
-    def _leader_assignments(self, response: JoinGroupResponse) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
+    def _leader_assignments(
+            self, response: JoinGroupResponse) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
         """The assignor the coordinator chose, run on the members the JoinGroup answer lists, as
         the leader's ConsumerCoordinator does (onLeaderElected); nothing for a follower."""
         if response.error is not Errors.NONE or response.leader != response.member_id:
@@ -674,7 +679,8 @@ class ClassicSimulation:
         for m in live:
             v = m.client.view()
             if v.state is not MemberState.STABLE or v.generation != group.generation_id:
-                problems.append(f"{m.name} is {v.state.name} at {v.generation}, group at {group.generation_id}")
+                problems.append(f"{m.name} is {v.state.name} at {v.generation}, "
+                                f"group at {group.generation_id}")
             owned.extend(v.owned)
         if live and sorted(owned) != sorted(self.config.partitions()):
             problems.append(f"{len(owned)} partitions held ({len(set(owned))} distinct) "
@@ -692,11 +698,11 @@ class ClassicSimulation:
             self.history.add(self.now, m.name, "invoke", "read", None)
             self.history.add(self.now, m.name, "ok", "read", value)
         group = next((g for g in self.coordinator.view().groups if g.group_id == self.config.group_id), None)
-        value = None if group is None else {
+        read: dict[str, object] | None = None if group is None else {
             "state": group.state, "generation": group.generation_id,
             "members": sorted(m.member_id for m in group.members)}
         self.history.add(self.now, "coordinator", "invoke", "read", None)
-        self.history.add(self.now, "coordinator", "ok", "read", value)
+        self.history.add(self.now, "coordinator", "ok", "read", read)
 
 
 def random_plan(rng: random.Random, consumers: int, churn_ms: int, restarts: int = 0) -> tuple[Churn, ...]:

@@ -9,6 +9,7 @@ checker catches a planted fault (a mutated driver or a mutated copy of a history
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from typing import Any
 
@@ -18,9 +19,9 @@ from hypothesis import strategies as st
 
 from groupspec.classic_check import KINDS, Violation, check
 from groupspec.classic_simulation import (
+    Churn,
     ClassicSimConfig,
     ClassicSimulation,
-    Churn,
     Fault,
     random_plan,
     simulate,
@@ -71,7 +72,8 @@ def test_three_consumers_joining_together_make_one_rebalance() -> None:
     assert _final(history)["generation"] == 1
     assert _syncs(history) == {"c1": [1], "c2": [1], "c3": [1]}
     # Each consumer's listener is told of its partitions once: one each.
-    assigned = {c: [op.value["partitions"] for op in _oks(history, c, "assigned")] for c in ("c1", "c2", "c3")}
+    assigned = {c: [op.value["partitions"] for op in _oks(history, c, "assigned")]
+                for c in ("c1", "c2", "c3")}
     assert all(len(calls) == 1 and len(calls[0]) == 1 for calls in assigned.values())
 
 
@@ -264,7 +266,7 @@ def _commit_pair(history: History) -> tuple[Op, Op]:
     """Two acknowledged commits of one consumer while it owned the partitions throughout."""
     for process in ("c1", "c2", "c3"):
         commits = _oks(history, process, "commit")
-        for first, second in zip(commits, commits[1:], strict=False):
+        for first, second in itertools.pairwise(commits):
             between = history.ops[first.index:second.index]
             if not any(op.process == process and op.f in ("revoked", "lost", "assigned") for op in between):
                 return first, second
@@ -273,7 +275,7 @@ def _commit_pair(history: History) -> tuple[Op, Op]:
 
 def test_a_commit_going_back_while_owned_is_caught() -> None:
     history, _ = simulate(_staggered())
-    first, second = _commit_pair(history)
+    _, second = _commit_pair(history)
     offsets = [[t, p, -1] for t, p, _ in second.value["offsets"]]
     assert [v.kind for v in check(_mutated(history, second.index, {**second.value, "offsets": offsets}))] \
         == ["commit-backwards"] * len(offsets)
