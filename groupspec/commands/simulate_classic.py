@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"the consumers' assignor: {', '.join(ASSIGNORS)}, or 'all' to take them "
                              "in turn by seed (default range)")
     parser.add_argument("--consumers", default="4", metavar="N",
-                        help="consumers joining at first; each that leaves or crashes is replaced (default 4)")
+                        help="consumers joining at first; each that leaves or crashes is replaced "
+                             "(default 4)")
     parser.add_argument("--loss", default="0.05", metavar="P",
                         help="chance that one request or answer is lost while churn lasts (default 0.05)")
     parser.add_argument("--restarts", default="1", metavar="N",
