@@ -18,6 +18,8 @@ The properties (docs/reliability.md, "Classic consumer groups end to end"):
     generation and assigned in the next). A claim counts when it was made in a generation (not
     after the member's generation was reset) and no other claimant of the partition claims it
     from a later generation: the assignors give a partition claimed twice to the latest claimant.
+    Only the members the generation's leader assigned to count (a coordinator failover may
+    forget an unwritten generation and issue its number again to others).
 ``stale-claim``
     A JoinGroup sent without a generation (the member's generation was reset: it was fenced or
     unknown) claims no partitions: Kafka's consumer runs onJoinPrepare again after such a reset
@@ -111,19 +113,28 @@ def _double_assignment(history: History) -> list[Violation]:
 
 
 def _moved_before_revoked(history: History) -> list[Violation]:
-    claims: dict[int, dict[str, tuple[int, set[TP]]]] = defaultdict(dict)
+    """Claims are matched to the assignment by generation and by membership: a coordinator that
+    fails over before a generation's assignment was written forgets that generation and may issue
+    its number again to other members, so only the members the leader assigned to (its SyncGroup's
+    assignments) are that generation's."""
+    claims: dict[int, dict[str, tuple[str, int, set[TP]]]] = defaultdict(dict)
+    #: By generation: the member ids of the latest leader SyncGroup seen so far.
+    assigned_by_leader: dict[int, set[str]] = {}
+    found = []
     for op in history:
         if op.f == "join" and op.type == "ok":
             claims[_field(op, "generation")][op.process] = (
-                _field(op, "subscription_generation"), set(_tps(_field(op, "owned"), op, "owned")))
-    found = []
-    for op in history:
+                _field(op, "member_id"), _field(op, "subscription_generation"),
+                set(_tps(_field(op, "owned"), op, "owned")))
+        elif op.f == "sync" and op.type == "invoke" and _field(op, "assignments"):
+            assigned_by_leader[_field(op, "generation")] = set(_field(op, "assignments"))
         if op.f != "sync" or op.type != "ok":
             continue
         generation = _field(op, "generation")
+        members = assigned_by_leader.get(generation)
         for tp in _tps(_field(op, "assigned"), op, "assigned"):
-            claimed = {process: made for process, (made, owned) in claims[generation].items()
-                       if tp in owned and made >= 0}
+            claimed = {process: made for process, (member, made, owned) in claims[generation].items()
+                       if tp in owned and made >= 0 and (members is None or member in members)}
             latest = max(claimed.values(), default=-1)
             for process, made in sorted(claimed.items()):
                 if process != op.process and made == latest:
