@@ -26,8 +26,8 @@ The properties (docs/reliability.md, "Classic consumer groups end to end"):
     (AbstractCoordinator#resetStateAndRejoin sets needsJoinPrepare), which calls
     onPartitionsLost and drops them.
 ``generation-backwards``
-    Each member's generations (a member is a consumer under one member id), as its JoinGroup
-    and SyncGroup answers tell it, never go down.
+    A member (a consumer under one member id) is never given a generation, in a JoinGroup or
+    SyncGroup answer, below one it completed (its SyncGroup answered).
 ``not-converged``
     The run's final reads (taken the settle bound after the last churn): every live consumer
     STABLE in the coordinator's generation, the coordinator's group Stable with exactly them,
@@ -153,21 +153,25 @@ def _stale_claims(history: History) -> list[Violation]:
 
 
 def _generations(history: History) -> list[Violation]:
-    """By member id: a consumer told its id is unknown joins again as a new member, and a
-    coordinator that fails over before a generation's assignment was written forgets that
-    generation (a new member may then start lower than its predecessor ended)."""
-    last: dict[str, tuple[int, int]] = {}
+    """By member id, against the generations the member completed (its SyncGroup answered):
+    a consumer told its id is unknown joins again as a new member, and a coordinator that fails
+    over forgets every generation whose assignment was never written, so a generation only
+    joined may be issued again, lower than one the member had joined. A completed generation
+    was written (the answer waits for the write), so nothing later goes below it."""
+    completed: dict[str, tuple[int, int]] = {}
     found = []
     for op in history:
         if op.f not in ("join", "sync") or op.type != "ok":
             continue
         generation = _field(op, "generation")
         member = f"{op.process}/{_field(op, 'member_id')}"
-        seen = last.get(member)
+        seen = completed.get(member)
         if seen is not None and generation < seen[0]:
             found.append(Violation("generation-backwards", op.index,
-                                   f"{member} at generation {generation} after {seen[0]} (op {seen[1]})"))
-        last[member] = (max(generation, seen[0]) if seen else generation, op.index)
+                                   f"{member} at generation {generation} after completing {seen[0]} "
+                                   f"(op {seen[1]})"))
+        if op.f == "sync" and (seen is None or generation > seen[0]):
+            completed[member] = (generation, op.index)
     return found
 
 
@@ -227,6 +231,9 @@ def _commits(history: History) -> list[Violation]:
     acknowledged: dict[TP, tuple[int, int]] = {}
     found = []
     for op in history:
+        if op.process == "nemesis" and op.f in ("leave", "crash"):
+            owning.pop(str(op.value), None)  # a crashed consumer calls no listener
+            continue
         if op.type != "ok":
             continue
         if op.f == "assigned":
@@ -235,8 +242,6 @@ def _commits(history: History) -> list[Violation]:
         elif op.f in ("revoked", "lost"):
             for tp in _tps(_field(op, "partitions"), op, "partitions"):
                 owning[op.process].pop(tp, None)
-        elif op.process == "nemesis" and op.f in ("leave", "crash"):
-            owning.pop(str(op.value), None)
         elif op.f == "commit":
             for topic, partition, offset in _field(op, "offsets"):
                 tp = (topic, partition)
