@@ -39,6 +39,14 @@ def test_check_history_reports_a_classic_broken_promise(tmp_path: Path,
     assert "double-assignment" in kinds
 
 
+def test_ignore_leaves_a_kind_out(capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 31 (cooperative-sticky) reaches the consumer's known stale claim (docs/classic_simulation.md);
+    --ignore leaves that kind out of the verdict and the printed violations."""
+    assert main(["simulate-classic", "--seed", "31", "--assignor", "all", "--ignore", "stale-claim"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [line["seed"] for line in lines] == [31] and lines[0]["violations"] == 0
+
+
 @pytest.mark.parametrize("argv, message", [
     (["simulate-classic", "--runs", "0"], "--runs: 0 is below 1"),
     (["simulate-classic", "--assignor", "fair"], "--assignor: one of range"),
