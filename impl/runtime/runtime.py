@@ -198,6 +198,17 @@ class CoordinatorRuntime(Generic[S]):
         """:meth:`load` from entries read elsewhere (another broker's segment files, streamed):
         the shard is what replaying them makes, and this runtime's own log is left as it is, so
         a reader of someone else's log neither copies it nor writes to it."""
+
+        def replay_all(shard: S) -> None:
+            for offset, entry in entries:
+                shard.replay(offset, entry)
+
+        self.load_with(partition, replay_all)
+
+    def load_with(self, partition: int, feed: Callable[[S], None]) -> None:
+        """:meth:`load_from` where ``feed`` replays into the new shard itself: for a loader that
+        calls a shard's own replay methods (the classic shard's ``replay_batches``) rather than
+        handing it one entry object per record."""
         self._check_partition(partition)
         if partition in self._shards:
             raise InputError("partition", f"{self.topic}-{partition} is already loaded")
@@ -205,8 +216,7 @@ class CoordinatorRuntime(Generic[S]):
         context = ShardContext(self, partition)
         shard = self._new_shard(context)
         try:
-            for offset, entry in entries:
-                shard.replay(offset, entry)
+            feed(shard)
         except BaseException:
             context._cancel_all()
             self._states.pop(partition, None)
