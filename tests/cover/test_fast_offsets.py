@@ -65,7 +65,8 @@ def agree(fast: Any, general: Any) -> None:
 
 values = st.builds(OffsetCommitValue, offset=int64, leader_epoch=int32, metadata=text,
                    commit_timestamp=int64, expire_timestamp=int64,
-                   topic_id=st.sampled_from([uuid.UUID(int=0), uuid.UUID(int=7), uuid.uuid5(uuid.NAMESPACE_DNS, "t")]))
+                   topic_id=st.sampled_from([uuid.UUID(int=0), uuid.UUID(int=7),
+                                             uuid.uuid5(uuid.NAMESPACE_DNS, "t")]))
 
 
 @given(st.text(max_size=40), st.text(max_size=40), int32)
