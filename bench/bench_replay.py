@@ -43,15 +43,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_codec import build_log, offset_commits  # noqa: E402
+from bench_codec import build_log, offset_commits
 
-from groupspec.impl.classic_group import ClassicCoordinator  # noqa: E402
-from groupspec.impl.codec.batch import RecordBatch, read_batches  # noqa: E402
-from groupspec.impl.codec.compression import Compression  # noqa: E402
-from groupspec.impl.codec.segment import segment_files  # noqa: E402
-from groupspec.impl.runtime.log import log_entries  # noqa: E402
-from groupspec.types.classic_group import ClassicConfig  # noqa: E402
-from groupspec.types.records import OFFSETS_TOPIC  # noqa: E402
+from groupspec.impl.classic_group import ClassicCoordinator
+from groupspec.impl.codec.batch import RecordBatch, read_batches
+from groupspec.impl.codec.compression import Compression
+from groupspec.impl.codec.segment import segment_files
+from groupspec.impl.runtime.log import log_entries
+from groupspec.types.classic_group import ClassicConfig
+from groupspec.types.records import OFFSETS_TOPIC
 
 
 class Input:

@@ -233,3 +233,39 @@ def test_transactional_commits_and_tombstones_replay_alike() -> None:
     general, fast = replay(batches, False), replay(batches, True)
     assert general[1] is None and fast == general
     assert general[0][3]  # producer 8's commit is still pending
+
+
+# -- the audit's stage 1 ---------------------------------------------------------------------------
+
+
+def _rows(directories: list[Path]) -> list[tuple[Any, ...]]:
+    from groupspec.pipeline.audit_core import segment_rows
+
+    rows = []
+    for d in directories:
+        topic, number = d.name.rsplit("-", 1)
+        for f in segment_files(d):
+            rows += [item for tag, item in segment_rows(str(f), topic, int(number)) if tag == "row"]
+    return rows
+
+
+@pytest.mark.parametrize("real", [False, True])
+def test_the_audit_gives_the_same_rows_with_and_without_the_fast_key(
+        tmp_path: Path, real: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from groupspec.pipeline import audit_core
+
+    if real:
+        directories = sorted(p for p in REAL.parent.iterdir() if p.is_dir())
+    else:
+        directories = list(write_offsets_log(tmp_path, groups=40, commits=20, partitions=2,
+                                             faults=True, seed=5).directories)
+    rows = _rows(directories)
+    fast = audit_core.audit_rows(rows)
+    monkeypatch.setattr(audit_core, "offset_commit_key", lambda key: None)
+    general = audit_core.audit_rows(rows)
+    assert fast == general
+    states, violations, quarantined = fast
+    assert states
+    if not real:  # the planted faults are all still found, the garbage still quarantined
+        assert {v.kind for v in violations} >= set(audit_core.VIOLATION_KINDS) - {"replay_failed"}
+        assert quarantined and all(q.reason for q in quarantined)
