@@ -93,13 +93,13 @@ class OffsetMetadataManager:
         """:meth:`replay` from the record's fields (None: a tombstone), which a loader reading
         OffsetCommit bytes straight into fields (``shard.replay_batches``) calls without building
         the record's objects."""
-        if entry is not None and self.groups.group(group_id) is None:
-            # An offset of a group nobody joined: a "simple" group (Kafka creates it here too),
-            # its state timestamp the time of the replay (at a load, the time of the load).
-            self.groups.get_or_create(group_id)
         if entry is None:
             self._remove(group_id, tp)
             return
+        if group_id not in self.groups.groups:
+            # An offset of a group nobody joined: a "simple" group (Kafka creates it here too),
+            # its state timestamp the time of the replay (at a load, the time of the load).
+            self.groups.get_or_create(group_id)
         if producer_id is None:
             self.offsets.setdefault(group_id, {})[tp] = entry
         else:

@@ -21,7 +21,6 @@ import struct
 #: The key of an OffsetCommit record: type id 1 as int16.
 _KEY_TYPE = b"\x00\x01"
 
-_INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
 _INT64 = struct.Struct(">q")
 _TWO_INT64 = struct.Struct(">qq")
@@ -43,23 +42,23 @@ def offset_commit_key(key: bytes) -> KeyFields | None:
     if key[:2] != _KEY_TYPE:
         return None
     size = len(key)
+    if size < 10:  # type, two string lengths, the partition
+        return None
+    n = key[2] << 8 | key[3]
+    end = 4 + n
+    if n >= 0x8000 or end + 6 > size:  # a negative (null) length, or no room for the rest
+        return None
+    n = key[end] << 8 | key[end + 1]
+    start = end + 2
+    stop = start + n
+    if n >= 0x8000 or stop + 4 != size:
+        return None
     try:
-        n, = _INT16.unpack_from(key, 2)
-        end = 4 + n
-        if n < 0 or end > size:
-            return None
         group = key[4:end].decode()
-        n, = _INT16.unpack_from(key, end)
-        start = end + 2
-        end = start + n
-        if n < 0 or end > size:
-            return None
-        topic = key[start:end].decode()
-        partition, = _INT32.unpack_from(key, end)
-    except (struct.error, UnicodeDecodeError):
+        topic = key[start:stop].decode()
+    except UnicodeDecodeError:
         return None
-    if end + 4 != size:
-        return None
+    partition, = _INT32.unpack_from(key, stop)
     return group, topic, partition
 
 
