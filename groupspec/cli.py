@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "each group as __consumer_offsets / __share_group_state segments say it was"),
     "audit": ("groupspec.commands.audit",
               "coordinator logs replayed per group on Spark: state, violations, quarantine"),
+    "gen-log": ("groupspec.commands.gen_log",
+                "write a generated __consumer_offsets / __share_group_state log (kafka-python's writer)"),
     "simulate-delivery": ("groupspec.commands.simulate_delivery",
                           "seeded end-to-end share-group delivery runs, judged per record"),
     "check-history": ("groupspec.commands.check_history",

@@ -13,8 +13,9 @@ The user's files are only read: each partition's segments are streamed into a sh
 rather than held in memory.
 
 KIP-848 consumer groups have no coordinator machine in groupspec; their committed offsets are
-replayed (offsets are the classic coordinator's) and their members are followed record by
-record (a member record adds one, its tombstone removes it), but their state is not computed.
+replayed (offsets are the classic coordinator's) and their records are folded by
+:mod:`groupspec.consumer_group_state` into the state, group epoch, target assignment epoch and
+members (with member epoch, current and target assignment) that Kafka's loader would hold.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from groupspec.consumer_group_state import MEMBER_STATES, ConsumerGroupState, partition_names
 from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.classic_group.shard import GroupCoordinatorShard
 from groupspec.impl.codec.batch import RecordBatch
@@ -48,7 +51,6 @@ DEFAULT_PARTITIONS = 50
 
 _CONSUMER_TYPES = range(3, 9)  # ConsumerGroup* records
 _SHARE_TYPES = range(10, 16)  # ShareGroup* records
-_CONSUMER_MEMBER = 5  # ConsumerGroupMemberMetadata
 #: The type ids of the records the share group shard replays (its SHARE_KEYS).
 _SHARE_TYPE_IDS = frozenset(record_type_of(k).type_id for k in SHARE_KEYS)
 _DELIVERY_STATES = {0: "available", 2: "acknowledged", 4: "archived"}
@@ -62,6 +64,12 @@ class MemberRow:
     group_instance_id: str | None
     #: "topic-partition" names (classic: the assignment the leader gave; share: the assigned set).
     assignment: tuple[str, ...]
+    #: KIP-848 consumer members only: member epoch, Kafka's member state name, the target
+    #: assignment, and partitions still to revoke.
+    member_epoch: int | None = None
+    member_state: str | None = None
+    target_assignment: tuple[str, ...] = ()
+    pending_revocation: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,8 @@ class GroupDescription:
     members: tuple[MemberRow, ...]
     offsets: tuple[OffsetRow, ...]
     share_partitions: tuple[SharePartitionRow, ...] = ()
+    #: KIP-848 consumer groups: the target assignment's epoch (the group epoch is ``generation``).
+    assignment_epoch: int | None = None
 
 
 @dataclass
@@ -205,7 +215,7 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
     classic = ClassicCoordinator(ClassicConfig(offsets_topic_partitions=size))
     shares = ShareGroupCoordinator(ShareGroupConfig(offsets_topic_partitions=size))
     kinds: dict[str, str] = {}
-    consumer_members: dict[str, dict[str, None]] = {}
+    consumer_groups: dict[str, ConsumerGroupState] = {}
     home: dict[str, int] = {}
 
     def follow(part: _Partition) -> Callable[[GroupCoordinatorShard], None]:
@@ -231,13 +241,8 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
                         kinds[group] = "share"
                     elif type_id == 2 and kinds[group] == "simple":
                         kinds[group] = "classic"
-                    if type_id == _CONSUMER_MEMBER:
-                        members = consumer_members.setdefault(group, {})
-                        member = str(getattr(record.key, "member_id", ""))
-                        if record.value is None:
-                            members.pop(member, None)
-                        else:
-                            members[member] = None
+                    if type_id in _CONSUMER_TYPES:
+                        consumer_groups.setdefault(group, ConsumerGroupState(group)).apply(record)
 
         def feed(shard: GroupCoordinatorShard) -> None:
             with _decoding(part):
@@ -276,22 +281,28 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
                 topic_names.get(v.topic_id, v.topic_id), v.partition, v.start_offset, v.state_epoch,
                 v.leader_epoch, counts))
 
-    for g in classic.view().groups:
-        if wanted and g.group_id not in wanted:
+    classic_groups = {g.group_id: g for g in classic.view().groups}
+    for group_id in sorted(classic_groups.keys() | {k for k, v in consumer_groups.items()
+                                                     if kinds.get(k) == "consumer"}):
+        if wanted and group_id not in wanted:
             continue
-        kind = kinds.get(g.group_id, "classic" if g.protocol_type is not None else "simple")
+        g = classic_groups.get(group_id)
+        kind = kinds.get(group_id, "classic" if g is not None and g.protocol_type is not None else "simple")
         if kind == "share":
             continue  # described below, from the share group coordinator
+        offsets = () if g is None else tuple(
+            OffsetRow(o.topic, o.partition, o.committed_offset, o.committed_leader_epoch, o.metadata)
+            for o in g.offsets)
+        if kind == "consumer":
+            out.groups.append(_consumer_group(consumer_groups[group_id], home.get(group_id, -1),
+                                              offsets, topic_names))
+            continue
+        assert g is not None
         members = tuple(MemberRow(m.member_id, m.client_id, m.client_host, m.group_instance_id,
                                   _assigned(m.assignment, g.protocol_type)) for m in g.members)
-        if kind == "consumer":
-            members = tuple(MemberRow(m, "", "", None, ()) for m in consumer_members.get(g.group_id, {}))
         out.groups.append(GroupDescription(
-            g.group_id, kind, _consumer_state(members) if kind == "consumer" else g.state,
-            g.protocol_type, g.protocol_name,
-            g.generation_id if kind == "classic" else None, home.get(g.group_id, -1), members,
-            tuple(OffsetRow(o.topic, o.partition, o.committed_offset, o.committed_leader_epoch, o.metadata)
-                  for o in g.offsets)))
+            group_id, kind, g.state, g.protocol_type, g.protocol_name,
+            g.generation_id if kind == "classic" else None, home.get(group_id, -1), members, offsets))
     for group_id, s in share_views.items():
         if wanted and group_id not in wanted:
             continue
@@ -314,9 +325,17 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
     return out
 
 
-def _consumer_state(members: tuple[MemberRow, ...]) -> str | None:
-    """A KIP-848 group with no member left is Empty; any other state needs the group's machine."""
-    return "Empty" if not members else None
+def _consumer_group(c: ConsumerGroupState, home: int, offsets: tuple[OffsetRow, ...],
+                    names: dict[Any, str]) -> GroupDescription:
+    """A KIP-848 group as ``kafka-consumer-groups.sh --describe --state --members`` shows it."""
+    known = {**names, **c.topic_names}
+    members = tuple(MemberRow(
+        m.member_id, m.client_id, m.client_host, m.instance_id, partition_names(m.assigned, known),
+        m.member_epoch, MEMBER_STATES.get(m.state, str(m.state)),
+        partition_names(c.targets.get(m.member_id, ()), known), partition_names(m.pending_revocation, known))
+        for m in sorted(c.members.values(), key=lambda m: m.member_id))
+    return GroupDescription(c.group_id, "consumer", c.state, "consumer", None, c.group_epoch, home,
+                            members, offsets, assignment_epoch=c.assignment_epoch)
 
 
 def _assigned(assignment: bytes, protocol_type: str | None) -> tuple[str, ...]:

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from groupspec.consumer_group_state import ConsumerGroupState, partition_names
 from groupspec.impl.codec.batch import BadBatch, PartialBatch, RecordBatch, UnframedRest
 from groupspec.impl.codec.consumer_protocol import decode_assignment
 from groupspec.impl.codec.errors import CodecError, UnknownRecordTypeError, UnsupportedVersionError
@@ -355,6 +356,8 @@ STATE_COLUMNS: tuple[tuple[str, str, bool], ...] = (
     ("protocol", "string", True),
     # Classic generation, or consumer / share group epoch.
     ("generation", "int", True),
+    # KIP-848 consumer groups: the target assignment's epoch.
+    ("assignment_epoch", "int", True),
     ("members", "array<string>", False),
     ("member_count", "int", False),
     # "member topic-partition" pairs from the assignments the replay holds.
@@ -439,6 +442,7 @@ def audit_group(ckey: tuple[Any, ...], items: Iterable[Item], markers: Sequence[
     pending = [m for m in markers if m[1] in producers]
     mi = 0
     types: set[int] = set()
+    consumer = ConsumerGroupState(group or "")
     for offset, ts, key, value, pid, epoch in ordered:
         while mi < len(pending) and pending[mi][0] < offset:
             m = pending[mi]
@@ -456,6 +460,8 @@ def audit_group(ckey: tuple[Any, ...], items: Iterable[Item], markers: Sequence[
             continue
         types.add(rec.record_type.type_id)
         walk.record(offset, ts, rec, pid, epoch)
+        if rec.record_type.type_id in _CONSUMER_TYPES:
+            consumer.apply(rec)
         if value is not None and isinstance(rec.key, OffsetCommitKey | LegacyOffsetCommitKey) \
                 and ts is not None:
             commit_times.append(ts)
@@ -479,7 +485,7 @@ def audit_group(ckey: tuple[Any, ...], items: Iterable[Item], markers: Sequence[
                 _describe_share_partition(base, ckey, replayer.share_state(entries))
             else:
                 classic, share = replayer.offsets_group(entries)
-                _describe_group(base, types, walk, classic, share)
+                _describe_group(base, types, consumer, classic, share)
         except Exception as exc:  # the impl refused the log: a finding, not a crash of the job
             walk.flag("replay_failed", ordered[-1][0] if ordered else -1, None,
                       f"{type(exc).__name__}: {exc}")
@@ -504,7 +510,7 @@ def _describe_share_partition(base: dict[str, Any], ckey: tuple[Any, ...], view:
                 generation=view.leader_epoch, in_flight=counts)
 
 
-def _describe_group(base: dict[str, Any], types: set[int], walk: _Walk, classic: Any,
+def _describe_group(base: dict[str, Any], types: set[int], consumer: ConsumerGroupState, classic: Any,
                     share: Any) -> None:
     kind = "simple"
     if types & set(_SHARE_TYPES):
@@ -525,9 +531,10 @@ def _describe_group(base: dict[str, Any], types: set[int], walk: _Walk, classic:
                     assignments=sorted(f"{m.member_id} {tp.topic_id}-{p}" for m in share.members
                                        for tp in m.assigned for p in tp.partitions))
     elif kind == "consumer":
-        members = sorted(walk.members)
-        base.update(state="Empty" if not members else None, protocol_type="consumer",
-                    generation=walk.epoch, members=members)
+        base.update(state=consumer.state, protocol_type="consumer", generation=consumer.group_epoch,
+                    assignment_epoch=consumer.assignment_epoch, members=sorted(consumer.members),
+                    assignments=sorted(f"{m.member_id} {tp}" for m in consumer.members.values()
+                                       for tp in partition_names(m.assigned)))
     elif classic is None:
         base["state"] = "Dead"  # every record of it was deleted by tombstones
     else:

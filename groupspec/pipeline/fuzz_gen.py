@@ -30,8 +30,8 @@ from typing import Any
 from groupspec.types import InputError
 
 #: Machines whose vector is a run of events and that have a generator here.
-FUZZ_MACHINES = ("classic_consumer", "classic_group", "share_consumer", "share_group", "share_partition",
-                 "share_state")
+FUZZ_MACHINES = ("classic_consumer", "classic_group", "share_consumer", "share_delivery", "share_group",
+                 "share_partition", "share_state")
 
 
 def rng_for(machine: str, seed: int, index: int) -> random.Random:
@@ -666,10 +666,98 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     return RunInput(config=config, events=tuple(shadow.events))
 
 
+# ---------------------------------------------------------------------------------------------
+# share_delivery: one share consumer's delivery path (poll, acknowledge, commit, close)
+# ---------------------------------------------------------------------------------------------
+
+def _share_delivery(rng: random.Random, length: int) -> Any:
+    """As the stateful test drives it (tests/stateful/test_share_delivery_stateful.py): answers
+    only for the request in flight (mostly), acquired offsets laid out after each partition's
+    last one (a broker acquires an offset for this consumer once), and acknowledgements mostly
+    of records the last poll returned, often all of them in a row, as explicit mode's loop does."""
+    from groupspec.conformance.share_delivery_json import RunInput
+    from groupspec.spec import share_delivery as spec
+    from groupspec.types import share_delivery as sd
+    from groupspec.types.errors import Errors
+
+    partitions = (sd.Partition("a", 0), sd.Partition("a", 1), sd.Partition("b", 0))
+    types = (sd.AcknowledgeType.ACCEPT, sd.AcknowledgeType.RELEASE, sd.AcknowledgeType.REJECT,
+             sd.AcknowledgeType.RENEW)
+    fetch_errors = (Errors.NONE,) * 6 + (Errors.SHARE_SESSION_NOT_FOUND, Errors.INVALID_SHARE_SESSION_EPOCH,
+                                         Errors.SHARE_SESSION_LIMIT_REACHED, Errors.UNKNOWN_SERVER_ERROR)
+    ack_errors = (Errors.NONE,) * 4 + (Errors.INVALID_RECORD_STATE, Errors.NOT_LEADER_OR_FOLLOWER)
+    acknowledge_errors = (Errors.NONE,) * 6 + (Errors.INVALID_REQUEST, Errors.GROUP_AUTHORIZATION_FAILED)
+    config = sd.DeliveryConfig(rng.choice(tuple(sd.AcknowledgementMode)), rng.choice((1, 3, 500)))
+    shadow = Shadow(lambda state, event, _k: spec.step(state, event), spec.view, spec.initial_state(config))
+    next_offset = dict.fromkeys(partitions, 0)
+
+    def some(k: int | None = None) -> tuple[Any, ...]:
+        """``k`` of the partitions (by default at least one), in a random order."""
+        return tuple(rng.sample(partitions, rng.randint(1, len(partitions)) if k is None else k))
+
+    shadow.send(sd.Assign(some()))
+    while shadow.more(length):
+        view = shadow.view()
+        held = view.delivered
+        kind = rng.choices(("assign", "poll", "ack", "ack_all", "sync", "async", "close", "answer", "fail",
+                            "stray"), (1, 6, 4, 3, 2, 2, 1, 8, 1, 1))[0]
+        event: Any
+        if kind == "answer" and view.in_flight is None:
+            kind = "poll"
+        if kind == "assign":
+            event = sd.Assign(some(rng.randint(0, len(partitions))))
+        elif kind == "poll":
+            event = sd.Poll()
+        elif kind == "ack":
+            if held and rng.random() < 0.85:
+                r = rng.choice(held)
+                event = sd.Acknowledge(r.topic, r.partition, r.offset, rng.choice(types))
+            else:
+                event = sd.Acknowledge("a", 0, rng.randint(0, 40), rng.choice(types))
+        elif kind == "ack_all" and held:
+            first, last = rng.choice(types), rng.choice((None, *types))
+            for k, r in enumerate(held):
+                if not shadow.more(length):
+                    break
+                shadow.send(sd.Acknowledge(r.topic, r.partition, r.offset,
+                                           last if last is not None and k == len(held) - 1 else first))
+            continue
+        elif kind == "ack_all":
+            event = sd.Poll()
+        elif kind == "sync":
+            event = sd.CommitSync()
+        elif kind == "async":
+            event = sd.CommitAsync()
+        elif kind == "close":
+            event = sd.Close()
+        elif kind == "answer" and view.in_flight is sd.Request.SHARE_FETCH:
+            parts = []
+            for p in rng.sample(partitions, rng.randint(0, len(partitions))):
+                acquired = []
+                for _ in range(rng.randint(0, 2)):
+                    lo = next_offset[p] + rng.randint(0, 2)
+                    hi = lo + rng.choice((0, 1, 2, 9, 10, 11, 12))
+                    acquired.append(sd.AcquiredRecords(lo, hi, rng.randint(1, 4)))
+                    next_offset[p] = hi + 1
+                parts.append(sd.FetchPartition(p.topic, p.partition, tuple(acquired), rng.choice(ack_errors)))
+            event = sd.FetchAnswered(rng.choice(fetch_errors), tuple(parts))
+        elif kind == "answer":
+            event = sd.AcknowledgeAnswered(rng.choice(acknowledge_errors), tuple(
+                sd.AcknowledgePartition(p.topic, p.partition, rng.choice(ack_errors)) for p in some(
+                    rng.randint(0, len(partitions)))))
+        elif kind == "fail" and view.in_flight is not None:
+            event = sd.RequestFailed()
+        else:
+            event = sd.FetchAnswered()  # an answer for no request in flight: changes nothing
+        shadow.send(event)
+    return RunInput(config=config, events=tuple(shadow.events))
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Any]] = {
     "classic_consumer": _classic_consumer,
     "classic_group": _classic_group,
     "share_consumer": _share_consumer,
+    "share_delivery": _share_delivery,
     "share_group": _share_group,
     "share_partition": _share_partition,
     "share_state": _share_state,
