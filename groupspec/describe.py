@@ -10,7 +10,9 @@ partition's start offset and in-flight batches, as ``kafka-consumer-groups.sh --
 The user's files are only read: each partition's segments are streamed into a shard
 (``CoordinatorRuntime.load_from``), never copied or opened for writing, and read twice for
 ``__consumer_offsets`` (once by the classic coordinator, once by the share group coordinator)
-rather than held in memory.
+rather than held in memory. The first read takes OffsetCommit records, most of a busy log,
+through the classic shard's fast path (``replay_batches``: no objects per commit); the second
+decodes only the share group records, the only ones that shard acts on.
 
 KIP-848 consumer groups have no coordinator machine in groupspec; their committed offsets are
 replayed (offsets are the classic coordinator's) and their records are folded by
