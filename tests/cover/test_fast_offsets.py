@@ -269,3 +269,37 @@ def test_the_audit_gives_the_same_rows_with_and_without_the_fast_key(
     if not real:  # the planted faults are all still found, the garbage still quarantined
         assert {v.kind for v in violations} >= set(audit_core.VIOLATION_KINDS) - {"replay_failed"}
         assert quarantined and all(q.reason for q in quarantined)
+
+
+# -- describe ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", ["generated", "faults", "real"])
+def test_describe_says_the_same_with_and_without_its_fast_reads(
+        tmp_path: Path, source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from groupspec import describe as describe_module
+    from groupspec.impl.classic_group import shard as shard_module
+    from groupspec.types import InputError
+
+    if source == "real":
+        directories = sorted(p for p in REAL.parent.iterdir() if p.is_dir())
+    else:
+        directories = list(write_offsets_log(tmp_path, groups=40, commits=20, partitions=2,
+                                             faults=source == "faults", seed=9).directories)
+
+    def run() -> Any:
+        try:
+            return describe_module.describe(directories)
+        except InputError as exc:  # the planted garbage: the same typed error either way
+            return str(exc)
+
+    fast = run()
+    monkeypatch.setattr(shard_module, "offset_commit_key", lambda key: None)
+    monkeypatch.setattr(describe_module, "_share_entries",
+                        lambda part: describe_module._entries(part, lambda n: None))
+    general = run()
+    assert fast == general
+    if source == "faults":
+        assert isinstance(fast, str) and "does not decode" in fast
+    else:
+        assert not isinstance(fast, str) and fast.groups and fast.records > 0
