@@ -32,8 +32,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "write a generated __consumer_offsets / __share_group_state log (kafka-python's writer)"),
     "simulate-delivery": ("groupspec.commands.simulate_delivery",
                           "seeded end-to-end share-group delivery runs, judged per record"),
+    "simulate-classic": ("groupspec.commands.simulate_classic",
+                         "seeded end-to-end classic consumer group runs (consumers, assignor, lossy "
+                         "network, coordinator), judged"),
     "check-history": ("groupspec.commands.check_history",
-                      "judge a share-delivery history (JSON lines) per record"),
+                      "judge a share-delivery history (JSON lines) per record, or with --classic a "
+                      "classic group's"),
     "broker": ("groupspec.commands.broker",
                "start, stop or inspect a real Kafka 4.2.1 node on this machine (Java, Maven)"),
     "compat": ("groupspec.commands.compat",

@@ -10,7 +10,9 @@ partition's start offset and in-flight batches, as ``kafka-consumer-groups.sh --
 The user's files are only read: each partition's segments are streamed into a shard
 (``CoordinatorRuntime.load_from``), never copied or opened for writing, and read twice for
 ``__consumer_offsets`` (once by the classic coordinator, once by the share group coordinator)
-rather than held in memory.
+rather than held in memory. The first read takes OffsetCommit records, most of a busy log,
+through the classic shard's fast path (``replay_batches``: no objects per commit); the second
+decodes only the share group records, the only ones that shard acts on.
 
 KIP-848 consumer groups have no coordinator machine in groupspec; their committed offsets are
 replayed (offsets are the classic coordinator's) and their records are folded by
@@ -23,23 +25,26 @@ from __future__ import annotations
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from groupspec.consumer_group_state import MEMBER_STATES, ConsumerGroupState, partition_names
 from groupspec.impl.classic_group import ClassicCoordinator
+from groupspec.impl.classic_group.shard import GroupCoordinatorShard
 from groupspec.impl.codec.batch import RecordBatch
 from groupspec.impl.codec.consumer_protocol import decode_assignment
 from groupspec.impl.codec.errors import CodecError
 from groupspec.impl.codec.log_reader import partition_of
 from groupspec.impl.codec.segment import read_log, segment_files
-from groupspec.impl.runtime.log import log_entries
+from groupspec.impl.runtime.log import log_entries, record_entry
 from groupspec.impl.share_group.service import ShareGroupCoordinator
+from groupspec.impl.share_group.shard import SHARE_KEYS
 from groupspec.impl.share_state import ShareCoordinator
 from groupspec.types import InputError
 from groupspec.types.classic_group import ClassicConfig, LogEntry, TxnRecord
-from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord
+from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_type_of
 from groupspec.types.share_group import ShareGroupConfig
 from groupspec.types.share_state import ShareStateConfig
 from groupspec.types.topic_id import parse_topic_id
@@ -50,6 +55,8 @@ DEFAULT_PARTITIONS = 50
 
 _CONSUMER_TYPES = range(3, 9)  # ConsumerGroup* records
 _SHARE_TYPES = range(10, 16)  # ShareGroup* records
+#: The type ids of the records the share group shard replays (its SHARE_KEYS).
+_SHARE_TYPE_IDS = frozenset(record_type_of(k).type_id for k in SHARE_KEYS)
 _DELIVERY_STATES = {0: "available", 2: "acknowledged", 4: "archived"}
 
 
@@ -151,13 +158,40 @@ def _batches(part: _Partition, count: Callable[[int], None]) -> Iterator[RecordB
             yield item.entry
 
 
-def _entries(part: _Partition, count: Callable[[int], None]) -> Iterator[tuple[int, LogEntry]]:
+@contextmanager
+def _decoding(part: _Partition) -> Iterator[None]:
+    """Unknown record types skipped quietly; a record that does not decode an InputError."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # record types this reader does not know: skipped
         try:
-            yield from log_entries(part.topic, part.number, _batches(part, count))
+            yield
         except CodecError as exc:
             raise InputError(f"{part.topic}-{part.number}", f"a record does not decode: {exc}") from None
+
+
+def _entries(part: _Partition, count: Callable[[int], None]) -> Iterator[tuple[int, LogEntry]]:
+    with _decoding(part):
+        yield from log_entries(part.topic, part.number, _batches(part, count))
+
+
+def _share_entries(part: _Partition) -> Iterator[tuple[int, LogEntry]]:
+    """The entries of an offsets partition the share group shard acts on, read a second time.
+
+    That shard replays only non-transactional records of the share group types and ignores
+    every other entry (``ShareGroupShard.replay``), so only those are decoded here; the first
+    read (into the classic shard) decoded every record of the same files, so one that does
+    not decode has already failed the command and skipping the others hides no error.
+    """
+    with _decoding(part):
+        for batch in _batches(part, lambda n: None):
+            if batch.is_control or batch.is_transactional:
+                continue
+            for record in batch.records:
+                key = record.key
+                if key is not None and len(key) >= 2 and key[0] == 0 and key[1] in _SHARE_TYPE_IDS:
+                    entry = record_entry(part.topic, part.number, batch, record)
+                    if entry is not None:
+                        yield record.offset, entry
 
 
 def _record(entry: LogEntry) -> CoordinatorRecord | None:
@@ -189,14 +223,21 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
     consumer_groups: dict[str, ConsumerGroupState] = {}
     home: dict[str, int] = {}
 
-    def follow(part: _Partition) -> Iterator[tuple[int, LogEntry]]:
-        """The entries, noting which kind of group each record belongs to on the way."""
-        for offset, entry in _entries(part, count):
+    def follow(part: _Partition) -> Callable[[GroupCoordinatorShard], None]:
+        """Replay into the classic shard, noting which kind of group each record belongs to and
+        which partition holds it on the way."""
+        number = part.number
+
+        def on_commit(group: str) -> None:  # an OffsetCommit record (type 1) of ``group``
+            home[group] = number
+            kinds.setdefault(group, "simple")
+
+        def on_entry(offset: int, entry: LogEntry) -> None:
             record = _record(entry)
             if record is not None:
                 group = getattr(record.key, "group_id", None) or getattr(record.key, "group", None)
                 if isinstance(group, str):
-                    home[group] = part.number
+                    home[group] = number
                     type_id = record.record_type.type_id
                     kinds.setdefault(group, "simple")
                     if type_id in _CONSUMER_TYPES:
@@ -207,15 +248,20 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
                         kinds[group] = "classic"
                     if type_id in _CONSUMER_TYPES:
                         consumer_groups.setdefault(group, ConsumerGroupState(group)).apply(record)
-            yield offset, entry
+
+        def feed(shard: GroupCoordinatorShard) -> None:
+            with _decoding(part):
+                shard.replay_batches(part.topic, number, _batches(part, count), on_commit, on_entry)
+
+        return feed
 
     for part in offsets_parts:
         note(f"replaying {part.topic}-{part.number} ({len(part.files)} files) into the classic coordinator")
         classic.runtime.unload(part.number)
-        classic.runtime.load_from(part.number, follow(part))
+        classic.runtime.load_with(part.number, follow(part))
         note(f"replaying {part.topic}-{part.number} into the share group coordinator")
         shares.runtime.unload(part.number)
-        shares.runtime.load_from(part.number, _entries(part, lambda n: None))
+        shares.runtime.load_from(part.number, _share_entries(part))
 
     states = None
     if state_parts:

@@ -35,8 +35,9 @@ on a fresh one-partition topic, and only where the wire's steps are exactly the 
   short of by less than ``resolution_s`` cannot be told apart by sleeping.
 * Configuration. The delivery count limit, the in-flight limit and the lock duration are the
   broker's (group.share.delivery.count.limit, group.share.partition.max.record.locks,
-  group.share.record.lock.duration.ms): Kafka's defaults unless the address declares them, and
-  the lock duration is checked against what ShareFetch answers. A vector whose value differs
+  group.share.record.lock.duration.ms): read from the broker with DescribeConfigs, else as the
+  address declares them, else Kafka's defaults (the target's notes say which), and the lock
+  duration is checked against what ShareFetch answers. A vector whose value differs
   answers unsupported when the difference shows, that is when the implementation run with the
   broker's value answers differently.
 * Not realised (unsupported with the reason): a non-empty persisted start state, persister
@@ -144,7 +145,7 @@ def config_problems(run: Any, declared: Mapping[str, str],
         except InputError:
             other = None
         if other != base:
-            source = ("answered by the broker" if observed and prop in observed
+            source = ("from the broker" if observed and prop in observed
                       else "declared" if prop in declared else "Kafka's default, assumed")
             problems.append(f"the vector needs {prop}={want}, the broker has {have} ({source})")
     return problems
@@ -548,10 +549,12 @@ def call(target: Any, doc: Any) -> Response:
         return Response(error=("invalid_input", str(exc)))
     try:
         the_plan = plan(run, target.scaling)
-        problems = config_problems(run, target.declared)
+        read = target._broker_settings()
+        observed = {prop: int(read[prop]) for prop in ASSUMED if prop in read and read[prop].isdigit()}
+        problems = config_problems(run, target.declared, observed)
         if problems:
             raise Unrealisable("; ".join(problems))
-        output = _realise(target, run, the_plan)
+        output = _realise(target, run, the_plan, observed)
     except Unrealisable as exc:
         return Response(unsupported=str(exc))
     except NoCommonVersionError as exc:
@@ -561,7 +564,7 @@ def call(target: Any, doc: Any) -> Response:
     return Response(output=form.run_output_to_json(output), unobserved=UNOBSERVED)
 
 
-def _realise(target: Any, run: Any, the_plan: Plan) -> Any:
+def _realise(target: Any, run: Any, the_plan: Plan, observed: Mapping[str, int]) -> Any:
     from groupspec.conformance.wire_target import _wait_loaded
     from groupspec.wire import messages as w
     from groupspec.wire.cluster import find_coordinator
@@ -598,8 +601,8 @@ def _realise(target: Any, run: Any, the_plan: Plan) -> Any:
             driver.prime()
             driver.open_bare()
             if driver.lock_ms is not None:
-                problems = config_problems(run, target.declared,
-                                           {"group.share.record.lock.duration.ms": driver.lock_ms})
+                answered = {**observed, "group.share.record.lock.duration.ms": driver.lock_ms}
+                problems = config_problems(run, target.declared, answered)
                 if problems:
                     raise Unrealisable("; ".join(problems))
             return driver.drive()

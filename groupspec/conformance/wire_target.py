@@ -13,6 +13,10 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   uuid the vector chose); the broker draws its own uuid, so the id a JoinGroup answer carries is
   *bound* to the vector's symbol, later requests carry the broker's id and every answer is
   written back in the vector's names. Ids the broker never issued ("stranger") pass unchanged.
+  A ``consumer`` member's subscription names topics too, and the broker reads it (an
+  OffsetDelete of a subscribed topic is refused): its topics go out under the run's names and
+  come back in the vector's (bytes that do not read back identically as a subscription pass
+  unchanged). Assignments, which a broker never reads, pass unchanged.
 * Connections. One socket per request in flight: a classic JoinGroup parks until its rebalance
   completes, so a request is sent, and its answer is collected when it arrives. An answer belongs
   to the event during which it arrived: after sending a JoinGroup or SyncGroup (the requests a
@@ -29,16 +33,22 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   timing cannot be realised faithfully.
 * Configuration. The vector's coordinator configuration must be the broker's where the run can
   tell them apart. The initial rebalance delay is measured (one probe join per target) and each
-  session timeout the run sends is tried against the broker's bounds (a probe join); what the
-  wire cannot ask (group.max.size, offset.metadata.max.bytes, offset retention) is taken at
-  Kafka's default unless the address declares it (``kafka://h:p?group.max.size=1``), and the
-  target's notes say so. A vector that needs a value the broker does not have answers
-  unsupported naming it. The coordinator topic's partition count is not observable on the wire
-  and is not checked.
+  session timeout the run sends is tried against the broker's bounds (a probe join); what no
+  probe shows (group.max.size, offset.metadata.max.bytes, offset retention, a share group's
+  defaults) is read once per target with DescribeConfigs on the broker's BROKER resource, else
+  taken at Kafka's default, unless the address declares it (``kafka://h:p?group.max.size=1``),
+  and the target's notes say which. A vector that needs a value the broker does not have
+  answers unsupported naming it. The coordinator topic's partition count is not observable on
+  the wire and is not checked.
+* Transactions (groupspec.conformance.wire_txn): each producer id of the vector is a real
+  transactional producer of the run; a TxnOffsetCommit goes out after InitProducerId (and
+  AddOffsetsToTxn below TxnOffsetCommit v5), a TxnMarker for a producer with a transaction open
+  is its EndTxn, waited on until the markers are written; a marker's own answer is not
+  observable (unobserved), its effect is judged through the later answers. OffsetCommit v10
+  names the run's topics by the ids the broker gave them.
 * What the wire cannot express answers unsupported with the reason: restarts and coordinator
-  loads, transactions (no producer APIs in groupspec.wire), OffsetDelete and DeleteGroups (not
-  in groupspec.wire), metadata changes, group config changes, scripted persister answers, and
-  every machine but classic_group, share_group and share_partition (the last realised by
+  loads, fencing a producer by epoch, metadata changes, scripted persister answers, and every
+  machine but classic_group, share_group and share_partition (the last realised by
   :mod:`groupspec.conformance.wire_share_partition`, whose docstring states how).
 * share_group: ShareGroupHeartbeat requests and clock advances. The run's metadata image is
   created as topics under unique names (their broker-drawn ids mapped back to the vector's);
@@ -47,6 +57,9 @@ broker only takes requests over sockets and keeps its own clock. So each run is 
   the first heartbeat; a vector without PersisterAnswer events pins that initialization as
   pending, so a run whose group heartbeats again after subscribing to a topic that exists is
   unsupported rather than raced.
+  A SetGroupConfig is IncrementalAlterConfigs on the GROUP resource; the run first reads the
+  broker's bounds with DescribeConfigs (they must be the vector's) and, after an accepted change,
+  waits until DescribeConfigs of the group shows it. DeleteGroups goes out as it is.
 * What is judged. A broker shows its answers, not the records it writes nor its internal state,
   so the output carries no records and an empty view, and the response says so
   (``unobserved``): the runner judges the answers with the machine's own judge.
@@ -105,16 +118,14 @@ PARKING = (cg.JoinGroup, cg.SyncGroup)
 UNORDERED: dict[type, tuple[str, ...]] = {
     cg.JoinGroupResponse: ("members",),
     cg.DescribeGroupsResponse: ("groups[].members",),
+    # GroupCoordinatorService#deleteGroups passes a partition's group ids on through a HashSet,
+    # so the results come in the hash order of the broker's (run-prefixed) group ids
+    # (docs/divergences.md, "DeleteGroups results in hash order")
+    cg.DeleteGroupsResponse: ("results",),
 }
 _LOADING = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE,
                       Errors.NOT_COORDINATOR})
 _WHY_NOT = {
-    cg.TxnOffsetCommit: "transactions need a transactional producer (InitProducerId, "
-                        "AddOffsetsToTxn, EndTxn), which groupspec.wire does not speak",
-    cg.TxnMarker: "transaction markers come from a transaction coordinator, which the wire "
-                  "target does not drive",
-    cg.OffsetDelete: "groupspec.wire does not speak OffsetDelete",
-    cg.DeleteGroups: "groupspec.wire does not speak DeleteGroups",
     cg.Restart: "a coordinator restart cannot be caused over the wire",
     cg.BeginLoad: "a coordinator load cannot be caused over the wire",
     cg.CompleteLoad: "a coordinator load cannot be caused over the wire",
@@ -170,6 +181,12 @@ class Names:
         self.tag = tag
         self._members: dict[str, str] = {}
         self._members_back: dict[str, str] = {}
+        #: The vector's topic names -> the ids the broker gave the run's topics (and back).
+        self.topic_ids: dict[str, str] = {}
+
+    def topic_by_id(self, broker_id: str) -> str | None:
+        """The vector's name of the run's topic with this broker id (None: not one of the run's)."""
+        return next((n for n, i in self.topic_ids.items() if i == broker_id), None)
 
     def group(self, gid: str) -> str:
         return gid if gid == "" else f"{self.tag}-{gid}"
@@ -206,11 +223,32 @@ def symbol_of(join: cg.JoinGroup) -> str:
     return f"{prefix}-{join.new_member_uuid}"
 
 
+def renamed_subscription(data: bytes, rename: Callable[[str], str]) -> bytes:
+    """A consumer protocol subscription with its topic names (subscribed and owned) renamed, at
+    the version it was written; bytes that do not read back identically pass unchanged."""
+    from groupspec.impl.codec.consumer_protocol import decode_subscription, encode_subscription
+    from groupspec.impl.codec.errors import CodecError
+
+    try:
+        sub, version = decode_subscription(data)
+        if encode_subscription(sub, version) != data:
+            return data
+    except (CodecError, InputError):
+        return data
+    r = dataclasses.replace
+    return encode_subscription(r(sub, topics=tuple(rename(t) for t in sub.topics),
+                                 owned_partitions=tuple(r(o, topic=rename(o.topic))
+                                                        for o in sub.owned_partitions)), version)
+
+
 def request_out(event: Any, names: Names) -> Any:
     """The vector's request in the broker's names."""
     r = dataclasses.replace
     if isinstance(event, cg.JoinGroup):
-        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id))
+        protocols = event.protocols if event.protocol_type != "consumer" else tuple(
+            r(p, metadata=renamed_subscription(p.metadata, names.topic)) for p in event.protocols)
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
+                 protocols=protocols)
     if isinstance(event, cg.SyncGroup):
         return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
                  assignments=tuple(r(a, member_id=names.member(a.member_id)) for a in event.assignments))
@@ -221,7 +259,17 @@ def request_out(event: Any, names: Names) -> Any:
                  members=tuple(r(m, member_id=names.member(m.member_id)) for m in event.members))
     if isinstance(event, cg.OffsetCommit):
         return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
+                 topics=tuple(r(t, name=names.topic(t.name),
+                                topic_id=None if t.topic_id is None else names.topic_ids.get(t.name))
+                              for t in event.topics))
+    if isinstance(event, cg.TxnOffsetCommit):
+        return r(event, group_id=names.group(event.group_id), member_id=names.member(event.member_id),
                  topics=tuple(r(t, name=names.topic(t.name)) for t in event.topics))
+    if isinstance(event, cg.OffsetDelete):
+        return r(event, group_id=names.group(event.group_id),
+                 topics=tuple(r(t, name=names.topic(t.name)) for t in event.topics))
+    if isinstance(event, cg.DeleteGroups):
+        return r(event, group_ids=tuple(names.group(g) for g in event.group_ids))
     if isinstance(event, cg.OffsetFetch):
         return r(event, group_id=names.group(event.group_id),
                  topics=None if event.topics is None
@@ -238,20 +286,31 @@ def response_back(response: Any, names: Names) -> Any:
     in group-id order: Kafka lists them in no defined order)."""
     r = dataclasses.replace
     if isinstance(response, cg.JoinGroupResponse):
+        # the members' metadata is the protocol's: a consumer subscription's topics come back
         return r(response, leader=names.member_back(response.leader),
                  member_id=names.member_back(response.member_id),
-                 members=tuple(r(m, member_id=names.member_back(m.member_id)) for m in response.members))
+                 members=tuple(r(m, member_id=names.member_back(m.member_id),
+                                 metadata=renamed_subscription(m.metadata, names.topic_back))
+                               for m in response.members))
     if isinstance(response, cg.LeaveGroupResponse):
         return r(response, members=tuple(r(m, member_id=names.member_back(m.member_id))
                                          for m in response.members))
-    if isinstance(response, cg.OffsetCommitResponse):
-        return r(response, topics=tuple(r(t, name=names.topic_back(t.name)) for t in response.topics))
+    if isinstance(response, (cg.OffsetCommitResponse, cg.TxnOffsetCommitResponse, cg.OffsetDeleteResponse)):
+        # at OffsetCommit v10 a topic is named by the id the broker gave it
+        return r(response, topics=tuple(r(t, name=names.topic_by_id(t.name) or names.topic_back(t.name))
+                                        for t in response.topics))
+    if isinstance(response, cg.DeleteGroupsResponse):
+        return r(response, results=tuple(r(g, group_id=names.group_back(g.group_id) or g.group_id)
+                                         for g in response.results))
     if isinstance(response, cg.OffsetFetchResponse):
         return r(response, topics=tuple(r(t, name=names.topic_back(t.name)) for t in response.topics))
     if isinstance(response, cg.DescribeGroupsResponse):
         return r(response, groups=tuple(
             r(g, group_id=names.group_back(g.group_id) or g.group_id,
-              members=tuple(r(m, member_id=names.member_back(m.member_id)) for m in g.members))
+              members=tuple(r(m, member_id=names.member_back(m.member_id),
+                              metadata=m.metadata if g.protocol_type != "consumer"
+                              else renamed_subscription(m.metadata, names.topic_back))
+                            for m in g.members))
             for g in response.groups))
     if isinstance(response, cg.ListGroupsResponse):
         ours = [r(g, group_id=back) for g in response.groups
@@ -272,8 +331,15 @@ def plan(run: Any, scaling: Scaling) -> None:
         why = _WHY_NOT.get(type(event))
         if why is not None:
             raise Unrealisable(f"{type(event).__name__}: {why}")
-        if isinstance(event, cg.OffsetCommit) and event.version >= 10:
-            raise Unrealisable("OffsetCommit v10+ names topics by id; the wire target maps names only")
+        if isinstance(event, cg.OffsetCommit) and event.version >= 10 and any(
+                t.topic_id is None for t in event.topics):
+            raise Unrealisable("OffsetCommit v10 without a topic id: the vector names no topic the "
+                               "run can create")
+    from groupspec.conformance.wire_txn import txn_problems
+
+    problems = txn_problems(run)
+    if problems:
+        raise Unrealisable("; ".join(problems))
     zero_timers = run.config.initial_rebalance_delay_ms == 0 or any(
         isinstance(e, cg.JoinGroup) and e.rebalance_timeout_ms == 0 for e in run.events)
     instants = [run.start_ms]
@@ -303,9 +369,17 @@ def advance_ms(run: Any) -> int:
     return int(last - run.start_ms)
 
 
-def assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
-    """The configuration the run depends on that the wire cannot check, where the broker's value
-    (declared, else Kafka's default) differs from the vector's in a way the run would show."""
+def _source(prop: str, declared: Mapping[str, str], read: Mapping[str, str]) -> str:
+    if prop in declared:
+        return "declared"
+    return "read with DescribeConfigs" if prop in read else "Kafka's default, assumed"
+
+
+def assumed_problems(run: Any, declared: Mapping[str, str],
+                     read: Mapping[str, str] | None = None) -> list[str]:
+    """The configuration the run depends on that no probe checks, where the broker's value
+    (declared, else read with DescribeConfigs, else Kafka's default) differs from the vector's in
+    a way the run would show."""
     config = run.config
     joins = sum(isinstance(e, cg.JoinGroup) for e in run.events)
     metadata = [len((p.committed_metadata or "").encode()) for e in run.events
@@ -315,7 +389,7 @@ def assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
     for prop, (field, default) in ASSUMED.items():
         want = getattr(config, field)
         try:
-            have = int(declared.get(prop, default))
+            have = int(declared.get(prop, (read or {}).get(prop, default)))
         except ValueError:
             raise InputError("--target", f"{prop}={declared[prop]!r} is not a number") from None
         if want == have:
@@ -328,7 +402,7 @@ def assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
             matters = advance >= min(want, have, config.offsets_retention_check_interval_ms,
                                      config.offsets_retention_ms)
         if matters:
-            source = "declared" if prop in declared else "Kafka's default, assumed"
+            source = _source(prop, declared, read or {})
             problems.append(f"the vector needs {prop}={want}, the broker has {have} ({source})")
     return problems
 
@@ -364,8 +438,10 @@ class ClassicRun:
 
     def __init__(self, run: Any, names: Names, connect: Callable[[str], Conn], scaling: Scaling,
                  *, clock: Callable[[], float] = time.monotonic, wait: Waiter = select_readable,
-                 answer_timeout: float = 10.0) -> None:
+                 answer_timeout: float = 10.0, txn: Any = None) -> None:
         self.run = run
+        #: The run's transactional producers (groupspec.conformance.wire_txn.Transactions).
+        self.txn = txn
         self.answer_timeout = answer_timeout
         self.names = names
         self.connect = connect
@@ -405,7 +481,15 @@ class ClassicRun:
 
         client = self._client(event)
         conn = self._conn(client)
-        request, version = to_wire(request_out(event, self.names), _fetch_version(conn, event))
+        out = request_out(event, self.names)
+        version = _fetch_version(conn, event)
+        if isinstance(out, cg.TxnOffsetCommit):
+            if self.txn is None:
+                raise Unrealisable("TxnOffsetCommit: the run has no transactional producers")
+            version = self.txn.commit_version(conn)
+            tid, pid, epoch = self.txn.begin(out, out.group_id, version)
+            out = dataclasses.replace(out, transactional_id=tid, producer_id=pid, producer_epoch=epoch)
+        request, version = to_wire(out, version)
         pending = conn.send(request, version)
         self._flights[index] = (conn, _Flight(index, event, pending, pending.version))
 
@@ -467,6 +551,14 @@ class ClassicRun:
                     target = origin + (now_ms - run.start_ms) / 1000 + shift + s.slack_s
                     self._collect(k, target)
                     shift = max(shift, self.clock() - origin - (now_ms - run.start_ms) / 1000)
+                self._collect(k, self.clock() + s.grace_s)
+                continue
+            if isinstance(event, cg.TxnMarker):
+                if self.txn is None:
+                    raise Unrealisable("TxnMarker: the run has no transactional producers")
+                self.txn.end(event)
+                self._answers.append((k, k, cg.TxnMarkerResponse(Errors.NONE), 0))
+                self.unobserved.append(f"outputs.{k}.answers[request={k}].response")
                 self._collect(k, self.clock() + s.grace_s)
                 continue
             self._send(k, event)
@@ -543,6 +635,8 @@ class WireTarget:
         if assumed:
             self.notes.append(f"taken at Kafka's defaults (the wire cannot ask): {', '.join(assumed)}")
         self._delay_ms: float | None = None
+        #: The broker's settings read with DescribeConfigs (None: not asked yet).
+        self._read: dict[str, str] | None = None
         self._session_ok: dict[int, bool] = {}
 
     @classmethod
@@ -559,6 +653,7 @@ class WireTarget:
         pass
 
     def call(self, request_id: str, machine: str, handler: str, doc: Any) -> Response:
+        from groupspec.conformance.wire_txn import TxnError
         from groupspec.wire import NoCommonVersionError, WireError
 
         if machine == "share_partition" and handler == "run":
@@ -580,10 +675,10 @@ class WireTarget:
         try:
             if machine == "share_group":
                 share_plan(run, self.scaling)
-                problems = share_assumed_problems(run, self.declared)
+                problems = share_assumed_problems(run, self.declared, self._broker_settings())
             else:
                 plan(run, self.scaling)
-                problems = assumed_problems(run, self.declared)
+                problems = assumed_problems(run, self.declared, self._broker_settings())
             if problems:
                 raise Unrealisable("; ".join(problems))
             output, unobserved, unordered = self._run(machine, run)
@@ -593,10 +688,49 @@ class WireTarget:
             return Response(unsupported=f"the broker does not speak what the run needs: {exc}")
         except WireError as exc:
             return Response(broken=f"{type(exc).__name__}: {exc}")
+        except TxnError as exc:  # the broker refused a step of a transaction the run plays
+            return Response(broken=f"transaction: {exc}")
         return Response(output=form.run_output_to_json(output), unobserved=unobserved,
                         unordered=unordered)
 
     # -- the broker's side of the configuration ---------------------------------------------
+
+    def _broker_settings(self) -> dict[str, str]:
+        """The settings the runs would otherwise assume, read once from the bootstrap broker with
+        DescribeConfigs (offsets.retention.minutes as offsets.retention.ms); empty when it will
+        not say, and the assumptions stand."""
+        from groupspec.wire import WireError
+        from groupspec.wire import messages as w
+
+        if self._read is not None:
+            return self._read
+        self._read = {}
+        from groupspec.conformance.wire_share_partition import ASSUMED as PARTITION_ASSUMED
+
+        wanted = (*ASSUMED, *SHARE_ASSUMED, *PARTITION_ASSUMED)
+        keys = [p for p in wanted if p != "offsets.retention.ms"]
+        try:
+            conn = self._connect(self.host, self.port, "groupspec")
+            try:
+                brokers = conn.request(w.MetadataRequest(topics=())).brokers
+                node = next((b.node_id for b in brokers if (b.host, b.port) == (self.host, self.port)),
+                            brokers[0].node_id if brokers else None)
+                read = broker_configs(conn, node, (*keys, "offsets.retention.minutes"))
+            finally:
+                conn.close()
+        except (WireError, Unrealisable):
+            return self._read
+        minutes = read.pop("offsets.retention.minutes", None)
+        if minutes is not None and minutes.isdigit():
+            read["offsets.retention.ms"] = str(int(minutes) * 60_000)
+        self._read = {k: v for k, v in read.items() if k in wanted}
+        still = [p for p in ASSUMED if p not in self.declared and p not in self._read]
+        self.notes = [n for n in self.notes if not n.startswith("taken at Kafka's defaults")]
+        if still:
+            self.notes.append(f"taken at Kafka's defaults (the wire cannot ask): {', '.join(still)}")
+        if self._read:
+            self.notes.append(f"read from the broker (DescribeConfigs): {', '.join(sorted(self._read))}")
+        return self._read
 
     def _check_config(self, run: Any, conn: Conn) -> None:
         config = run.config
@@ -676,28 +810,39 @@ class WireTarget:
                 raise Unrealisable("the run's groups have different coordinators; the wire target "
                                    "drives one")
             host, port = (self.host, self.port)
+            node_id = None
             if where:
                 node = where.pop()
-                host, port = node.host, node.port
+                host, port, node_id = node.host, node.port, node.node_id
             coordinator = control if (host, port) == (self.host, self.port) \
                 else self._connect(host, port, "groupspec")
             try:
                 for g in groups:
                     _wait_loaded(coordinator, g, self.clock, self.timeout)
                 if machine == "share_group":
+                    if any(isinstance(e, SHARE_CONFIG_EVENTS) for e in run.events):
+                        _check_share_bounds(run, coordinator, node_id)
                     ids = _create_share_topics(control, names, run.topics, self.clock, self.timeout)
                     return ShareRun(run, names, ids, coordinator, self.scaling, clock=self.clock,
                                     wait=self.wait).drive(), SHARE_UNOBSERVED, ()
                 self._check_config(run, coordinator)
                 _create_topics(control, names, run.events, self.clock, self.timeout)
+                txn = None
+                if any(isinstance(e, (cg.TxnOffsetCommit, cg.TxnMarker)) for e in run.events):
+                    from groupspec.conformance.wire_txn import Transactions
+
+                    txn = Transactions(names.tag, lambda h, p: self._connect(h, p, "groupspec-txn"),
+                                       control, clock=self.clock, timeout=max(self.timeout, 10.0))
                 driver = ClassicRun(run, names, lambda client: self._connect(host, port, client),
                                     self.scaling, clock=self.clock, wait=self.wait,
-                                    answer_timeout=max(self.timeout, 1.0))
+                                    answer_timeout=max(self.timeout, 1.0), txn=txn)
                 try:
                     output = driver.drive()
                     return output, tuple(driver.unobserved), tuple(driver.unordered)
                 finally:
                     driver.close()
+                    if txn is not None:
+                        txn.close()
             finally:
                 if coordinator is not control:
                     coordinator.close()
@@ -713,7 +858,7 @@ def _fetch_version(conn: Conn, event: Any) -> int | None:
 def _group_ids(events: Iterable[Any]) -> set[str]:
     out: set[str] = set()
     for e in events:
-        if isinstance(e, cg.DescribeGroups):
+        if isinstance(e, (cg.DescribeGroups, cg.DeleteGroups)):
             out.update(e.group_ids)
         elif isinstance(getattr(e, "group_id", None), str):
             out.add(e.group_id)
@@ -744,11 +889,11 @@ def _create_topics(conn: Conn, names: Names, events: Iterable[Any], clock: Calla
 
     need: dict[str, int] = {}
     for e in events:
-        if isinstance(e, cg.OffsetCommit):
+        if isinstance(e, (cg.OffsetCommit, cg.TxnOffsetCommit)):
             for t in e.topics:
                 for p in t.partitions:
                     need[t.name] = max(need.get(t.name, 1), p.partition + 1)
-        elif isinstance(e, cg.OffsetFetch) and e.topics is not None:
+        elif isinstance(e, (cg.OffsetFetch, cg.OffsetDelete)) and e.topics is not None:
             for ft in e.topics:
                 need[ft.name] = max(need.get(ft.name, 1), max(ft.partitions, default=0) + 1)
     if not need:
@@ -760,6 +905,8 @@ def _create_topics(conn: Conn, names: Names, events: Iterable[Any], clock: Calla
         if t.error_code not in (0, 36):  # TOPIC_ALREADY_EXISTS
             raise Unrealisable(f"cannot create topic {t.name!r}: error code {t.error_code} "
                                f"{t.error_message or ''}".rstrip())
+        if t.error_code == 0:
+            names.topic_ids[names.topic_back(t.name)] = str(t.topic_id)
     wanted = {names.topic(n): count for n, count in need.items()}
     deadline = clock() + max(timeout, 10.0)
     request = w.MetadataRequest(topics=tuple(w.MetadataRequest.MetadataRequestTopic(name=n) for n in wanted),
@@ -799,9 +946,6 @@ def share_plan(run: Any, scaling: Scaling) -> None:
         sg.UpdateMetadata: "a metadata change (topics deleted, grown or recreated) needs admin "
                            "APIs groupspec.wire does not speak",
         sg.Restart: "a coordinator restart cannot be caused over the wire",
-        sg.SetGroupConfig: "a group config change needs IncrementalAlterConfigs, which "
-                           "groupspec.wire does not speak",
-        sg.DeleteGroups: "groupspec.wire does not speak DeleteGroups",
     }
     for event in run.events:
         why = why_not.get(type(event))
@@ -835,7 +979,8 @@ def share_plan(run: Any, scaling: Scaling) -> None:
                            f"realise within the per-vector budget of {scaling.budget_s:g} s (?budget_s=)")
 
 
-def share_assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
+def share_assumed_problems(run: Any, declared: Mapping[str, str],
+                           read: Mapping[str, str] | None = None) -> list[str]:
     """As :func:`assumed_problems`, for the share group settings a heartbeat's answer shows."""
     from groupspec.types import share_group as sg
 
@@ -844,7 +989,7 @@ def share_assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
     for prop, (field, default) in SHARE_ASSUMED.items():
         want = getattr(run.config, field)
         try:
-            have = int(declared.get(prop, default))
+            have = int(declared.get(prop, (read or {}).get(prop, default)))
         except ValueError:
             raise InputError("--target", f"{prop}={declared[prop]!r} is not a number") from None
         if field == "max_size":
@@ -854,7 +999,7 @@ def share_assumed_problems(run: Any, declared: Mapping[str, str]) -> list[str]:
         else:
             matters = any(isinstance(e, sg.AdvanceClock) for e in run.events)
         if want != have and matters:
-            source = "declared" if prop in declared else "Kafka's default, assumed"
+            source = _source(prop, declared, read or {})
             problems.append(f"the vector needs {prop}={want}, the broker has {have} ({source})")
     return problems
 
@@ -890,6 +1035,60 @@ def _create_share_topics(conn: Conn, names: Names, topics: Sequence[Any], clock:
     return {t.topic_id: ids[t.name] for t in topics}
 
 
+#: The broker settings that bound a share group's own session timeout and heartbeat interval,
+#: by the vector's config field.
+SHARE_BOUNDS = {
+    "group.share.min.session.timeout.ms": "min_session_timeout_ms",
+    "group.share.max.session.timeout.ms": "max_session_timeout_ms",
+    "group.share.min.heartbeat.interval.ms": "min_heartbeat_interval_ms",
+    "group.share.max.heartbeat.interval.ms": "max_heartbeat_interval_ms",
+    "group.share.session.timeout.ms": "session_timeout_ms",
+    "group.share.heartbeat.interval.ms": "heartbeat_interval_ms",
+}
+
+
+def _share_config_events() -> tuple[type, ...]:
+    from groupspec.types import share_group as sg
+
+    return (sg.SetGroupConfig,)
+
+
+SHARE_CONFIG_EVENTS = _share_config_events()
+
+
+def broker_configs(conn: Conn, node_id: int | None, keys: Sequence[str]) -> dict[str, str]:
+    """The broker's values of ``keys`` (DescribeConfigs on its BROKER resource); Unrealisable if it
+    will not say."""
+    from groupspec.wire import messages as w
+    from groupspec.wire.messages.configs import RESOURCE_BROKER
+
+    if node_id is None:
+        raise Unrealisable("the broker's node id is unknown, so its settings cannot be read")
+    resource = w.DescribeConfigsRequest.DescribeConfigsResource(RESOURCE_BROKER, str(node_id), tuple(keys))
+    answer = conn.request(w.DescribeConfigsRequest(resources=(resource,)))
+    if len(answer.results) != 1 or answer.results[0].error_code != 0:
+        code = answer.results[0].error_code if answer.results else "none"
+        raise Unrealisable(f"DescribeConfigs of broker {node_id} answered error code {code}")
+    return {c.name: c.value for c in answer.results[0].configs if c.value is not None}
+
+
+def _check_share_bounds(run: Any, conn: Conn, node_id: int | None) -> None:
+    """A run that sets a group's configuration is answered by the broker's bounds: they must be
+    the vector's (read from the broker, not assumed)."""
+    have = broker_configs(conn, node_id, tuple(SHARE_BOUNDS))
+    problems = []
+    for prop, field in SHARE_BOUNDS.items():
+        want = getattr(run.config, field)
+        if have.get(prop) != str(want):
+            problems.append(f"the vector needs {prop}={want}, the broker has {have.get(prop, 'no value')}")
+    if problems:
+        raise Unrealisable("; ".join(problems) + " (read with DescribeConfigs)")
+
+
+#: DescribeConfigs' ConfigSource for a group's own override (Kafka's ConfigSource.GROUP_CONFIG).
+GROUP_CONFIG_SOURCE = 8
+
+
 class ShareRun:
     """One share_group run: each heartbeat is answered at once, so one connection serves all."""
 
@@ -900,15 +1099,53 @@ class ShareRun:
         self.clock, self.wait = clock, wait
         self.back = {broker: vector for vector, broker in topic_ids.items()}
 
+    def _applied(self, event: Any) -> None:
+        """Wait until the broker describes the group's configuration as set (the change goes
+        through the metadata log before the coordinator sees it)."""
+        from groupspec.wire import messages as w
+        from groupspec.wire.messages.configs import RESOURCE_GROUP
+        from groupspec.wire.translate import SHARE_HEARTBEAT_INTERVAL, SHARE_SESSION_TIMEOUT
+
+        wanted = {SHARE_SESSION_TIMEOUT: event.session_timeout_ms,
+                  SHARE_HEARTBEAT_INTERVAL: event.heartbeat_interval_ms}
+        resource = w.DescribeConfigsRequest.DescribeConfigsResource(RESOURCE_GROUP, event.group_id,
+                                                                    tuple(wanted))
+        deadline = self.clock() + 10.0
+        while True:
+            answer = self.conn.request(w.DescribeConfigsRequest(resources=(resource,)))
+            seen = {c.name: c for r in answer.results for c in r.configs}
+            if all(c is not None and ((c.config_source == GROUP_CONFIG_SOURCE and c.value == str(v))
+                                      if v is not None else c.config_source != GROUP_CONFIG_SOURCE)
+                   for c, v in ((seen.get(n), v) for n, v in wanted.items())):
+                return
+            if self.clock() >= deadline:
+                raise Unrealisable(f"the broker did not describe {event.group_id!r}'s configuration "
+                                   "as set within 10 s")
+            self.wait([], 0.02)
+
     def _out(self, event: Any) -> Any:
+        from groupspec.types import share_group as sg
+
         r = dataclasses.replace
+        if isinstance(event, sg.SetGroupConfig):
+            return r(event, group_id=self.names.group(event.group_id))
+        if isinstance(event, sg.DeleteGroups):
+            return r(event, group_ids=tuple(self.names.group(g) for g in event.group_ids))
+        if not isinstance(event, sg.ShareGroupHeartbeat):
+            return event
         topics = event.subscribed_topic_names
         return r(event, group_id=self.names.group(event.group_id),
                  subscribed_topic_names=None if topics is None
                  else tuple(self.names.topic(t) for t in topics))
 
     def _back(self, answer: Any) -> Any:
-        if answer.assignment is None:
+        from groupspec.types import share_group as sg
+
+        if isinstance(answer, cg.DeleteGroupsResponse):
+            return sg.DeleteGroupsResponse(tuple(
+                sg.GroupResult(self.names.group_back(g.group_id) or g.group_id, g.error)
+                for g in answer.results))
+        if not isinstance(answer, sg.ShareGroupHeartbeatResponse) or answer.assignment is None:
             return answer
         return dataclasses.replace(answer, assignment=tuple(
             dataclasses.replace(t, topic_id=self.back.get(t.topic_id, t.topic_id))
@@ -936,5 +1173,7 @@ class ShareRun:
             request, version = to_wire(self._out(event))
             pending = self.conn.send(request, version)
             answer = from_wire(self.conn.receive(pending), pending.version)
+            if isinstance(event, sg.SetGroupConfig) and answer.error == Errors.NONE:
+                self._applied(self._out(event))
             outputs.append(sg.Output(answers=(sg.Answer(k, self._back(answer)),)))
         return RunOutput(tuple(outputs), sg.ShareCoordinatorView(now_ms, (), ()))

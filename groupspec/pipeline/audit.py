@@ -34,6 +34,7 @@ from typing import IO, Any
 
 from groupspec.impl.codec.log_reader import partition_of
 from groupspec.impl.codec.segment import segment_files
+from groupspec.impl.runtime.runtime import without_cycle_collection
 from groupspec.pipeline.audit_core import (
     EXTRA_COLUMNS,
     QUARANTINE_COLUMNS,
@@ -163,14 +164,15 @@ def _bundled(tagged: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
 
 def _decode_files(counter: Any, files: Iterable[SegmentInput]) -> Iterator[tuple[str, Any]]:
     for f in files:
-        rows: list[tuple[Any, ...]] = []
-        for tag, item in segment_rows(f.path, f.topic, f.partition):
-            if tag == "row":
-                rows.append(item)
-            else:
-                yield tag, item
-        counter.add(len(rows))
-        yield from _bundled(key_rows(rows))
+        with without_cycle_collection():  # a file's rows are all kept until they are bundled
+            rows: list[tuple[Any, ...]] = []
+            for tag, item in segment_rows(f.path, f.topic, f.partition):
+                if tag == "row":
+                    rows.append(item)
+                else:
+                    yield tag, item
+            counter.add(len(rows))
+            yield from _bundled(key_rows(rows))
 
 
 def _decode_dump(counter: Any, rows: Iterable[Any]) -> Iterator[tuple[str, Any]]:
@@ -192,8 +194,9 @@ def _replay(markers: Any, counter: Any,
     by_partition: dict[tuple[str, int], list[Marker]] = markers.value
     n = 0
     for ckey, bundles in groups:
-        items = [item for bundle in bundles for item in bundle]
-        result = audit_group(ckey, items, by_partition.get((ckey[0], ckey[1]), ()), replayer)
+        with without_cycle_collection():
+            items = [item for bundle in bundles for item in bundle]
+            result = audit_group(ckey, items, by_partition.get((ckey[0], ckey[1]), ()), replayer)
         yield "state", result.state
         for v in result.violations:
             yield "violation", v.row()

@@ -243,7 +243,7 @@ def test_a_different_broker_setting_matters_only_where_the_answers_show_it() -> 
     observed = {"group.share.record.lock.duration.ms": 15_000}
     timed = _doc([_fetch("m", 0, [(0, 1)]), {"type": "AdvanceClock", "to_ms": 20_000},
                   _fetch("m", 0, [(0, 1)])])
-    assert "answered by the broker" in wsp.config_problems(form.run_input_from_json(timed), {}, observed)[0]
+    assert "(from the broker)" in wsp.config_problems(form.run_input_from_json(timed), {}, observed)[0]
 
 
 def test_the_target_answers_unsupported_before_it_connects() -> None:

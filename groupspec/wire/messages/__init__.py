@@ -21,6 +21,8 @@ from groupspec.wire.messages.admin import (
 )
 from groupspec.wire.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from groupspec.wire.messages.classic import (
+    DeleteGroupsRequest,
+    DeleteGroupsResponse,
     DescribeGroupsRequest,
     DescribeGroupsResponse,
     FindCoordinatorRequest,
@@ -36,6 +38,12 @@ from groupspec.wire.messages.classic import (
     SyncGroupRequest,
     SyncGroupResponse,
 )
+from groupspec.wire.messages.configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
 from groupspec.wire.messages.consumer import (
     ConsumerGroupDescribeRequest,
     ConsumerGroupDescribeResponse,
@@ -45,6 +53,8 @@ from groupspec.wire.messages.consumer import (
 from groupspec.wire.messages.offsets import (
     OffsetCommitRequest,
     OffsetCommitResponse,
+    OffsetDeleteRequest,
+    OffsetDeleteResponse,
     OffsetFetchRequest,
     OffsetFetchResponse,
 )
@@ -60,6 +70,16 @@ from groupspec.wire.messages.share import (
     ShareGroupDescribeResponse,
     ShareGroupHeartbeatRequest,
     ShareGroupHeartbeatResponse,
+)
+from groupspec.wire.messages.txn import (
+    AddOffsetsToTxnRequest,
+    AddOffsetsToTxnResponse,
+    EndTxnRequest,
+    EndTxnResponse,
+    InitProducerIdRequest,
+    InitProducerIdResponse,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitResponse,
 )
 
 
@@ -91,6 +111,14 @@ _PAIRS: tuple[tuple[type, type], ...] = (
     (ListGroupsRequest, ListGroupsResponse),
     (ApiVersionsRequest, ApiVersionsResponse),
     (CreateTopicsRequest, CreateTopicsResponse),
+    (InitProducerIdRequest, InitProducerIdResponse),
+    (AddOffsetsToTxnRequest, AddOffsetsToTxnResponse),
+    (EndTxnRequest, EndTxnResponse),
+    (TxnOffsetCommitRequest, TxnOffsetCommitResponse),
+    (DescribeConfigsRequest, DescribeConfigsResponse),
+    (DeleteGroupsRequest, DeleteGroupsResponse),
+    (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
+    (OffsetDeleteRequest, OffsetDeleteResponse),
     (ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse),
     (ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse),
     (ShareGroupDescribeRequest, ShareGroupDescribeResponse),
@@ -131,6 +159,8 @@ ALL_WIRE_CLASSES: tuple[type, ...] = tuple(c for pair in _PAIRS for c in pair)
 __all__ = [
     "ALL_WIRE_CLASSES",
     "APIS",
+    "AddOffsetsToTxnRequest",
+    "AddOffsetsToTxnResponse",
     "Api",
     "ApiVersionsRequest",
     "ApiVersionsResponse",
@@ -140,14 +170,24 @@ __all__ = [
     "ConsumerGroupHeartbeatResponse",
     "CreateTopicsRequest",
     "CreateTopicsResponse",
+    "DeleteGroupsRequest",
+    "DeleteGroupsResponse",
+    "DescribeConfigsRequest",
+    "DescribeConfigsResponse",
     "DescribeGroupsRequest",
     "DescribeGroupsResponse",
     "DescribeShareGroupOffsetsRequest",
     "DescribeShareGroupOffsetsResponse",
+    "EndTxnRequest",
+    "EndTxnResponse",
     "FindCoordinatorRequest",
     "FindCoordinatorResponse",
     "HeartbeatRequest",
     "HeartbeatResponse",
+    "IncrementalAlterConfigsRequest",
+    "IncrementalAlterConfigsResponse",
+    "InitProducerIdRequest",
+    "InitProducerIdResponse",
     "JoinGroupRequest",
     "JoinGroupResponse",
     "LeaveGroupRequest",
@@ -158,6 +198,8 @@ __all__ = [
     "MetadataResponse",
     "OffsetCommitRequest",
     "OffsetCommitResponse",
+    "OffsetDeleteRequest",
+    "OffsetDeleteResponse",
     "OffsetFetchRequest",
     "OffsetFetchResponse",
     "ProduceRequest",
@@ -172,5 +214,7 @@ __all__ = [
     "ShareGroupHeartbeatResponse",
     "SyncGroupRequest",
     "SyncGroupResponse",
+    "TxnOffsetCommitRequest",
+    "TxnOffsetCommitResponse",
     "api_of",
 ]
