@@ -106,8 +106,12 @@ def _member_inline(member: dict[str, Any], decoded: dict[str, Any] | None) -> di
         return member
     out = dict(member)
     for part in ("subscription", "assignment"):
-        if isinstance(decoded.get(part), dict):
-            out[part] = {k: v for k, v in decoded[part].items() if k != "version"}
+        found = decoded.get(part)
+        # Bytes that do not decode stay as they are stored, in Kafka's dump too (its parser
+        # swallows the error: DumpLogSegments.scala, prepareGroupMetadataValue); groupspec
+        # prints an {"error", "hex"} object for them instead.
+        if isinstance(found, dict) and "error" not in found:
+            out[part] = {k: v for k, v in found.items() if k != "version"}
     return out
 
 

@@ -67,6 +67,20 @@ def test_a_classic_member_is_compared_with_its_subscription_decoded_in_place():
     assert isinstance(line["value"]["members"][0]["subscription"], str)  # groupspec keeps the bytes
 
 
+def test_a_member_whose_bytes_do_not_decode_keeps_them_as_kafka_does():
+    """Kafka's dump leaves undecodable subscription or assignment bytes as base64 (a wire test's
+    member with assignment b"a" showed it); groupspec's error object is not compared."""
+    [line] = [x for x in _ours("__consumer_offsets") if x["type"] == "GroupMetadata"
+              and x["value"]["generation"] == 2][:1]
+    member = line["value"]["members"][0]
+    broken = dict(line, value=dict(line["value"], members=[dict(member, assignment="YQ==")]),
+                  consumerProtocol=[dict(line["consumerProtocol"][0], assignment={
+                      "error": "ConsumerProtocolAssignment: 1 bytes, too short for the int16 version",
+                      "hex": "61"})])
+    shown = kafka_form(broken)["payload"]["data"]["members"][0]
+    assert shown["assignment"] == "YQ==" and shown["subscription"]["topics"] == ["real-topic"]
+
+
 def test_dump_lines_it_cannot_read_are_a_typed_error():
     with pytest.raises(DumpError, match="line 1 not understood"):
         parse_dump('| offset: 3 CreateTime: 1 key: {"type":"1","data":{}} value: {}')
