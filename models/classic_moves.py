@@ -54,8 +54,11 @@ from groupspec.types.classic_assignors import (
 )
 
 Method = Literal["flow", "z3"]
-Change = Literal["join", "leave", "grow"]
+Change = Literal["join", "leave", "grow", "claims"]
+#: The changes a settled group goes through; "claims" (measured only) is no change but a group
+#: whose members claim random disjoint handfuls, unbalanced, as after an outage or a rollout.
 CHANGES: tuple[Change, ...] = ("join", "leave", "grow")
+MEASURED: tuple[Change, ...] = (*CHANGES, "claims")
 
 
 @dataclass(frozen=True)
@@ -220,15 +223,32 @@ def random_group(rng: random.Random, assignor: str, max_members: int,
     return ClassicAssignorInput(assignor, members, topics)
 
 
+def random_claims(rng: random.Random, group: ClassicAssignorInput) -> ClassicAssignorInput:
+    """Every member claims, at generation 1, a random share (0 to twice the fair share) of the
+    partitions nobody claimed yet."""
+    free = list(all_partitions(group))
+    rng.shuffle(free)
+    fair = max(1, len(free) // max(1, len(group.members)))
+    members = []
+    for m in group.members:
+        take = rng.randint(0, 2 * fair)
+        members.append(member(group.assignor, m.member_id, m.topics, sorted(free[:take]), 1))
+        free = free[take:]
+    return ClassicAssignorInput(group.assignor, tuple(members), group.topics)
+
+
 def measure(rng: random.Random, assignor: str, change: Change, assign: Assign,
             max_members: int = 30, max_partitions: int = 120, churn: int = 2) -> Measurement:
     """Settle a random group with ``assign``, put it through ``churn`` random changes (each
     settled), then make ``change`` and compare the next answer's moves with the minimum."""
     group = random_group(rng, assignor, max_members, max_partitions)
-    group, gen = settle(group, assign, 1)
-    for _ in range(churn):
-        group, gen = settle(random_change(rng, group, rng.choice(CHANGES)), assign, gen)
-    group = random_change(rng, group, change)
+    if change == "claims":
+        group, gen = random_claims(rng, group), 2
+    else:
+        group, gen = settle(group, assign, 1)
+        for _ in range(churn):
+            group, gen = settle(random_change(rng, group, rng.choice(CHANGES)), assign, gen)
+        group = random_change(rng, group, change)
     answer = assign(group)
     made = moves(group, answer)
     followup = 0

@@ -222,7 +222,7 @@ def test_sticky_moves_equal_the_minimum_on_any_claims(seed, assignor, messy):
         assert cm.moves(group, assign(group, compat="kafka")) == cm.solve(group).moves
 
 
-@given(seeds, st.sampled_from(STICKY_ASSIGNORS), st.sampled_from(cm.CHANGES),
+@given(seeds, st.sampled_from(STICKY_ASSIGNORS), st.sampled_from(cm.MEASURED),
        st.sampled_from(("groupspec", "kafka")))
 def test_sticky_moves_equal_the_minimum_after_a_change(seed, assignor, change, compat):
     row = cm.measure(random.Random(seed), assignor, change, lambda g: assign(g, compat=compat),
@@ -241,3 +241,21 @@ def test_min_moves_refuses_differing_subscriptions():
     group = _group(COOPERATIVE_STICKY, [("a", ("t1",)), ("b", ("t2",))], {"t1": 1, "t2": 1})
     with pytest.raises(cm.InputError, match="members"):
         cm.solve(group)
+
+
+def test_stickiness_bench_reports_sticky_at_the_minimum():
+    """bench/bench_classic_stickiness.py's rows, shrunk: the figures docs quote come from here."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_classic_stickiness.py"
+    spec = importlib.util.spec_from_file_location("bench_classic_stickiness", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.run(3, 0, 8, 30, 1, ["groupspec"])
+    assert {(r["assignor"], r["change"]) for r in rows} == {(a, c) for a in ASSIGNORS for c in cm.MEASURED}
+    for r in rows:
+        assert r["cases"] == 3
+        if r["assignor"] in STICKY_ASSIGNORS:
+            assert r["at_minimum"] == 3 and r["excess_sum"] == 0 and r["followup_moves"] == 0
