@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from groupspec.consumer_group_state import ConsumerGroupState, partition_names
+from groupspec.impl.classic_group.fast_offsets import offset_commit_key
 from groupspec.impl.codec.batch import BadBatch, PartialBatch, RecordBatch, UnframedRest
 from groupspec.impl.codec.consumer_protocol import decode_assignment
 from groupspec.impl.codec.errors import CodecError, UnknownRecordTypeError, UnsupportedVersionError
-from groupspec.impl.codec.fast_offsets import offset_commit_key
 from groupspec.impl.codec.records import decode_key, decode_record
 from groupspec.impl.runtime.runtime import without_cycle_collection
 from groupspec.types.classic_group import LogEntry, TxnEnd, TxnRecord

@@ -30,14 +30,21 @@ from typing import Any
 from groupspec.types import InputError
 from groupspec.types.classic_assignors import (
     ASSIGNORS,
+    STICKY,
     ClassicAssignment,
     ClassicAssignorInput,
     ClassicMember,
+    TopicPartition,
     check_input,
+    encode_sticky_user_data,
 )
 
 ClassicFn = Callable[[ClassicAssignorInput], ClassicAssignment]
 TARGETS = ("impl", "impl-kafka", "spec")
+#: ``--measure``: extra figures a case can carry. ``stickiness``: the answer's moves and the
+#: fewest any balanced answer needs (groupspec.models.classic_moves), for cases whose members
+#: share one subscription (the others have no common quota and stay null).
+MEASURES = ("stickiness",)
 RACKS = ("a", "b", "c")
 #: Properties Kafka's own answers do not keep, per assignor (docs/machines/classic_assignors.md):
 #: the Kafka mode's failures of these are expected, not counterexamples. Every classic assignor's
@@ -69,6 +76,7 @@ def columns() -> tuple[tuple[str, str, bool], ...]:
         ("partitions", "int", True), ("racks", "boolean", True), ("prior", "boolean", True),
         ("seconds", "double", True), ("error", "string", True),
         *((f"prop_{name}", "boolean", True) for name in properties()),
+        ("moves", "int", True), ("min_moves", "int", True),
         ("counterexample", "boolean", False), ("failed", "array<string>", False),
         ("expected", "boolean", False),
     )
@@ -83,9 +91,12 @@ class ClassicSweepConfig:
     max_partitions: int = 5000
     target: str = "impl"
     partitions: int | None = None
+    measure: str | None = None
 
     def validate(self) -> None:
         check_assignor(self.assignor)
+        if self.measure not in (None, *MEASURES):
+            raise InputError("--measure", f"unknown measure {self.measure!r}; expected one of {MEASURES}")
         if self.target not in TARGETS:
             raise InputError("--target", f"unknown target {self.target!r}; expected one of {TARGETS}")
         for name, value in (("--cases", self.cases), ("--max-members", self.max_members),
@@ -148,9 +159,15 @@ def classic_case(seed: int, index: int, assignor: str, max_members: int = 2000,
         before = replace(group, members=tuple(m for m in members if rng.random() < 0.9))
         owned = assign(before)
         group = replace(group, members=tuple(
-            replace(m, owned_partitions=owned[m.member_id], generation_id=1) if m.member_id in owned
-            else m for m in members))
+            _owning(assignor, m, owned[m.member_id]) if m.member_id in owned else m for m in members))
     return group, racks, prior
+
+
+def _owning(assignor: str, m: ClassicMember, owned: tuple[TopicPartition, ...]) -> ClassicMember:
+    """``m`` reporting ``owned`` at generation 1 as its client would: in the subscription, and
+    for Sticky also in the user data, the only place StickyAssignor reads it."""
+    data = encode_sticky_user_data(owned, 1) if assignor == STICKY else m.user_data
+    return replace(m, owned_partitions=owned, generation_id=1, user_data=data)
 
 
 def _draw(rng: random.Random, assignor: str, topics: Mapping[str, int], size: int,
@@ -197,7 +214,7 @@ def _sorted_lists(answer: ClassicAssignment) -> dict[str, tuple[Any, ...]]:
 
 def run_classic_case(seed: int, index: int, *, assignor: str, target: str = "impl",
                      max_members: int = 2000, max_partitions: int = 5000,
-                     assign_fn: ClassicFn | None = None) -> dict[str, Any]:
+                     assign_fn: ClassicFn | None = None, measure: str | None = None) -> dict[str, Any]:
     """One result row; every failure is recorded, never raised (``assign_fn`` plants bugs)."""
     from groupspec.spec.classic_assignors import check_properties
 
@@ -226,6 +243,11 @@ def run_classic_case(seed: int, index: int, *, assignor: str, target: str = "imp
             ok["agrees"] = _sorted_lists(result) == _sorted_lists(reference)
         else:
             ok["agrees"] = dict(result) == dict(reference)
+        if measure == "stickiness" and len({frozenset(m.topics) for m in group.members}) == 1:
+            from groupspec.models import classic_moves
+
+            row.update(moves=classic_moves.moves(group, result),
+                       min_moves=classic_moves.solve(group).moves)
     except Exception as exc:
         text = f"{type(exc).__name__}: {exc}"
         row.update(error=text[:500], counterexample=True, failed=["error"])
@@ -244,7 +266,8 @@ def _run_partition(config: ClassicSweepConfig, assign_fn: ClassicFn | None, done
     for index in indices:
         row = run_classic_case(config.seed, index, assignor=config.assignor, target=config.target,
                                max_members=config.max_members,
-                               max_partitions=config.max_partitions, assign_fn=assign_fn)
+                               max_partitions=config.max_partitions, assign_fn=assign_fn,
+                               measure=config.measure)
         done.add(1)
         yield tuple(row[n] for n in names)
 
@@ -265,7 +288,13 @@ def summarize(results: Any, config: ClassicSweepConfig) -> dict[str, Any]:
             count_when(F.col("counterexample") & F.col("expected")).alias("expected"),
             count_when(F.col("error").isNotNull()).alias("errors"),
             F.min(F.when(F.col("error").isNotNull(), F.col("index"))).alias("error_first"),
-            F.sum("seconds").alias("assign_seconds"), F.max("seconds").alias("assign_max")]
+            F.sum("seconds").alias("assign_seconds"), F.max("seconds").alias("assign_max"),
+            count_when(F.col("min_moves").isNotNull()).alias("measured"),
+            count_when(F.col("moves") == F.col("min_moves")).alias("at_minimum"),
+            count_when(F.col("moves") < F.col("min_moves")).alias("below_minimum"),
+            F.sum("moves").alias("moves_sum"), F.sum("min_moves").alias("min_sum"),
+            F.max(F.col("moves") - F.col("min_moves")).alias("excess_max"),
+            F.min(F.when(F.col("moves") > F.col("min_moves"), F.col("index"))).alias("above_first")]
     for name in properties():
         col = F.col(f"prop_{name}")
         aggs += [count_when(col).alias(f"{name}_held"),
@@ -292,6 +321,11 @@ def summarize(results: Any, config: ClassicSweepConfig) -> dict[str, Any]:
         "errors": {"count": int(top["errors"] or 0), "expected": 0,
                    "first": first(top["error_first"])},
         "assign_seconds": {"total": top["assign_seconds"], "max": top["assign_max"]},
+        "stickiness": None if config.measure != "stickiness" else {
+            "measured": int(top["measured"] or 0), "at_minimum": int(top["at_minimum"] or 0),
+            "below_minimum": int(top["below_minimum"] or 0), "moves": int(top["moves_sum"] or 0),
+            "min_moves": int(top["min_sum"] or 0), "excess_max": top["excess_max"],
+            "first_above": first(top["above_first"])},
     }
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from groupspec.impl.classic_group.fast_offsets import offset_commit_key, offset_commit_value
 from groupspec.impl.classic_group.group import EMPTY
 from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
 from groupspec.impl.classic_group.offsets import OffsetAndMetadata, OffsetMetadataManager
 from groupspec.impl.codec.batch import RecordBatch
-from groupspec.impl.codec.fast_offsets import offset_commit_key, offset_commit_value
 from groupspec.impl.runtime.log import log_entries, record_entry
 from groupspec.impl.runtime.runtime import ShardContext, WriteResult
 from groupspec.types.classic_group import (
@@ -70,7 +70,7 @@ class GroupCoordinatorShard:
                        on_entry: Callable[[int, LogEntry], None] | None = None) -> None:
         """What ``for o, e in log_entries(topic, partition, batches): self.replay(o, e)`` does,
         with OffsetCommit records (most of a busy log) read from their bytes straight into the
-        offset manager (:mod:`~groupspec.impl.codec.fast_offsets`): no key, value or record
+        offset manager (:mod:`~groupspec.impl.classic_group.fast_offsets`): no key, value or record
         object per commit. Every other record, and any commit the fast reader declines, takes
         the general path, which decodes it (or raises) as it always did.
 

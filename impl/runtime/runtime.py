@@ -214,7 +214,21 @@ class CoordinatorRuntime(Generic[S]):
         A log that cannot be read fails the load with its typed error and leaves the partition
         not hosted (Kafka's FAILED state, which answers NOT_COORDINATOR), not stuck loading.
         """
-        self.load_from(partition, self._logs[partition].entries())
+        self._check_partition(partition)
+        log = self._logs[partition]
+
+        def feed(shard: S) -> None:
+            # A shard that reads its log's batches itself (the classic shard's fast path for
+            # offset commits) loads the way a reader of real segment files does, so every
+            # restart exercises that path; any other shard replays one entry at a time.
+            replay_batches = getattr(shard, "replay_batches", None)
+            if replay_batches is not None:
+                replay_batches(log.topic, log.partition, log.batches_read())
+                return
+            for offset, entry in log.entries():
+                shard.replay(offset, entry)
+
+        self.load_with(partition, feed)
 
     def load_from(self, partition: int, entries: Iterable[tuple[int, LogEntry]]) -> None:
         """:meth:`load` from entries read elsewhere (another broker's segment files, streamed):

@@ -19,10 +19,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from groupspec.impl.classic_group import ClassicCoordinator
+from groupspec.impl.classic_group.fast_offsets import offset_commit_key, offset_commit_value
 from groupspec.impl.codec.batch import Record, RecordBatch, encode_batch, read_batches
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.codec.errors import CodecError
-from groupspec.impl.codec.fast_offsets import offset_commit_key, offset_commit_value
 from groupspec.impl.codec.records import decode_key, decode_record, encode_key, encode_value
 from groupspec.impl.codec.segment import read_log, segment_files
 from groupspec.impl.runtime.log import log_entries

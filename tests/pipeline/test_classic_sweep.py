@@ -11,7 +11,8 @@ from groupspec.cli import main
 from groupspec.conformance.classic_assignors import group_from_json
 from groupspec.pipeline import classic_sweep as cs
 from groupspec.spec.classic_assignors import assign as spec_assign
-from groupspec.types.classic_assignors import ASSIGNORS
+from groupspec.types import InputError
+from groupspec.types.classic_assignors import ASSIGNORS, STICKY_ASSIGNORS
 
 SMALL = {"max_members": 30, "max_partitions": 60}
 
@@ -77,6 +78,7 @@ def test_a_short_classic_sweep_on_local_spark(spark, tmp_path):
     config = cs.ClassicSweepConfig(assignor="range", cases=24, seed=5, partitions=3, **SMALL)
     outcome = cs.run_classic_sweep(spark, config, tmp_path / "good")
     s = outcome.summary
+    assert s["stickiness"] is None
     assert s["cases"] == 24 and s["counterexamples"] == 0 and s["errors"]["count"] == 0
     assert set(s["properties"]) == set(cs.properties())
     assert all(t["held"] == 24 for t in s["properties"].values())
@@ -87,3 +89,40 @@ def test_a_short_classic_sweep_on_local_spark(spark, tmp_path):
     assert bad.summary["counterexamples"] == 24
     first = bad.summary["properties"]["complete"]["first_counterexample"]
     assert first["index"] == 0 and "--assignor range --replay 5 0" in first["replay"]
+
+
+@pytest.mark.parametrize("assignor", ASSIGNORS)
+def test_stickiness_is_measured_on_one_subscription(assignor):
+    """``--measure stickiness``: moves and the minimum on cases sharing one subscription; the
+    sticky assignors are at the minimum on every one (docs/models.md, section 7), and their
+    previous assignment really reaches them (Sticky reads it from the user data only)."""
+    measured = needed = 0
+    for index in range(25):
+        row = cs.run_classic_case(3, index, assignor=assignor, target="impl", measure="stickiness", **SMALL)
+        assert row["error"] is None, row
+        group = cs.classic_case(3, index, assignor, **SMALL)[0]
+        if len({frozenset(m.topics) for m in group.members}) > 1:
+            assert row["moves"] is None and row["min_moves"] is None
+            continue
+        measured += 1
+        needed += row["min_moves"]
+        if assignor in STICKY_ASSIGNORS:
+            assert row["moves"] == row["min_moves"], row
+    assert measured > 0
+    if assignor in STICKY_ASSIGNORS:
+        assert needed > 0  # the prior cases make someone give partitions up
+    assert cs.run_classic_case(3, 0, assignor=assignor, **SMALL)["moves"] is None  # not asked
+
+
+def test_measure_is_checked_before_spark(tmp_path, capsys, monkeypatch):
+    from groupspec.pipeline import session
+
+    def started(*args, **kwargs):
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr(session, "get_spark", started)
+    with pytest.raises(InputError, match="--measure"):
+        cs.ClassicSweepConfig(assignor="sticky", measure="speed").validate()
+    assert main(["sweep", "--measure", "stickiness", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("groupspec sweep: error: --measure: takes a classic --assignor"), err
