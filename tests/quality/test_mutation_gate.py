@@ -8,6 +8,7 @@ code that no vector reaches, lowers the score and fails here with the survivors 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,20 @@ def test_the_vectors_keep_their_sampled_mutation_score(machine: str) -> None:
 def test_the_vectors_keep_their_full_mutation_score() -> None:
     results = [mutation.gate(machine, None, 0, floor, workers=2) for machine, floor in FLOORS["full"].items()]
     assert all(r.holds for r in results), "\n\n".join(r.explain() for r in results if not r.holds)
+
+
+@pytest.mark.parametrize("path", sorted(mutation.QUICK_LOOP_ONLY))
+def test_files_the_vectors_cannot_see_are_held_by_their_own_tests(path: str) -> None:
+    result = mutation.quick_loop_gate(path, FLOORS["sample"] // 3, FLOORS["seed"])
+    assert result.holds, result.explain()
+
+
+def test_files_the_vectors_cannot_see_are_left_out_of_the_vectors_sample() -> None:
+    for path in mutation.QUICK_LOOP_ONLY:
+        owners = [m for m in FLOORS["sampled"] if Path(path) in mutation.impl_files(m)]
+        assert len(owners) == 1, (path, owners)
+        assert Path(path) not in mutation.vector_files(owners[0])
+        assert set(mutation.vector_files(owners[0])) == set(mutation.impl_files(owners[0])) - {Path(path)}
 
 
 def test_the_gate_fails_when_the_vectors_see_nothing() -> None:
