@@ -38,9 +38,12 @@ def sticky_member(
     return ClassicMember(member_id, tuple(topics), tuple(owned), instance, generation, None, user_data)
 
 
-def random_sticky_group(rng: random.Random, assignor: str, messy: bool) -> ClassicAssignorInput:
+def random_sticky_group(
+    rng: random.Random, assignor: str, messy: bool, racks: bool = False
+) -> ClassicAssignorInput:
     """Members with one subscription; each claims a random handful of partitions. ``messy``
-    also lets claims go beyond a topic's count, repeat, and clash within one generation."""
+    also lets claims go beyond a topic's count, repeat, and clash within one generation;
+    ``racks`` puts members and replicas on racks a-c."""
     topics = {f"topic-{k}": rng.randint(0, 8) for k in range(rng.randint(1, 4))}
     subscribed = sorted(topics)
     pool = [(t, p) for t, n in topics.items() for p in range(n + (2 if messy else 0))]
@@ -56,7 +59,13 @@ def random_sticky_group(rng: random.Random, assignor: str, messy: bool) -> Class
         generation = rng.choice((None, 1, 2, 3)) if owned or rng.random() < 0.5 else None
         member_id = f"member-{k}-{rng.randint(0, 999)}"
         members.append(sticky_member(assignor, member_id, subscribed, owned, generation))
-    return ClassicAssignorInput(assignor, tuple(members), topics)
+    if not racks:
+        return ClassicAssignorInput(assignor, tuple(members), topics)
+    on_racks = tuple(replace(m, rack_id=rng.choice("abc") if rng.random() < 0.8 else None) for m in members)
+    replica = {
+        t: tuple(frozenset(rng.sample("abc", rng.randint(0, 2))) for _ in range(n)) for t, n in topics.items()
+    }
+    return ClassicAssignorInput(assignor, on_racks, topics, replica)
 
 
 def next_round(
@@ -64,7 +73,10 @@ def next_round(
 ) -> ClassicAssignorInput:
     """The group's next rebalance: every member reports what it was given, in ``generation``."""
     members = tuple(
-        sticky_member(group.assignor, m.member_id, m.topics, answer[m.member_id], generation)
+        replace(
+            sticky_member(group.assignor, m.member_id, m.topics, answer[m.member_id], generation),
+            rack_id=m.rack_id,
+        )
         for m in group.members
     )
     return ClassicAssignorInput(group.assignor, members, group.topics, group.replica_racks)
@@ -259,6 +271,9 @@ def sticky_cases() -> list[Case]:
         )
     )
     out += sticky_hand_cases()
+    out += rack_upstream_cases()
+    out += mixed_hand_cases()
+    out += mixed_generated_cases()
     for i in range(40):
         rng = random.Random(2201 + i)
         assignor = ("sticky", "cooperative-sticky")[i % 2]
@@ -477,4 +492,325 @@ def sticky_hand_cases() -> list[Case]:
             ),
         )
     )
+    return out
+
+
+def random_mixed_group(rng: random.Random, assignor: str, messy: bool, racks: bool) -> ClassicAssignorInput:
+    """Members with different subscriptions (Kafka's general builder), claims as in
+    :func:`random_sticky_group`; ``racks`` puts members and replicas on racks a-c."""
+    topics = {f"topic-{k}": rng.randint(0, 6) for k in range(rng.randint(1, 4))}
+    names = sorted(topics) + (["unknown"] if rng.random() < 0.2 else [])
+    pool = [(t, p) for t, n in topics.items() for p in range(n + (2 if messy else 0))]
+    free = list(pool)
+    rng.shuffle(free)
+    members = []
+    for k in range(rng.randint(2, 7)):
+        subscribed = rng.sample(names, rng.randint(0 if messy else 1, len(names)))
+        take = rng.randint(0, 4)
+        if messy:
+            owned = [rng.choice(pool) for _ in range(take)] if pool else []
+        else:
+            owned, free = free[:take], free[take:]
+        generation = rng.choice((None, 1, 2, 3)) if owned or rng.random() < 0.5 else None
+        member = sticky_member(assignor, f"member-{k}-{rng.randint(0, 999)}", subscribed, owned, generation)
+        if racks and rng.random() < 0.8:
+            member = replace(member, rack_id=rng.choice("abc"))
+        members.append(member)
+    replica = (
+        {
+            t: tuple(frozenset(rng.sample("abc", rng.randint(0, 2))) for _ in range(n))
+            for t, n in topics.items()
+        }
+        if racks
+        else {}
+    )
+    return ClassicAssignorInput(assignor, tuple(members), topics, replica)
+
+
+# ---------------------------------------------------------------------------------------------
+# Different subscriptions and racks (Kafka's general builder, rack-aware sticky)
+# ---------------------------------------------------------------------------------------------
+
+_RACK_TOPICS = {"t1": 6, "t2": 7, "t3": 2}
+_ALL3 = ("t1", "t2", "t3")
+_NON_RACK_AWARE_NON_EQUAL = (
+    "t1-5, t2-0, t2-2, t2-4, t2-6",
+    "t1-3, t2-1, t2-3, t2-5, t3-0",
+    "t1-0, t1-1, t1-2, t1-4, t3-1",
+)
+_NON_RACK_AWARE_UNIFORM = (
+    "t1-0, t1-3, t2-0, t2-3, t2-6",
+    "t1-1, t1-4, t2-1, t2-4, t3-0",
+    "t1-2, t1-5, t2-2, t2-5, t3-1",
+)
+_RF1_NON_EQUAL = (
+    "t1-3, t2-0, t2-2, t2-3, t2-6",
+    "t1-4, t2-1, t2-4, t2-5, t3-0",
+    "t1-0, t1-1, t1-2, t1-5, t3-1",
+)
+_MISALIGNED_OWNED = (
+    "t1-0, t1-1, t1-2, t1-3, t1-4",
+    "t1-5, t2-0, t2-1, t2-2, t2-3",
+    "t2-4, t2-5, t2-6, t3-0, t3-1",
+)
+
+
+def _rack_group(
+    assignor: str,
+    replication: int,
+    brokers: Sequence[str | None],
+    consumer_racks: Sequence[str | None],
+    subscriptions: Sequence[Sequence[str]],
+    owned: Sequence[str] | None,
+) -> ClassicAssignorInput:
+    """AbstractPartitionAssignorTest.verifyRackAssignment's group: consumer0.. with the given
+    racks and topics, owned partitions in the subscription only (no generation, no user data:
+    StickyAssignor, which reads only user data, sees no claims), replicas laid out by
+    ``broker_racks``."""
+    from tests.scenarios.classic_assignors.cases import broker_racks
+
+    members = tuple(
+        ClassicMember(
+            f"consumer{i}",
+            tuple(subscriptions[i]),
+            tuple(sorted(parse_parts(owned[i]))) if owned else (),
+            None,
+            None,
+            consumer_racks[i],
+        )
+        for i in range(len(consumer_racks))
+    )
+    return ClassicAssignorInput(
+        assignor, members, dict(_RACK_TOPICS), broker_racks(_RACK_TOPICS, replication, brokers, True)
+    )
+
+
+_NONE3: tuple[str | None, ...] = (None, None, None)
+_ABC = ("a", "b", "c")
+
+
+def rack_upstream_cases() -> list[Case]:
+    """testRackAwareAssignmentWithNonEqualSubscription and ...WithUniformSubscription, the calls
+    made with the test-only ``preferRackAwareLogic`` off (production's behaviour); each
+    verifyUniform/NonEqualSubscription call runs twice, without and then with the expected
+    answer as owned partitions."""
+    out = []
+    for assignor in ("sticky", "cooperative-sticky"):
+        for test, subs, plain in (
+            (
+                "testRackAwareAssignmentWithNonEqualSubscription",
+                (_ALL3, _ALL3, ("t1", "t3")),
+                _NON_RACK_AWARE_NON_EQUAL,
+            ),
+            (
+                "testRackAwareAssignmentWithUniformSubscription",
+                (_ALL3, _ALL3, _ALL3),
+                _NON_RACK_AWARE_UNIFORM,
+            ),
+        ):
+            uniform = plain is _NON_RACK_AWARE_UNIFORM
+            variants: list[tuple[str, int, Sequence[str | None], Sequence[str | None], Sequence[str]]] = [
+                ("brokers_without_racks", 3, _NONE3, _ABC, plain),
+                ("consumers_without_racks", 3, _ABC, _NONE3, plain),
+                ("every_rack_has_every_partition", 3, _ABC, _ABC, plain),
+                ("consumer_racks_without_replicas", 3, _ABC, ("d", "e", "f"), plain),
+                ("one_consumer_without_a_rack", 3, _ABC, (None, "e", "f"), plain),
+                ("replication_1", 1, _ABC, _ABC, _NON_RACK_AWARE_UNIFORM if uniform else _RF1_NON_EQUAL),
+                (
+                    "replication_2",
+                    2,
+                    _ABC,
+                    _ABC,
+                    _NON_RACK_AWARE_UNIFORM
+                    if uniform
+                    else (
+                        "t1-3, t2-0, t2-2, t2-5, t2-6",
+                        "t1-0, t2-1, t2-3, t2-4, t3-0",
+                        "t1-1, t1-2, t1-4, t1-5, t3-1",
+                    ),
+                ),
+                ("a_consumer_rack_without_replicas", 3, ("a", "b"), _ABC, plain),
+            ]
+            for suffix, rf, brokers, racks, expected in variants:
+                for owned_suffix, owned in (("", None), ("_owning_it", expected)):
+                    g = _rack_group(assignor, rf, brokers, racks, subs, owned)
+                    out.append(
+                        replace(
+                            _up(
+                                test,
+                                _ABSTRACT,
+                                f"racks: {suffix.replace('_', ' ')}"
+                                + (", owning the answer" if owned else ""),
+                                g,
+                                {f"consumer{i}": e for i, e in enumerate(expected)},
+                                f"_{suffix}{owned_suffix}",
+                            ),
+                            kafka_only=True,
+                        )
+                    )
+        # Owned partitions on the wrong racks (replication 1): Sticky sees no claims (they are
+        # not in its user data); CooperativeSticky gives up the misaligned ones first.
+        if assignor == "sticky":
+            steps = [("misaligned_owned", _MISALIGNED_OWNED, _RF1_NON_EQUAL)]
+        else:
+            middle = ("t1-3", "t2-1", "t3-1")
+            steps = [
+                ("misaligned_owned", _MISALIGNED_OWNED, middle),
+                ("misaligned_owned_next_round", middle, _RF1_NON_EQUAL),
+            ]
+        for suffix, owned, expected in steps:
+            g = _rack_group(assignor, 1, _ABC, _ABC, (_ALL3, _ALL3, ("t1", "t3")), owned)
+            out.append(
+                replace(
+                    _up(
+                        "testRackAwareAssignmentWithNonEqualSubscription",
+                        _ABSTRACT,
+                        f"racks: {suffix.replace('_', ' ')}",
+                        g,
+                        {f"consumer{i}": e for i, e in enumerate(expected)},
+                        f"_{suffix}",
+                    ),
+                    kafka_only=True,
+                )
+            )
+        # testMultipleConsumersMixedTopicSubscriptions (without racks).
+        members = (
+            sticky_member(assignor, "consumer1", ("topic1",)),
+            sticky_member(assignor, "consumer2", ("topic1", "topic2")),
+            sticky_member(assignor, "consumer3", ("topic1",)),
+        )
+        out.append(
+            replace(
+                _up(
+                    "testMultipleConsumersMixedTopicSubscriptions",
+                    _ABSTRACT,
+                    "the member alone on topic2 takes it all, the others share topic1",
+                    ClassicAssignorInput(assignor, members, {"topic1": 3, "topic2": 2}),
+                    {
+                        "consumer1": "topic1-0, topic1-2",
+                        "consumer2": "topic2-0, topic2-1",
+                        "consumer3": "topic1-1",
+                    },
+                ),
+                kafka_only=True,
+            )
+        )
+        # testSubscriptionNotEqualAndAssignSamePartitionWith3Generation: topic-2 claimed in three
+        # generations; upstream asserts only no partition twice and 1 or 2 per member.
+        for k, gens in enumerate(((1, 2, 3), (1, 3, 2), (2, 1, 3), (2, 3, 1), (3, 1, 2), (3, 2, 1))):
+            rows = (
+                ("consumer1", ("topic",), [("topic", 0), ("topic", 2)], gens[0]),
+                ("consumer2", ("topic",), [("topic", 1), ("topic", 2), ("topic", 3)], gens[1]),
+                ("consumer3", ("topic",), [("topic", 2), ("topic", 4), ("topic", 5)], gens[2]),
+                ("consumer4", ("topic1",), [("topic1", 0)], 2),
+            )
+            out.append(
+                _up(
+                    "testSubscriptionNotEqualAndAssignSamePartitionWith3Generation",
+                    _ABSTRACT,
+                    f"one partition claimed in generations {gens}, a fourth member on another topic",
+                    ClassicAssignorInput(
+                        assignor,
+                        tuple(sticky_member(assignor, *row) for row in rows),
+                        {"topic": 6, "topic1": 1},
+                    ),
+                    None,
+                    f"_{k}",
+                )
+            )
+    return out
+
+
+def mixed_hand_cases() -> list[Case]:
+    """Corners of the general builder where Kafka and groupspec part (docs/divergences.md)."""
+    out = []
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        # b claimed u-0 in an older generation and now subscribes to t only: Kafka's hand-back to
+        # the older owner gives it u-0 anyway.
+        out.append(
+            _hand(
+                f"hand_{a}_older_owner_no_longer_subscribed",
+                "a partition handed back to its older-generation owner, no longer subscribed to its topic",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("a", ("t", "u"), [("u", 0), ("u", 1), ("u", 2), ("t", 0)], 3),
+                        m("b", ("t",), [("u", 0)], 1),
+                        m("c", ("t", "u"), [], 3),
+                    ),
+                    {"t": 2, "u": 4},
+                ),
+            )
+        )
+        # Kafka compares each subscription with the first non-empty one it meets: a member
+        # subscribed to nothing that comes first in map order is overlooked.
+        out.append(
+            _hand(
+                f"hand_{a}_empty_subscription_first",
+                "a member subscribed to nothing, first in Kafka's map: the constrained builder serves it",
+                ClassicAssignorInput(a, (m("c1", ()), m("c0", ("t",))), {"t": 4}),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_mixed_claim_beyond_the_count",
+                "different subscriptions and a claim beyond the count: Kafka's merge walk stalls",
+                ClassicAssignorInput(
+                    a,
+                    (m("c1", ("t", "u"), [("t", 5), ("t", 0)], 1), m("c2", ("t",), [], 1)),
+                    {"t": 3, "u": 1},
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_lone_subscribers",
+                "every topic has one subscriber: nothing can move",
+                ClassicAssignorInput(
+                    a, (m("c1", ("t",), [("t", 1)], 2), m("c2", ("u",), [], 2)), {"t": 3, "u": 2}
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_stale_claim_moves_back",
+                "an older generation's claim pulls a partition back to a member that has two fewer",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("c1", ("t", "u"), [("t", 0), ("t", 1), ("t", 2), ("t", 3)], 5),
+                        m("c2", ("t", "u"), [("t", 2)], 4),
+                        m("c3", ("u",), [("u", 0)], 5),
+                    ),
+                    {"t": 4, "u": 2},
+                ),
+            )
+        )
+    return out
+
+
+def mixed_generated_cases() -> list[Case]:
+    out = []
+    for i in range(48):
+        seed = 2301 + i
+        rng = random.Random(seed)
+        assignor = ("sticky", "cooperative-sticky")[i % 2]
+        messy, racks = i % 4 >= 2, i % 3 == 0
+        g = (
+            random_mixed_group(rng, assignor, messy, racks)
+            if i % 8
+            else random_sticky_group(rng, assignor, messy, True)
+        )
+        what = "different subscriptions" if i % 8 else "one subscription, racks"
+        out.append(
+            Case(
+                f"generated_sticky_mixed_s{seed}",
+                f"random {assignor} group, {what}"
+                + (", racks" if racks and i % 8 else "")
+                + (", invalid claims" if messy else ""),
+                {"kind": "generated", "seed": seed, "index": 0},
+                g,
+            )
+        )
     return out
