@@ -19,10 +19,13 @@ The builders are the same in both modes. What differs is what they are fed:
 Which builder runs: Kafka compares each subscription with the first non-empty one it met in map
 order, so a member subscribed to nothing that comes first is not noticed, and the constrained
 builder may hand it partitions (the Kafka mode does so); groupspec takes the constrained builder
-only when every member subscribes to the same topics. The cooperative withholding after the
-general builder is Kafka's ``computePartitionsTransferringOwnership`` in the Kafka mode (a
-partition given to a member that did not list it, which some member listed and was not given);
-in groupspec mode it is the rule of the constrained path (a partition whose valid owner is
+only when every member subscribes to the same topics. After the general builder,
+CooperativeSticky withholds what Kafka's ``computePartitionsTransferringOwnership`` names (a
+partition given to a member that did not list it, which some member listed and was not given).
+
+groupspec mode runs the constrained builder only in the plain case (one subscription, not
+rack-aware); every other group gets the spec's rules (:mod:`.sticky_rules`), and
+CooperativeSticky withholds by the constrained path's rule (a partition whose valid owner is
 another member, or whose ownership is disputed).
 """
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from groupspec.impl.classic_assignors import sticky_rules
 from groupspec.impl.classic_assignors.orders import java_key, partition_key, sorted_topics
 from groupspec.impl.classic_assignors.sticky_general import GeneralBuilder
 from groupspec.impl.classic_assignors.sticky_racks import RackInfo
@@ -324,21 +328,34 @@ def assign(group: ClassicAssignorInput, members: Sequence[ClassicMember], *, kaf
     topics = set(topic_list)
     owned, multi = kafka_owned(group, members, topics) if kafka else groupspec_owned(group, members, topics)
     racks = RackInfo(group, members, topic_list)
-    equal = kafka_subscriptions_equal(members) if kafka else len({frozenset(m.topics) for m in members}) <= 1
-    if equal:
+    if kafka:
+        out, transferring = _kafka_builders(group, members, owned, multi, racks)
+    elif len({frozenset(m.topics) for m in members}) <= 1 and not racks.consumer_racks:
         builder = ConstrainedBuilder(group, owned, multi, racks)
-        out = builder.build()
-        transferring = builder.transferring
+        out, transferring = builder.build(), builder.transferring
     else:
-        claims = {m.member_id: member_claim(group.assignor, m) for m in members}
-        out = GeneralBuilder(group, members, owned, claims, racks, kafka=kafka).build()
-        transferring = {}
-        if group.assignor == COOPERATIVE_STICKY:
-            transferring = _kafka_transferring(members, out) if kafka else _withheld(owned, out, multi)
+        out = sticky_rules.build(group, members, owned, racks)
+        transferring = _withheld(owned, out, multi)
     if group.assignor == COOPERATIVE_STICKY:
         for tp, member in transferring.items():
             _remove_first(out[member], tp)
     return {m.member_id: out[m.member_id] for m in group.members}
+
+
+def _kafka_builders(
+    group: ClassicAssignorInput,
+    members: Sequence[ClassicMember],
+    owned: dict[str, list[TopicPartition]],
+    multi: set[TopicPartition],
+    racks: RackInfo,
+) -> tuple[Assignment, dict[TopicPartition, str]]:
+    """Kafka's choice of builder, its answer, and what CooperativeSticky then withholds."""
+    if kafka_subscriptions_equal(members):
+        builder = ConstrainedBuilder(group, owned, multi, racks)
+        return builder.build(), builder.transferring
+    claims = {m.member_id: member_claim(group.assignor, m) for m in members}
+    out = GeneralBuilder(group, members, owned, claims, racks).build()
+    return out, _kafka_transferring(members, out) if group.assignor == COOPERATIVE_STICKY else {}
 
 
 def _kafka_transferring(members: Sequence[ClassicMember], out: Assignment) -> dict[TopicPartition, str]:

@@ -12,14 +12,15 @@ Its choices are Kafka's own; what is left to Java collections is fixed here:
   a sorted list of those keys (:class:`_Ranking`).
 * When a partition is asked to move from ``a`` to ``b`` while some partition of the same topic
   has already moved from ``b`` to ``a``, Kafka moves that one back instead, the first its
-  HashSet of TopicPartitions yields. The Kafka mode reproduces that HashSet
-  (impl/simple_assignor/java_collections.py, with TopicPartition's hash code); the groupspec
-  mode takes the lowest such partition.
+  HashSet of TopicPartitions yields: that HashSet is reproduced
+  (impl/simple_assignor/java_collections.py, with TopicPartition's hash code).
 * Kafka reads a member's size through maps that no longer hold the members it set aside as
-  unable to move anything; on the inputs that reach such a read (claims beyond a topic's count)
-  Java throws NullPointerException, which the Kafka mode raises as a PartitionAssignorError.
-  So does the move back to an older generation's owner when that owner was set aside. The
-  groupspec mode hands a partition back to an older owner only when it may hold it.
+  unable to move anything; on the inputs that reach such a read (claims beyond a topic's count,
+  or a partition handed back to an older owner that was set aside) Java throws
+  NullPointerException, raised here as a PartitionAssignorError naming it.
+
+Only the Kafka-exact mode runs this builder; groupspec's mode answers such groups by the spec's
+rules (:mod:`.sticky_rules`).
 """
 
 from __future__ import annotations
@@ -79,15 +80,9 @@ class _Movements:
     """PartitionMovements: for each moved partition its first source and current holder, and per
     topic the partitions moved between each ordered pair of members."""
 
-    def __init__(self, kafka: bool) -> None:
-        self.kafka = kafka
+    def __init__(self) -> None:
         self.moves: dict[TopicPartition, tuple[str, str]] = {}
-        self.by_topic: dict[
-            str, dict[tuple[str, str], JavaHashSet[TopicPartition] | set[TopicPartition]]
-        ] = {}
-
-    def _new_set(self) -> JavaHashSet[TopicPartition] | set[TopicPartition]:
-        return JavaHashSet(topic_partition_hash) if self.kafka else set()
+        self.by_topic: dict[str, dict[tuple[str, str], JavaHashSet[TopicPartition]]] = {}
 
     def _remove_record(self, tp: TopicPartition) -> tuple[str, str]:
         pair = self.moves.pop(tp)
@@ -103,7 +98,7 @@ class _Movements:
         self.moves[tp] = pair
         pairs = self.by_topic.setdefault(tp[0], {})
         if pair not in pairs:
-            pairs[pair] = self._new_set()
+            pairs[pair] = JavaHashSet(topic_partition_hash)
         pairs[pair].add(tp)
 
     def move(self, tp: TopicPartition, old: str, new: str) -> None:
@@ -125,9 +120,7 @@ class _Movements:
         back = pairs.get((new, old))
         if back is None:
             return tp
-        if isinstance(back, JavaHashSet):
-            return back.order()[0]
-        return min(back, key=lambda p: (java_key(p[0]), p[1]))
+        return back.order()[0]
 
 
 @dataclass
@@ -146,11 +139,8 @@ class GeneralBuilder:
         owned: dict[str, list[TopicPartition]],
         claims: dict[str, tuple[list[TopicPartition], int | None]],
         racks: RackInfo,
-        *,
-        kafka: bool,
     ) -> None:
         self.group = group
-        self.kafka = kafka
         self.racks = racks
         self.members = list(members)
         self.claims = claims
@@ -171,7 +161,7 @@ class GeneralBuilder:
         ordered = sorted(topics, key=lambda t: (len(self.potential[t]), java_key(t)))
         self.all_partitions = [(t, p) for t in ordered for p in range(self.count[t])]
         self.ranking = _Ranking(self.current)
-        self.movements = _Movements(kafka)
+        self.movements = _Movements()
         self.revocation_required = False
         self.max_generation = max([-1] + [g for _, g in claims.values() if g is not None])
 
@@ -348,11 +338,7 @@ class GeneralBuilder:
                 size = self._size(member, "performReassignments")
                 assert member is not None
                 back = prev.get(tp)
-                if (
-                    back is not None
-                    and self._may_return(tp, back.member)
-                    and size > self._size(back.member, "the older owner's size") + 1
-                ):
+                if back is not None and size > self._size(back.member, "the older owner's size") + 1:
                     self._move(tp, back.member)
                     performed = modified = True
                     continue
@@ -373,13 +359,6 @@ class GeneralBuilder:
                 if self.racks.consumer_racks.get(other) in racks and size > self._size(other, "size") + 1:
                     return True
         return any(size > self._size(other, "a subscriber's size") + 1 for other in self.potential[tp[0]])
-
-    def _may_return(self, tp: TopicPartition, member: str) -> bool:
-        """Kafka hands a partition back to its older owner whatever that owner subscribes to
-        now; groupspec only to an owner that still takes part and subscribes to the topic."""
-        if self.kafka:
-            return True
-        return member in self.current and tp[0] in self.topics_of[member]
 
     def _least_loaded(self, topic: str) -> str:
         return next(m for m in self.ranking.members() if topic in self.topics_of[m])

@@ -10,9 +10,6 @@ what it was given, so the cooperative withholding and the generation handling ar
 as a real group meets them. (Measured at 1,000 single-round groups, seed 2: no difference,
 169 of them IllegalStateException on both sides. Different subscriptions and racks, measured
 once at seeds 2-7: 1,600 groups, 3,100 answers and 88 exceptions compared, no difference.)
-
-The vectors that hold groups off the plain case are judged on properties under the Kafka
-flavour; here their ``expected_kafka`` is also compared with Kafka's answer, list order included.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from collections.abc import Iterator
 import pytest
 
 from groupspec.conformance import classic_assignors as form
-from groupspec.conformance import targets, vector_format
+from groupspec.conformance import targets
 from groupspec.impl.classic_assignors import assign
 from groupspec.types import PartitionAssignorError
 from tests.scenarios.classic_assignors.sticky_cases import next_round, random_mixed_group, random_sticky_group
@@ -102,19 +99,3 @@ def test_kafka_mode_matches_kafkas_general_builder_and_rack_aware_paths(kafka: t
             answers += 1
             group = next_round(group, mine, 10 + generation)
     assert answers > MIXED_GROUPS * 1.5 and thrown > 3
-
-
-def test_properties_vectors_carry_kafkas_exact_answer(kafka: targets.Target) -> None:
-    vectors = [
-        v
-        for v in vector_format.load(vector_format.default_root())
-        if v.machine == "classic_assignors" and v.mode == "properties"
-    ]
-    assert len(vectors) > 100
-    for v in vectors:
-        response = kafka.call(v.case, "classic_assignors", "assign", v.input)
-        assert v.expected_kafka is not None
-        if "error" in v.expected_kafka:
-            assert response.error is not None and v.expected_kafka["error"] in str(response.error), v.case
-        else:
-            assert response.output == v.expected_kafka, v.case
