@@ -314,7 +314,7 @@ def kafka_subscriptions_equal(members: Sequence[ClassicMember]) -> bool:
     for m in members:
         if not first:
             first = set(m.topics)
-        elif not (len(m.topics) == len(first) and first.issuperset(m.topics)):
+        elif set(m.topics) != first:  # a topic listed twice is refused by check_input
             return False
     return True
 

@@ -51,7 +51,8 @@ def _npe(where: str) -> PartitionAssignorError:
 
 class _Ranking:
     """The TreeSet of members by (count, member id). A member's key is computed on entry and on
-    removal from its count at that moment, so counts change only while it is out of the set."""
+    removal from its count at that moment, so counts change only while it is out of the set
+    (the builder takes a member out before changing its count, as Kafka's does)."""
 
     def __init__(self, sizes: Assignment) -> None:
         self.sizes = sizes
@@ -61,16 +62,10 @@ class _Ranking:
         return (len(self.sizes[member]), java_key(member), member)
 
     def add(self, member: str) -> None:
-        key = self._key(member)
-        at = bisect.bisect_left(self.keys, key)
-        if at == len(self.keys) or self.keys[at] != key:
-            self.keys.insert(at, key)
+        bisect.insort(self.keys, self._key(member))
 
     def remove(self, member: str) -> None:
-        key = self._key(member)
-        at = bisect.bisect_left(self.keys, key)
-        if at < len(self.keys) and self.keys[at] == key:
-            del self.keys[at]
+        del self.keys[bisect.bisect_left(self.keys, self._key(member))]
 
     def members(self) -> list[str]:
         return [k[2] for k in self.keys]
@@ -199,10 +194,8 @@ class GeneralBuilder:
         by_id = {m.member_id: m for m in self.members}
         for member, parts in self.current.items():
             kept = []
-            for tp in parts:
-                if tp[0] not in self.count:
-                    self.holder.pop(tp, None)
-                elif tp[0] not in by_id[member].topics or self.racks.mismatch(member, tp):
+            for tp in parts:  # claims name assigned topics only (kafka_owned)
+                if tp[0] not in by_id[member].topics or self.racks.mismatch(member, tp):
                     self.revocation_required = True
                 else:
                     kept.append(tp)
@@ -253,10 +246,7 @@ class GeneralBuilder:
 
     def _deal(self, partitions: list[TopicPartition], with_racks: bool, drop: bool) -> list[TopicPartition]:
         left = []
-        for tp in partitions:
-            if not self.potential[tp[0]]:
-                left.append(tp)
-                continue
+        for tp in partitions:  # every topic here has a subscriber
             if not (self._assign_one(tp, with_racks) and drop):
                 left.append(tp)
         return left
@@ -280,9 +270,8 @@ class GeneralBuilder:
         self._deal(to_deal, False, False)
 
         fixed_topics = {t for t in self.count if not self._movable_topic(t)}
-        same = unassigned is self.all_partitions
         self.all_partitions = [tp for tp in self.all_partitions if tp[0] not in fixed_topics]
-        unassigned = self.all_partitions if same else [tp for tp in unassigned if tp[0] not in fixed_topics]
+        unassigned = [tp for tp in unassigned if tp[0] not in fixed_topics]
 
         fixed: Assignment = {}
         for member in list(self.topics_of):

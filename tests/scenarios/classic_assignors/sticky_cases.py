@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from groupspec.spec.classic_assignors import sticky_plain
+from groupspec.types import PartitionAssignorError
 from groupspec.types.classic_assignors import (
     ClassicAssignorInput,
     ClassicMember,
@@ -496,16 +497,19 @@ def sticky_hand_cases() -> list[Case]:
     return out
 
 
-def random_mixed_group(rng: random.Random, assignor: str, messy: bool, racks: bool) -> ClassicAssignorInput:
+def random_mixed_group(
+    rng: random.Random, assignor: str, messy: bool, racks: bool, scale: int = 1
+) -> ClassicAssignorInput:
     """Members with different subscriptions (Kafka's general builder), claims as in
-    :func:`random_sticky_group`; ``racks`` puts members and replicas on racks a-c."""
-    topics = {f"topic-{k}": rng.randint(0, 6) for k in range(rng.randint(1, 4))}
+    :func:`random_sticky_group`; ``racks`` puts members and replicas on racks a-c; ``scale``
+    multiplies the largest partition count and member count."""
+    topics = {f"topic-{k}": rng.randint(0, 6 * scale) for k in range(rng.randint(1, 4))}
     names = sorted(topics) + (["unknown"] if rng.random() < 0.2 else [])
     pool = [(t, p) for t, n in topics.items() for p in range(n + (2 if messy else 0))]
     free = list(pool)
     rng.shuffle(free)
     members = []
-    for k in range(rng.randint(2, 7)):
+    for k in range(rng.randint(2, 7 * scale)):
         subscribed = rng.sample(names, rng.randint(0 if messy else 1, len(names)))
         take = rng.randint(0, 4)
         if messy:
@@ -814,4 +818,55 @@ def mixed_generated_cases() -> list[Case]:
                 g,
             )
         )
+    for i in range(60):
+        seed = 2401 + i
+        assignor = ("sticky", "cooperative-sticky")[i % 2]
+        racks = i % 3 == 0
+        g = living_mixed_group(random.Random(seed), assignor, racks, 1 + i % 3)
+        out.append(
+            Case(
+                f"generated_sticky_living_s{seed}",
+                f"random {assignor} group some rebalances on" + (", racks" if racks else ""),
+                {"kind": "generated", "seed": seed, "index": 0},
+                g,
+            )
+        )
     return out
+
+
+def living_mixed_group(rng: random.Random, assignor: str, racks: bool, scale: int) -> ClassicAssignorInput:
+    """A group with different subscriptions some rebalances on: each round every member reports
+    what Kafka's assignor gave it, then a member joins, leaves, changes its subscription, or comes
+    back with the claim of an older generation -- the moves Kafka's general builder makes when
+    it rebalances a group that already has owners (partition movements, hand-backs, reverts)."""
+    from groupspec.impl.classic_assignors import assign
+
+    group = random_mixed_group(rng, assignor, False, racks, scale)
+    names = sorted(group.topics)
+    stale: ClassicMember | None = None
+    for generation in range(2, 2 + rng.randint(1, 4)):
+        try:
+            answer = assign(group, compat="kafka")
+        except PartitionAssignorError:
+            return group
+        group = next_round(group, answer, generation)
+        step = rng.choice(("join", "leave", "resubscribe", "stale"))
+        members = list(group.members)
+        if step == "join" or len(members) < 3:
+            subs = tuple(rng.sample(names, rng.randint(1, len(names))))
+            rack = rng.choice("abc") if racks else None
+            members.append(replace(sticky_member(assignor, f"joined-{generation}", subs), rack_id=rack))
+        elif step == "leave":
+            gone = members.pop(rng.randrange(len(members)))
+            stale = stale or gone
+        elif step == "resubscribe":
+            k = rng.randrange(len(members))
+            subs = tuple(rng.sample(names, rng.randint(1, len(names))))
+            members[k] = replace(
+                sticky_member(assignor, members[k].member_id, subs, members[k].owned_partitions, generation),
+                rack_id=members[k].rack_id,
+            )
+        elif stale is not None and all(m.member_id != stale.member_id for m in members):
+            members.append(stale)
+        group = replace(group, members=tuple(members))
+    return group
