@@ -831,6 +831,19 @@ def mixed_generated_cases() -> list[Case]:
                 g,
             )
         )
+    # Seeds found by a search for groups whose rebalance moves one partition twice and hands a
+    # moved partition back along its reverse pair (PartitionMovements' bookkeeping by topic).
+    for seed in (3184, 3266):
+        assignor = ("sticky", "cooperative-sticky")[seed % 2]
+        g = living_mixed_group(random.Random(seed), assignor, seed % 3 == 0, 1 + seed % 3)
+        out.append(
+            Case(
+                f"generated_sticky_living_s{seed}",
+                f"random {assignor} group some rebalances on, a partition moved twice",
+                {"kind": "generated", "seed": seed, "index": 0},
+                g,
+            )
+        )
     return out
 
 
