@@ -792,6 +792,107 @@ def mixed_hand_cases() -> list[Case]:
                 ),
             )
         )
+    out += _older_claim_cases()
+    return out
+
+
+def _older_claim_cases() -> list[Case]:
+    """Which older claim Kafka's general builder hands a partition back to (its
+    prepopulateCurrentAssignments): the claims below the highest generation, a claim without a
+    generation counting as -1 once some member has one, the first claimant keeping a tie. In
+    each group c (or a1) holds t1 whole and the older claimants differ in load, so the
+    hand-back's target shows in the answer."""
+    out = []
+    full = [("t1", 0), ("t1", 1), ("t1", 2), ("t1", 3)]
+    topics = {"t1": 4, "t2": 1}
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        out.append(
+            _hand(
+                f"hand_{a}_older_claim_without_generation_below_generation_0",
+                "t1-0 claimed without a generation (-1) and at generation 0: handed back to the later",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("a", ("t1", "t2"), [("t1", 0)]),
+                        m("b", ("t1",), [("t1", 0)], 0),
+                        m("c", ("t1",), full, 1),
+                    ),
+                    topics,
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_older_claim_without_generation_under_generation_0",
+                "the highest generation is 0: a claim without one is still older (-1) and pulls t1-0 back",
+                ClassicAssignorInput(
+                    a, (m("a", ("t1", "t2"), [("t1", 0)]), m("b", ("t1",)), m("c", ("t1",), full, 0)), topics
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_older_claims_tie",
+                "two claims of t1-0 at the same older generation: the first in map order keeps it",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("a", ("t1", "t2"), [("t1", 0)], 0),
+                        m("b", ("t1",), [("t1", 0)], 0),
+                        m("c", ("t1",), full, 1),
+                    ),
+                    topics,
+                ),
+            )
+        )
+    s = functools.partial(sticky_member, "sticky")
+    out.append(
+        _hand(
+            "hand_sticky_user_data_generation_minus_1_after_none",
+            "user data at generation -1 after a claim without one: both -1, the first keeps t1-0",
+            ClassicAssignorInput(
+                "sticky",
+                (
+                    s("a", ("t1", "t2"), [("t1", 0)]),
+                    s("b", ("t1",), [("t1", 0)], -1),
+                    s("c", ("t1",), full, 1),
+                ),
+                topics,
+            ),
+        )
+    )
+    # Generation -2 (a user data field Kafka reads as is) is below the default -1 the highest
+    # generation starts from, so a1, whose claims carry no generation, counts as newer.
+    out.append(
+        _hand(
+            "hand_sticky_user_data_generation_minus_2",
+            "a claim at generation -2 is older than claims without one: t1-0 goes back to c1",
+            ClassicAssignorInput(
+                "sticky",
+                (s("a1", ("t1",), full), s("b1", ("t1",)), s("c1", ("t1", "t2"), [("t1", 0)], -2)),
+                topics,
+            ),
+        )
+    )
+    c = functools.partial(sticky_member, "cooperative-sticky")
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_user_data_generation_minus_2",
+            "no subscription generation, -2 in the user data: older than none, t1-0 back to c1",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (
+                    c("a1", ("t1",), full),
+                    c("b1", ("t1",)),
+                    replace(
+                        c("c1", ("t1", "t2"), [("t1", 0)]), user_data=(-2).to_bytes(4, "big", signed=True)
+                    ),
+                ),
+                topics,
+            ),
+        )
+    )
     return out
 
 
@@ -845,7 +946,50 @@ def mixed_generated_cases() -> list[Case]:
                 g,
             )
         )
+    # Seeds found by a search for groups that tell the builders apart from small changes to
+    # them (tests/quality: the mutation pass of the sticky assignors): the general builder's
+    # older claims on a tie, a partition moved twice back to its source, a hand-back before the
+    # pass over all partitions, a member over its maximum, the balance check's margin; rack-aware
+    # dealing to members at the minimum; members whose racks hold no replica.
+    for kind, seed in _SEARCHED:
+        out.append(
+            Case(
+                f"generated_sticky_{kind}_s{seed}",
+                f"random group found by the mutation search ({kind.replace('_', ' ')})",
+                {"kind": "generated", "seed": seed, "index": 0},
+                searched_group(kind, seed),
+            )
+        )
     return out
+
+
+_SEARCHED = (
+    ("living", 100032),
+    ("living", 100128),
+    ("one_subscription_racks", 100050),
+    ("one_subscription_racks", 100070),
+    ("one_subscription_racks", 100074),
+    ("mixed", 100161),
+    ("mixed", 100169),
+    ("mixed", 100309),
+    ("mixed", 100565),
+    ("mixed", 100929),
+    ("living_racks", 100407),
+)
+
+
+def searched_group(kind: str, seed: int) -> ClassicAssignorInput:
+    """The group the mutation search drew for ``seed``: the assignor alternates with the seed,
+    and racks, invalid claims and scale follow from it as the search drew them."""
+    assignor = ("sticky", "cooperative-sticky")[seed % 2]
+    rng = random.Random(seed)
+    if kind == "living":
+        return living_mixed_group(rng, assignor, seed % 3 == 0, 1 + seed % 3)
+    if kind == "living_racks":
+        return living_mixed_group(rng, assignor, True, 2)
+    if kind == "mixed":
+        return random_mixed_group(rng, assignor, seed % 5 == 0, seed % 3 == 0, 1 + seed % 3)
+    return random_sticky_group(rng, assignor, seed % 5 == 0, True)
 
 
 def living_mixed_group(rng: random.Random, assignor: str, racks: bool, scale: int) -> ClassicAssignorInput:
