@@ -793,6 +793,50 @@ def mixed_hand_cases() -> list[Case]:
             )
         )
     out += _older_claim_cases()
+    out += _set_aside_subscriber_cases()
+    return out
+
+
+def _set_aside_subscriber_cases() -> list[Case]:
+    """A member whose claims beyond t's one partition put it over its maximum holds only t, so
+    Kafka's general builder sets it aside, yet it still subscribes to u and comes first among
+    u's subscribers. Whether the builder reads its size (NullPointerException) depends on the
+    racks: a lighter subscriber on the partition's racks is asked first and answers before
+    it is reached; with none, the read throws."""
+    out = []
+    ab, a_, b_ = frozenset("ab"), frozenset("a"), frozenset("b")
+    shapes = (
+        (
+            "a_lighter_subscriber_on_its_racks",
+            "a lighter one three behind on u-0's racks",
+            {"t": (a_,), "u": (ab, a_, a_)},
+        ),
+        (
+            "two_behind_on_its_racks",
+            "a lighter one exactly two behind on u-0's racks",
+            {"t": (a_,), "u": (ab, a_)},
+        ),
+        (
+            "none_lighter_on_its_racks",
+            "no lighter one on u's racks, so its size is read",
+            {"t": (b_,), "u": (a_, a_, a_)},
+        ),
+    )
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        for name, what, replicas in shapes:
+            members = (
+                m("a", ("t", "u"), [("t", p) for p in range(5)], 1),
+                replace(m("b", ("u",)), rack_id="a"),
+                replace(m("c", ("u",)), rack_id="b"),
+            )
+            out.append(
+                _hand(
+                    f"hand_{a}_set_aside_subscriber_{name}",
+                    f"a subscriber set aside over its maximum comes first; {what}",
+                    ClassicAssignorInput(a, members, {"t": 1, "u": len(replicas["u"])}, replicas),
+                )
+            )
     return out
 
 
