@@ -343,6 +343,9 @@ class ApiVersionsAnswer:
     apis: dict[int, tuple[int, int]]
     features: dict[str, tuple[int, int]]
     features_epoch: int
+    #: How the negotiation departed from Kafka's way of answering ("": it did not); see
+    #: :attr:`groupspec.wire.connection.Connection.fallback`.
+    fallback: str = ""
 
 
 def api_versions(host: str, port: int, timeout_s: float = 2.0) -> ApiVersionsAnswer:
@@ -366,7 +369,7 @@ def api_versions(host: str, port: int, timeout_s: float = 2.0) -> ApiVersionsAns
         raise BrokerError(f"{where}: {exc}") from None
     apis = {k.api_key: (k.min_version, k.max_version) for k in answer.api_keys}
     features = {f.name: (f.min_version_level, f.max_version_level) for f in answer.finalized_features}
-    return ApiVersionsAnswer(apis, features, answer.finalized_features_epoch)
+    return ApiVersionsAnswer(apis, features, answer.finalized_features_epoch, conn.fallback)
 
 
 class _Process:

@@ -40,7 +40,7 @@ import heapq
 import itertools
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from groupspec import delivery_wire as wire
@@ -68,6 +68,7 @@ from groupspec.types.share_delivery import (
     Partition,
     Phase,
     Poll,
+    Record,
     RequestFailed,
     ShareAcknowledgeSent,
     ShareFetchSent,
@@ -116,9 +117,9 @@ class DeliverySimConfig:
     #: Explicit mode's choice per record: ACCEPT, RELEASE, REJECT weights.
     weights: tuple[int, int, int] = (80, 15, 5)
     #: Explicit mode: chance that a held record is RENEWed instead (it comes back to be chosen again).
-    #: 0 by default: with renewals the checker can misjudge a consumer holding two copies of a
-    #: record (docs/machines/share_delivery.md, "End to end"), so only the RENEW test sets it.
-    renew: float = 0.0
+    #: A pending renewal holds the client's buffer back, so buffered copies outlive their locks and
+    #: broker restarts more often: the runs hand one consumer two copies of a record more often.
+    renew: float = 0.1
     updates_per_snapshot: int = 5
 
 
@@ -308,6 +309,9 @@ class Consumer:
     #: The request in flight is a ShareFetch (its poll operation awaits completion).
     fetching: bool = False
     closed: bool = False
+    #: Each record object the client was handed (by identity: two copies of one offset are equal
+    #: values), with the index of the poll operation that recorded its delivery.
+    copies: dict[int, tuple[Record, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -470,7 +474,7 @@ class DeliverySimulation:
         c.fetching = isinstance(sent, ShareFetchSent)
         if c.fetching:
             self.history.add(self.now, c.member_id, "invoke", "poll", None)
-        acks = wire.history_acknowledgements(sent.acknowledgements)
+        acks = wire.history_acknowledgements(sent.acknowledgements, self._copy_of(c, sent))
         if acks:
             self.history.add(self.now, c.member_id, "invoke", "acknowledge", acks)
             c.asking = acks
@@ -481,6 +485,26 @@ class DeliverySimulation:
         if self._lost():
             return
         self._at(self.now + self._delay(), lambda: self._arrive(c, attempt, generation, sent))
+
+    def _copy_of(self, c: Consumer, sent: ShareFetchSent | ShareAcknowledgeSent
+                 ) -> Callable[[str, int, int], tuple[int, int]]:
+        """Which delivered copy each offset of ``sent`` acknowledges: the client's acknowledgements
+        in flight keep the record object they were given for, and the simulation knows which poll
+        handed that object out."""
+        m = c.client.manager
+        if isinstance(sent, ShareFetchSent):
+            in_flight = m.fetch_acknowledgements_in_flight
+        else:
+            assert m.pending_state is not None
+            in_flight = m.pending_state.in_flight
+
+        def copy(topic: str, partition: int, offset: int) -> tuple[int, int]:
+            record = in_flight[Partition(topic, partition)].copies[offset]
+            kept, poll = c.copies[id(record)]
+            assert kept is record
+            return record.delivery_count, poll
+
+        return copy
 
     def _arrive(self, c: Consumer, attempt: int, generation: int,
                 sent: ShareFetchSent | ShareAcknowledgeSent) -> None:
@@ -518,8 +542,12 @@ class DeliverySimulation:
             # promises is about acquisitions (docs/machines/share_delivery.md, "End to end").
             value = [[p.topic, p.partition, o, a.delivery_count] for p in answer.partitions
                      for a in p.acquired_records for o in range(a.first_offset, a.last_offset + 1)]
-            self.history.add(self.now, c.member_id, "ok", "poll", value)
-        elif isinstance(answer, FetchAnswered):
+            poll = self.history.add(self.now, c.member_id, "ok", "poll", value).index
+            buffered = len(c.client.fetch_buffer)
+            self._handle(c, answer)
+            c.copies.update((id(r), (r, poll)) for r in c.client.fetch_buffer[buffered:])
+            return
+        if isinstance(answer, FetchAnswered):
             self.history.add(self.now, c.member_id, "fail", "poll", None)
         self._handle(c, answer)
 

@@ -10,6 +10,7 @@ acknowledgements in the history's shape (``groupspec.share_delivery_check``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from groupspec.types.errors import Errors
@@ -62,16 +63,25 @@ def acknowledge_answered(errors: dict[Partition, Errors]) -> AcknowledgeAnswered
 # -- the history's spelling ------------------------------------------------------------------------
 
 
-def history_acknowledgements(acks: tuple[PartitionAcknowledgements, ...]) -> list[list[Any]]:
+Copy = Callable[[str, int, int], tuple[int, int]]
+
+
+def history_acknowledgements(acks: tuple[PartitionAcknowledgements, ...],
+                             copy: Copy | None = None) -> list[list[Any]]:
     """``[[topic, partition, offset, type], ...]``: one item per offset, a batch of one type
-    spelled out over its range."""
+    spelled out over its range. With ``copy`` (the delivered copy each offset's acknowledgement
+    was given for, as its delivery count and the index of the poll that handed it out) each
+    item carries both after the type, so the checker can tell two copies of one record apart."""
     out: list[list[Any]] = []
     for a in acks:
         for b in a.batches:
             for offset in range(b.first_offset, b.last_offset + 1):
                 wire = b.acknowledge_types[0] if len(b.acknowledge_types) == 1 else \
                     b.acknowledge_types[offset - b.first_offset]
-                out.append([a.topic, a.partition, offset, AcknowledgeType(wire).name])
+                item: list[Any] = [a.topic, a.partition, offset, AcknowledgeType(wire).name]
+                if copy is not None:
+                    item.extend(copy(a.topic, a.partition, offset))
+                out.append(item)
     return out
 
 
@@ -88,4 +98,5 @@ def acknowledgement_outcome(acks: list[list[Any]], answer: FetchAnswered | Ackno
     else:
         errors = {(p.topic, p.partition): p.error for p in answer.partitions}
     # A partition the answer leaves out is completed with INVALID_RECORD_STATE by the client.
-    return "ok", [[t, p, o, errors.get((t, p), Errors.INVALID_RECORD_STATE).name] for t, p, o, _ in acks]
+    return "ok", [[t, p, o, errors.get((t, p), Errors.INVALID_RECORD_STATE).name]
+                  for t, p, o in (item[:3] for item in acks)]

@@ -10,32 +10,40 @@ partition's start offset and in-flight batches, as ``kafka-consumer-groups.sh --
 The user's files are only read: each partition's segments are streamed into a shard
 (``CoordinatorRuntime.load_from``), never copied or opened for writing, and read twice for
 ``__consumer_offsets`` (once by the classic coordinator, once by the share group coordinator)
-rather than held in memory.
+rather than held in memory. The first read takes OffsetCommit records, most of a busy log,
+through the classic shard's fast path (``replay_batches``: no objects per commit); the second
+decodes only the share group records, the only ones that shard acts on.
 
 KIP-848 consumer groups have no coordinator machine in groupspec; their committed offsets are
-replayed (offsets are the classic coordinator's) and their members are followed record by
-record (a member record adds one, its tombstone removes it), but their state is not computed.
+replayed (offsets are the classic coordinator's) and their records are folded by
+:mod:`groupspec.consumer_group_state` into the state, group epoch, target assignment epoch and
+members (with member epoch, current and target assignment) that Kafka's loader would hold.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from groupspec.consumer_group_state import MEMBER_STATES, ConsumerGroupState, partition_names
 from groupspec.impl.classic_group import ClassicCoordinator
+from groupspec.impl.classic_group.shard import GroupCoordinatorShard
 from groupspec.impl.codec.batch import RecordBatch
 from groupspec.impl.codec.consumer_protocol import decode_assignment
 from groupspec.impl.codec.errors import CodecError
 from groupspec.impl.codec.log_reader import partition_of
 from groupspec.impl.codec.segment import read_log, segment_files
-from groupspec.impl.runtime.log import log_entries
+from groupspec.impl.runtime.log import log_entries, record_entry
 from groupspec.impl.share_group.service import ShareGroupCoordinator
+from groupspec.impl.share_group.shard import SHARE_KEYS
 from groupspec.impl.share_state import ShareCoordinator
 from groupspec.types import InputError
 from groupspec.types.classic_group import ClassicConfig, LogEntry, TxnRecord
-from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord
+from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC, CoordinatorRecord, record_type_of
 from groupspec.types.share_group import ShareGroupConfig
 from groupspec.types.share_state import ShareStateConfig
 
@@ -45,7 +53,8 @@ DEFAULT_PARTITIONS = 50
 
 _CONSUMER_TYPES = range(3, 9)  # ConsumerGroup* records
 _SHARE_TYPES = range(10, 16)  # ShareGroup* records
-_CONSUMER_MEMBER = 5  # ConsumerGroupMemberMetadata
+#: The type ids of the records the share group shard replays (its SHARE_KEYS).
+_SHARE_TYPE_IDS = frozenset(record_type_of(k).type_id for k in SHARE_KEYS)
 _DELIVERY_STATES = {0: "available", 2: "acknowledged", 4: "archived"}
 
 
@@ -57,6 +66,12 @@ class MemberRow:
     group_instance_id: str | None
     #: "topic-partition" names (classic: the assignment the leader gave; share: the assigned set).
     assignment: tuple[str, ...]
+    #: KIP-848 consumer members only: member epoch, Kafka's member state name, the target
+    #: assignment, and partitions still to revoke.
+    member_epoch: int | None = None
+    member_state: str | None = None
+    target_assignment: tuple[str, ...] = ()
+    pending_revocation: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +110,8 @@ class GroupDescription:
     members: tuple[MemberRow, ...]
     offsets: tuple[OffsetRow, ...]
     share_partitions: tuple[SharePartitionRow, ...] = ()
+    #: KIP-848 consumer groups: the target assignment's epoch (the group epoch is ``generation``).
+    assignment_epoch: int | None = None
 
 
 @dataclass
@@ -138,13 +155,40 @@ def _batches(part: _Partition, count: Callable[[int], None]) -> Iterator[RecordB
             yield item.entry
 
 
-def _entries(part: _Partition, count: Callable[[int], None]) -> Iterator[tuple[int, LogEntry]]:
+@contextmanager
+def _decoding(part: _Partition) -> Iterator[None]:
+    """Unknown record types skipped quietly; a record that does not decode an InputError."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # record types this reader does not know: skipped
         try:
-            yield from log_entries(part.topic, part.number, _batches(part, count))
+            yield
         except CodecError as exc:
             raise InputError(f"{part.topic}-{part.number}", f"a record does not decode: {exc}") from None
+
+
+def _entries(part: _Partition, count: Callable[[int], None]) -> Iterator[tuple[int, LogEntry]]:
+    with _decoding(part):
+        yield from log_entries(part.topic, part.number, _batches(part, count))
+
+
+def _share_entries(part: _Partition) -> Iterator[tuple[int, LogEntry]]:
+    """The entries of an offsets partition the share group shard acts on, read a second time.
+
+    That shard replays only non-transactional records of the share group types and ignores
+    every other entry (``ShareGroupShard.replay``), so only those are decoded here; the first
+    read (into the classic shard) decoded every record of the same files, so one that does
+    not decode has already failed the command and skipping the others hides no error.
+    """
+    with _decoding(part):
+        for batch in _batches(part, lambda n: None):
+            if batch.is_control or batch.is_transactional:
+                continue
+            for record in batch.records:
+                key = record.key
+                if key is not None and len(key) >= 2 and key[0] == 0 and key[1] in _SHARE_TYPE_IDS:
+                    entry = record_entry(part.topic, part.number, batch, record)
+                    if entry is not None:
+                        yield record.offset, entry
 
 
 def _record(entry: LogEntry) -> CoordinatorRecord | None:
@@ -173,17 +217,24 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
     classic = ClassicCoordinator(ClassicConfig(offsets_topic_partitions=size))
     shares = ShareGroupCoordinator(ShareGroupConfig(offsets_topic_partitions=size))
     kinds: dict[str, str] = {}
-    consumer_members: dict[str, dict[str, None]] = {}
+    consumer_groups: dict[str, ConsumerGroupState] = {}
     home: dict[str, int] = {}
 
-    def follow(part: _Partition) -> Iterator[tuple[int, LogEntry]]:
-        """The entries, noting which kind of group each record belongs to on the way."""
-        for offset, entry in _entries(part, count):
+    def follow(part: _Partition) -> Callable[[GroupCoordinatorShard], None]:
+        """Replay into the classic shard, noting which kind of group each record belongs to and
+        which partition holds it on the way."""
+        number = part.number
+
+        def on_commit(group: str) -> None:  # an OffsetCommit record (type 1) of ``group``
+            home[group] = number
+            kinds.setdefault(group, "simple")
+
+        def on_entry(offset: int, entry: LogEntry) -> None:
             record = _record(entry)
             if record is not None:
                 group = getattr(record.key, "group_id", None) or getattr(record.key, "group", None)
                 if isinstance(group, str):
-                    home[group] = part.number
+                    home[group] = number
                     type_id = record.record_type.type_id
                     kinds.setdefault(group, "simple")
                     if type_id in _CONSUMER_TYPES:
@@ -192,22 +243,22 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
                         kinds[group] = "share"
                     elif type_id == 2 and kinds[group] == "simple":
                         kinds[group] = "classic"
-                    if type_id == _CONSUMER_MEMBER:
-                        members = consumer_members.setdefault(group, {})
-                        member = str(getattr(record.key, "member_id", ""))
-                        if record.value is None:
-                            members.pop(member, None)
-                        else:
-                            members[member] = None
-            yield offset, entry
+                    if type_id in _CONSUMER_TYPES:
+                        consumer_groups.setdefault(group, ConsumerGroupState(group)).apply(record)
+
+        def feed(shard: GroupCoordinatorShard) -> None:
+            with _decoding(part):
+                shard.replay_batches(part.topic, number, _batches(part, count), on_commit, on_entry)
+
+        return feed
 
     for part in offsets_parts:
         note(f"replaying {part.topic}-{part.number} ({len(part.files)} files) into the classic coordinator")
         classic.runtime.unload(part.number)
-        classic.runtime.load_from(part.number, follow(part))
+        classic.runtime.load_with(part.number, follow(part))
         note(f"replaying {part.topic}-{part.number} into the share group coordinator")
         shares.runtime.unload(part.number)
-        shares.runtime.load_from(part.number, _entries(part, lambda n: None))
+        shares.runtime.load_from(part.number, _share_entries(part))
 
     states = None
     if state_parts:
@@ -232,22 +283,28 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
                 topic_names.get(v.topic_id, v.topic_id), v.partition, v.start_offset, v.state_epoch,
                 v.leader_epoch, counts))
 
-    for g in classic.view().groups:
-        if wanted and g.group_id not in wanted:
+    classic_groups = {g.group_id: g for g in classic.view().groups}
+    for group_id in sorted(classic_groups.keys() | {k for k, v in consumer_groups.items()
+                                                     if kinds.get(k) == "consumer"}):
+        if wanted and group_id not in wanted:
             continue
-        kind = kinds.get(g.group_id, "classic" if g.protocol_type is not None else "simple")
+        g = classic_groups.get(group_id)
+        kind = kinds.get(group_id, "classic" if g is not None and g.protocol_type is not None else "simple")
         if kind == "share":
             continue  # described below, from the share group coordinator
+        offsets = () if g is None else tuple(
+            OffsetRow(o.topic, o.partition, o.committed_offset, o.committed_leader_epoch, o.metadata)
+            for o in g.offsets)
+        if kind == "consumer":
+            out.groups.append(_consumer_group(consumer_groups[group_id], home.get(group_id, -1),
+                                              offsets, topic_names))
+            continue
+        assert g is not None
         members = tuple(MemberRow(m.member_id, m.client_id, m.client_host, m.group_instance_id,
                                   _assigned(m.assignment, g.protocol_type)) for m in g.members)
-        if kind == "consumer":
-            members = tuple(MemberRow(m, "", "", None, ()) for m in consumer_members.get(g.group_id, {}))
         out.groups.append(GroupDescription(
-            g.group_id, kind, _consumer_state(members) if kind == "consumer" else g.state,
-            g.protocol_type, g.protocol_name,
-            g.generation_id if kind == "classic" else None, home.get(g.group_id, -1), members,
-            tuple(OffsetRow(o.topic, o.partition, o.committed_offset, o.committed_leader_epoch, o.metadata)
-                  for o in g.offsets)))
+            group_id, kind, g.state, g.protocol_type, g.protocol_name,
+            g.generation_id if kind == "classic" else None, home.get(group_id, -1), members, offsets))
     for group_id, s in share_views.items():
         if wanted and group_id not in wanted:
             continue
@@ -270,9 +327,17 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
     return out
 
 
-def _consumer_state(members: tuple[MemberRow, ...]) -> str | None:
-    """A KIP-848 group with no member left is Empty; any other state needs the group's machine."""
-    return "Empty" if not members else None
+def _consumer_group(c: ConsumerGroupState, home: int, offsets: tuple[OffsetRow, ...],
+                    names: dict[Any, str]) -> GroupDescription:
+    """A KIP-848 group as ``kafka-consumer-groups.sh --describe --state --members`` shows it."""
+    known = {**names, **c.topic_names}
+    members = tuple(MemberRow(
+        m.member_id, m.client_id, m.client_host, m.instance_id, partition_names(m.assigned, known),
+        m.member_epoch, MEMBER_STATES.get(m.state, str(m.state)),
+        partition_names(c.targets.get(m.member_id, ()), known), partition_names(m.pending_revocation, known))
+        for m in sorted(c.members.values(), key=lambda m: m.member_id))
+    return GroupDescription(c.group_id, "consumer", c.state, "consumer", None, c.group_epoch, home,
+                            members, offsets, assignment_epoch=c.assignment_epoch)
 
 
 def _assigned(assignment: bytes, protocol_type: str | None) -> tuple[str, ...]:

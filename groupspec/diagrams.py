@@ -208,8 +208,8 @@ CLASSIC_CONSUMER = Diagram(
         Arrow("STABLE", "PREPARING_REBALANCE", "poll with a rejoin pending<br/>"
               "(eager: all revoked; cooperative: unsubscribed topics revoked)"),
         Arrow("PREPARING_REBALANCE", "PREPARING_REBALANCE", "JoinGroup error retried at once<br/>"
-              "(UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, MEMBER_ID_REQUIRED,<br/>"
-              "REBALANCE_IN_PROGRESS) or at the next poll (coordinator errors)"),
+              "(UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS)<br/>"
+              "or at the next poll (coordinator errors)"),
         Arrow("PREPARING_REBALANCE", "COMPLETING_REBALANCE", "JoinGroup answered<br/>"
               "(SyncGroup sent, with assignments by the leader)"),
         Arrow("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup error: JoinGroup again"),

@@ -16,9 +16,13 @@ The history's operations (``value`` shapes; a record is ``[topic, partition, off
   ``info``: the answer was lost, so records may have been handed out unseen (each such poll may
   have delivered a record once: a record whose end the history does not show is excused when
   enough of them followed its last delivery to take it to the limit, where it is archived).
-* ``acknowledge`` ``invoke``: ``[[topic, partition, offset, type], ...]`` (type ACCEPT, RELEASE,
-  REJECT, RENEW); its ``ok``: ``[[topic, partition, offset, error], ...]`` (``"NONE"`` when it took);
-  ``fail``: none took; ``info``: unknown (the answer was lost), each may or may not have taken.
+* ``acknowledge`` ``invoke``: ``[[topic, partition, offset, type, delivery_count, poll], ...]``
+  (type ACCEPT, RELEASE, REJECT, RENEW; ``delivery_count`` and ``poll``, the index of the ``poll``
+  ``ok`` that handed the copy out, name the delivered copy the acknowledgement was given for);
+  its ``ok``: ``[[topic, partition, offset, error], ...]`` (``"NONE"`` when it took); ``fail``:
+  none took; ``info``: unknown (the answer was lost), each may or may not have taken. Histories
+  written before copies were recorded have ``[topic, partition, offset, type]`` items; they are
+  read, and judged as if every acknowledgement were of the latest copy (see below).
 * ``quiet`` ``ok`` (process ``"nemesis"``, any value): from here on nothing is lost or crashed and
   consumers keep polling, so every record must come to an end by the history's last operation.
 * ``crash`` (process ``"nemesis"``, any type and value): the broker restarted. A share partition
@@ -32,7 +36,20 @@ handed by the broker (a simulation records them when the ShareFetch answer arriv
 then wait in the client's buffer past its lock). And an acknowledgement from a consumer that does
 not hold the record's latest delivery is stale: if the record has ended meanwhile, Kafka skips
 offsets below the share-partition start offset and answers NONE (SharePartition#acknowledge), so
-such a "successful" ACCEPT or REJECT says nothing and is not counted.
+such a "successful" ACCEPT or REJECT says nothing and is not counted. If nothing in the history
+could have ended the record by then (no ACCEPT or REJECT of it sent since its latest delivery, no
+lost polls enough to take it to the limit) and the consumer cannot hold it again unseen, Kafka
+refuses it (another member holds it), and a NONE is ``stale_acknowledgement_took``.
+
+ACCEPTs are judged per delivered copy. A consumer can hold two copies of one record: one fetched
+before a broker restart that waited in its buffer, and the same record handed to it afresh
+after. Kafka's acknowledgements name offsets, not copies, so the broker applies the first ACCEPT
+(of either copy) to the member's live acquisition, and the second finds the record ended and is
+answered NONE without effect. So a second ACCEPT that took is a violation only if it names the
+same delivery as an earlier one that took (the consumer was told twice that one delivery was
+accepted) or a delivery made after the record was first accepted (a new acquisition of an
+accepted record); an ACCEPT of another copy handed out before that is the stale one, and says
+nothing. Without copies (older histories) every second ACCEPT that took is counted.
 """
 
 from __future__ import annotations
@@ -64,10 +81,14 @@ class _Life:
     """What the history says happened to one record, in order."""
 
     counts: list[tuple[int, int]] = field(default_factory=list)  # (op index, delivery count)
-    accepted: list[int] = field(default_factory=list)  # op indexes of ACCEPTs that took
+    deliveries: dict[int, tuple[str, int]] = field(default_factory=dict)  # poll index -> process, count
+    # (completion index, poll index of the copy or None when the history does not say) of
+    # each ACCEPT that took
+    accepted: list[tuple[int, int | None]] = field(default_factory=list)
     final_at: int | None = None  # completion index of the first ACCEPT or REJECT that took
     maybe_final: bool = False  # an ACCEPT or REJECT whose answer was lost
     holder: str | None = None  # the process its latest delivery went to
+    final_asks: list[int] = field(default_factory=list)  # invoke indexes of ACCEPTs and REJECTs of it
     crashes: int = 0  # broker crashes seen before its latest delivery
 
 
@@ -85,6 +106,7 @@ def check(history: History, delivery_limit: int) -> list[Violation]:
     lives: dict[Record, _Life] = defaultdict(_Life)
     produced: dict[Record, int] = {}  # record -> index of the produce that made it
     unseen: list[int] = []  # indexes of polls whose answer was lost
+    unseen_by: dict[str, list[int]] = defaultdict(list)  # the same, by process
     asked: dict[str, Op] = {}  # process -> its acknowledge invoke awaiting completion
     quiet = False
     crashes = 0
@@ -99,6 +121,7 @@ def check(history: History, delivery_limit: int) -> list[Violation]:
                 produced.update(((topic, partition, o), op.index) for o in range(item[2], item[3] + 1))
         elif op.f == "poll" and op.type == "info":
             unseen.append(op.index)
+            unseen_by[op.process].append(op.index)
         elif op.f == "poll" and op.type == "ok":
             for i, item in enumerate(op.value or ()):
                 rec = _record(item, f"op {op.index}.value[{i}]")
@@ -108,15 +131,20 @@ def check(history: History, delivery_limit: int) -> list[Violation]:
                                      "a delivered record needs its delivery count")
                 found += _delivered(lives[rec], rec, op.index, count, delivery_limit, crashes)
                 lives[rec].holder = op.process
+                lives[rec].deliveries[op.index] = (op.process, count)
         elif op.f == "acknowledge":
             if op.type == "invoke":
                 asked[op.process] = op
+                for i, item in enumerate(op.value or ()):
+                    if isinstance(item, list) and len(item) > 3 and item[3] in FINAL_TYPES:
+                        lives[_record(item, f"op {op.index}.value[{i}]")].final_asks.append(op.index)
             else:
                 invoke = asked.pop(op.process, None)
                 if invoke is None:
                     raise InputError(f"op {op.index}",
                                      f"{op.type} of an acknowledge {op.process} never invoked")
-                found += _acknowledged(lives, invoke, op)
+                own = unseen_by[op.process]
+                found += _acknowledged(lives, invoke, op, _Unseen(unseen, own, delivery_limit))
         elif op.f == "quiet" and op.type == "ok":
             quiet = True
         elif op.f == "crash":
@@ -148,34 +176,97 @@ def _delivered(life: _Life, rec: Record, index: int, count: int, limit: int, cra
     return out
 
 
-def _acknowledged(lives: dict[Record, _Life], invoke: Op, done: Op) -> list[Violation]:
+@dataclass(frozen=True)
+class _Unseen:
+    """Polls whose answers were lost: all of them, and the acknowledging process's own."""
+
+    polls: list[int]
+    own: list[int]
+    limit: int
+
+
+def _acknowledged(lives: dict[Record, _Life], invoke: Op, done: Op, unseen: _Unseen) -> list[Violation]:
     out = []
     answers: dict[Record, str] = {}
     if done.type == "ok":
         for i, item in enumerate(done.value or ()):
             answers[_record(item, f"op {done.index}.value[{i}]")] = str(item[3]) if len(item) > 3 else "NONE"
     for i, item in enumerate(invoke.value or ()):
-        rec = _record(item, f"op {invoke.index}.value[{i}]")
+        where = f"op {invoke.index}.value[{i}]"
+        rec = _record(item, where)
         kind = item[3] if len(item) > 3 else None
         if kind not in ACK_TYPES:
-            raise InputError(f"op {invoke.index}.value[{i}]",
-                             f"type one of {', '.join(ACK_TYPES)}, got {kind!r}")
+            raise InputError(where, f"type one of {', '.join(ACK_TYPES)}, got {kind!r}")
+        copy = _copy(lives[rec], invoke.process, item, where)
         if kind not in FINAL_TYPES:
             continue
         life = lives[rec]
         if life.holder is not None and life.holder != invoke.process:
-            continue  # stale: another consumer holds the latest delivery
+            # Stale: another consumer holds the latest delivery. Its success says nothing, unless
+            # the record cannot have ended (nor be held by this consumer, unseen) by then.
+            if (done.type == "ok" and answers.get(rec, "NONE") == "NONE"
+                    and not _may_have_ended(life, invoke.index, done.index, unseen)):
+                out.append(Violation("stale_acknowledgement_took", rec, done.index,
+                                     f"{kind} from {invoke.process} took while {life.holder} held the "
+                                     f"record's latest delivery (op {life.counts[-1][0]}) and nothing "
+                                     "could have ended it"))
+            continue
         if done.type == "info":
             life.maybe_final = True
         elif done.type == "ok" and answers.get(rec, "NONE") == "NONE":
             if kind == "ACCEPT":
-                if life.accepted:
-                    out.append(Violation("accepted_twice", rec, done.index,
-                                         f"ACCEPT took again; it first took at op {life.accepted[0]}"))
-                life.accepted.append(done.index)
+                again = _accepted_again(life, copy)
+                if again is not None:
+                    out.append(Violation("accepted_twice", rec, done.index, again))
+                life.accepted.append((done.index, copy))
             if life.final_at is None:
                 life.final_at = done.index
     return out
+
+
+def _may_have_ended(life: _Life, asked: int, done: int, unseen: _Unseen) -> bool:
+    """Whether Kafka may rightly answer NONE to a consumer not holding the record's latest
+    delivery: the record may have ended (an ACCEPT or REJECT of it was sent since that delivery,
+    or it may have reached the limit in polls whose answers were lost, and been archived), so the
+    offset is skipped below the start offset; or this consumer may hold it again from a poll whose
+    answer it lost."""
+    latest, count = life.counts[-1]
+    if any(latest < i < done and i != asked for i in life.final_asks):
+        return True
+    if count + len(unseen.polls) - bisect.bisect_right(unseen.polls, latest) >= unseen.limit:
+        return True
+    return bool(unseen.own) and unseen.own[-1] > latest
+
+
+def _copy(life: _Life, process: str, item: list[Any], where: str) -> int | None:
+    """The poll index of the delivered copy an acknowledgement item names (None for an item
+    of an older history, which names none); a copy the history never handed to that process
+    is bad input."""
+    if len(item) == 4:
+        return None
+    if len(item) != 6 or not all(isinstance(x, int) and not isinstance(x, bool) for x in item[4:]):
+        raise InputError(where, "expected [topic, partition, offset, type, delivery_count, poll], "
+                         f"got {item!r}")
+    count, poll = item[4], item[5]
+    if life.deliveries.get(poll) != (process, count):
+        raise InputError(where, f"names a delivery (count {count}, poll op {poll}) the history never "
+                         f"handed to {process}")
+    return int(poll)
+
+
+def _accepted_again(life: _Life, copy: int | None) -> str | None:
+    """Why an ACCEPT that took, of ``copy``, breaks at-most-once; None when it says nothing."""
+    if not life.accepted:
+        return None
+    first = life.accepted[0][0]
+    if copy is None or any(c is None for _, c in life.accepted):
+        return f"ACCEPT took again; it first took at op {first}"
+    if any(c == copy for _, c in life.accepted):
+        return f"ACCEPT of the same delivery (poll op {copy}) took again; it first took at op {first}"
+    if copy > first:
+        return (f"ACCEPT of a delivery made (poll op {copy}) after an ACCEPT took at op {first} "
+                "took again")
+    return None  # a copy handed out before the first took: the broker found the record ended
 
 
 def _ends(lives: dict[Record, _Life], produced: dict[Record, int], unseen: list[int], limit: int,

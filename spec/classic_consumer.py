@@ -17,10 +17,10 @@ One step function over client events; the member state is AbstractCoordinator's 
   topics no longer subscribed (and calls back only when there are some).
 * JoinGroup's answer makes the member the leader (its id is the answer's leader) or a follower;
   both send SyncGroup, only the leader with assignments. Errors that Kafka's join loop retries at
-  once (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
+  once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
   JoinGroup in the same step after resetting what the error says; the join-prepare step is not
   run again. A coordinator error makes the next poll resend it. FENCED_INSTANCE_ID and any
-  other error are fatal.
+  other error (ILLEGAL_GENERATION too: JoinGroup carries no generation) are fatal.
 * SyncGroup's answer completes the join: eager assigns everything it got; cooperative first
   revokes what it owned and did not get (and then needs a second rebalance), then calls back
   with only the added partitions (always, even none).
@@ -30,7 +30,10 @@ One step function over client events; the member state is AbstractCoordinator's 
   FENCED_INSTANCE_ID reset the generation (the member id too, except for ILLEGAL_GENERATION),
   so the next join loses the partitions.
 * Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
-  way, revoked otherwise), sends LeaveGroup if the member had joined, and forgets everything.
+  way, revoked otherwise), sends LeaveGroup if the member had joined and is dynamic (a static
+  member, one with a group instance id, stays in the group until its session times out), and
+  forgets everything. A static member's requests carry its instance id; a self-assigned
+  consumer's commits carry none.
 * A commit from an assigning consumer carries generation -1 and no member id; a subscribed one
   commits with its generation only when STABLE (RebalanceInProgressException while rebalancing,
   CommitFailedException when not in the group).
@@ -90,8 +93,9 @@ from groupspec.types.errors import Errors
 from groupspec.types.records import ConsumerProtocolSubscription
 
 S = MemberState
-RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.MEMBER_ID_REQUIRED,
-                        Errors.REBALANCE_IN_PROGRESS})
+#: JoinGroup has no generation, so Kafka's join handler has no ILLEGAL_GENERATION case: that
+#: error is an unexpected one there (AbstractCoordinator.JoinGroupResponseHandler).
+RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.MEMBER_ID_REQUIRED, Errors.REBALANCE_IN_PROGRESS})
 COORDINATOR = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
 RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
@@ -188,8 +192,8 @@ def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
     if s.mode is Mode.SUBSCRIBED and s.owned:
         lost = _lost_generation(s) or s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE)
         st.emit(Callback("lost" if lost else "revoked", s.owned))
-    if s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID:
-        leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed")
+    if s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID and s.config.group_instance_id is None:
+        leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed from all topics")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
            subscription=(), owned=(), rejoin_needed=False, in_flight=None)
@@ -207,7 +211,7 @@ def _poll(st: _Step, ev: Poll) -> None:
         _join_prepare(st)
         _send_join(st)
     elif s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
-        st.emit(Sent(Heartbeat(s.config.group_id, s.generation, s.member_id)))
+        st.emit(Sent(Heartbeat(s.config.group_id, s.generation, s.member_id, s.config.group_instance_id)))
         st.set(in_flight="heartbeat", last_heartbeat_ms=s.now_ms)
 
 
@@ -237,7 +241,7 @@ def _send_join(st: _Step) -> None:
     s = st.state
     c = s.config
     request = JoinGroup(group_id=c.group_id, member_id=s.member_id, session_timeout_ms=c.session_timeout_ms,
-                       rebalance_timeout_ms=c.rebalance_timeout_ms,
+                       rebalance_timeout_ms=c.rebalance_timeout_ms, group_instance_id=c.group_instance_id,
                        protocols=tuple(Protocol(name) for name in c.assignors))
     subscription = ConsumerProtocolSubscription(topics=s.subscription, owned_partitions=_grouped(s.owned),
                                                 generation_id=s.generation)
@@ -257,14 +261,15 @@ def _commit(st: _Step, ev: CommitSync) -> None:
         if s.state is not S.STABLE:
             st.emit(Raised("CommitFailedException", "the consumer is not in an active group"))
             return
-        generation, member = s.generation, s.member_id
-    else:
-        generation, member = NO_GENERATION, UNKNOWN_MEMBER_ID
+        generation, member, instance = s.generation, s.member_id, s.config.group_instance_id
+    else:  # a self-assigned consumer commits as nobody, static or not
+        generation, member, instance = NO_GENERATION, UNKNOWN_MEMBER_ID, None
     offsets = dict(ev.offsets)
     topics = tuple(CommitTopic(t, tuple(CommitPartition(p, offsets[(t, p)])
                                         for u, p in sorted(offsets) if u == t))
                    for t in sorted({t for t, _ in offsets}))
-    st.emit(Sent(OffsetCommit(s.config.group_id, generation, member, topics=topics)))
+    st.emit(Sent(OffsetCommit(s.config.group_id, generation, member, group_instance_id=instance,
+                              topics=topics)))
 
 
 # --- answers -------------------------------------------------------------------------------------
@@ -278,6 +283,7 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE)
         leader = r.leader == r.member_id
         st.emit(Sent(SyncGroup(st.state.config.group_id, r.generation_id, r.member_id,
+                               group_instance_id=st.state.config.group_instance_id,
                                protocol_type=r.protocol_type, protocol_name=r.protocol_name),
                      assignments=ev.leader_assignments if leader else ()))
         st.set(in_flight="sync")
@@ -286,8 +292,6 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
             st.set(member_id=r.member_id, generation=NO_GENERATION)
         elif r.error is Errors.UNKNOWN_MEMBER_ID:
             st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
-        elif r.error is Errors.ILLEGAL_GENERATION:
-            st.set(state=S.UNJOINED, generation=NO_GENERATION)
         _send_join(st)
     elif r.error in COORDINATOR:
         pass  # the next poll resends once the coordinator is known again

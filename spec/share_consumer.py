@@ -279,9 +279,15 @@ def _failed(st: _Step, event: HeartbeatFailed) -> None:
 
 
 def _fatal(st: _Step, why: str) -> None:
-    if st.state.state in PREDECESSORS[S.FATAL]:
+    """A fatal error releases what the member holds and drops any target still to reconcile
+    (Kafka's clearAssignment), unless a leave was under way, which had released it already."""
+    before = st.state.state
+    if before in PREDECESSORS[S.FATAL]:
         st.go(S.FATAL)
         st.fatal = why
+        if before not in (S.PREPARE_LEAVING, S.LEAVING):
+            st.assign(())
+            st.set(unreconciled=True, target=None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""`groupspec check-history FILE`: the share-delivery checker on a history of JSON lines.
+"""`groupspec check-history FILE`: the share-delivery checker (or, with ``--classic``, the classic
+consumer group's, groupspec.classic_check) on a history of JSON lines.
 
 Why: a history written by `groupspec simulate-delivery`, kept from a CI failure, or converted from
 a real cluster's clients is judged without re-running anything. Exit status: 0 it keeps every
@@ -20,6 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="FILE", help="a history, one operation a JSON line ('-' for stdin)")
     parser.add_argument("--delivery-limit", default="4", metavar="N",
                         help="the group's delivery count limit (default 4, the simulation's)")
+    parser.add_argument("--classic", action="store_true",
+                        help="judge a classic consumer group's history (groupspec simulate-classic)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,6 +43,14 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("FILE", f"cannot read {args.path}: {e.strerror}") from None
         except UnicodeDecodeError:
             raise InputError("FILE", f"{args.path} is not UTF-8 text") from None
+    if args.classic:
+        from groupspec.classic_check import check as check_classic
+
+        found = check_classic(history)
+        for c in found:
+            print(json.dumps({"kind": c.kind, "op": c.op, "detail": c.detail}))
+        print(f"{len(history)} operations, {len(found)} broken promises", file=sys.stderr)
+        return 1 if found else 0
     violations = check(history, limit)
     for v in violations:
         print(json.dumps({"kind": v.kind, "record": v.record, "op": v.op, "detail": v.detail}))

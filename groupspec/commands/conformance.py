@@ -23,8 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default="impl", metavar="TARGET",
                         help="impl (default), impl-kafka, spec, kafka (Kafka's own classes "
                         "through adapters/kafka, built with Maven on first use; 4.2.1 unless "
-                        "--kafka-version), or cmd:'<program>' for an outside program speaking "
-                        "JSON lines")
+                        "--kafka-version), cmd:'<program>' for an outside program speaking "
+                        "JSON lines, or kafka://HOST:PORT for a live broker over the wire "
+                        "(classic_group, share_group, share_partition; time 1:1, ?budget_s=10 "
+                        "per vector; "
+                        "docs/conformance.md, 'A live broker')")
     from groupspec.kafka_versions import DEFAULT, VERSIONS
 
     others = ", ".join(f"{v.line} ({v.release})" for v in VERSIONS.values() if v is not DEFAULT)

@@ -68,7 +68,16 @@ def write_tables(found: Description, out: TextIO) -> None:
                              m.member_id if m else "-", m.host if m else "-", m.client_id if m else "-"])
         if len(rows) > 1:
             _table(rows, out)
-        if g.members:
+        if g.members and g.kind == "consumer":
+            # As --describe --members --verbose shows KIP-848 members: epochs and target too.
+            rows = [["CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "CURRENT-EPOCH", "MEMBER-STATE",
+                     "ASSIGNMENT", "TARGET-ASSIGNMENT", "PENDING-REVOCATION"]]
+            rows += [[m.member_id, m.host or "-", m.client_id or "-", str(len(m.assignment)),
+                      str(m.member_epoch), m.member_state or "-", ",".join(m.assignment) or "-",
+                      ",".join(m.target_assignment) or "-", ",".join(m.pending_revocation) or "-"]
+                     for m in g.members]
+            _table(rows, out)
+        elif g.members:
             rows = [["CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT"]]
             rows += [[m.member_id, m.host or "-", m.client_id or "-", str(len(m.assignment)),
                       ",".join(m.assignment) or "-"] for m in g.members]
@@ -80,7 +89,9 @@ def _heading(g: GroupDescription) -> str:
     if g.protocol_type is not None:
         parts.append(f"protocol {g.protocol_type}/{g.protocol or '-'}")
     if g.generation is not None:
-        parts.append(f"{'epoch' if g.kind == 'share' else 'generation'} {g.generation}")
+        parts.append(f"{'generation' if g.kind == 'classic' else 'group epoch'} {g.generation}")
+    if g.assignment_epoch is not None:
+        parts.append(f"assignment epoch {g.assignment_epoch}")
     parts.append(f"{len(g.members)} members")
     if g.coordinator_partition >= 0:
         parts.append(f"coordinator partition {g.coordinator_partition}")

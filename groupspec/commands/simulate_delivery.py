@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--loss", default="0.05", metavar="P",
                         help="chance that one request or answer is lost (default 0.05)")
     parser.add_argument("--batches", default="60", metavar="N", help="batches produced per run (default 60)")
+    parser.add_argument("--renew", default=None, metavar="P",
+                        help="explicit consumers' chance to RENEW a held record first "
+                             "(default: the simulation's, DeliverySimConfig.renew)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
                              crashes=_whole("--crashes", args.crashes, 0),
                              loss=_probability("--loss", args.loss),
                              batches=_whole("--batches", args.batches, 0))
+    if args.renew is not None:
+        base = dataclasses.replace(base, renew=_probability("--renew", args.renew))
     out = sys.stderr if args.history == "-" else sys.stdout
     broken = 0
     for s in range(seed, seed + runs):

@@ -71,6 +71,14 @@ class Response:
     broken: str | None = None
     stderr: str = ""
     unsupported: str | None = None
+    #: Parts of ``output`` the target cannot observe (paths such as ``view`` or
+    #: ``outputs[].records``, :func:`groupspec.conformance.runner.masked`): a live broker over the
+    #: wire shows its answers, not the records it writes or its internal state, so the judge
+    #: compares everything else.
+    unobserved: tuple[str, ...] = ()
+    #: Lists in ``output`` whose order the target cannot reproduce (same paths; an answer's
+    #: members ordered by a broker's hash of ids the vector cannot choose).
+    unordered: tuple[str, ...] = ()
 
 
 class Target(Protocol):
@@ -587,9 +595,14 @@ def _parse_answer(line: bytes, request_id: str, stderr: str) -> Response:
 def make_target(spec: str, timeout: float, kafka_version: str | None = None) -> Target:
     """``impl``, ``impl-kafka``, ``spec``, ``kafka`` (Kafka's own classes, through the Java
     adapter of groupspec.conformance.kafka_target, built against ``kafka_version``, default
-    4.2.1) or ``cmd:<program>``. A ``kafka_version`` with any other target is refused."""
+    4.2.1), ``cmd:<program>`` or ``kafka://HOST:PORT`` (a live broker over the wire,
+    groupspec.conformance.wire_target). A ``kafka_version`` with any other target is refused."""
     if kafka_version is not None and spec != "kafka":
         raise InputError("--kafka-version", f"only for --target kafka, not {spec!r}")
+    if spec.startswith("kafka://"):
+        from groupspec.conformance import wire_target
+
+        return wire_target.WireTarget.from_address(spec, timeout)
     if spec.startswith("cmd:"):
         return CommandTarget(spec[4:], timeout)
     if spec in IN_PROCESS:
@@ -602,4 +615,4 @@ def make_target(spec: str, timeout: float, kafka_version: str | None = None) -> 
         target.name = "kafka" if version == kafka_target.DEFAULT_VERSION else f"kafka-{version}"
         return target
     raise InputError("--target", f"unknown target {spec!r}; expected one of "
-                     f"{', '.join(IN_PROCESS)}, kafka or cmd:<program>")
+                     f"{', '.join(IN_PROCESS)}, kafka, kafka://HOST:PORT or cmd:<program>")

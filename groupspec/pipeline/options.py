@@ -19,7 +19,7 @@ import socket
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -340,10 +340,11 @@ class _JvmStderr:
             self.forwarding = False
             self._close_forward()
 
-    def release(self) -> None:
-        """The start succeeded: show what was held back, and forward from now on."""
+    def release(self, show_held: bool = True) -> None:
+        """The start succeeded: show what was held back (unless ``show_held`` is False), and
+        forward from now on."""
         with self.lock:
-            for chunk in self.chunks:
+            for chunk in self.chunks if show_held else ():
                 self._write(chunk)
             self.chunks.clear()
             self.forwarding = True
@@ -359,21 +360,24 @@ class _JvmStderr:
             return b"".join(self.chunks).decode("utf-8", "replace")
 
 
-def start_spark(master: str | None, app_name: str) -> Any:
+def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | None = None,
+                quiet_start: bool = False) -> Any:
     """A SparkSession from :func:`groupspec.pipeline.session.get_spark`; a failure to start is
     one :class:`GroupspecError` line (the innermost cause Spark gave) instead of Java and Python
-    stack traces."""
+    stack traces. ``quiet_start`` drops what the JVM wrote while a start succeeded: with
+    ``spark.jars.packages`` that is Ivy's resolution report, dozens of lines (warnings about
+    repositories it tried first included) that say nothing once the jars are there."""
     from groupspec.pipeline.session import get_spark
 
     with _JvmStderr() as jvm:
         try:
-            spark = get_spark(master, app_name=app_name)
+            spark = get_spark(master, app_name=app_name, conf=conf)
         except Exception as exc:  # py4j, PySpark and JVM errors have no common type
             failure: Exception | None = exc
         else:
             failure = None
     if failure is None:
-        jvm.release()
+        jvm.release(show_held=not quiet_start)
         return spark
     text = jvm.text()
     jvm.discard()

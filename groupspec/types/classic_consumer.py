@@ -108,10 +108,16 @@ class Config:
     session_timeout_ms: int = 45_000
     rebalance_timeout_ms: int = 300_000
     auto_offset_reset: str = "latest"
+    #: ``group.instance.id``: a static member when set. It goes with every JoinGroup, SyncGroup,
+    #: Heartbeat and subscribed OffsetCommit, and such a member sends no LeaveGroup when it
+    #: unsubscribes (its session timeout, not a leave, ends its membership).
+    group_instance_id: str | None = None
 
     def __post_init__(self) -> None:
         if not self.group_id:
             raise InputError("group_id", "must not be empty")
+        if self.group_instance_id == "":
+            raise InputError("group_instance_id", "must not be empty (leave it out for a dynamic member)")
         if not self.assignors:
             raise InputError("assignors", "must name at least one assignor")
         if self.heartbeat_interval_ms <= 0:
@@ -143,6 +149,12 @@ class Poll:
     """The application's poll at ``now_ms``; the membership work happens inside it."""
 
     now_ms: int
+
+    def __post_init__(self) -> None:
+        # The consumer's clock starts at 0 and only moves forward; a poll before it is a mistake
+        # in the run, not a time the client could see.
+        if self.now_ms < 0:
+            raise InputError("now_ms", f"a poll's time is 0 or later, got {self.now_ms}")
 
 
 @dataclass(frozen=True)

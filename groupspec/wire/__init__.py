@@ -7,7 +7,7 @@ body. :mod:`groupspec.wire.frames` encodes and decodes whole frames without a so
 
 from __future__ import annotations
 
-from groupspec.wire.connection import Connection
+from groupspec.wire.connection import Connection, Pending
 from groupspec.wire.errors import (
     BadResponseError,
     BrokerError,
@@ -27,6 +27,7 @@ __all__ = [
     "ConnectError",
     "Connection",
     "NoCommonVersionError",
+    "Pending",
     "RequestEncodeError",
     "UnknownApiError",
     "WireError",

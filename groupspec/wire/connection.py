@@ -18,6 +18,7 @@ import socket
 import struct
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -42,6 +43,16 @@ UNSUPPORTED_VERSION = 35
 API_VERSIONS = 18
 
 _SIZE = struct.Struct(">i")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A request sent on a connection and not yet answered."""
+
+    api_key: int
+    api: str
+    version: int
+    correlation_id: int
 
 
 def _software_version() -> str:
@@ -74,8 +85,11 @@ class Connection:
         self._max = max_response_bytes
         self._next_id = 1
         self._broken: WireError | None = None
+        self._pending: Pending | None = None
         #: The peer's version range of every API it offers (after :meth:`negotiate`).
         self.peer_versions: dict[int, Versions] = {}
+        #: How :meth:`negotiate` departed from the v0-layout fallback of Kafka's brokers ("": it did not).
+        self.fallback = ""
 
     @classmethod
     def connect(
@@ -108,22 +122,64 @@ class Connection:
     # -- versions ----------------------------------------------------------------------------------
 
     def negotiate(self) -> ApiVersionsResponse:
-        """Ask the peer for its API versions (ApiVersions) and keep them in :attr:`peer_versions`."""
+        """Ask the peer for its API versions (ApiVersions) and keep them in :attr:`peer_versions`.
+
+        An UNSUPPORTED_VERSION answer names the peer's ApiVersions range and the request is sent
+        again at the highest common version. One that names no range, or cannot be read at all
+        (librdkafka's mock cluster writes its fallback in a layout of its own, docs/compatibility.md),
+        is followed by v0, which every peer answers: Kafka's Java client does the same
+        (``NetworkClient.handleApiVersionsResponse`` retries at the fallback's range, else v0).
+        :attr:`fallback` then says what happened.
+        """
         ours = APIS[API_VERSIONS].versions
         request = ApiVersionsRequest(client_software_name="groupspec",
                                      client_software_version=_software_version())
         version = ours.hi
-        response: ApiVersionsResponse = self.request(request, version)
-        if response.error_code == UNSUPPORTED_VERSION:
-            theirs = {k.api_key: k for k in response.api_keys}.get(API_VERSIONS)
-            if theirs is None or min(theirs.max_version, ours.hi) < max(theirs.min_version, ours.lo):
+        response = self._first_versions(request, version)
+        if response is None or response.error_code == UNSUPPORTED_VERSION:
+            theirs = None if response is None else {k.api_key: k for k in response.api_keys}.get(API_VERSIONS)
+            if theirs is None:
+                version = 0
+                self.fallback = (self.fallback
+                                 or f"its UNSUPPORTED_VERSION answer to v{ours.hi} named no range")
+                self.fallback += "; asked again at v0"
+            elif min(theirs.max_version, ours.hi) < max(theirs.min_version, ours.lo):
                 raise NoCommonVersionError("no ApiVersions version in common", "ApiVersions", version)
-            version = min(theirs.max_version, ours.hi)
+            else:
+                version = min(theirs.max_version, ours.hi)
             response = self.request(request, version)
         if response.error_code != 0:
             raise BrokerError(f"answered error code {response.error_code}", response.error_code,
                               "ApiVersions", version)
         self.peer_versions = {k.api_key: Versions(k.min_version, k.max_version) for k in response.api_keys}
+        return response
+
+    def _first_versions(self, request: ApiVersionsRequest, version: int) -> ApiVersionsResponse | None:
+        """The first ApiVersions exchange: its answer, or None for an UNSUPPORTED_VERSION answer
+        that does not decode (the frame was read whole, so the connection stays usable)."""
+        name = APIS[API_VERSIONS].name
+        correlation_id = self._next_id
+        self._next_id = (self._next_id + 1) & 0x7FFFFFFF
+        frame = encode_request(request, version, correlation_id, self.client_id)
+        try:
+            deadline = self._clock() + self.timeout
+            self._send(frame, deadline, name, version)
+            payload = self._receive(deadline, name, version)
+            # Every ApiVersions response starts with the correlation id and the error code.
+            if payload[:6] == struct.pack(">ih", correlation_id, UNSUPPORTED_VERSION):
+                try:
+                    response: ApiVersionsResponse = decode_response(API_VERSIONS, version, payload)[1]
+                except BadResponseError as exc:
+                    self.fallback = (f"its UNSUPPORTED_VERSION answer to v{version} could not be read "
+                                     f"({exc.reason})")
+                    return None
+                return response
+            got, response = decode_response(API_VERSIONS, version, payload)
+            if got != correlation_id:
+                raise BadResponseError(f"correlation id {got}, expected {correlation_id}", name, version, 0)
+        except WireError as exc:
+            self._broken = exc
+            raise
         return response
 
     def version(self, api_key: int) -> int:
@@ -142,26 +198,58 @@ class Connection:
 
     def request(self, request: Any, version: int | None = None) -> Any:
         """Send one request (at ``version``, else the negotiated one) and return its response."""
+        return self.receive(self.send(request, version))
+
+    def send(self, request: Any, version: int | None = None) -> Pending:
+        """Send one request without waiting for its answer; :meth:`receive` collects it.
+
+        Why apart: a classic JoinGroup parks at the broker until its rebalance completes, so a
+        caller driving several members sends, goes on with other connections, and collects the
+        answer once :meth:`fileno` turns readable. One request stays in flight at a time.
+        """
         a = api_of(type(request))
         if version is None:
             version = self.version(a.key)
         if self._broken is not None:
             raise ClosedError(f"the connection is unusable after an earlier error ({self._broken})",
                               a.name, version)
+        if self._pending is not None:
+            raise ClosedError("a request is already in flight on this connection", a.name, version)
         correlation_id = self._next_id
         self._next_id = (self._next_id + 1) & 0x7FFFFFFF
         frame = encode_request(request, version, correlation_id, self.client_id)
         try:
-            deadline = self._clock() + self.timeout
-            self._send(frame, deadline, a.name, version)
-            payload = self._receive(deadline, a.name, version)
-            got, response = decode_response(a.key, version, payload)
-            if got != correlation_id:
-                raise BadResponseError(f"correlation id {got}, expected {correlation_id}", a.name, version, 0)
+            self._send(frame, self._clock() + self.timeout, a.name, version)
         except WireError as exc:
             self._broken = exc
             raise
+        self._pending = Pending(a.key, a.name, version, correlation_id)
+        return self._pending
+
+    def receive(self, pending: Pending) -> Any:
+        """The response to ``pending``, read within the connection's timeout from now."""
+        if pending is not self._pending:
+            raise ClosedError("no such request in flight on this connection", pending.api, pending.version)
+        try:
+            payload = self._receive(self._clock() + self.timeout, pending.api, pending.version)
+            got, response = decode_response(pending.api_key, pending.version, payload)
+            if got != pending.correlation_id:
+                raise BadResponseError(f"correlation id {got}, expected {pending.correlation_id}",
+                                       pending.api, pending.version, 0)
+        except WireError as exc:
+            self._broken = exc
+            raise
+        finally:
+            self._pending = None
         return response
+
+    @property
+    def in_flight(self) -> Pending | None:
+        """The request sent and not yet received, if any."""
+        return self._pending
+
+    def fileno(self) -> int:
+        return self._sock.fileno()
 
     def _remaining(self, deadline: float, name: str, version: int, what: str) -> float:
         left = deadline - self._clock()

@@ -36,11 +36,20 @@ MachineRequest = (
     | cg.Heartbeat
     | cg.LeaveGroup
     | cg.OffsetCommit
+    | cg.TxnOffsetCommit
     | cg.OffsetFetch
+    | cg.OffsetDelete
+    | cg.DeleteGroups
     | cg.DescribeGroups
     | cg.ListGroups
     | sg.ShareGroupHeartbeat
+    | sg.DeleteGroups
+    | sg.SetGroupConfig
 )
+
+#: The group configuration names (Kafka's GroupConfig) a share_group SetGroupConfig sets.
+SHARE_SESSION_TIMEOUT = "share.session.timeout.ms"
+SHARE_HEARTBEAT_INTERVAL = "share.heartbeat.interval.ms"
 
 
 def error(code: int, api: str, version: int | None = None) -> Errors:
@@ -91,8 +100,19 @@ def to_wire(event: MachineRequest, version: int | None = None) -> tuple[Any, int
         return _leave(event), event.version
     if isinstance(event, cg.OffsetCommit):
         return _commit(event), event.version
+    if isinstance(event, cg.TxnOffsetCommit):
+        return _txn_commit(event), version
     if isinstance(event, cg.OffsetFetch):
         return _fetch(event, version), version
+    if isinstance(event, cg.OffsetDelete):
+        topic = w.OffsetDeleteRequest.OffsetDeleteRequestTopic
+        return w.OffsetDeleteRequest(event.group_id, tuple(
+            topic(t.name, tuple(topic.OffsetDeleteRequestPartition(p) for p in t.partitions))
+            for t in event.topics)), version
+    if isinstance(event, (cg.DeleteGroups, sg.DeleteGroups)):
+        return w.DeleteGroupsRequest(groups_names=event.group_ids), version
+    if isinstance(event, sg.SetGroupConfig):
+        return _set_group_config(event), version
     if isinstance(event, cg.DescribeGroups):
         return w.DescribeGroupsRequest(groups=event.group_ids), version
     if isinstance(event, cg.ListGroups):
@@ -150,6 +170,41 @@ def _commit(event: cg.OffsetCommit) -> w.OffsetCommitRequest:
         retention_time_ms=event.retention_time_ms,
         topics=topics,
     )
+
+
+def _txn_commit(event: cg.TxnOffsetCommit) -> w.TxnOffsetCommitRequest:
+    topic = w.TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic
+    return w.TxnOffsetCommitRequest(
+        transactional_id=event.transactional_id,
+        group_id=event.group_id,
+        producer_id=event.producer_id,
+        producer_epoch=event.producer_epoch,
+        generation_id=event.generation_id,
+        member_id=event.member_id,
+        group_instance_id=event.group_instance_id,
+        topics=tuple(
+            topic(t.name, tuple(
+                topic.TxnOffsetCommitRequestPartition(p.partition, p.committed_offset,
+                                                      p.committed_leader_epoch, p.committed_metadata)
+                for p in t.partitions))
+            for t in event.topics
+        ),
+    )
+
+
+def _set_group_config(event: sg.SetGroupConfig) -> w.IncrementalAlterConfigsRequest:
+    """Both overrides at once, as the machine's event states them: a value is SET, None DELETEs
+    the override (the group then takes the broker's default)."""
+    from groupspec.wire.messages.configs import OP_DELETE, OP_SET, RESOURCE_GROUP
+
+    resource = w.IncrementalAlterConfigsRequest.AlterConfigsResource
+    configs = tuple(
+        resource.AlterableConfig(name, OP_DELETE, None) if value is None
+        else resource.AlterableConfig(name, OP_SET, str(value))
+        for name, value in ((SHARE_SESSION_TIMEOUT, event.session_timeout_ms),
+                            (SHARE_HEARTBEAT_INTERVAL, event.heartbeat_interval_ms))
+    )
+    return w.IncrementalAlterConfigsRequest(resources=(resource(RESOURCE_GROUP, event.group_id, configs),))
 
 
 def _fetch(event: cg.OffsetFetch, version: int | None) -> w.OffsetFetchRequest:
@@ -216,7 +271,7 @@ def from_wire(response: Any, version: int) -> Any:
         return cg.OffsetCommitResponse(
             tuple(
                 cg.TopicResult(
-                    t.name,
+                    str(t.topic_id) if version >= 10 else t.name,
                     tuple(
                         cg.PartitionResult(p.partition_index, error(p.error_code, "OffsetCommit", version))
                         for p in t.partitions
@@ -225,8 +280,38 @@ def from_wire(response: Any, version: int) -> Any:
                 for t in response.topics
             )
         )
+    if isinstance(response, w.TxnOffsetCommitResponse):
+        return cg.TxnOffsetCommitResponse(_topic_results(response.topics, "TxnOffsetCommit", version))
     if isinstance(response, w.OffsetFetchResponse):
         return _fetched(response, version)
+    if isinstance(response, w.OffsetDeleteResponse):
+        return cg.OffsetDeleteResponse(error(response.error_code, "OffsetDelete", version),
+                                       _topic_results(response.topics, "OffsetDelete", version))
+    if isinstance(response, w.DeleteGroupsResponse):
+        return cg.DeleteGroupsResponse(tuple(
+            cg.GroupResult(r.group_id, error(r.error_code, "DeleteGroups", version))
+            for r in response.results))
+    if isinstance(response, w.IncrementalAlterConfigsResponse):
+        if len(response.responses) != 1:
+            raise BadResponseError(f"{len(response.responses)} resources in the answer to one",
+                                   "IncrementalAlterConfigs", version)
+        return sg.SetGroupConfigResponse(error(response.responses[0].error_code, "IncrementalAlterConfigs",
+                                               version))
+    if isinstance(response, w.DescribeGroupsResponse):
+        return cg.DescribeGroupsResponse(tuple(
+            cg.DescribedGroup(
+                g.group_id, error(g.error_code, "DescribeGroups", version), g.group_state,
+                g.protocol_type, g.protocol_data,
+                tuple(cg.DescribedMember(m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                                         m.member_metadata, m.member_assignment) for m in g.members),
+            )
+            for g in response.groups
+        ))
+    if isinstance(response, w.ListGroupsResponse):
+        return cg.ListGroupsResponse(
+            error(response.error_code, "ListGroups", version),
+            tuple(cg.ListedGroup(g.group_id, g.protocol_type, g.group_state) for g in response.groups),
+        )
     if isinstance(response, w.ShareGroupHeartbeatResponse):
         assignment = (
             None
@@ -244,6 +329,14 @@ def from_wire(response: Any, version: int) -> Any:
             assignment,
         )
     raise TypeError(f"{type(response).__name__} has no machine form here")
+
+
+def _topic_results(topics: Any, api: str, version: int) -> tuple[cg.TopicResult, ...]:
+    return tuple(
+        cg.TopicResult(t.name, tuple(cg.PartitionResult(p.partition_index, error(p.error_code, api, version))
+                                     for p in t.partitions))
+        for t in topics
+    )
 
 
 def _fetched(response: w.OffsetFetchResponse, version: int) -> cg.OffsetFetchResponse:

@@ -129,7 +129,8 @@ class ClassicConsumer:
               and self.now_ms >= self.last_heartbeat_ms + self.config.heartbeat_interval_ms):
             self.last_heartbeat_ms = self.now_ms
             self.pending = "heartbeat"
-            self._out.append(Sent(Heartbeat(self.config.group_id, self.generation_id, self.member_id)))
+            self._out.append(Sent(Heartbeat(self.config.group_id, self.generation_id, self.member_id,
+                                            self.config.group_instance_id)))
 
     def commit_sync(self, offsets: tuple[tuple[TP, int], ...]) -> None:
         if not offsets:
@@ -142,14 +143,15 @@ class ClassicConsumer:
                     self._out.append(Raised("CommitFailedException",
                                             "the consumer is not in an active group"))
                 return
-            generation, member = self.generation_id, self.member_id
+            generation, member, instance = self.generation_id, self.member_id, self.config.group_instance_id
         else:
-            generation, member = NO_GENERATION, UNKNOWN_MEMBER_ID
+            generation, member, instance = NO_GENERATION, UNKNOWN_MEMBER_ID, None
         by_topic: dict[str, list[CommitPartition]] = {}
         for (topic, partition), offset in sorted(dict(offsets).items()):
             by_topic.setdefault(topic, []).append(CommitPartition(partition, offset))
         topics = tuple(CommitTopic(t, tuple(ps)) for t, ps in by_topic.items())
-        self._out.append(Sent(OffsetCommit(self.config.group_id, generation, member, topics=topics)))
+        self._out.append(Sent(OffsetCommit(self.config.group_id, generation, member,
+                                           group_instance_id=instance, topics=topics)))
 
     # --- AbstractCoordinator ------------------------------------------------------------------
 
@@ -179,6 +181,7 @@ class ClassicConsumer:
         request = JoinGroup(group_id=self.config.group_id, member_id=self.member_id,
                             session_timeout_ms=self.config.session_timeout_ms,
                             rebalance_timeout_ms=self.config.rebalance_timeout_ms,
+                            group_instance_id=self.config.group_instance_id,
                             protocols=tuple(Protocol(a) for a in self.config.assignors))
         self._out.append(Sent(request, metadata))
 
@@ -194,13 +197,11 @@ class ClassicConsumer:
             self.pending = "sync"
             self._out.append(Sent(
                 SyncGroup(self.config.group_id, response.generation_id, response.member_id,
+                          group_instance_id=self.config.group_instance_id,
                           protocol_type=response.protocol_type, protocol_name=response.protocol_name),
                 assignments=event.leader_assignments if is_leader else ()))
         elif error is Errors.UNKNOWN_MEMBER_ID:
             self.reset_state(reset_member_id=True)
-            self.send_join_group()
-        elif error is Errors.ILLEGAL_GENERATION:
-            self.reset_state(reset_member_id=False)
             self.send_join_group()
         elif error is Errors.MEMBER_ID_REQUIRED:
             self.member_id = response.member_id
@@ -244,9 +245,11 @@ class ClassicConsumer:
             self.rejoin_needed = True
 
     def maybe_leave_group(self) -> None:
-        if self.state is not MemberState.UNJOINED and self.member_id != UNKNOWN_MEMBER_ID:
+        # shouldSendLeaveGroupRequest: on unsubscribe (DEFAULT) only a dynamic member leaves
+        if (self.state is not MemberState.UNJOINED and self.member_id != UNKNOWN_MEMBER_ID
+                and self.config.group_instance_id is None):
             self._out.append(Sent(LeaveGroup(self.config.group_id, (
-                MemberIdentity(self.member_id, reason="the consumer unsubscribed"),))))
+                MemberIdentity(self.member_id, reason="the consumer unsubscribed from all topics"),))))
         self.reset_state(reset_member_id=True)
         self.pending = None
 

@@ -83,17 +83,23 @@ class OffsetMetadataManager:
 
     def replay(self, log_offset: int, key: OffsetCommitKey, value: OffsetCommitValue | None,
                producer_id: int | None) -> None:
-        group_id = key.group
-        if value is not None and self.groups.group(group_id) is None:
+        entry = None if value is None else OffsetAndMetadata(
+            value.offset, value.leader_epoch, value.metadata, value.commit_timestamp,
+            value.expire_timestamp, log_offset)
+        self.replay_entry(key.group, (key.topic, key.partition), entry, producer_id)
+
+    def replay_entry(self, group_id: str, tp: TopicPartition, entry: OffsetAndMetadata | None,
+                     producer_id: int | None) -> None:
+        """:meth:`replay` from the record's fields (None: a tombstone), which a loader reading
+        OffsetCommit bytes straight into fields (``shard.replay_batches``) calls without building
+        the record's objects."""
+        if entry is None:
+            self._remove(group_id, tp)
+            return
+        if group_id not in self.groups.groups:
             # An offset of a group nobody joined: a "simple" group (Kafka creates it here too),
             # its state timestamp the time of the replay (at a load, the time of the load).
             self.groups.get_or_create(group_id)
-        tp = (key.topic, key.partition)
-        if value is None:
-            self._remove(group_id, tp)
-            return
-        entry = OffsetAndMetadata(value.offset, value.leader_epoch, value.metadata, value.commit_timestamp,
-                                  value.expire_timestamp, log_offset)
         if producer_id is None:
             self.offsets.setdefault(group_id, {})[tp] = entry
         else:

@@ -318,19 +318,26 @@ def log_entries(topic: str, partition: int, batches: Iterable[RecordBatch]) -> I
                                             marker.type is ControlType.COMMIT, marker.coordinator_epoch)
             continue
         for record in batch.records:
-            if record.key is None:
-                raise CodecError("a coordinator record without a key", record.offset)
-            try:
-                rec = decode_record(topic, record.key, record.value)
-            except UnknownRecordTypeError as exc:
-                warnings.warn(f"{topic}-{partition} offset {record.offset}: {exc}; skipped", stacklevel=2)
-                continue
-            except CodecError as exc:
-                raise exc.at(record.offset) from None
-            if batch.is_transactional:
-                yield record.offset, TxnRecord(rec, batch.producer_id, batch.producer_epoch)
-            else:
-                yield record.offset, rec
+            entry = record_entry(topic, partition, batch, record)
+            if entry is not None:
+                yield record.offset, entry
+
+
+def record_entry(topic: str, partition: int, batch: RecordBatch, record: Record) -> LogEntry | None:
+    """One data record of ``batch`` as :func:`log_entries` gives it; None (and a warning) for a
+    record type this reader does not know."""
+    if record.key is None:
+        raise CodecError("a coordinator record without a key", record.offset)
+    try:
+        rec = decode_record(topic, record.key, record.value)
+    except UnknownRecordTypeError as exc:
+        warnings.warn(f"{topic}-{partition} offset {record.offset}: {exc}; skipped", stacklevel=3)
+        return None
+    except CodecError as exc:
+        raise exc.at(record.offset) from None
+    if batch.is_transactional:
+        return TxnRecord(rec, batch.producer_id, batch.producer_epoch)
+    return rec
 
 
 def _base(file: Path) -> int:

@@ -138,6 +138,12 @@ class MembershipManager:
         self.transition_to_joining()
 
     def transition_to_fatal(self, reason: str) -> None:
-        if self.state in PREDECESSORS[S.FATAL]:
+        """AbstractMembershipManager#transitionToFatal: the assignment is released (lost, then
+        cleared to NONE) unless the member was leaving."""
+        previous = self.state
+        if previous in PREDECESSORS[S.FATAL]:
             self.transition(S.FATAL)
             self.fatal_reason = reason
+            if previous not in (S.PREPARE_LEAVING, S.LEAVING):
+                self._update_assignment(())
+                self.current_is_none, self.target_assignment = True, None

@@ -17,22 +17,40 @@ MAX_RECORDS_WITH_SAME_ACKNOWLEDGE_TYPE = 10
 
 
 class Acknowledgements:
-    """One partition's acknowledgements by offset, and how they complete."""
+    """One partition's acknowledgements by offset, and how they complete.
+
+    ``copies`` keeps the delivered record each acknowledgement was given for. Kafka's wire names
+    offsets only, and so do the requests built here; but a consumer may hold two copies of one
+    offset (one fetched before a broker restart, one after), and a history of what was
+    acknowledged must say which (groupspec.share_delivery_check judges per delivered copy)."""
 
     def __init__(self) -> None:
         self.types: dict[int, AcknowledgeType] = {}
+        self.copies: dict[int, Record] = {}
 
-    def add(self, offset: int, type_: AcknowledgeType) -> None:
+    def add(self, offset: int, type_: AcknowledgeType, copy: Record | None = None) -> None:
         self.types[offset] = type_
+        self._keep(offset, copy)
 
-    def add_if_absent(self, offset: int, type_: AcknowledgeType) -> bool:
+    def add_if_absent(self, offset: int, type_: AcknowledgeType, copy: Record | None = None) -> bool:
         if offset in self.types:
             return False
         self.types[offset] = type_
+        self._keep(offset, copy)
         return True
 
+    def _keep(self, offset: int, copy: Record | None) -> None:
+        if copy is not None:
+            self.copies[offset] = copy
+        else:
+            self.copies.pop(offset, None)
+
     def merge(self, other: Acknowledgements) -> Acknowledgements:
+        """The later acknowledgement of an offset wins, with the copy it was given for."""
+        for offset in other.types:
+            self.copies.pop(offset, None)
         self.types.update(other.types)
+        self.copies.update(other.copies)
         return self
 
     def is_empty(self) -> bool:
@@ -97,13 +115,13 @@ class InFlightBatch:
     def acknowledge(self, offset: int, type_: AcknowledgeType) -> bool:
         if offset not in self.in_flight:
             return False
-        self.acknowledgements.add(offset, type_)
+        self.acknowledgements.add(offset, type_, self.in_flight[offset])
         self.acknowledged.add(offset)
         return True
 
     def acknowledge_all(self, type_: AcknowledgeType) -> None:
-        for offset in self.in_flight:
-            if self.acknowledgements.add_if_absent(offset, type_):
+        for offset, record in self.in_flight.items():
+            if self.acknowledgements.add_if_absent(offset, type_, record):
                 self.acknowledged.add(offset)
 
     def all_acknowledged(self) -> bool:

@@ -54,3 +54,16 @@ def test_a_planted_difference_and_a_second_request_in_flight() -> None:
     assert cc._violated(vector.input, twice, cc.PROPERTIES) == {
         "one_request_in_flight": ["one_request_in_flight: event 6 sent Heartbeat while the request "
                                   "of event 5 awaited its answer"]}
+
+
+
+def test_a_poll_before_the_clock_starts_is_refused_by_name() -> None:
+    from groupspec.types import InputError
+
+    vector = next(v for v in VECTORS if v.case == "heartbeat_after_the_interval")
+    doc = copy.deepcopy(vector.input)
+    poll = next(e for e in doc["events"] if e["type"] == "Poll")
+    assert cj.run_input_from_json(doc).events  # as written, it reads
+    poll["now_ms"] = -1
+    with pytest.raises(InputError, match="now_ms"):
+        cj.run_input_from_json(doc)

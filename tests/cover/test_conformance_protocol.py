@@ -348,3 +348,16 @@ def test_a_divergence_vector_that_fails_on_kafka_flavour_diverges_and_others_fai
     again = runner.run(chosen[:1], _SpecWithPlantedAnswers({DIVERGENT[0].id}), "groupspec")
     assert [o.status for o in again.outcomes] == ["failed"]
     assert "diverged" not in runner.table(again)
+
+
+def test_a_vector_noting_a_named_divergence_diverges_on_kafka_flavour_only():
+    # A live broker draws the member ids whose hash order picks the new leader: groupspec's
+    # documented first-added rule is then one of the answers Kafka may give.
+    noted = [v for v in VECTORS if v.source.get("kind") != "divergence" and v.source.get("divergence")]
+    assert {v.source.get("name") for v in noted} == {"classic_member_order", "classic_protocol_tie"}
+    chosen = noted[:1]
+    report = runner.run(chosen, _SpecWithPlantedAnswers({chosen[0].id}), "kafka")
+    assert [o.status for o in report.outcomes] == ["diverged"]
+    assert report.outcomes[0].diverged == chosen[0].source["name"]
+    again = runner.run(chosen, _SpecWithPlantedAnswers({chosen[0].id}), "groupspec")
+    assert [o.status for o in again.outcomes] == ["failed"]

@@ -23,7 +23,7 @@ def _history(*steps: tuple[str, str, str, object]) -> History:
 
 def _ack(process: str, items: list[list[object]], outcome: str = "ok",
          answers: list[list[object]] | None = None) -> list[tuple[str, str, str, object]]:
-    done = answers if answers is not None else [[t, p, o, "NONE"] for t, p, o, _ in items]
+    done = answers if answers is not None else [[*item[:3], "NONE"] for item in items]
     return [(process, "invoke", "acknowledge", items),
             (process, outcome, "acknowledge", done if outcome == "ok" else None)]
 
@@ -65,12 +65,93 @@ def test_an_accept_taken_twice() -> None:
     assert "accepted_twice" in _kinds(h)
 
 
+def test_two_copies_held_across_a_restart_are_two_deliveries_not_two_acceptances() -> None:
+    # c1's copy from op 0 waited in its buffer past its lock; after a restart the broker handed c1
+    # the record afresh (op 2, the same count again). c1 ACCEPTs the stale copy (the broker applies
+    # it to c1's live acquisition) and then the fresh one (the record has ended: NONE, no effect).
+    crash = ("nemesis", "info", "crash", None)
+    h = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1]]), crash, ("c1", "ok", "poll", [[T, 0, 0, 1]]),
+                 *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 3]]))
+    assert _kinds(h) == []
+    # In the other order too: the fresh copy's ACCEPT took, the stale one's says nothing.
+    h = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1]]), crash, ("c1", "ok", "poll", [[T, 0, 0, 1]]),
+                 *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 3]]), *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 1]]))
+    assert _kinds(h) == []
+    # Without the copies (a history written before they were recorded) it cannot be told apart.
+    h = _history(PRODUCE, ("c1", "ok", "poll", [[T, 0, 0, 1]]), crash, ("c1", "ok", "poll", [[T, 0, 0, 1]]),
+                 *_ack("c1", [[T, 0, 0, "ACCEPT"]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]))
+    assert _kinds(h) == ["accepted_twice"]
+
+
+def test_one_delivery_accepted_twice_is_caught() -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]]),
+                 *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]]))
+    [v] = check(h, 3)
+    assert (v.kind, v.op) == ("accepted_twice", 4) and "same delivery (poll op 0)" in v.detail
+    # A REJECT of that delivery after the ACCEPT is no second ACCEPT, and a refused second ACCEPT
+    # took nothing.
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]]),
+                 *_ack("c1", [[T, 0, 0, "REJECT", 1, 0]]),
+                 *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]], answers=[[T, 0, 0, "INVALID_RECORD_STATE"]]))
+    assert _kinds(h) == []
+
+
+def test_an_accepted_record_delivered_and_accepted_again_is_caught() -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]]),
+                 ("c1", "ok", "poll", [[T, 0, 0, 2]]), *_ack("c1", [[T, 0, 0, "ACCEPT", 2, 3]]))
+    assert _kinds(h) == ["delivered_after_final", "accepted_twice"]
+    assert "after an ACCEPT took at op 2" in check(h, 3)[1].detail
+
+
+@pytest.mark.parametrize(("item", "why"), [
+    ([T, 0, 0, "ACCEPT", 1], "expected [topic, partition, offset, type, delivery_count, poll]"),
+    ([T, 0, 0, "ACCEPT", 1, "0"], "expected [topic, partition, offset, type, delivery_count, poll]"),
+    ([T, 0, 0, "ACCEPT", True, 0], "expected [topic, partition, offset, type, delivery_count, poll]"),
+    ([T, 0, 0, "ACCEPT", 2, 0], "names a delivery (count 2, poll op 0) the history never handed to c1"),
+    ([T, 0, 0, "ACCEPT", 1, 1], "names a delivery (count 1, poll op 1)"),
+    ([T, 0, 1, "RELEASE", 1, 0], "names a delivery (count 1, poll op 0)"),
+])
+def test_an_acknowledgement_naming_a_copy_never_delivered_is_refused(item: list[object], why: str) -> None:
+    h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), ("c2", "ok", "poll", [[T, 0, 0, 2]]),
+                 *_ack("c1", [item]))
+    with pytest.raises(InputError) as caught:
+        check(h, 3)
+    assert caught.value.field == "op 2.value[0]" and why in str(caught.value)
+
+
 def test_a_stale_accept_from_a_consumer_not_holding_the_record_is_not_counted() -> None:
     # c1's lock expired and c2 got the record and accepted it; c1's late ACCEPT is answered NONE
     # by Kafka (offsets below the start offset are skipped), which says nothing.
     h = _history(("c1", "ok", "poll", [[T, 0, 0, 1]]), ("c2", "ok", "poll", [[T, 0, 0, 2]]),
                  *_ack("c2", [[T, 0, 0, "ACCEPT"]]), *_ack("c1", [[T, 0, 0, "ACCEPT"]]))
     assert _kinds(h) == []
+
+
+def test_a_stale_accept_that_took_while_another_consumer_held_the_record_is_caught() -> None:
+    # c1's lock expired and c2 holds the record; nothing could have ended it, so Kafka must refuse
+    # c1's ACCEPT (another member holds it): a NONE means the broker applied a stale ACCEPT.
+    held = [("c1", "ok", "poll", [[T, 0, 0, 1]]), ("c2", "ok", "poll", [[T, 0, 0, 2]])]
+    stale = _ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]])
+    [v] = check(_history(*held, *stale), 3)
+    assert (v.kind, v.op) == ("stale_acknowledgement_took", 3)
+    assert "c1 took while c2 held the record's latest delivery (op 1)" in v.detail
+    assert _kinds(_history(*held, *_ack("c1", [[T, 0, 0, "REJECT", 1, 0]]))) == ["stale_acknowledgement_took"]
+    # Refused, as it should be: nothing to say.
+    assert _kinds(_history(*held, *_ack("c1", [[T, 0, 0, "ACCEPT", 1, 0]],
+                                        answers=[[T, 0, 0, "INVALID_RECORD_STATE"]]))) == []
+    # c2's ACCEPT, sent before c1's answer came (its own answer lost), may have ended it first.
+    c2_asked = [("c2", "invoke", "acknowledge", [[T, 0, 0, "ACCEPT", 2, 1]])]
+    assert _kinds(_history(*held, *c2_asked, *stale, ("c2", "info", "acknowledge", None))) == []
+    # c2's delivery was the last allowed: a RELEASE or an expired lock archives it, unseen.
+    at_limit = [("c1", "ok", "poll", [[T, 0, 0, 2]]), ("c2", "ok", "poll", [[T, 0, 0, 3]])]
+    assert _kinds(_history(*at_limit, *_ack("c1", [[T, 0, 0, "ACCEPT", 2, 0]]))) == []
+    # c1 may hold the record again from a poll whose answer it lost; another's lost poll says
+    # nothing (limit 4: one lost poll cannot have taken count 2 to the limit and archived it).
+    lost = [("c1", "invoke", "poll", None), ("c1", "info", "poll", None)]
+    assert _kinds(_history(*held, *lost, *stale), limit=4) == []
+    others = [("c3", "invoke", "poll", None), ("c3", "info", "poll", None)]
+    assert _kinds(_history(*held, *others, *stale), limit=4) == ["stale_acknowledgement_took"]
+    assert _kinds(_history(*held, *others, *stale), limit=3) == []
 
 
 def test_after_a_crash_a_delivery_count_may_repeat_but_not_fall() -> None:

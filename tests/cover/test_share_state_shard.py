@@ -63,3 +63,19 @@ def test_the_library_default_starts_the_clock_at_zero() -> None:
     c = ShareCoordinator(ShareStateConfig(cold_snapshot_interval_ms=1_000))
     assert c.view().now_ms == 0
     assert c.cold_due == 1_000
+
+
+def test_a_shard_built_without_the_release_setting_fences_a_read_at_epoch_minus_one() -> None:
+    """The library default is Kafka 4.2's rule (KAFKA-20694 lifts the fence in 4.3): a read with
+    no leader epoch is fenced by a key whose leader epoch is known."""
+    from groupspec.types.errors import Errors
+
+    built = _shard()
+    shard = ShareStateShard(built.context, dict(built.topics), 5, 1_000)
+    shard.replay(0, _update(snapshot_epoch=0, leader_epoch=2, start=3))
+    response, records = shard.read_state(KEY, -1)
+    assert response.error is Errors.FENCED_LEADER_EPOCH and records == []
+    lifted = ShareStateShard(built.context, dict(built.topics), 5, 1_000,
+                             fence_read_without_leader_epoch=False)
+    lifted.replay(0, _update(snapshot_epoch=0, leader_epoch=2, start=3))
+    assert lifted.read_state(KEY, -1)[0].error is Errors.NONE

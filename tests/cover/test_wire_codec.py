@@ -38,7 +38,11 @@ WIRE_APIS = {
     "ApiVersions": 18, "FindCoordinator": 10, "JoinGroup": 11, "SyncGroup": 14, "Heartbeat": 12,
     "LeaveGroup": 13, "OffsetCommit": 8, "OffsetFetch": 9, "DescribeGroups": 15, "ListGroups": 16,
     "ConsumerGroupHeartbeat": 68, "ShareGroupHeartbeat": 76, "ShareGroupDescribe": 77, "ShareFetch": 78,
-    "ShareAcknowledge": 79, "Metadata": 3, "CreateTopics": 19,
+    "ShareAcknowledge": 79, "Metadata": 3, "CreateTopics": 19, "Produce": 0,
+    # what the conformance target needs beyond issue 19's list: transactional offset commits,
+    # offset and group deletion, group configuration
+    "InitProducerId": 22, "AddOffsetsToTxn": 25, "EndTxn": 26, "TxnOffsetCommit": 28,
+    "DescribeConfigs": 32, "DeleteGroups": 42, "IncrementalAlterConfigs": 44, "OffsetDelete": 47,
 }
 
 

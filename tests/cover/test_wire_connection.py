@@ -61,6 +61,53 @@ def test_an_older_peer_answers_api_versions_at_v0_and_the_client_asks_again(peer
     assert [(h.api_key, h.api_version) for h in seen] == [(18, 4), (18, 2)]
 
 
+def mock_like(seen: list[RequestHeader], fallback: bytes) -> Handler:
+    """A peer that speaks ApiVersions v0-2 and answers a higher version with ``fallback`` (the
+    body after the correlation id), as librdkafka's mock cluster does."""
+
+    def handle(sock: socket.socket) -> None:
+        while True:
+            try:
+                header, _ = read_request(sock)
+            except EOFError:
+                return
+            seen.append(header)
+            if header.api_version > 2:
+                body = struct.pack(">i", header.correlation_id) + fallback
+                sock.sendall(struct.pack(">i", len(body)) + body)
+            else:
+                answer = versions_answer(dict(BROKER) | {18: (0, 2)})
+                sock.sendall(encode_response(answer, header.api_version, header.correlation_id))
+
+    return handle
+
+
+#: librdkafka 2.16.0's mock cluster, asked ApiVersions v4: UNSUPPORTED_VERSION, then bytes that
+#: are not the v0 layout (a one-byte count where v0 has a 4-byte array length).
+MOCK_FALLBACK = bytes.fromhex("0023" "01" "0012" "0000" "0002" "00000000")
+
+
+@pytest.mark.parametrize(("fallback", "why"), [
+    (MOCK_FALLBACK, "its UNSUPPORTED_VERSION answer to v4 could not be read (api_keys claims more "
+                    "elements than bytes remain); asked again at v0"),
+    (bytes.fromhex("0023" "00000000"), "its UNSUPPORTED_VERSION answer to v4 named no range; "
+                                       "asked again at v0"),
+])
+def test_a_fallback_without_a_readable_range_is_followed_by_v0(peer: Any, fallback: bytes, why: str) -> None:
+    seen: list[RequestHeader] = []
+    p = peer(mock_like(seen, fallback))
+    with Connection.connect("127.0.0.1", p.port, timeout=TIMEOUT) as conn:
+        assert conn.peer_versions[18].hi == 2 and conn.version(11) == 9
+        assert conn.fallback == why
+    assert [(h.api_key, h.api_version, h.correlation_id) for h in seen] == [(18, 4, 1), (18, 0, 2)]
+
+
+def test_an_unreadable_answer_that_is_not_the_fallback_still_breaks_the_connection(peer: Any) -> None:
+    p = peer(mock_like([], bytes.fromhex("0000" "01" "0012")))
+    with pytest.raises(BadResponseError, match="ApiVersions v0: the data ends inside"):
+        Connection.connect("127.0.0.1", p.port, timeout=TIMEOUT)
+
+
 def test_no_common_version_is_a_typed_error(peer: Any) -> None:
     ranges = {18: (0, 4), 8: (0, 1)}  # OffsetCommit 0-1 only: Kafka 4 removed both; no Heartbeat
     p = peer(broker([], ranges))
@@ -213,3 +260,16 @@ def test_any_bytes_then_a_close_end_in_a_wire_error_or_an_answer(answer: bytes) 
                 assert not isinstance(exc, WireTimeoutError)  # the close ends the wait
     finally:
         p.stop()
+
+
+def test_send_and_receive_apart_keep_one_request_in_flight(peer: Any) -> None:
+    p = peer(broker([], dict(BROKER), lambda h, b: HeartbeatResponse(error_code=27)))
+    with Connection.connect("127.0.0.1", p.port, timeout=TIMEOUT) as conn:
+        pending = conn.send(HeartbeatRequest(group_id="g"))
+        assert conn.in_flight is pending
+        with pytest.raises(ClosedError, match="already in flight"):
+            conn.send(HeartbeatRequest(group_id="g"))
+        assert conn.receive(pending) == HeartbeatResponse(error_code=27)
+        assert conn.in_flight is None
+        with pytest.raises(ClosedError, match="no such request"):
+            conn.receive(pending)

@@ -47,6 +47,8 @@ def _kafka_python_classes() -> dict[str, Any]:
 
 KAFKA_PYTHON = _kafka_python_classes()
 COVERED = [c for c in ALL_WIRE_CLASSES if message_spec(c).name in KAFKA_PYTHON]
+#: Versions kafka-python speaks past what a 4.2.1 broker accepts (and so past groupspec.wire).
+BEYOND_THE_BROKER = {"InitProducerIdRequest": 1, "InitProducerIdResponse": 1}
 
 
 def test_kafka_python_covers_the_classic_apis() -> None:
@@ -60,7 +62,10 @@ def test_kafka_python_covers_the_classic_apis() -> None:
 def test_same_bytes_as_kafka_python(cls: type) -> None:
     theirs = KAFKA_PYTHON[message_spec(cls).name]
     versions = message_spec(cls).versions
-    assert theirs.max_version == versions.hi  # kafka-python reports 0 as every minimum
+    # kafka-python reports 0 as every minimum; it also knows InitProducerId v6, which a 4.2.1
+    # broker does not offer (unstable there), so groupspec stops at 5 and the bytes are compared
+    # up to it.
+    assert theirs.max_version == versions.hi + BEYOND_THE_BROKER.get(message_spec(cls).name, 0)
     cases = st.integers(versions.lo, versions.hi).flatmap(
         lambda v: st.tuples(st.just(v), message_values(cls, v)))
 

@@ -46,8 +46,6 @@ ON_KAFKA = {
     "classic_assignors": {"assign": {"passed"}},
     # The share consumer's delivery path is not yet driven through kafka-clients' classes.
     "share_delivery": {"run": {"unsupported"}},
-    # The classic consumer's client side is not yet driven through kafka-clients' ConsumerCoordinator.
-    "classic_consumer": {"run": {"unsupported"}},
 }
 #: The vectors of the records machine's byte-level handlers Kafka's classes cannot be given (the
 #: adapter answers each with the rule, RecordsBatch.java and RecordsLog.java): inputs its writers have
@@ -81,8 +79,10 @@ UNSUPPORTED_ON_KAFKA = {
 }
 #: Machines of the adapter with a test of their own: classic_group (test_kafka_classic_group.py),
 #: share_partition (test_kafka_share_partition.py), share_group (test_kafka_share_group.py),
-#: share_consumer (test_kafka_share_consumer.py), share_state (test_kafka_share_state.py).
-ELSEWHERE = {"classic_group", "share_partition", "share_group", "share_consumer", "share_state"}
+#: share_consumer (test_kafka_share_consumer.py), share_state (test_kafka_share_state.py),
+#: classic_consumer (test_kafka_classic_consumer.py).
+ELSEWHERE = {"classic_group", "share_partition", "share_group", "share_consumer", "share_state",
+             "classic_consumer"}
 
 
 @pytest.mark.parametrize("machine", sorted(ON_KAFKA))
@@ -261,6 +261,7 @@ ON_KAFKA_4_3_1 = {
     "simple_assignor/assign/double_drift": "passed",
     "classic_group/run/delete_groups": "passed",
     "share_partition/run/acknowledgements_move_the_start": "passed",
+    "classic_consumer/run/leader_joins_and_gets_its_assignment": "passed",
     # 4.2's rules, which 4.3.1 does not have (KAFKA-20268, KAFKA-20694): the adapter says so
     # instead of failing them; groupspec/vectors/kafka-4.3 holds 4.3's answers for these.
     "share_group/run/first_heartbeat_gets_an_empty_assignment": "unsupported",

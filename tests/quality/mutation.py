@@ -182,22 +182,32 @@ def vectors_check(machine: str, on: Sequence[str] = ("impl", "impl-kafka")) -> m
     """The check ``--against vectors``: the machine's conformance vectors on the impl and on its
     Kafka-exact mode (held to the Kafka expectations: the mode's code, Java collection orders and
     Kafka's checks, is part of the impl and only that target reaches it). Its verdict is the set
-    of vectors that pass on each target; a mutant survives when it is the unmutated one's."""
+    of vectors that pass on each target; a mutant survives when it is the unmutated one's.
+
+    A later Kafka release line's vectors (groupspec.kafka_versions) count too, for the machines
+    that line changes: they are the only vectors that reach the code of that line's settings."""
+    from groupspec import kafka_versions
     from groupspec.conformance import vector_format as vf
 
-    root = vf.default_root()
-    vectors = [v for v in vf.load(root) if v.id.startswith(f"{machine}/")]
-    if not vectors:
-        raise MutationError(f"no vector of {machine} in {root}")
+    sets = []
+    for line in kafka_versions.VERSIONS:
+        root = vf.default_root(line)
+        if root.is_dir():
+            found = [v for v in vf.load(root) if v.id.startswith(f"{machine}/")]
+            if found:
+                sets.append((root, found))
+    if not sets:
+        raise MutationError(f"no vector of {machine} in {vf.default_root()}")
 
     def check() -> object:
         from groupspec.conformance import runner, targets
 
         verdict = []
         for name in on:
-            report = runner.run(vectors, targets.make_target(name, 60.0),
-                                targets.DEFAULT_FLAVOUR.get(name, "groupspec"), None, root=root)
-            verdict.append(tuple(sorted((o.id, o.status) for o in report.outcomes)))
+            for root, vectors in sets:
+                report = runner.run(vectors, targets.make_target(name, 60.0),
+                                    targets.DEFAULT_FLAVOUR.get(name, "groupspec"), None, root=root)
+                verdict.append(tuple(sorted((f"{root.name}/{o.id}", o.status) for o in report.outcomes)))
         return all(s != "failed" for v in verdict for _, s in v), tuple(verdict)
 
     return check

@@ -60,3 +60,66 @@ def test_a_load_that_forgets_acknowledgements_is_caught(monkeypatch: pytest.Monk
     monkeypatch.setattr(PartitionStore, "read_state", forgetful)
     found = [_kinds(DeliverySimConfig(seed=s)) for s in SEEDS]
     assert all("delivered_after_final" in kinds for kinds in found), found
+
+
+def test_a_consumer_that_sends_its_acknowledgements_twice_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that lets the acknowledgements of a successful ShareFetch ride again on the next
+    one (an ACCEPT of one delivery sent twice). Kafka answers NONE to the second once the record
+    is below the start offset, so the consumer is told twice that one delivery was accepted:
+    the checker, which judges ACCEPTs per delivered copy, reports the same delivery."""
+    from groupspec.impl.share_delivery.batch import Acknowledgements
+    from groupspec.impl.share_delivery.network import ShareConsumeRequestManager
+    from groupspec.types.errors import Errors
+    from groupspec.types.share_delivery import FetchAnswered, Record
+
+    def details(config: DeliverySimConfig) -> list[str]:
+        history, _ = simulate(config)
+        return [v.detail for v in check(history, config.delivery_limit) if v.kind == "accepted_twice"]
+
+    renewing = [DeliverySimConfig(seed=s, renew=0.1) for s in SEEDS]
+    assert all(details(c) == [] for c in renewing)
+    honest = ShareConsumeRequestManager.on_fetch_answered
+    # The copies queued again (kept alive, so ids are not reused): each is sent twice, not forever.
+    resent: dict[int, Acknowledgements] = {}
+
+    def again(self: ShareConsumeRequestManager, answer: FetchAnswered) -> list[Record]:
+        sent = {p: a for p, a in self.fetch_acknowledgements_in_flight.items() if id(a) not in resent}
+        records = honest(self, answer)
+        if answer.error is Errors.NONE:
+            for p, acks in sent.items():
+                copy = Acknowledgements().merge(acks)
+                resent[id(copy)] = copy
+                self.fetch_acknowledgements_to_send[p] = copy.merge(
+                    self.fetch_acknowledgements_to_send.get(p, Acknowledgements()))
+        return records
+
+    monkeypatch.setattr(ShareConsumeRequestManager, "on_fetch_answered", again)
+    found = [details(c) for c in renewing]
+    assert all(any("same delivery" in d for d in f) for f in found), found
+
+
+def test_a_broker_that_applies_a_stale_acknowledgement_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A share partition that does not check who acknowledges: an ACCEPT or RELEASE from a
+    consumer whose lock expired is applied to the acquisition another consumer now holds. The
+    consumer is told NONE while the record could not have ended, which Kafka never answers."""
+    import dataclasses
+
+    from groupspec.impl.share_partition.machine import SharePartitionMachine
+    from groupspec.types.share_partition import Acknowledge, RecordState
+
+    seeds = range(8)
+    assert all(_kinds(DeliverySimConfig(seed=s)) == set() for s in seeds)
+    honest = SharePartitionMachine.handle
+
+    def careless(self: SharePartitionMachine, event: Any, index: int) -> Any:
+        if isinstance(event, Acknowledge) and event.batches:
+            first = event.batches[0].first_offset
+            holder = next((r.member_id for r in self.record_runs() if r.state == RecordState.ACQUIRED
+                           and r.first_offset <= first <= r.last_offset), None)
+            if holder is not None:
+                event = dataclasses.replace(event, member_id=holder)
+        return honest(self, event, index)
+
+    monkeypatch.setattr(SharePartitionMachine, "handle", careless)
+    found = [_kinds(DeliverySimConfig(seed=s)) for s in seeds]
+    assert sum("stale_acknowledgement_took" in kinds for kinds in found) >= len(seeds) // 2, found

@@ -128,7 +128,7 @@ def test_tests_are_split_by_purpose_and_every_named_test_file_exists():
     """Test files live in a folder that says what they are for (issue 16 item 6), and every
     ``tests/...py`` that the docs or the code name is there (a moved file leaves no stale name)."""
     folders = {"cover", "scenarios", "stateful", "quality", "repo", "kafka", "broker", "pipeline",
-               "crosshair"}
+               "crosshair", "compat"}
     loose = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
     assert loose == [], "put each test file in one of " + ", ".join(sorted(folders))
     # The first folder under tests/ says the purpose; scenarios/ has one folder a machine.

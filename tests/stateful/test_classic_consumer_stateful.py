@@ -65,13 +65,13 @@ def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment
 
 class Agreement(RuleBasedStateMachine):
     @initialize(cooperative=st.booleans(), reset=st.sampled_from(("earliest", "latest", "none")),
-                assigning=st.integers(0, 4))
-    def start(self, cooperative: bool, reset: str, assigning: int) -> None:
+                assigning=st.integers(0, 4), instance=st.sampled_from((None, "i1")))
+    def start(self, cooperative: bool, reset: str, assigning: int, instance: str | None) -> None:
         """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE."""
         self.assigning = assigning == 0
         config = Config(assignors=("cooperative-sticky",) if cooperative else ("range",),
                         protocol=RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
-                        auto_offset_reset=reset)
+                        auto_offset_reset=reset, group_instance_id=instance)
         self.state = spec.initial(config)
         self.impl = ClassicConsumer(config)
         self.now = 0

@@ -21,6 +21,8 @@ from groupspec.wire.messages.admin import (
 )
 from groupspec.wire.messages.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from groupspec.wire.messages.classic import (
+    DeleteGroupsRequest,
+    DeleteGroupsResponse,
     DescribeGroupsRequest,
     DescribeGroupsResponse,
     FindCoordinatorRequest,
@@ -36,13 +38,22 @@ from groupspec.wire.messages.classic import (
     SyncGroupRequest,
     SyncGroupResponse,
 )
+from groupspec.wire.messages.configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
 from groupspec.wire.messages.consumer import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
 from groupspec.wire.messages.offsets import (
     OffsetCommitRequest,
     OffsetCommitResponse,
+    OffsetDeleteRequest,
+    OffsetDeleteResponse,
     OffsetFetchRequest,
     OffsetFetchResponse,
 )
+from groupspec.wire.messages.produce import ProduceRequest, ProduceResponse
 from groupspec.wire.messages.share import (
     ShareAcknowledgeRequest,
     ShareAcknowledgeResponse,
@@ -52,6 +63,16 @@ from groupspec.wire.messages.share import (
     ShareGroupDescribeResponse,
     ShareGroupHeartbeatRequest,
     ShareGroupHeartbeatResponse,
+)
+from groupspec.wire.messages.txn import (
+    AddOffsetsToTxnRequest,
+    AddOffsetsToTxnResponse,
+    EndTxnRequest,
+    EndTxnResponse,
+    InitProducerIdRequest,
+    InitProducerIdResponse,
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitResponse,
 )
 
 
@@ -70,6 +91,7 @@ class Api:
 
 
 _PAIRS: tuple[tuple[type, type], ...] = (
+    (ProduceRequest, ProduceResponse),
     (MetadataRequest, MetadataResponse),
     (OffsetCommitRequest, OffsetCommitResponse),
     (OffsetFetchRequest, OffsetFetchResponse),
@@ -82,6 +104,14 @@ _PAIRS: tuple[tuple[type, type], ...] = (
     (ListGroupsRequest, ListGroupsResponse),
     (ApiVersionsRequest, ApiVersionsResponse),
     (CreateTopicsRequest, CreateTopicsResponse),
+    (InitProducerIdRequest, InitProducerIdResponse),
+    (AddOffsetsToTxnRequest, AddOffsetsToTxnResponse),
+    (EndTxnRequest, EndTxnResponse),
+    (TxnOffsetCommitRequest, TxnOffsetCommitResponse),
+    (DescribeConfigsRequest, DescribeConfigsResponse),
+    (DeleteGroupsRequest, DeleteGroupsResponse),
+    (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
+    (OffsetDeleteRequest, OffsetDeleteResponse),
     (ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse),
     (ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse),
     (ShareGroupDescribeRequest, ShareGroupDescribeResponse),
@@ -120,6 +150,8 @@ ALL_WIRE_CLASSES: tuple[type, ...] = tuple(c for pair in _PAIRS for c in pair)
 __all__ = [
     "ALL_WIRE_CLASSES",
     "APIS",
+    "AddOffsetsToTxnRequest",
+    "AddOffsetsToTxnResponse",
     "Api",
     "ApiVersionsRequest",
     "ApiVersionsResponse",
@@ -127,12 +159,22 @@ __all__ = [
     "ConsumerGroupHeartbeatResponse",
     "CreateTopicsRequest",
     "CreateTopicsResponse",
+    "DeleteGroupsRequest",
+    "DeleteGroupsResponse",
+    "DescribeConfigsRequest",
+    "DescribeConfigsResponse",
     "DescribeGroupsRequest",
     "DescribeGroupsResponse",
+    "EndTxnRequest",
+    "EndTxnResponse",
     "FindCoordinatorRequest",
     "FindCoordinatorResponse",
     "HeartbeatRequest",
     "HeartbeatResponse",
+    "IncrementalAlterConfigsRequest",
+    "IncrementalAlterConfigsResponse",
+    "InitProducerIdRequest",
+    "InitProducerIdResponse",
     "JoinGroupRequest",
     "JoinGroupResponse",
     "LeaveGroupRequest",
@@ -143,8 +185,12 @@ __all__ = [
     "MetadataResponse",
     "OffsetCommitRequest",
     "OffsetCommitResponse",
+    "OffsetDeleteRequest",
+    "OffsetDeleteResponse",
     "OffsetFetchRequest",
     "OffsetFetchResponse",
+    "ProduceRequest",
+    "ProduceResponse",
     "ShareAcknowledgeRequest",
     "ShareAcknowledgeResponse",
     "ShareFetchRequest",
@@ -155,5 +201,7 @@ __all__ = [
     "ShareGroupHeartbeatResponse",
     "SyncGroupRequest",
     "SyncGroupResponse",
+    "TxnOffsetCommitRequest",
+    "TxnOffsetCommitResponse",
     "api_of",
 ]

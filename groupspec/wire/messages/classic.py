@@ -1,5 +1,5 @@
 """The classic group protocol: FindCoordinator (10), JoinGroup (11), Heartbeat (12), LeaveGroup (13),
-SyncGroup (14), DescribeGroups (15) and ListGroups (16)."""
+SyncGroup (14), DescribeGroups (15), ListGroups (16) and DeleteGroups (42)."""
 
 from __future__ import annotations
 
@@ -206,3 +206,21 @@ class ListGroupsResponse:
     throttle_time_ms: int = kfield("int32", "1+", ignorable=True)
     error_code: int = kfield("int16", "0+")
     groups: tuple[ListedGroup, ...] = kfield("[]struct", "0+", struct=ListedGroup)
+
+
+@message("DeleteGroupsRequest", "request", 42, "0-2", "2+")
+@dataclass(frozen=True, slots=True)
+class DeleteGroupsRequest:
+    groups_names: tuple[str, ...] = kfield("[]string", "0+")
+
+
+@message("DeleteGroupsResponse", "response", 42, "0-2", "2+")
+@dataclass(frozen=True, slots=True)
+class DeleteGroupsResponse:
+    @dataclass(frozen=True, slots=True)
+    class DeletableGroupResult:
+        group_id: str = kfield("string", "0+")
+        error_code: int = kfield("int16", "0+")
+
+    throttle_time_ms: int = kfield("int32", "0+")
+    results: tuple[DeletableGroupResult, ...] = kfield("[]struct", "0+", struct=DeletableGroupResult)

@@ -1,4 +1,4 @@
-"""Committed offsets: OffsetCommit (8) and OffsetFetch (9)."""
+"""Committed offsets: OffsetCommit (8), OffsetFetch (9) and OffsetDelete (47)."""
 
 from __future__ import annotations
 
@@ -131,3 +131,41 @@ class OffsetFetchResponse:
     topics: tuple[OffsetFetchResponseTopic, ...] = kfield("[]struct", "0-7", struct=OffsetFetchResponseTopic)
     error_code: int = kfield("int16", "2-7", default=0, ignorable=True)
     groups: tuple[OffsetFetchResponseGroup, ...] = kfield("[]struct", "8+", struct=OffsetFetchResponseGroup)
+
+
+@message("OffsetDeleteRequest", "request", 47, "0", "none")
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteRequest:
+    @dataclass(frozen=True, slots=True)
+    class OffsetDeleteRequestTopic:
+        @dataclass(frozen=True, slots=True)
+        class OffsetDeleteRequestPartition:
+            partition_index: int = kfield("int32", "0+")
+
+        name: str = kfield("string", "0+")
+        partitions: tuple[OffsetDeleteRequestPartition, ...] = kfield(
+            "[]struct", "0+", struct=OffsetDeleteRequestPartition
+        )
+
+    group_id: str = kfield("string", "0+")
+    topics: tuple[OffsetDeleteRequestTopic, ...] = kfield("[]struct", "0+", struct=OffsetDeleteRequestTopic)
+
+
+@message("OffsetDeleteResponse", "response", 47, "0", "none")
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteResponse:
+    @dataclass(frozen=True, slots=True)
+    class OffsetDeleteResponseTopic:
+        @dataclass(frozen=True, slots=True)
+        class OffsetDeleteResponsePartition:
+            partition_index: int = kfield("int32", "0+")
+            error_code: int = kfield("int16", "0+")
+
+        name: str = kfield("string", "0+")
+        partitions: tuple[OffsetDeleteResponsePartition, ...] = kfield(
+            "[]struct", "0+", struct=OffsetDeleteResponsePartition
+        )
+
+    error_code: int = kfield("int16", "0+")
+    throttle_time_ms: int = kfield("int32", "0+", ignorable=True)
+    topics: tuple[OffsetDeleteResponseTopic, ...] = kfield("[]struct", "0+", struct=OffsetDeleteResponseTopic)

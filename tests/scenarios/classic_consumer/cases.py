@@ -7,7 +7,7 @@ claims are Kafka's behaviour, checked on both layers by test_classic_consumer_sc
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from groupspec.types.classic_consumer import (
     TP,
@@ -73,6 +73,9 @@ class Case:
     origin: str
     config: Config
     steps: tuple[Step, ...] = field(default_factory=tuple)
+    #: The docs/divergences.md entry where Kafka's own client breaks the case's rule and groupspec
+    #: keeps it (--target kafka: the vector diverges, tests/kafka/test_kafka_classic_consumer.py).
+    divergence: str | None = None
 
     @property
     def description(self) -> str:
@@ -81,6 +84,11 @@ class Case:
     @property
     def source(self) -> Mapping[str, str]:
         test_class, _, test = self.origin.partition(".")
+        if self.divergence is not None:
+            file, where = _DIVERGENCES[self.divergence]
+            return {"kind": "divergence", "name": self.divergence,
+                    "docs": f"docs/divergences.md#{self.divergence}",
+                    "upstream": _INTERNALS.replace("/test/", "/main/") + file, "where": where}
         if test_class in _TESTS and test and " " not in test:
             return {"kind": "upstream", "file": _TESTS[test_class], "test": test}
         main = "clients/src/main/java/org/apache/kafka/clients/consumer/internals/"
@@ -88,6 +96,10 @@ class Case:
 
 
 _INTERNALS = "clients/src/test/java/org/apache/kafka/clients/consumer/internals/"
+#: Each divergence's upstream file (under the client's internals) and the place in it.
+_DIVERGENCES = {
+    "classic_heartbeat_in_flight": ("AbstractCoordinator.java", "AbstractCoordinator.HeartbeatThread#run"),
+}
 _TESTS = {"ConsumerCoordinatorTest": _INTERNALS + "ConsumerCoordinatorTest.java",
           "AbstractCoordinatorTest": _INTERNALS + "AbstractCoordinatorTest.java"}
 MACHINE = "classic_consumer"
@@ -131,8 +143,10 @@ def assignment(*partitions: TP) -> ConsumerProtocolAssignment:
         for t in topics))
 
 
-def synced(*partitions: TP) -> SyncAnswered:
-    return SyncAnswered(SyncGroupResponse(Errors.NONE, "consumer", "range"), assignment(*partitions))
+def synced(*partitions: TP, protocol: str = "range") -> SyncAnswered:
+    # The answer names the protocol the JoinGroup answer chose: Kafka's SyncGroup handler refuses
+    # another one (INCONSISTENT_GROUP_PROTOCOL), as --target kafka showed.
+    return SyncAnswered(SyncGroupResponse(Errors.NONE, "consumer", protocol), assignment(*partitions))
 
 
 def sync_error(error: Errors) -> SyncAnswered:
@@ -154,7 +168,8 @@ def commit(generation: int, member: str, *offsets: tuple[TP, int]) -> Sent:
 
 
 def leave(member: str) -> Sent:
-    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason="the consumer unsubscribed"),)))
+    why = "the consumer unsubscribed from all topics"  # ClassicKafkaConsumer#unsubscribe's reason
+    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason=why),)))
 
 
 def fetched(*partitions: tuple[TP, int]) -> OffsetFetchAnswered:
@@ -162,6 +177,16 @@ def fetched(*partitions: tuple[TP, int]) -> OffsetFetchAnswered:
     return OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, tuple(
         FetchedTopic(t, tuple(FetchedPartition(p, o) for (u, p), o in partitions if u == t))
         for t in topics)))
+
+
+STATIC = Config(group_id=GROUP, group_instance_id="i1")
+
+
+def static(sent: Sent) -> Sent:
+    """The same request from a static member: it carries the group instance id."""
+    request = sent.request
+    assert not isinstance(request, LeaveGroup), "a LeaveGroup names its members' instance ids itself"
+    return replace(sent, request=replace(request, group_instance_id="i1"))
 
 
 T0, T1, U0 = ("t", 0), ("t", 1), ("u", 0)
@@ -178,7 +203,7 @@ def _stable(config: Config, *owned: TP, member: str = "m1", generation: int = 1)
         Step(joined(member, generation, member, protocol, ((member, assignment(*owned)),)),
              (sync(member, generation, protocol, ((member, assignment(*owned)),)),),
              ends=S.COMPLETING_REBALANCE),
-        Step(synced(*owned), (Callback("assigned", tuple(sorted(owned))),), ends=S.STABLE,
+        Step(synced(*owned, protocol=protocol), (Callback("assigned", tuple(sorted(owned))),), ends=S.STABLE,
              expect_epoch=generation),
     )
 
@@ -199,7 +224,14 @@ CASES: tuple[Case, ...] = (
         Step(Poll(7_000)),  # one heartbeat at a time
         Step(beat(), ends=S.STABLE),
         Step(Poll(7_000), (heartbeat("m1", 1),)),
-    )),
+    ), divergence="classic_heartbeat_in_flight"),
+    Case("heartbeat_waits_for_the_sync", "AbstractCoordinator.JoinGroupResponseHandler", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),), ends=S.COMPLETING_REBALANCE),
+        Step(Poll(3_000), ends=S.COMPLETING_REBALANCE),  # the SyncGroup awaits its answer
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE, expect_epoch=1),
+    ), divergence="classic_heartbeat_in_flight"),
     Case("member_id_required_rejoins_at_once_with_the_given_id",
          ACT + "testJoinGroupRequestWithMemberIdRequired", EAGER, (
         Step(Subscribe(("t",))),
@@ -272,6 +304,87 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.STABLE, expect_epoch=1),
     )),
+    Case("unknown_member_on_join_forgets_the_member_id",
+         "AbstractCoordinator.JoinGroupResponseHandler (UNKNOWN_MEMBER_ID)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        # the rejoin goes at once, as a new member: no member id, no generation
+        Step(join_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE,
+             expect_epoch=-1),
+    )),
+    Case("illegal_generation_on_join_is_an_unexpected_error",
+         "AbstractCoordinator.JoinGroupResponseHandler (no ILLEGAL_GENERATION case)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(join_error(Errors.ILLEGAL_GENERATION), (Raised("KafkaException", "ILLEGAL_GENERATION"),)),
+    )),
+    Case("unknown_server_error_on_join_is_fatal",
+         "AbstractCoordinator.JoinGroupResponseHandler (unexpected error)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+    )),
+    Case("unknown_server_error_on_sync_is_fatal",
+         "AbstractCoordinator.SyncGroupResponseHandler (unexpected error)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+    )),
+    Case("follower_sends_no_assignments_whatever_its_id",
+         "AbstractCoordinator.onJoinFollower", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # a member id that sorts before the leader's changes nothing: only equality makes a leader
+        Step(joined("a1", 1, "m9", leader_assignments=(("a1", assignment(T0)),)), (sync("a1", 1),)),
+    )),
+    Case("fenced_instance_on_heartbeat_forgets_the_member_id",
+         "AbstractCoordinator.HeartbeatResponseHandler (FENCED_INSTANCE_ID)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.FENCED_INSTANCE_ID), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+    )),
+    Case("unsubscribe_during_the_first_join_sends_no_leave", "AbstractCoordinator.maybeLeaveGroup",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # no member id yet: there is no membership to leave
+        Step(Unsubscribe(), ends=S.UNJOINED),
+    )),
+    Case("rebalance_in_progress_on_join_keeps_the_member_id_and_generation",
+         "AbstractCoordinator.JoinGroupResponseHandler (REBALANCE_IN_PROGRESS)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=1),
+    )),
+    Case("heartbeat_interval_counts_from_the_sync", "AbstractCoordinator.HeartbeatThread", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(5_000), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m1", leader_assignments=(("m1", assignment(T0)),)),
+             (sync("m1", 1, assignments=(("m1", assignment(T0)),)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(5_001)),
+        Step(Poll(7_999)),
+        Step(Poll(8_000), (heartbeat("m1", 1),)),
+    )),
+    Case("cooperative_rejoin_sends_what_it_owns_per_topic",
+         "ConsumerCoordinator (cooperative protocol: the subscription's owned partitions)", COOP, (
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(0), (join(COOP, ("t", "u")),)),
+        Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
+        Step(synced(T0, T1, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, T1, U0)),)),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0)),)),
+    )),
     Case("coordinator_lost_during_join_retries_at_the_next_poll", CCT + "testDisconnectInJoin",
          EAGER, (
         Step(Subscribe(("t",))),
@@ -287,8 +400,8 @@ CASES: tuple[Case, ...] = (
         # cooperative join-prepare keeps every partition of a still-subscribed topic
         Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0, T1)),)),
         Step(joined("m1", 2, "m0", "cooperative-sticky"), (sync("m1", 2, "cooperative-sticky"),)),
-        Step(synced(T0), (Callback("revoked", (T1,)), Callback("assigned", ())), ends=S.STABLE,
-             expect_epoch=2),
+        Step(synced(T0, protocol="cooperative-sticky"),
+             (Callback("revoked", (T1,)), Callback("assigned", ())), ends=S.STABLE, expect_epoch=2),
         Step(Poll(3_002), (join(COOP, ("t",), "m1", 2, (T0,)),)),
     )),
     Case("cooperative_revokes_an_unsubscribed_topic_before_joining",
@@ -296,7 +409,7 @@ CASES: tuple[Case, ...] = (
         Step(Subscribe(("t", "u"))),
         Step(Poll(0), (join(COOP, ("t", "u")),)),
         Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
-        Step(synced(T0, U0), (Callback("assigned", (T0, U0)),)),
+        Step(synced(T0, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, U0)),)),
         Step(Subscribe(("t",))),
         Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,)))),
     )),
@@ -310,6 +423,10 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
     )),
+    Case("a_commit_groups_its_offsets_by_topic", CCT + "testCommitOffsetMetadataSync", EAGER, (
+        Step(Assign((T0, T1, U0))),
+        Step(CommitSync(((U0, 3), (T1, 2), (T0, 1))), (commit(-1, "", (T0, 1), (T1, 2), (U0, 3)),)),
+    )),
     Case("commit_while_rebalancing_fails", CCT + "testCommitOffsetRebalanceInProgress", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
@@ -320,6 +437,30 @@ CASES: tuple[Case, ...] = (
         Step(Subscribe(("t",))),
         Step(CommitSync(((T0, 1),)),
              (Raised("CommitFailedException", "the consumer is not in an active group"),)),
+    )),
+    Case("static_member_sends_its_instance_id_with_every_request",
+         "AbstractCoordinator / ConsumerCoordinator (group.instance.id)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m1", leader_assignments=(("m1", assignment(T0)),)),
+             (static(sync("m1", 1, assignments=(("m1", assignment(T0)),))),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+    )),
+    Case("static_member_unsubscribes_without_leaving",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (a static member on unsubscribe)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        # the partitions are revoked, but no LeaveGroup goes: the session timeout ends the membership
+        Step(Unsubscribe(), (Callback("revoked", (T0,)),), ends=S.UNJOINED, expect_epoch=-1),
+    )),
+    Case("assigning_static_consumer_commits_as_nobody",
+         "ConsumerCoordinator.sendOffsetCommitRequest (user-assigned: no instance id)", STATIC, (
+        Step(Assign((T0,))),
+        Step(CommitSync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
     )),
     Case("subscribe_after_assign_is_refused", "SubscriptionState.setSubscriptionType", EAGER, (
         Step(Assign((T0,))),
@@ -362,6 +503,23 @@ CASES: tuple[Case, ...] = (
         Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.GROUP_AUTHORIZATION_FAILED)),
              (Raised("KafkaException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
     )),
+    Case("offset_fetch_unexpected_errors_raise", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
+        Step(Assign((T0, T1))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_SERVER_ERROR)),
+             (Raised("KafkaException", "offset fetch failed: UNKNOWN_SERVER_ERROR"),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, 4), FetchedPartition(1, -1, error=Errors.UNKNOWN_SERVER_ERROR))),))),
+             (Raised("KafkaException", "offset fetch failed for t-1: UNKNOWN_SERVER_ERROR"),)),
+        # any partition error but UNSTABLE_OFFSET_COMMIT fails the fetch, whatever its code
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, 4), FetchedPartition(1, -1, error=Errors.STALE_MEMBER_EPOCH))),))),
+             (Raised("KafkaException", "offset fetch failed for t-1: STALE_MEMBER_EPOCH"),)),
+        # two failed partitions: the first in the answer is the one named
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NONE, (FetchedTopic("t", (
+            FetchedPartition(0, -1, error=Errors.UNKNOWN_TOPIC_OR_PARTITION),
+            FetchedPartition(1, -1, error=Errors.UNKNOWN_SERVER_ERROR))),))),
+             (Raised("KafkaException", "offset fetch failed for t-0: UNKNOWN_TOPIC_OR_PARTITION"),)),
+    )),
     Case("missing_offset_resets_to_latest", "SubscriptionState (auto.offset.reset=latest)", EAGER, (
         Step(Assign((T0, T1))),
         # a committed offset of 0 is a position like any other
@@ -376,6 +534,11 @@ CASES: tuple[Case, ...] = (
          Config(group_id=GROUP, auto_offset_reset="none"), (
         Step(Assign((T0, T1))),
         Step(fetched((T0, -1), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-0, t-1"),)),
+    )),
+    Case("missing_offset_without_reset_policy_names_only_the_missing",
+         "SubscriptionState (auto.offset.reset=none)", Config(group_id=GROUP, auto_offset_reset="none"), (
+        Step(Assign((T0, T1))),
+        Step(fetched((T0, 5), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-1"),)),
     )),
 )
 

@@ -548,7 +548,8 @@ def _leave_batch() -> Case:
         "Stable group of three, the leader leaves (with a stranger in the same batch: "
         "UNKNOWN_MEMBER_ID for that entry only); the next leader is the first remaining member "
         "in member order, and the group rebalances into generation 2 without writing.",
-        _sheet("§1.8, §2.8", divergence="member order instead of HashMap order (docs/divergences.md)"))
+        _sheet("§1.8, §2.8", divergence="member order instead of HashMap order (docs/divergences.md)",
+               name="classic_member_order"))
 
 
 def _last_member_leaves() -> Case:
@@ -782,7 +783,8 @@ def _static_kept_at_completion() -> Case:
         "dynamic members are dropped; as it has not "
         "rejoined, leadership moves to the first rejoined member in member order, the dynamic "
         "one, and generation 2 holds both.",
-        _sheet("§2.4 steps 2 and 4, §3; §2.8", divergence="member order instead of HashMap order"))
+        _sheet("§2.4 steps 2 and 4, §3; §2.8", divergence="member order instead of HashMap order",
+               name="classic_member_order"))
 
 
 def _simple_commits() -> Case:
@@ -1096,7 +1098,8 @@ def _protocol_tie() -> Case:
         "breaks the tie by HashMap order; groupspec selects the smallest name, 'range'. A "
         "third member listing only 'sticky' (no common protocol) gets "
         "INCONSISTENT_GROUP_PROTOCOL.",
-        _sheet("§2.7, §1.4 step 4.2", divergence="smallest protocol name on a tie (docs/divergences.md)"))
+        _sheet("§2.7, §1.4 step 4.2", divergence="smallest protocol name on a tie (docs/divergences.md)",
+               name="classic_protocol_tie"))
 
 
 def _restart_mid_rebalance() -> Case:

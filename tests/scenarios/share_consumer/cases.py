@@ -167,6 +167,23 @@ def _fatal() -> Case:
     )
 
 
+def _fatal_releases_the_assignment() -> Case:
+    s = Script()
+    s.add(Subscribe(("t1",)))
+    s.add(Poll())
+    s.answer(epoch=1, assignment=P01)
+    s.add(Poll())
+    s.answer(Errors.GROUP_MAX_SIZE_REACHED, sends=None)
+    return s.case(
+        "fatal_error_releases_the_assignment",
+        "A fatal error while holding partitions releases them: the application sees an empty "
+        "assignment (found by groupspec fuzz against Kafka 4.2.1's client).",
+        "§6.3",
+        MemberState.FATAL,
+        upstream="clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractMembershipManager.java",
+    )
+
+
 def _coordinator_moved() -> Case:
     s = Script()
     s.add(Subscribe(("t1",)))
@@ -687,6 +704,7 @@ def all_cases() -> list[Case]:
         _reconcile,
         _fenced,
         _fatal,
+        _fatal_releases_the_assignment,
         _coordinator_moved,
         _failures,
         _leave,

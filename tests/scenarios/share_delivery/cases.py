@@ -605,6 +605,19 @@ def _renew_failed_drops_the_record() -> Case:
         INTERNALS + "ShareInFlightBatch.java", "renew")
 
 
+def _renew_failed_with_a_negative_code_drops_the_record() -> Case:
+    s = _delivered(EXPLICIT, last=0)
+    s.add(Acknowledge("t", 0, 0, N))
+    s.add(Poll(), "sent", absent=("records",))
+    s.records(acked=(P0,), ack_error=Errors.UNKNOWN_SERVER_ERROR)
+    s.add(Poll(), "callbacks", absent=("records", "error"))
+    return s.case(
+        "renew_failed_with_unknown_server_error_drops_the_record",
+        "Only NONE renews: a RENEW answered UNKNOWN_SERVER_ERROR (code -1, below NONE's 0) is "
+        "dropped like any other failure, never returned again by this consumer.",
+        INTERNALS + "ShareInFlightBatch.java", "renew")
+
+
 def _renew_holds_back_the_buffer() -> Case:
     s = _delivered(DeliveryConfig(AcknowledgementMode.EXPLICIT, max_poll_records=1), last=1)
     s.add(Acknowledge("t", 0, 0, N))
@@ -656,6 +669,7 @@ def all_cases() -> list[Case]:
         _rejected_and_released_counts,
         _renew_returns_the_record,
         _renew_failed_drops_the_record,
+        _renew_failed_with_a_negative_code_drops_the_record,
         _renew_holds_back_the_buffer,
     ]
     return [build() for build in builders]

@@ -1737,6 +1737,55 @@ def _touching_batches_shown_as_one_run() -> Case:
                   _derived("the view's persisted state is maximal runs of equal state and count"))
 
 
+# --- issue 19: cases a live broker realises (docs/conformance.md, "A live broker") ----------
+# A fresh share group on a fresh partition, records produced batch by batch, every fetch from
+# the share partition's next fetch offset reading every batch from there on, Kafka's default
+# delivery limit and lock duration, no clock advance: what `--target kafka://` can run.
+
+
+def _live_two_members_share_the_log() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.fetch(5, (5, 9), member=M2, count=5)
+    s.ack((0, 4, ACCEPT), error=Errors.NONE)
+    s.ack((5, 9, (ACCEPT, RELEASE, REJECT, ACCEPT, RELEASE)), member=M2, error=Errors.NONE)
+    s.fetch(6, (5, 9), count=2)
+    s.ack((6, 6, ACCEPT), (9, 9, REJECT), error=Errors.NONE)
+    s.ends(10, 10, 10)
+    return s.case("live_two_members_share_the_log",
+                  "Two members take a batch each; what one member releases goes to the other with "
+                  "its delivery count raised, what it rejects or accepts never comes back.",
+                  _hand_made("docs/conformance.md, A live broker"))
+
+
+def _live_release_on_close_redelivers() -> Case:
+    s = Script()
+    s.fetch(0, (0, 9), count=10)
+    s.ack((0, 9, ACCEPT), member=M2, error=Errors.INVALID_RECORD_STATE)
+    s.release(error=Errors.NONE)
+    s.fetch(0, (0, 9), member=M2, count=10)
+    s.ack((0, 9, ACCEPT), member=M2, error=Errors.NONE)
+    s.ends(10, 10, 10)
+    return s.case("live_release_on_close_redelivers",
+                  "Another member cannot acknowledge what a member holds; once the holder's session "
+                  "closes, its records are released and go to the other member at delivery count 2.",
+                  _hand_made("docs/conformance.md, A live broker"))
+
+
+def _live_renew_then_accept() -> Case:
+    s = Script()
+    s.fetch(0, (0, 4), count=5)
+    s.ack((0, 4, RENEW), error=Errors.NONE)
+    s.ack((0, 1, ACCEPT), (2, 4, (RELEASE, REJECT, ACCEPT)), error=Errors.NONE)
+    s.fetch(2, (0, 4), (5, 9), max_records=3, count=6)
+    s.ends(2, 9, 10)
+    return s.case("live_renew_then_accept",
+                  "A RENEW keeps the records held by the member, who then settles them offset by "
+                  "offset; the released one comes back, and MaxRecords 3 still takes the next log "
+                  "batch whole.",
+                  _hand_made("docs/conformance.md, A live broker"))
+
+
 def all_cases() -> list[Case]:
     builders: list[Callable[[], Case]] = [
         _touching_batches_come_back_apart,
@@ -1790,6 +1839,8 @@ def all_cases() -> list[Case]:
         _every_acknowledge_type_in_one_batch, _persister_error_before_fencing,
         _throttle_seen_at_the_last_offset_of_a_split_batch, _last_delivery_alone_before_fresher_offsets,
         _throttle_looks_only_at_the_fetched_range,
+        # --- issue 19: realised on a live broker too ---
+        _live_two_members_share_the_log, _live_release_on_close_redelivers, _live_renew_then_accept,
     ]
     cases = [build() for build in builders]
     names = [c.name for c in cases]

@@ -87,8 +87,8 @@ public final class Adapter {
         MACHINES.put("share_group", new ShareGroupMachine());
         MACHINES.put("share_consumer", new ShareConsumerMachine());
         MACHINES.put("share_state", new ShareStateMachine());
+        MACHINES.put("classic_consumer", new ClassicConsumerMachine());
         ABSENT.put("share_delivery", "not yet driven through kafka-clients' ShareConsumeRequestManager");
-        ABSENT.put("classic_consumer", "not yet driven through kafka-clients' ConsumerCoordinator");
     }
 
     private Adapter() {

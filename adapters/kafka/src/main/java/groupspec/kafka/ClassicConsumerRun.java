@@ -1,0 +1,875 @@
+package groupspec.kafka;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.apache.kafka.clients.ClientRequest;
+import org.apache.kafka.clients.GroupRebalanceConfig;
+import org.apache.kafka.clients.MockClient;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.NoOffsetForPartitionException;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.clients.consumer.StickyAssignor;
+import org.apache.kafka.clients.consumer.internals.AutoOffsetResetStrategy;
+import org.apache.kafka.clients.consumer.internals.ClassicConsumerAccess;
+import org.apache.kafka.clients.consumer.internals.ConsumerCoordinator;
+import org.apache.kafka.clients.consumer.internals.ConsumerMetadata;
+import org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.clients.consumer.internals.SubscriptionState;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.internals.ClusterResourceListeners;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.HeartbeatResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetFetchResponse;
+import org.apache.kafka.common.requests.RequestTestUtils;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.SyncGroupResponse;
+import org.apache.kafka.common.utils.LogContext;
+import org.apache.kafka.common.utils.MockTime;
+import org.apache.kafka.common.utils.Utils;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One classic-protocol consumer on Kafka 4.2.1's own client classes: {@link ConsumerCoordinator}
+ * (with AbstractCoordinator's join loop, response handlers and Heartbeat timers),
+ * {@link SubscriptionState}, {@link ConsumerMetadata} and {@link ConsumerNetworkClient}, over
+ * kafka-clients' test {@link MockClient} and {@link MockTime} (the network and clock of upstream's
+ * ConsumerCoordinatorTest), the clock moved only by the vector's polls.
+ *
+ * <p>This class plays what surrounds them in a ClassicKafkaConsumer, as that class does it:
+ * subscribe, assign and unsubscribe are its calls on SubscriptionState and the coordinator
+ * ({@code subscribeInternal}, {@code assign}, {@code unsubscribe}); a Poll moves the clock and runs
+ * {@code coordinator.poll(timer, false)} (the join loop with a zero timer, as
+ * {@code updateAssignmentMetadataIfNeeded} runs it) and then a network poll, which sends what the
+ * loop queued; CommitSync is {@code commitOffsetsSync} with a zero timer (the OffsetCommit goes, no
+ * answer is awaited). An answer to JoinGroup or SyncGroup arrives while the application's poll is
+ * still blocked in the join loop (ClassicKafkaConsumer#poll loops until its timeout), so the driver
+ * delivers it and continues that poll. An OffsetFetchAnswered stands for a poll whose
+ * {@code updateFetchPositions} fetches the committed offsets and gets that answer:
+ * {@code initWithCommittedOffsetsIfNeeded}, the answer given to the OffsetFetch it sends, then
+ * {@code resetInitializingPositions}. The heartbeat thread is run in passes after every event, at the
+ * event's time (see ClassicConsumerAccess). A HeartbeatAnswered is delivered to the oldest
+ * heartbeat in flight and processed at once by a network poll (the heartbeat thread's, which also
+ * polls while it is disabled here: the application's next poll would process it otherwise). A FindCoordinator is answered at once (node 0).
+ * An answer that finds no request of its kind in flight is dropped, as a network would never
+ * deliver it.
+ *
+ * <p>The leader's assignor is Kafka's own (its name, protocols and subscription user data), except
+ * that its {@code assign} returns the vector's {@code leader_assignments}: groupspec's machine takes
+ * the leader's assignment as given (machine classic_assignors checks the assignors themselves).
+ */
+final class ClassicConsumerRun {
+    static final class Unsupported extends Exception {
+        Unsupported(String message) {
+            super(message);
+        }
+    }
+
+    private static final int COORDINATOR_NODE = 0;
+
+    /**
+     * Where the vector's time 0 falls on Kafka's clock. MockClient counts a connection throttled
+     * until a time strictly before now, 0 at first (MockClient.ConnectionState#notThrottled), so at
+     * time 0 it sends nothing; upstream's tests run on a MockTime started at the wall clock. The
+     * vector's clock is shifted by this much; no output carries an absolute time.
+     */
+    private static final long EPOCH_MS = 1_000_000L;
+
+    private final MockTime time = new MockTime(0, EPOCH_MS, 0);
+    private final String groupId;
+    private final SubscriptionState subscriptions;
+    private final ConsumerMetadata metadata;
+    private final Recording network;
+    private final ConsumerNetworkClient client;
+    private final ConsumerCoordinator coordinator;
+    private final Map<String, Integer> partitionCounts;
+    private final ConsumerRebalanceListener listener = new Listener();
+    private ArrayNode current = Adapter.JSON.createArrayNode();
+    private JsonNode leaderAssignments = Adapter.JSON.createArrayNode();
+    private JsonNode fetchAnswer;
+
+    ClassicConsumerRun(JsonNode config, JsonNode events) throws Unsupported {
+        groupId = config.path("group_id").asText("group");
+        String instance = config.path("group_instance_id").isTextual() ? config.path("group_instance_id").asText() : null;
+        String reset = config.path("auto_offset_reset").asText("latest");
+        LogContext log = new LogContext();
+        subscriptions = new SubscriptionState(log, AutoOffsetResetStrategy.fromString(reset));
+        metadata = new ConsumerMetadata(0, 0, Long.MAX_VALUE, false, false, subscriptions, log, new ClusterResourceListeners());
+        network = new Recording();
+        partitionCounts = partitionCounts(events);
+        refreshMetadata();
+        GroupRebalanceConfig rebalance = new GroupRebalanceConfig(
+            config.path("session_timeout_ms").asInt(45_000), config.path("rebalance_timeout_ms").asInt(300_000),
+            config.path("heartbeat_interval_ms").asInt(3_000), groupId, Optional.ofNullable(instance), null, 100L, 1000L);
+        // ConsumerConfig's defaults: retry.backoff.ms 100, request.timeout.ms 30 s, max.poll.interval.ms 300 s.
+        client = new ConsumerNetworkClient(log, network, metadata, time, 100L, 30_000, 300_000);
+        List<ConsumerPartitionAssignor> assignors = new ArrayList<>();
+        for (JsonNode a : config.path("assignors")) {
+            assignors.add(new ScriptedLeader(assignor(a.asText())));
+        }
+        if (assignors.isEmpty()) {
+            assignors.add(new ScriptedLeader(new RangeAssignor()));
+        }
+        ConsumerCoordinator[] self = new ConsumerCoordinator[1];
+        coordinator = new ConsumerCoordinator(rebalance, log, client, assignors, metadata, subscriptions, new Metrics(time),
+            "consumer", time, false, 5000, null, false, Optional.empty(),
+            Optional.of(() -> new ClassicConsumerAccess.ScriptedHeartbeatThread(() -> self[0])));
+        self[0] = coordinator;
+        String protocol = config.path("protocol").asText("EAGER");
+        String derived = ClassicConsumerAccess.protocol(coordinator).name();
+        if (!derived.equals(protocol)) {
+            throw new Unsupported("config.protocol is " + protocol + ", but Kafka derives " + derived
+                + " from the assignors " + config.path("assignors"));
+        }
+    }
+
+    private static ConsumerPartitionAssignor assignor(String name) throws Unsupported {
+        switch (name) {
+            case "range":
+                return new RangeAssignor();
+            case "roundrobin":
+                return new RoundRobinAssignor();
+            case "sticky":
+                return new StickyAssignor();
+            case "cooperative-sticky":
+                return new CooperativeStickyAssignor();
+            default:
+                throw new Unsupported("assignor " + name + " is not one of Kafka's built-in assignors");
+        }
+    }
+
+    /** Every topic the run names, with one partition more than the highest it names. */
+    private static Map<String, Integer> partitionCounts(JsonNode node) {
+        Map<String, Integer> counts = new TreeMap<>();
+        collect(node, counts);
+        return counts;
+    }
+
+    private static void collect(JsonNode node, Map<String, Integer> counts) {
+        if (node.isArray()) {
+            if (node.size() == 2 && node.get(0).isTextual() && node.get(1).isInt()) {
+                counts.merge(node.get(0).asText(), node.get(1).asInt() + 1, Math::max);
+            }
+            node.forEach(n -> collect(n, counts));
+        } else if (node.isObject()) {
+            JsonNode topics = node.path("topics");
+            if (topics.isArray()) {
+                topics.forEach(t -> {
+                    if (t.isTextual()) {
+                        counts.merge(t.asText(), 1, Math::max);
+                    }
+                });
+            }
+            String topic = node.path("topic").isTextual() ? node.path("topic").asText()
+                : node.path("name").isTextual() ? node.path("name").asText() : null;
+            if (topic != null && node.path("partitions").isArray()) {
+                int n = 1;
+                for (JsonNode p : node.path("partitions")) {
+                    n = Math.max(n, (p.isInt() ? p.asInt() : p.path("partition").asInt()) + 1);
+                }
+                counts.merge(topic, n, Math::max);
+            }
+            node.forEach(n -> collect(n, counts));
+        }
+    }
+
+    /** The metadata fetch that follows a subscription change, answered with every topic of the run. */
+    private void refreshMetadata() {
+        network.updateMetadata(RequestTestUtils.metadataUpdateWith(1, partitionCounts));
+    }
+
+    /** A metadata update waits for whenever Kafka's code asks for one (a leader's group subscription). */
+    private void keepMetadataReady() {
+        if (!network.hasPendingMetadataUpdates()) {
+            network.prepareMetadataUpdate(RequestTestUtils.metadataUpdateWith(1, partitionCounts));
+        }
+    }
+
+    ArrayNode handle(JsonNode event) throws Unsupported, Adapter.Answer {
+        current = Adapter.JSON.createArrayNode();
+        String type = event.path("type").asText();
+        keepMetadataReady();
+        try {
+            switch (type) {
+                case "Subscribe":
+                    subscribe(strings(event.path("topics")));
+                    break;
+                case "Assign":
+                    assign(partitions(event.path("partitions")));
+                    break;
+                case "Unsubscribe":
+                    unsubscribe();
+                    break;
+                case "Poll": {
+                    long now = EPOCH_MS + event.path("now_ms").asLong();
+                    if (now > time.milliseconds()) {
+                        time.setCurrentTimeMs(now);
+                    }
+                    applicationPoll();
+                    break;
+                }
+                case "CommitSync":
+                    commitSync(event.path("offsets"));
+                    break;
+                case "JoinAnswered": {
+                    ClientRequest r = inFlight(ApiKeys.JOIN_GROUP);
+                    if (r != null) {
+                        leaderAssignments = event.path("leader_assignments");
+                        network.respondToRequest(r, joinResponse(event.path("response")));
+                        applicationPoll();
+                    }
+                    break;
+                }
+                case "SyncAnswered": {
+                    ClientRequest r = inFlight(ApiKeys.SYNC_GROUP);
+                    if (r != null) {
+                        network.respondToRequest(r, syncResponse(event.path("response"), event.path("assignment")));
+                        applicationPoll();
+                    }
+                    break;
+                }
+                case "HeartbeatAnswered": {
+                    ClientRequest r = inFlight(ApiKeys.HEARTBEAT);
+                    if (r != null) {
+                        network.respondToRequest(r, new HeartbeatResponse(new HeartbeatResponseData()
+                            .setErrorCode(error(event.path("response").path("error")).code())));
+                        client.pollNoWakeup();
+                    }
+                    break;
+                }
+                case "OffsetFetchAnswered":
+                    fetchPositions(event.path("response"));
+                    break;
+                default:
+                    throw Adapter.Answer.error("invalid_input", "unknown event type " + type);
+            }
+        } catch (KafkaException | IllegalStateException | IllegalArgumentException e) {
+            current.add(raised(e, type));
+        }
+        try {
+            heartbeatThread();
+        } catch (KafkaException e) {
+            current.add(raised(e, type));
+        }
+        return current;
+    }
+
+    private void subscribe(List<String> topics) {
+        if (topics.isEmpty()) {
+            unsubscribe();  // ClassicKafkaConsumer#subscribe: an empty list unsubscribes
+            return;
+        }
+        if (subscriptions.subscribe(new HashSet<>(topics), Optional.of(listener))) {
+            metadata.requestUpdateForNewTopics();
+        }
+        refreshMetadata();
+    }
+
+    private void assign(Set<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            unsubscribe();  // ClassicKafkaConsumer#assign: an empty list unsubscribes
+            return;
+        }
+        coordinator.maybeAutoCommitOffsetsAsync(time.milliseconds());
+        if (subscriptions.assignFromUser(partitions)) {
+            metadata.requestUpdateForNewTopics();
+        }
+        refreshMetadata();
+    }
+
+    private void unsubscribe() {
+        coordinator.onLeavePrepare();
+        coordinator.maybeLeaveGroup(CloseOptions.GroupMembershipOperation.DEFAULT, "the consumer unsubscribed from all topics");
+        subscriptions.unsubscribe();
+    }
+
+    /** ClassicKafkaConsumer#poll's membership part at the current time, then its network poll. */
+    private void applicationPoll() {
+        try {
+            coordinator.poll(time.timer(0), false);
+        } finally {
+            client.pollNoWakeup();
+        }
+    }
+
+    /**
+     * The application's map is sorted by partition: within a topic Kafka's OffsetCommit lists the
+     * partitions in the caller's map order, which groupspec's vocabulary fixes as the sorted one.
+     */
+    private void commitSync(JsonNode offsets) {
+        Map<TopicPartition, OffsetAndMetadata> m = new TreeMap<>((x, y) -> x.topic().equals(y.topic())
+            ? Integer.compare(x.partition(), y.partition()) : x.topic().compareTo(y.topic()));
+        for (JsonNode o : offsets) {
+            m.put(new TopicPartition(o.get(0).get(0).asText(), o.get(0).get(1).asInt()), new OffsetAndMetadata(o.get(1).asLong()));
+        }
+        coordinator.commitOffsetsSync(m, time.timer(0));
+    }
+
+    /** ClassicKafkaConsumer#updateFetchPositions's committed-offset part, its OffsetFetch answered with {@code answer}. */
+    private void fetchPositions(JsonNode answer) {
+        Set<TopicPartition> before = new HashSet<>();
+        for (TopicPartition tp : subscriptions.assignedPartitions()) {
+            if (subscriptions.isOffsetResetNeeded(tp)) {
+                before.add(tp);
+            }
+        }
+        fetchAnswer = answer;
+        try {
+            if (!coordinator.initWithCommittedOffsetsIfNeeded(time.timer(0))) {
+                return;
+            }
+            subscriptions.resetInitializingPositions();
+        } finally {
+            fetchAnswer = null;
+        }
+        TreeMap<String, String> resets = new TreeMap<>();
+        Map<String, TopicPartition> byName = new HashMap<>();
+        for (TopicPartition tp : subscriptions.assignedPartitions()) {
+            if (subscriptions.isOffsetResetNeeded(tp) && !before.contains(tp)) {
+                String key = tp.topic() + "\u0000" + String.format("%010d", tp.partition());
+                resets.put(key, strategy(subscriptions.resetStrategy(tp)));
+                byName.put(key, tp);
+            }
+        }
+        resets.forEach((key, to) -> {
+            ObjectNode o = current.addObject();
+            o.put("type", "ResetOffset");
+            o.set("partition", partition(byName.get(key)));
+            o.put("to", to);
+        });
+    }
+
+    private static String strategy(AutoOffsetResetStrategy s) {
+        if (s == AutoOffsetResetStrategy.EARLIEST) {
+            return "earliest";
+        }
+        if (s == AutoOffsetResetStrategy.LATEST) {
+            return "latest";
+        }
+        return String.valueOf(s);
+    }
+
+    /** The heartbeat thread wakes at the event's time: passes until it only waits. */
+    private void heartbeatThread() {
+        for (int pass = 0; pass < 10; pass++) {
+            if (!ClassicConsumerAccess.heartbeatPass(coordinator, client, time.milliseconds())) {
+                break;
+            }
+        }
+        client.pollNoWakeup();
+    }
+
+    private ClientRequest inFlight(ApiKeys key) {
+        for (ClientRequest r : network.requests()) {
+            if (r.apiKey() == key) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    // --- answers ---------------------------------------------------------------------------
+
+    private static Errors error(JsonNode name) {
+        try {
+            return Errors.valueOf(name.asText("NONE"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("error " + name.asText() + " is not one of Kafka's Errors");
+        }
+    }
+
+    private static String textOrNull(JsonNode n) {
+        return n.isTextual() ? n.asText() : null;
+    }
+
+    private static AbstractResponse joinResponse(JsonNode r) {
+        JoinGroupResponseData d = new JoinGroupResponseData()
+            .setErrorCode(error(r.path("error")).code())
+            .setGenerationId(r.path("generation_id").asInt(-1))
+            .setProtocolType(textOrNull(r.path("protocol_type")))
+            .setProtocolName(textOrNull(r.path("protocol_name")))
+            .setLeader(r.path("leader").asText(""))
+            .setSkipAssignment(r.path("skip_assignment").asBoolean(false))
+            .setMemberId(r.path("member_id").asText(""));
+        List<JoinGroupResponseData.JoinGroupResponseMember> members = new ArrayList<>();
+        for (JsonNode m : r.path("members")) {
+            members.add(new JoinGroupResponseData.JoinGroupResponseMember()
+                .setMemberId(m.path("member_id").asText())
+                .setGroupInstanceId(textOrNull(m.path("group_instance_id")))
+                .setMetadata(hex(m.path("metadata").asText(""))));
+        }
+        d.setMembers(members);
+        return new JoinGroupResponse(d, ApiKeys.JOIN_GROUP.latestVersion());
+    }
+
+    private static AbstractResponse syncResponse(JsonNode r, JsonNode assignment) {
+        Errors e = error(r.path("error"));
+        byte[] bytes = new byte[0];
+        if (e == Errors.NONE) {
+            bytes = Utils.toArray(ConsumerProtocol.serializeAssignment(assignmentOf(assignment)));
+        }
+        return new SyncGroupResponse(new SyncGroupResponseData()
+            .setErrorCode(e.code())
+            .setProtocolType(textOrNull(r.path("protocol_type")))
+            .setProtocolName(textOrNull(r.path("protocol_name")))
+            .setAssignment(bytes));
+    }
+
+    private static ConsumerPartitionAssignor.Assignment assignmentOf(JsonNode a) {
+        List<TopicPartition> tps = new ArrayList<>();
+        for (JsonNode t : a.path("assigned_partitions")) {
+            for (JsonNode p : t.path("partitions")) {
+                tps.add(new TopicPartition(t.path("topic").asText(), p.asInt()));
+            }
+        }
+        ByteBuffer user = a.path("user_data").isTextual() ? ByteBuffer.wrap(hex(a.path("user_data").asText())) : null;
+        return new ConsumerPartitionAssignor.Assignment(tps, user);
+    }
+
+    private AbstractResponse fetchResponse(JsonNode r, short version) {
+        OffsetFetchResponseData.OffsetFetchResponseGroup group = new OffsetFetchResponseData.OffsetFetchResponseGroup()
+            .setGroupId(groupId).setErrorCode(error(r.path("error")).code());
+        List<OffsetFetchResponseData.OffsetFetchResponseTopics> topics = new ArrayList<>();
+        for (JsonNode t : r.path("topics")) {
+            List<OffsetFetchResponseData.OffsetFetchResponsePartitions> ps = new ArrayList<>();
+            for (JsonNode p : t.path("partitions")) {
+                ps.add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                    .setPartitionIndex(p.path("partition").asInt())
+                    .setCommittedOffset(p.path("committed_offset").asLong(-1))
+                    .setCommittedLeaderEpoch(p.path("committed_leader_epoch").asInt(-1))
+                    .setMetadata(p.path("metadata").asText(""))
+                    .setErrorCode(error(p.path("error")).code()));
+            }
+            topics.add(new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(t.path("name").asText()).setPartitions(ps));
+        }
+        group.setTopics(topics);
+        return new OffsetFetchResponse(new OffsetFetchResponseData().setGroups(List.of(group)), version);
+    }
+
+    private FindCoordinatorResponse findResponse() {
+        return new FindCoordinatorResponse(new FindCoordinatorResponseData().setCoordinators(List.of(
+            new FindCoordinatorResponseData.Coordinator().setKey(groupId).setNodeId(COORDINATOR_NODE)
+                .setHost("localhost").setPort(1969).setErrorCode(Errors.NONE.code()))));
+    }
+
+    // --- the network ------------------------------------------------------------------------
+
+    /**
+     * kafka-clients' MockClient, recording every request the consumer sends as a Sent output in
+     * send order, answering FindCoordinator at once and an OffsetFetch with the answer the event
+     * carries; everything else waits in flight for the vector's answer.
+     */
+    private final class Recording extends MockClient {
+        Recording() {
+            super(time, metadata);
+        }
+
+        @Override
+        public void send(ClientRequest request, long now) {
+            super.send(request, now);
+            AbstractRequest.Builder<?> builder = request.requestBuilder();
+            short version = builder.latestAllowedVersion();
+            switch (request.apiKey()) {
+                case FIND_COORDINATOR:
+                    respondToRequest(request, findResponse());
+                    return;
+                case OFFSET_FETCH:
+                    if (fetchAnswer != null) {
+                        respondToRequest(request, fetchResponse(fetchAnswer, version));
+                    }
+                    return;
+                default:
+                    current.add(sent(builder.build(version), version));
+            }
+        }
+    }
+
+    // --- outputs ----------------------------------------------------------------------------
+
+    private static byte[] hex(String s) {
+        byte[] b = new byte[s.length() / 2];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        }
+        return b;
+    }
+
+    private static String hexOf(ByteBuffer buf) {
+        StringBuilder sb = new StringBuilder();
+        ByteBuffer b = buf.duplicate();
+        while (b.hasRemaining()) {
+            sb.append(String.format("%02x", b.get() & 0xff));
+        }
+        return sb.toString();
+    }
+
+    private static ArrayNode partition(TopicPartition tp) {
+        ArrayNode a = Adapter.JSON.createArrayNode();
+        a.add(tp.topic());
+        a.add(tp.partition());
+        return a;
+    }
+
+    private static ArrayNode sortedPartitions(Collection<TopicPartition> tps) {
+        ArrayNode a = Adapter.JSON.createArrayNode();
+        tps.stream().sorted((x, y) -> x.topic().equals(y.topic()) ? Integer.compare(x.partition(), y.partition())
+            : x.topic().compareTo(y.topic())).forEach(tp -> a.add(partition(tp)));
+        return a;
+    }
+
+    /** Partitions grouped by topic in first-seen order, each topic's partitions as given. */
+    private static ArrayNode byTopic(List<TopicPartition> tps) {
+        Map<String, List<Integer>> m = new LinkedHashMap<>();
+        tps.forEach(tp -> m.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(tp.partition()));
+        ArrayNode a = Adapter.JSON.createArrayNode();
+        m.forEach((t, ps) -> {
+            ObjectNode o = a.addObject();
+            o.put("topic", t);
+            ArrayNode list = o.putArray("partitions");
+            ps.forEach(list::add);
+        });
+        return a;
+    }
+
+    private static void putNullable(ObjectNode o, String key, String value) {
+        if (value == null) {
+            o.putNull(key);
+        } else {
+            o.put(key, value);
+        }
+    }
+
+    private static ObjectNode sent(AbstractRequest request, short version) {
+        ObjectNode out = Adapter.JSON.createObjectNode();
+        out.put("type", "Sent");
+        ObjectNode r = out.putObject("request");
+        out.putNull("subscription");
+        ArrayNode assignments = Adapter.JSON.createArrayNode();
+        if (request instanceof JoinGroupRequest) {
+            JoinGroupRequestData d = ((JoinGroupRequest) request).data();
+            r.put("type", "JoinGroup");
+            r.put("group_id", d.groupId());
+            r.put("member_id", d.memberId());
+            putNullable(r, "group_instance_id", d.groupInstanceId());
+            r.put("session_timeout_ms", d.sessionTimeoutMs());
+            r.put("rebalance_timeout_ms", d.rebalanceTimeoutMs());
+            r.put("protocol_type", d.protocolType());
+            ArrayNode protocols = r.putArray("protocols");
+            ByteBuffer first = null;
+            for (JoinGroupRequestData.JoinGroupRequestProtocol p : d.protocols()) {
+                ObjectNode po = protocols.addObject();
+                po.put("name", p.name());
+                po.put("metadata", "");  // carried typed as the subscription
+                if (first == null) {
+                    first = ByteBuffer.wrap(p.metadata());
+                }
+            }
+            putNullable(r, "reason", d.reason());
+            r.put("version", version);
+            if (first != null) {
+                out.set("subscription", subscription(ConsumerProtocol.deserializeSubscription(first)));
+            }
+        } else if (request instanceof SyncGroupRequest) {
+            SyncGroupRequestData d = ((SyncGroupRequest) request).data();
+            r.put("type", "SyncGroup");
+            r.put("group_id", d.groupId());
+            r.put("generation_id", d.generationId());
+            r.put("member_id", d.memberId());
+            putNullable(r, "group_instance_id", d.groupInstanceId());
+            putNullable(r, "protocol_type", d.protocolType());
+            putNullable(r, "protocol_name", d.protocolName());
+            r.putArray("assignments");
+            r.put("version", version);
+            for (SyncGroupRequestData.SyncGroupRequestAssignment a : d.assignments()) {
+                ConsumerPartitionAssignor.Assignment as = ConsumerProtocol.deserializeAssignment(ByteBuffer.wrap(a.assignment()));
+                ArrayNode pair = assignments.addArray();
+                pair.add(a.memberId());
+                ObjectNode ao = pair.addObject();
+                ao.set("assigned_partitions", byTopic(as.partitions()));
+                putNullable(ao, "user_data", as.userData() == null ? null : hexOf(as.userData()));
+            }
+        } else if (request instanceof HeartbeatRequest) {
+            HeartbeatRequestData d = ((HeartbeatRequest) request).data();
+            r.put("type", "Heartbeat");
+            r.put("group_id", d.groupId());
+            r.put("generation_id", d.generationId());
+            r.put("member_id", d.memberId());
+            putNullable(r, "group_instance_id", d.groupInstanceId());
+            r.put("version", version);
+        } else if (request instanceof LeaveGroupRequest) {
+            LeaveGroupRequestData d = ((LeaveGroupRequest) request).data();
+            r.put("type", "LeaveGroup");
+            r.put("group_id", d.groupId());
+            ArrayNode members = r.putArray("members");
+            for (LeaveGroupRequestData.MemberIdentity m : d.members()) {
+                ObjectNode mo = members.addObject();
+                mo.put("member_id", m.memberId());
+                putNullable(mo, "group_instance_id", m.groupInstanceId());
+                putNullable(mo, "reason", m.reason());
+            }
+            r.put("version", version);
+        } else if (request instanceof OffsetCommitRequest) {
+            OffsetCommitRequestData d = ((OffsetCommitRequest) request).data();
+            r.put("type", "OffsetCommit");
+            r.put("group_id", d.groupId());
+            r.put("generation_id_or_member_epoch", d.generationIdOrMemberEpoch());
+            r.put("member_id", d.memberId());
+            putNullable(r, "group_instance_id", d.groupInstanceId());
+            r.put("retention_time_ms", -1);
+            ArrayNode topics = r.putArray("topics");
+            for (OffsetCommitRequestData.OffsetCommitRequestTopic t : d.topics()) {
+                ObjectNode to = topics.addObject();
+                to.put("name", t.name());
+                ArrayNode ps = to.putArray("partitions");
+                for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
+                    ObjectNode po = ps.addObject();
+                    po.put("partition", p.partitionIndex());
+                    po.put("committed_offset", p.committedOffset());
+                    po.put("committed_leader_epoch", p.committedLeaderEpoch());
+                    po.put("committed_metadata", p.committedMetadata());
+                }
+                if (t.topicId() == null || Uuid.ZERO_UUID.equals(t.topicId())) {
+                    to.putNull("topic_id");
+                } else {
+                    to.put("topic_id", t.topicId().toString());
+                }
+            }
+            r.put("version", version);
+        } else {
+            throw new IllegalStateException("Kafka's client sent " + request.apiKey() + ", which no output of "
+                + "groupspec's classic_consumer machine holds");
+        }
+        out.set("assignments", assignments);
+        return out;
+    }
+
+    private static ObjectNode subscription(ConsumerPartitionAssignor.Subscription s) {
+        ObjectNode o = Adapter.JSON.createObjectNode();
+        ArrayNode topics = o.putArray("topics");
+        s.topics().forEach(topics::add);
+        putNullable(o, "user_data", s.userData() == null ? null : hexOf(s.userData()));
+        o.set("owned_partitions", byTopic(s.ownedPartitions()));
+        o.put("generation_id", s.generationId().orElse(-1));
+        putNullable(o, "rack_id", s.rackId().orElse(null));
+        return o;
+    }
+
+    private ObjectNode raised(RuntimeException e, String event) {
+        ObjectNode o = Adapter.JSON.createObjectNode();
+        o.put("type", "Raised");
+        o.put("error", e.getClass().getSimpleName());
+        o.put("detail", detail(e, event));
+        return o;
+    }
+
+    /**
+     * groupspec's detail for an exception Kafka's code threw: what it says (the error code, the
+     * partition), in groupspec's words, read from the exception's type and message.
+     */
+    private static String detail(RuntimeException e, String event) {
+        if (e instanceof NoOffsetForPartitionException) {
+            List<String> names = new ArrayList<>();
+            sortedPartitions(((NoOffsetForPartitionException) e).partitions())
+                .forEach(tp -> names.add(tp.get(0).asText() + "-" + tp.get(1).asInt()));
+            return String.join(", ", names);
+        }
+        if (e instanceof RebalanceInProgressException && event.equals("CommitSync")) {
+            return "the group is rebalancing";
+        }
+        if (e instanceof CommitFailedException) {
+            return "the consumer is not in an active group";
+        }
+        if (e instanceof IllegalStateException) {
+            return event.equals("Subscribe") ? "subscribe() after assign()"
+                : event.equals("Assign") ? "assign() after subscribe()" : String.valueOf(e.getMessage());
+        }
+        String message = String.valueOf(e.getMessage());
+        Errors code = e instanceof ApiException ? Errors.forException(e) : Errors.UNKNOWN_SERVER_ERROR;
+        if (code == Errors.UNKNOWN_SERVER_ERROR) {
+            Errors named = byMessage(message);
+            code = named == null ? code : named;
+        }
+        if (event.equals("OffsetFetchAnswered")) {
+            String missing = "Topic or Partition ";
+            if (message.startsWith(missing) && message.endsWith(" does not exist")) {
+                return "offset fetch failed for " + message.substring(missing.length(), message.length() - 15)
+                    + ": UNKNOWN_TOPIC_OR_PARTITION";
+            }
+            String forPartition = "Unexpected error in fetch offset response for partition ";
+            if (message.startsWith(forPartition)) {
+                String rest = message.substring(forPartition.length());
+                return "offset fetch failed for " + rest.substring(0, rest.indexOf(':')) + ": " + code.name();
+            }
+            return "offset fetch failed: " + code.name();
+        }
+        return code.name();
+    }
+
+    /** The error whose message ends Kafka's "Unexpected error ...: <message>" text. */
+    private static Errors byMessage(String message) {
+        for (Errors err : Errors.values()) {
+            if (err != Errors.NONE && err.message() != null && message.endsWith(": " + err.message())) {
+                return err;
+            }
+        }
+        return null;
+    }
+
+    private static List<String> strings(JsonNode a) {
+        List<String> out = new ArrayList<>();
+        a.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    private static Set<TopicPartition> partitions(JsonNode a) {
+        Set<TopicPartition> out = new HashSet<>();
+        a.forEach(p -> out.add(new TopicPartition(p.get(0).asText(), p.get(1).asInt())));
+        return out;
+    }
+
+    // --- the view ---------------------------------------------------------------------------
+
+    ObjectNode view() {
+        ObjectNode v = Adapter.JSON.createObjectNode();
+        String state = ClassicConsumerAccess.state(coordinator);
+        v.put("state", state);
+        String mode = subscriptions.hasAutoAssignedPartitions() ? "SUBSCRIBED"
+            : subscriptions.hasNoSubscriptionOrUserAssignment() ? "NONE" : "ASSIGNED";
+        v.put("mode", mode);
+        v.put("member_id", ClassicConsumerAccess.memberId(coordinator));
+        v.put("generation", ClassicConsumerAccess.generationId(coordinator));
+        ArrayNode subscription = v.putArray("subscription");
+        new TreeSet<>(subscriptions.subscription()).forEach(subscription::add);
+        v.set("owned", sortedPartitions(subscriptions.assignedPartitions()));
+        // ConsumerCoordinator#rejoinNeededOrPending: only a subscribed consumer rejoins; Kafka's
+        // flag itself starts true and is only cleared by a completed join.
+        v.put("rejoin_needed", subscriptions.hasAutoAssignedPartitions() && ClassicConsumerAccess.rejoinNeeded(coordinator));
+        String inFlight = null;
+        if (ClassicConsumerAccess.joinPending(coordinator) && state.equals("PREPARING_REBALANCE")) {
+            inFlight = "join";
+        } else if (ClassicConsumerAccess.joinPending(coordinator) && state.equals("COMPLETING_REBALANCE")) {
+            inFlight = "sync";
+        } else if (inFlight(ApiKeys.HEARTBEAT) != null) {
+            inFlight = "heartbeat";
+        }
+        putNullable(v, "in_flight", inFlight);
+        RuntimeException failure = ClassicConsumerAccess.heartbeatFailure(coordinator);
+        putNullable(v, "fatal", failure == null ? null : Errors.forException(failure).name());
+        return v;
+    }
+
+    // --- the leader's assignor and the listener ---------------------------------------------
+
+    /** Kafka's assignor in all but {@code assign}, which gives the vector's leader assignments. */
+    private final class ScriptedLeader implements ConsumerPartitionAssignor {
+        private final ConsumerPartitionAssignor kafka;
+
+        ScriptedLeader(ConsumerPartitionAssignor kafka) {
+            this.kafka = kafka;
+        }
+
+        @Override
+        public ByteBuffer subscriptionUserData(Set<String> topics) {
+            return kafka.subscriptionUserData(topics);
+        }
+
+        @Override
+        public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+            Map<String, Assignment> m = new LinkedHashMap<>();
+            for (JsonNode pair : leaderAssignments) {
+                m.put(pair.get(0).asText(), assignmentOf(pair.get(1)));
+            }
+            return new GroupAssignment(m);
+        }
+
+        @Override
+        public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
+            kafka.onAssignment(assignment, metadata);
+        }
+
+        @Override
+        public List<RebalanceProtocol> supportedProtocols() {
+            return kafka.supportedProtocols();
+        }
+
+        @Override
+        public short version() {
+            return kafka.version();
+        }
+
+        @Override
+        public String name() {
+            return kafka.name();
+        }
+    }
+
+    private final class Listener implements ConsumerRebalanceListener {
+        private void record(String kind, Collection<TopicPartition> partitions) {
+            ObjectNode o = current.addObject();
+            o.put("type", "Callback");
+            o.put("kind", kind);
+            o.set("partitions", sortedPartitions(partitions));
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            record("revoked", partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            record("assigned", partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            record("lost", partitions);
+        }
+    }
+}

@@ -1,0 +1,157 @@
+"""classic_consumer's vectors on Kafka 4.2.1's own client classes (adapters/kafka/, ClassicConsumerRun.java).
+
+The adapter builds the consumer's membership as ClassicKafkaConsumer does, from kafka-clients'
+own classes (ConsumerCoordinator with AbstractCoordinator's join loop and Heartbeat timers,
+SubscriptionState, ConsumerMetadata, ConsumerNetworkClient) over kafka-clients' test MockClient
+and MockTime. The heartbeat thread runs in passes after each event at the event's time; JoinGroup
+and SyncGroup answers arrive while the application's poll is blocked in the join loop; an
+OffsetFetchAnswered is a poll whose committed-offset fetch gets that answer. Two runs:
+
+- flavour ``kafka`` (the target's default; the vectors carry no ``expected_kafka``, so the
+  property ``one_request_in_flight``): every vector passes but the two that diverge
+  (docs/divergences.md, classic_heartbeat_in_flight);
+- flavour ``groupspec``: every difference between a vector's exact expectation and Kafka's answer
+  is one of CAUSES, and each cause still shows. A difference of no listed cause, a cause that no
+  longer shows, or a vector that starts or stops passing means Kafka, the adapter or groupspec
+  changed: the test says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groupspec.conformance import targets
+from groupspec.conformance import vector_format as vf
+from groupspec.conformance.classic_consumer import JUDGE
+from tests.kafka import run_on_kafka
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
+                                reason="needs Java 17 and Maven (the README's set-up has both)")
+
+MACHINE = "classic_consumer"
+COOP_MOVED = "cooperative_revokes_only_what_moved_and_rebalances_again"
+
+#: Why Kafka 4.2.1's client answers otherwise than a vector's exact expectation: per cause, the
+#: vectors it may show in (None: any) and the form of its difference lines. All but
+#: HEARTBEAT_IN_FLIGHT are groupspec's to follow (docs/divergences.md, "Classic consumer: Kafka's
+#: client against groupspec's vectors"); HEARTBEAT_IN_FLIGHT is the divergence groupspec keeps.
+CAUSES: dict[str, tuple[frozenset[str] | None, str]] = {
+    # AbstractCoordinator#sendJoinGroupRequest sends the rejoin reason ("" on the first join, then
+    # requestRejoin's text: "group is already rebalancing", "rebalance failed due to <exception>"...);
+    # groupspec's JoinGroup carries none.
+    "JOIN_REASON": (None, r"event \d+\[\d+\]\.request\.reason: expected None, got '.*'"),
+    # CooperativeStickyAssignor#subscriptionUserData encodes the member's generation (4 bytes);
+    # groupspec's subscription has no user data.
+    "COOP_USER_DATA": (None, r"event \d+\[\d+\]\.subscription\.user_data: expected None, got [0-9a-f]{8}"),
+    # After a cooperative revocation, joinGroupIfNeeded loops and sends JoinGroup in the same poll
+    # as the callbacks (the SyncAnswered step), not at the next poll.
+    "COOP_REJOIN_AT_ONCE": (frozenset({COOP_MOVED}),
+                            r"event 8: expected 2 item\(s\), got 3|event 9: expected 1 item\(s\), got 0"),
+    # The exception is the error's own class (Errors#exception): FencedInstanceIdException from a
+    # JoinGroup or SyncGroup, GroupAuthorizationException from an OffsetFetch; groupspec says
+    # KafkaException.
+    "EXCEPTION_CLASS": (None, r"event \d+\[\d+\]\.error: expected 'KafkaException', got "
+                              r"'(FencedInstanceIdException|GroupAuthorizationException)'"),
+    # A JoinGroup or SyncGroup error thrown from poll does not fail the consumer: the join loop
+    # requested a rejoin and the next poll sends JoinGroup again; groupspec keeps the consumer failed.
+    "NOT_STICKY": (frozenset({"fenced_instance_on_join_is_fatal", "fenced_instance_on_sync_is_fatal",
+                              "illegal_generation_on_join_is_an_unexpected_error",
+                              "unknown_server_error_on_join_is_fatal",
+                              "unknown_server_error_on_sync_is_fatal"}),
+                   r"view\.fatal: expected '[A-Z_]+', got None|view\.in_flight: expected None, got 'join'"
+                   r"|event 3\[0\]: expected Raised\(error='KafkaException', detail='the consumer failed "
+                   r"earlier: FENCED_INSTANCE_ID'\), got Sent\(request=JoinGroup\(.*"),
+    # FENCED_INSTANCE_ID on a heartbeat fails the heartbeat thread; the next poll raises it
+    # (AbstractCoordinator#pollHeartbeat) before it would lose the partitions and rejoin.
+    "HEARTBEAT_FENCED_RAISES": (frozenset({"fenced_instance_on_heartbeat_forgets_the_member_id"}),
+                                r"event 6: expected 2 item\(s\), got 1"
+                                r"|event 6\[0\]: expected Callback\(kind='lost', "
+                                r"partitions=\(\('t', 0\),\)\), got Raised\("
+                                r"error='FencedInstanceIdException', detail='FENCED_INSTANCE_ID'\)"
+                                r"|view\.state: expected PREPARING_REBALANCE, got UNJOINED"
+                                r"|view\.owned: expected 0 item\(s\), got 1"
+                                r"|view\.in_flight: expected 'join', got None"),
+    # The heartbeat thread sends whenever the interval is over, from the JoinGroup's answer on,
+    # whatever else is in flight: a heartbeat, or the SyncGroup (docs/divergences.md,
+    # classic_heartbeat_in_flight).
+    "HEARTBEAT_IN_FLIGHT": (frozenset({"heartbeat_after_the_interval", "heartbeat_waits_for_the_sync"}),
+                            r"event 6: expected 0 item\(s\), got 1|event 8: expected 1 item\(s\), got 0"
+                            r"|event 3: expected 0 item\(s\), got 1"
+                            r"|view\.in_flight: expected None, got 'heartbeat'"),
+}
+#: The vectors Kafka's answer meets exactly.
+PASS_EXACTLY = 10
+
+
+def _vectors() -> tuple[list[vf.Vector], Path]:
+    root = vf.default_root()
+    return [v for v in vf.load(root) if v.machine == MACHINE], root
+
+
+def _explained(case: str, line: str) -> str | None:
+    for cause, (cases, form) in CAUSES.items():
+        if (cases is None or case in cases) and re.fullmatch(form, line):
+            return cause
+    return None
+
+
+def test_every_vector_passes_on_kafka_but_the_divergence() -> None:
+    vectors, root = _vectors()
+    report = run_on_kafka(vectors, root, "kafka")
+    assert [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"] == []
+    assert [o.status for o in report.outcomes if o.status == "unsupported"] == []
+    diverged = {o.case: o.diverged for o in report.outcomes if o.status == "diverged"}
+    assert diverged == {"heartbeat_after_the_interval": "classic_heartbeat_in_flight",
+                        "heartbeat_waits_for_the_sync": "classic_heartbeat_in_flight"}
+    assert sum(o.status == "passed" for o in report.outcomes) == len(vectors) - 2
+
+
+def test_every_difference_from_groupspecs_expectations_has_a_listed_cause() -> None:
+    """Each vector's whole difference (the judge's lines, unclipped) on Kafka's answer."""
+    vectors, _ = _vectors()
+    target = targets.make_target("kafka", 60.0)
+    unexplained: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    passed = 0
+    try:
+        for v in vectors:
+            answer = target.call(v.case, v.machine, v.handler, v.input)
+            assert answer.unsupported is None and answer.output is not None, (v.case, answer)
+            lines = JUDGE.compare(v.expected, answer.output)
+            passed += not lines
+            for line in lines:
+                cause = _explained(v.case, line)
+                if cause is None:
+                    unexplained.append((v.case, line))
+                else:
+                    seen.add(cause)
+    finally:
+        target.close()
+    assert unexplained == []
+    assert seen == set(CAUSES), f"no longer shown: {sorted(set(CAUSES) - seen)}"
+    assert passed == PASS_EXACTLY
+
+
+def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
+    """Planted: leader_joins_and_gets_its_assignment expected with the SyncGroup of another
+    generation and one partition fewer fails on Kafka's code, on both lines."""
+    root = vf.default_root()
+    case = f"{MACHINE}/run/leader_joins_and_gets_its_assignment"
+    doc = json.loads((root / case / "vector.json").read_text(encoding="utf-8"))
+    sync = doc["expected"]["outputs"][2][0]["request"]
+    assert sync["generation_id"] == 1
+    sync["generation_id"] = 2
+    doc["expected"]["view"]["owned"] = [["t", 0]]
+    target = targets.make_target("kafka", 60.0)
+    try:
+        answer = target.call("planted", MACHINE, "run", doc["input"])
+    finally:
+        target.close()
+    lines = JUDGE.compare(doc["expected"], answer.output)
+    assert any("request.generation_id: expected 2, got 1" in line for line in lines), lines
+    assert any(line.startswith("view.owned: expected 1 item(s), got 2") for line in lines), lines
