@@ -993,8 +993,10 @@ def mixed_generated_cases() -> list[Case]:
     # Seeds found by a search for groups that tell the builders apart from small changes to
     # them (tests/quality: the mutation pass of the sticky assignors): the general builder's
     # older claims on a tie, a partition moved twice back to its source, a hand-back before the
-    # pass over all partitions, a member over its maximum, the balance check's margin; rack-aware
-    # dealing to members at the minimum; members whose racks hold no replica.
+    # pass over all partitions, a member over its maximum, the balance check's margin, the hash
+    # set's order among two partitions to hand back, the record of a partition moved on to a
+    # third member; rack-aware dealing to members at the minimum; members whose racks hold no
+    # replica.
     for kind, seed in _SEARCHED:
         out.append(
             Case(
@@ -1019,6 +1021,9 @@ _SEARCHED = (
     ("mixed", 100565),
     ("mixed", 100929),
     ("living_racks", 100407),
+    ("living_moved", 614288),
+    ("living_moved", 710528),
+    ("living_moved", 723164),
 )
 
 
@@ -1031,6 +1036,8 @@ def searched_group(kind: str, seed: int) -> ClassicAssignorInput:
         return living_mixed_group(rng, assignor, seed % 3 == 0, 1 + seed % 3)
     if kind == "living_racks":
         return living_mixed_group(rng, assignor, True, 2)
+    if kind == "living_moved":
+        return living_mixed_group(rng, assignor, seed % 4 == 0, 1 + seed % 3)
     if kind == "mixed":
         return random_mixed_group(rng, assignor, seed % 5 == 0, seed % 3 == 0, 1 + seed % 3)
     return random_sticky_group(rng, assignor, seed % 5 == 0, True)
