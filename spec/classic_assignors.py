@@ -45,14 +45,34 @@ the members in member order, cyclically, passing over members that do not subscr
 partition's topic: each partition goes to the next subscriber after the one that got the
 previous partition.
 
-**Sticky and CooperativeSticky** (members with identical subscriptions, no racks; other groups
-are refused): each member's *claim* (owned partitions and generation; Sticky's from its user
-data) is cleaned into *valid owners* (a claim beyond the count or repeated claims nothing; the
-sole highest-generation claimant owns a partition, a tie at the top voids it); members, by member
-id, keep valid partitions up to the quota (``base`` = partitions // members, ``extra`` of them
-one more), and the rest are dealt (``assign_sticky``). CooperativeSticky withholds a dealt
-partition whose valid owner is another member, or whose ownership is disputed, until the next
-round: no partition is revoked and assigned in one round.
+**Sticky and CooperativeSticky**: each member's *claim* (owned partitions and generation;
+Sticky's from its user data) is cleaned into *valid owners* (a claim beyond the count or
+repeated claims nothing; the sole highest-generation claimant owns a partition, a tie at the top
+voids it). CooperativeSticky withholds a partition given to anyone but its valid owner, or whose
+ownership is disputed, until the next round: no partition is revoked and assigned in one round.
+
+*Rack-aware* groups (as Kafka's sticky assignors decide it, once for the whole group): some
+member has a rack, some member's rack holds a replica of an assigned topic's partition, and the
+partitions do not all have the same set of replica racks. Then a member *matches* a partition
+when it has no rack or its rack holds one of the partition's replicas.
+
+*The plain case* (every member subscribes to the same topics, not rack-aware): members, by
+member id, keep valid partitions up to the quota (``base`` = partitions // members, ``extra``
+of them one more), and the rest are dealt (``assign_sticky``); the answer is exact.
+
+*Every other group* (different subscriptions, or racks): the rules are properties, which any
+answer must have (``check_properties``): every partition of an assigned topic is held once, by
+a subscriber; *balanced*: no member holds a partition that a member with at least two fewer
+partitions could hold (for CooperativeSticky, counting for each member the withheld partitions
+it could hold); *sticky*: no two members hold each other's keepable partitions of one topic
+(a *keepable* partition is one its valid owner subscribes to and, rack-aware, matches), and
+with one subscription every member keeps at least min(keepable, base) of them; withholding as
+above. The spec's own answer (``assign_sticky_general``) keeps every keepable partition, hands
+each other one to the least loaded subscriber (a matching one first when rack-aware), then moves
+partitions from the most loaded member to one with two fewer until none is left, preferring
+what the receiver validly owned, then what the giver did not, then a partition on the
+receiver's rack. Kafka's general builder answers otherwise (its own greedy moves,
+impl/classic_assignors/sticky_general.py); both are held to the same properties.
 
 **List order.** groupspec lists each member's partitions sorted by topic name, then number.
 Kafka does too, except plain Range (no rack phase), whose lists follow its hash map's order of
@@ -213,7 +233,7 @@ def assign_roundrobin(group: ClassicAssignorInput) -> dict[str, list[TopicPartit
 
 
 # ---------------------------------------------------------------------------------------------
-# Sticky and CooperativeSticky (members with identical subscriptions, no racks)
+# Sticky and CooperativeSticky
 # ---------------------------------------------------------------------------------------------
 
 
@@ -326,9 +346,95 @@ def assign_sticky(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]
         else:
             held[waiting.pop(0)].append(tp)
     if group.assignor == COOPERATIVE_STICKY:
-        for member, parts in held.items():
-            held[member] = [tp for tp in parts if owners.get(tp, member) == member]
+        withhold(group, held)
     return held
+
+
+def sticky_rack_aware(group: ClassicAssignorInput) -> bool:
+    """Whether racks count for the sticky assignors (the module docstring's rule)."""
+    member_racks = {m.rack for m in group.members if m.rack is not None}
+    if not member_racks:
+        return False
+    per_partition = [group.racks_of(t, p) for t, p in all_partitions(group)]
+    every = frozenset().union(*per_partition)
+    return bool(member_racks & every) and any(racks != every for racks in per_partition)
+
+
+def sticky_plain(group: ClassicAssignorInput) -> bool:
+    """The plain case: one subscription for all, not rack-aware."""
+    return len({frozenset(m.topics) for m in group.members}) <= 1 and not sticky_rack_aware(group)
+
+
+def keepable(group: ClassicAssignorInput) -> dict[str, set[TopicPartition]]:
+    """Each member's valid partitions of topics it subscribes to (on its rack, if rack-aware)."""
+    aware = sticky_rack_aware(group)
+    by_id = {m.member_id: m for m in group.members}
+    out: dict[str, set[TopicPartition]] = {m.member_id: set() for m in group.members}
+    for tp, owner in valid_owners(group).items():
+        if (
+            owner is not None
+            and tp[0] in by_id[owner].topics
+            and (not aware or matches(group, by_id[owner], tp))
+        ):
+            out[owner].add(tp)
+    return out
+
+
+def matches(group: ClassicAssignorInput, m: ClassicMember, tp: TopicPartition) -> bool:
+    return m.rack is None or m.rack in group.racks_of(*tp)
+
+
+def assign_sticky_general(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
+    """Keep, hand out, then balance (the module docstring's reference answer)."""
+    aware = sticky_rack_aware(group)
+    owners = valid_owners(group)
+    keep = keepable(group)
+    held: dict[str, list[TopicPartition]] = {m: sorted(ps, key=partition_key) for m, ps in keep.items()}
+    kept = {tp for ps in keep.values() for tp in ps}
+
+    def subs(tp: TopicPartition) -> list[ClassicMember]:
+        return [m for m in group.members if tp[0] in m.topics]
+
+    def load(m: ClassicMember) -> tuple[int, bytes]:
+        return len(held[m.member_id]), java_string_key(m.member_id)
+
+    rest = sorted(
+        (tp for tp in all_partitions(group) if tp not in kept),
+        key=lambda tp: (len(subs(tp)), partition_key(tp)),
+    )
+    for tp in rest:
+        candidates = [m for m in subs(tp) if not aware or matches(group, m, tp)] or subs(tp)
+        held[min(candidates, key=load).member_id].append(tp)
+    while True:
+        pairs = [
+            (len(held[x]) - len(held[y.member_id]), x, y)
+            for x in held
+            for y in group.members
+            if len(held[x]) - len(held[y.member_id]) >= 2 and any(tp[0] in y.topics for tp in held[x])
+        ]
+        if not pairs:
+            break
+        _, x, y = min(pairs, key=lambda d: (-d[0], java_string_key(d[1]), java_string_key(d[2].member_id)))
+        movable = [tp for tp in held[x] if tp[0] in y.topics]
+        tp = min(
+            movable,
+            key=lambda tp: (
+                tp not in keep[y.member_id],
+                owners.get(tp) == x,
+                aware and not matches(group, y, tp),
+                partition_key(tp),
+            ),
+        )
+        held[x].remove(tp)
+        held[y.member_id].append(tp)
+    return held
+
+
+def withhold(group: ClassicAssignorInput, held: dict[str, list[TopicPartition]]) -> None:
+    """CooperativeSticky: drop every partition given to anyone but its valid owner."""
+    owners = valid_owners(group)
+    for member, parts in held.items():
+        held[member] = [tp for tp in parts if owners.get(tp, member) == member]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,8 +454,12 @@ def _valid_input(group: ClassicAssignorInput) -> bool:
 @icontract.ensure(lambda group, result: is_valid_assignment(group, result))
 def assign(group: ClassicAssignorInput) -> ClassicAssignment:
     """Every member's partitions (members with none map to ())."""
-    if group.assignor in STICKY_ASSIGNORS:
+    if group.assignor in STICKY_ASSIGNORS and sticky_plain(group):
         raw = assign_sticky(group)
+    elif group.assignor in STICKY_ASSIGNORS:
+        raw = assign_sticky_general(group)
+        if group.assignor == COOPERATIVE_STICKY:
+            withhold(group, raw)
     else:
         raw = assign_range(group) if group.assignor == RANGE else assign_roundrobin(group)
     return {m: tuple(sorted(parts, key=partition_key)) for m, parts in raw.items()}
@@ -384,15 +494,21 @@ def check_properties(group: ClassicAssignorInput, result: ClassicAssignment) -> 
                   hold consecutive runs of partitions from 0 up, the first P % C one longer.
                   (Nothing to check for RoundRobin or when the rack phase runs.)
     ordered:      each member's list is sorted by topic name, then partition number.
-    sticky:       Sticky assignors: every member still holds at least min(valid owned, base) of
-                  the partitions it validly owned (``valid_owners``): only balance moves them.
+    sticky:       Sticky assignors, plain case: every member still holds at least
+                  min(valid owned, base) of the partitions it validly owned (``valid_owners``):
+                  only balance moves them. Other groups: no two members hold each other's
+                  keepable partitions of one topic, and with one subscription every member
+                  keeps at least min(keepable, base).
     revoke_first: CooperativeSticky: no member is given a partition another member validly
                   owned or whose ownership is disputed; every partition nobody holds is one of
                   those (withheld until its owner revokes it). For Sticky, exactly_once covers it.
 
-    For the sticky assignors ``balanced`` means: members' totals differ by at most one (Sticky),
-    no member holds more than the ceiling of partitions / members (CooperativeSticky, whose
-    withheld partitions leave some members short for a round).
+    For the sticky assignors ``balanced`` means, in the plain case: members' totals differ by at
+    most one (Sticky), no member holds more than the ceiling of partitions / members
+    (CooperativeSticky, whose withheld partitions leave some members short for a round); in
+    other groups: no member holds a partition of a topic another member subscribes to while
+    holding two more than it, plus (CooperativeSticky) the withheld partitions that one could
+    hold.
     """
     ok = dict.fromkeys(PROPERTIES, True)
     ids = group.member_ids()
@@ -440,18 +556,48 @@ def _check_sticky(
     owners = valid_owners(group)
     base, extra = sticky_quota(group)
     totals = [len(parts) for parts in got.values()]
-    for member, parts in got.items():
-        owned = {tp for tp, o in owners.items() if o == member}
-        ok["sticky"] &= len(owned & set(parts)) >= min(len(owned), base)
+    held = [tp for parts in got.values() for tp in parts]
     if group.assignor == COOPERATIVE_STICKY:
-        held = [tp for parts in got.values() for tp in parts]
         given_away = any(owners.get(tp, m) != m for m, parts in got.items() for tp in parts)
         missing = set(all_partitions(group)) - set(held)
         ok["revoke_first"] = not given_away and missing <= set(owners)
         ok["exactly_once"] = len(held) == len(set(held)) and not set(held) - set(all_partitions(group))
+    if not sticky_plain(group):
+        _check_sticky_general(group, got, ok)
+        return
+    for member, parts in got.items():
+        owned = {tp for tp, o in owners.items() if o == member}
+        ok["sticky"] &= len(owned & set(parts)) >= min(len(owned), base)
+    if group.assignor == COOPERATIVE_STICKY:
         ok["balanced"] = not totals or max(totals) <= base + (1 if extra else 0)
     elif totals:
         ok["balanced"] = max(totals) - min(totals) <= 1
+
+
+def _check_sticky_general(
+    group: ClassicAssignorInput, got: dict[str, tuple[TopicPartition, ...]], ok: dict[str, bool]
+) -> None:
+    """balanced and sticky for groups off the plain case (the module docstring's rules)."""
+    held = {tp for parts in got.values() for tp in parts}
+    missing = [tp for tp in all_partitions(group) if tp not in held]
+    for parts in got.values():
+        for y in group.members:
+            could = (
+                sum(1 for tp in missing if tp[0] in y.topics) if group.assignor == COOPERATIVE_STICKY else 0
+            )
+            if any(tp[0] in y.topics for tp in parts) and len(parts) > len(got[y.member_id]) + 1 + could:
+                ok["balanced"] = False
+    keep = keepable(group)
+    at = {tp: m for m, parts in got.items() for tp in parts}
+    moved: set[tuple[str, str, str]] = set()
+    for owner, mine in keep.items():
+        for tp in mine:
+            if at.get(tp, owner) != owner:
+                moved.add((tp[0], owner, at[tp]))
+    ok["sticky"] = not any((t, b, a) in moved for t, a, b in moved)
+    if len({frozenset(m.topics) for m in group.members}) <= 1:
+        base = sticky_quota(group)[0]
+        ok["sticky"] &= all(len(keep[m] & set(parts)) >= min(len(keep[m]), base) for m, parts in got.items())
 
 
 def is_valid_assignment(group: ClassicAssignorInput, result: ClassicAssignment) -> bool:

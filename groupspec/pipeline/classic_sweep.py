@@ -136,9 +136,9 @@ def classic_case(seed: int, index: int, assignor: str, max_members: int = 2000,
     Static members (unique instance ids, as a coordinator keeps them), topics no one subscribes
     to, topics with no partitions and unknown topics all occur. A quarter of the cases give every
     member the same subscription and no racks, and so does every case of an assignor that refuses
-    anything else (the sticky ones: check_input); of the rest a third put racks on members and
-    replicas. Half carry a previous assignment: impl's answer for the group with a
-    few members gone, at generation 1 (what the sticky assignors read; the others ignore it).
+    the group drawn (check_input); of the rest a third put racks on members and replicas. Half
+    carry a previous assignment: impl's answer for the group with a few members gone, at
+    generation 1 (what the sticky assignors read; the others ignore it).
     """
     from groupspec.impl.classic_assignors import assign
 
@@ -151,8 +151,8 @@ def classic_case(seed: int, index: int, assignor: str, max_members: int = 2000,
     group, racks = _draw(rng, assignor, topics, size, uniform=rng.random() < 0.25)
     try:
         check_input(group)
-    except InputError:  # outside what this assignor models (the sticky ones: one subscription
-        group, racks = _draw(rng, assignor, topics, size, uniform=True)  # for all, no racks)
+    except InputError:  # outside what this assignor models
+        group, racks = _draw(rng, assignor, topics, size, uniform=True)
     prior = rng.random() < 0.5
     if prior:
         members = group.members

@@ -8,6 +8,8 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from groupspec.spec.classic_assignors import sticky_plain
+from groupspec.types import PartitionAssignorError
 from groupspec.types.classic_assignors import (
     ClassicAssignorInput,
     ClassicMember,
@@ -38,9 +40,12 @@ def sticky_member(
     return ClassicMember(member_id, tuple(topics), tuple(owned), instance, generation, None, user_data)
 
 
-def random_sticky_group(rng: random.Random, assignor: str, messy: bool) -> ClassicAssignorInput:
+def random_sticky_group(
+    rng: random.Random, assignor: str, messy: bool, racks: bool = False
+) -> ClassicAssignorInput:
     """Members with one subscription; each claims a random handful of partitions. ``messy``
-    also lets claims go beyond a topic's count, repeat, and clash within one generation."""
+    also lets claims go beyond a topic's count, repeat, and clash within one generation;
+    ``racks`` puts members and replicas on racks a-c."""
     topics = {f"topic-{k}": rng.randint(0, 8) for k in range(rng.randint(1, 4))}
     subscribed = sorted(topics)
     pool = [(t, p) for t, n in topics.items() for p in range(n + (2 if messy else 0))]
@@ -56,7 +61,13 @@ def random_sticky_group(rng: random.Random, assignor: str, messy: bool) -> Class
         generation = rng.choice((None, 1, 2, 3)) if owned or rng.random() < 0.5 else None
         member_id = f"member-{k}-{rng.randint(0, 999)}"
         members.append(sticky_member(assignor, member_id, subscribed, owned, generation))
-    return ClassicAssignorInput(assignor, tuple(members), topics)
+    if not racks:
+        return ClassicAssignorInput(assignor, tuple(members), topics)
+    on_racks = tuple(replace(m, rack_id=rng.choice("abc") if rng.random() < 0.8 else None) for m in members)
+    replica = {
+        t: tuple(frozenset(rng.sample("abc", rng.randint(0, 2))) for _ in range(n)) for t, n in topics.items()
+    }
+    return ClassicAssignorInput(assignor, on_racks, topics, replica)
 
 
 def next_round(
@@ -64,7 +75,10 @@ def next_round(
 ) -> ClassicAssignorInput:
     """The group's next rebalance: every member reports what it was given, in ``generation``."""
     members = tuple(
-        sticky_member(group.assignor, m.member_id, m.topics, answer[m.member_id], generation)
+        replace(
+            sticky_member(group.assignor, m.member_id, m.topics, answer[m.member_id], generation),
+            rack_id=m.rack_id,
+        )
         for m in group.members
     )
     return ClassicAssignorInput(group.assignor, members, group.topics, group.replica_racks)
@@ -259,6 +273,9 @@ def sticky_cases() -> list[Case]:
         )
     )
     out += sticky_hand_cases()
+    out += rack_upstream_cases()
+    out += mixed_hand_cases()
+    out += mixed_generated_cases()
     for i in range(40):
         rng = random.Random(2201 + i)
         assignor = ("sticky", "cooperative-sticky")[i % 2]
@@ -478,3 +495,587 @@ def sticky_hand_cases() -> list[Case]:
         )
     )
     return out
+
+
+def random_mixed_group(
+    rng: random.Random, assignor: str, messy: bool, racks: bool, scale: int = 1
+) -> ClassicAssignorInput:
+    """Members with different subscriptions (Kafka's general builder), claims as in
+    :func:`random_sticky_group`; ``racks`` puts members and replicas on racks a-c; ``scale``
+    multiplies the largest partition count and member count."""
+    topics = {f"topic-{k}": rng.randint(0, 6 * scale) for k in range(rng.randint(1, 4))}
+    names = sorted(topics) + (["unknown"] if rng.random() < 0.2 else [])
+    pool = [(t, p) for t, n in topics.items() for p in range(n + (2 if messy else 0))]
+    free = list(pool)
+    rng.shuffle(free)
+    members = []
+    for k in range(rng.randint(2, 7 * scale)):
+        subscribed = rng.sample(names, rng.randint(0 if messy else 1, len(names)))
+        take = rng.randint(0, 4)
+        if messy:
+            owned = [rng.choice(pool) for _ in range(take)] if pool else []
+        else:
+            owned, free = free[:take], free[take:]
+        generation = rng.choice((None, 1, 2, 3)) if owned or rng.random() < 0.5 else None
+        member = sticky_member(assignor, f"member-{k}-{rng.randint(0, 999)}", subscribed, owned, generation)
+        if racks and rng.random() < 0.8:
+            member = replace(member, rack_id=rng.choice("abc"))
+        members.append(member)
+    replica = (
+        {
+            t: tuple(frozenset(rng.sample("abc", rng.randint(0, 2))) for _ in range(n))
+            for t, n in topics.items()
+        }
+        if racks
+        else {}
+    )
+    return ClassicAssignorInput(assignor, tuple(members), topics, replica)
+
+
+# ---------------------------------------------------------------------------------------------
+# Different subscriptions and racks (Kafka's general builder, rack-aware sticky)
+# ---------------------------------------------------------------------------------------------
+
+_RACK_TOPICS = {"t1": 6, "t2": 7, "t3": 2}
+_ALL3 = ("t1", "t2", "t3")
+_NON_RACK_AWARE_NON_EQUAL = (
+    "t1-5, t2-0, t2-2, t2-4, t2-6",
+    "t1-3, t2-1, t2-3, t2-5, t3-0",
+    "t1-0, t1-1, t1-2, t1-4, t3-1",
+)
+_NON_RACK_AWARE_UNIFORM = (
+    "t1-0, t1-3, t2-0, t2-3, t2-6",
+    "t1-1, t1-4, t2-1, t2-4, t3-0",
+    "t1-2, t1-5, t2-2, t2-5, t3-1",
+)
+_RF1_NON_EQUAL = (
+    "t1-3, t2-0, t2-2, t2-3, t2-6",
+    "t1-4, t2-1, t2-4, t2-5, t3-0",
+    "t1-0, t1-1, t1-2, t1-5, t3-1",
+)
+_MISALIGNED_OWNED = (
+    "t1-0, t1-1, t1-2, t1-3, t1-4",
+    "t1-5, t2-0, t2-1, t2-2, t2-3",
+    "t2-4, t2-5, t2-6, t3-0, t3-1",
+)
+
+
+def _rack_group(
+    assignor: str,
+    replication: int,
+    brokers: Sequence[str | None],
+    consumer_racks: Sequence[str | None],
+    subscriptions: Sequence[Sequence[str]],
+    owned: Sequence[str] | None,
+) -> ClassicAssignorInput:
+    """AbstractPartitionAssignorTest.verifyRackAssignment's group: consumer0.. with the given
+    racks and topics, owned partitions in the subscription only (no generation, no user data:
+    StickyAssignor, which reads only user data, sees no claims), replicas laid out by
+    ``broker_racks``."""
+    from tests.scenarios.classic_assignors.cases import broker_racks
+
+    members = tuple(
+        ClassicMember(
+            f"consumer{i}",
+            tuple(subscriptions[i]),
+            tuple(sorted(parse_parts(owned[i]))) if owned else (),
+            None,
+            None,
+            consumer_racks[i],
+        )
+        for i in range(len(consumer_racks))
+    )
+    return ClassicAssignorInput(
+        assignor, members, dict(_RACK_TOPICS), broker_racks(_RACK_TOPICS, replication, brokers, True)
+    )
+
+
+_NONE3: tuple[str | None, ...] = (None, None, None)
+_ABC = ("a", "b", "c")
+
+
+def rack_upstream_cases() -> list[Case]:
+    """testRackAwareAssignmentWithNonEqualSubscription and ...WithUniformSubscription, the calls
+    made with the test-only ``preferRackAwareLogic`` off (production's behaviour); each
+    verifyUniform/NonEqualSubscription call runs twice, without and then with the expected
+    answer as owned partitions."""
+    out = []
+    for assignor in ("sticky", "cooperative-sticky"):
+        for test, subs, plain in (
+            (
+                "testRackAwareAssignmentWithNonEqualSubscription",
+                (_ALL3, _ALL3, ("t1", "t3")),
+                _NON_RACK_AWARE_NON_EQUAL,
+            ),
+            (
+                "testRackAwareAssignmentWithUniformSubscription",
+                (_ALL3, _ALL3, _ALL3),
+                _NON_RACK_AWARE_UNIFORM,
+            ),
+        ):
+            uniform = plain is _NON_RACK_AWARE_UNIFORM
+            variants: list[tuple[str, int, Sequence[str | None], Sequence[str | None], Sequence[str]]] = [
+                ("brokers_without_racks", 3, _NONE3, _ABC, plain),
+                ("consumers_without_racks", 3, _ABC, _NONE3, plain),
+                ("every_rack_has_every_partition", 3, _ABC, _ABC, plain),
+                ("consumer_racks_without_replicas", 3, _ABC, ("d", "e", "f"), plain),
+                ("one_consumer_without_a_rack", 3, _ABC, (None, "e", "f"), plain),
+                ("replication_1", 1, _ABC, _ABC, _NON_RACK_AWARE_UNIFORM if uniform else _RF1_NON_EQUAL),
+                (
+                    "replication_2",
+                    2,
+                    _ABC,
+                    _ABC,
+                    _NON_RACK_AWARE_UNIFORM
+                    if uniform
+                    else (
+                        "t1-3, t2-0, t2-2, t2-5, t2-6",
+                        "t1-0, t2-1, t2-3, t2-4, t3-0",
+                        "t1-1, t1-2, t1-4, t1-5, t3-1",
+                    ),
+                ),
+                ("a_consumer_rack_without_replicas", 3, ("a", "b"), _ABC, plain),
+            ]
+            for suffix, rf, brokers, racks, expected in variants:
+                for owned_suffix, owned in (("", None), ("_owning_it", expected)):
+                    g = _rack_group(assignor, rf, brokers, racks, subs, owned)
+                    out.append(
+                        replace(
+                            _up(
+                                test,
+                                _ABSTRACT,
+                                f"racks: {suffix.replace('_', ' ')}"
+                                + (", owning the answer" if owned else ""),
+                                g,
+                                {f"consumer{i}": e for i, e in enumerate(expected)},
+                                f"_{suffix}{owned_suffix}",
+                            ),
+                            kafka_only=not sticky_plain(g),
+                        )
+                    )
+        # Owned partitions on the wrong racks (replication 1): Sticky sees no claims (they are
+        # not in its user data); CooperativeSticky gives up the misaligned ones first.
+        if assignor == "sticky":
+            steps = [("misaligned_owned", _MISALIGNED_OWNED, _RF1_NON_EQUAL)]
+        else:
+            middle = ("t1-3", "t2-1", "t3-1")
+            steps = [
+                ("misaligned_owned", _MISALIGNED_OWNED, middle),
+                ("misaligned_owned_next_round", middle, _RF1_NON_EQUAL),
+            ]
+        for suffix, owned, expected in steps:
+            g = _rack_group(assignor, 1, _ABC, _ABC, (_ALL3, _ALL3, ("t1", "t3")), owned)
+            out.append(
+                replace(
+                    _up(
+                        "testRackAwareAssignmentWithNonEqualSubscription",
+                        _ABSTRACT,
+                        f"racks: {suffix.replace('_', ' ')}",
+                        g,
+                        {f"consumer{i}": e for i, e in enumerate(expected)},
+                        f"_{suffix}",
+                    ),
+                    kafka_only=not sticky_plain(g),
+                )
+            )
+        # testMultipleConsumersMixedTopicSubscriptions (without racks).
+        members = (
+            sticky_member(assignor, "consumer1", ("topic1",)),
+            sticky_member(assignor, "consumer2", ("topic1", "topic2")),
+            sticky_member(assignor, "consumer3", ("topic1",)),
+        )
+        out.append(
+            replace(
+                _up(
+                    "testMultipleConsumersMixedTopicSubscriptions",
+                    _ABSTRACT,
+                    "the member alone on topic2 takes it all, the others share topic1",
+                    ClassicAssignorInput(assignor, members, {"topic1": 3, "topic2": 2}),
+                    {
+                        "consumer1": "topic1-0, topic1-2",
+                        "consumer2": "topic2-0, topic2-1",
+                        "consumer3": "topic1-1",
+                    },
+                ),
+                kafka_only=True,
+            )
+        )
+        # testSubscriptionNotEqualAndAssignSamePartitionWith3Generation: topic-2 claimed in three
+        # generations; upstream asserts only no partition twice and 1 or 2 per member.
+        for k, gens in enumerate(((1, 2, 3), (1, 3, 2), (2, 1, 3), (2, 3, 1), (3, 1, 2), (3, 2, 1))):
+            rows = (
+                ("consumer1", ("topic",), [("topic", 0), ("topic", 2)], gens[0]),
+                ("consumer2", ("topic",), [("topic", 1), ("topic", 2), ("topic", 3)], gens[1]),
+                ("consumer3", ("topic",), [("topic", 2), ("topic", 4), ("topic", 5)], gens[2]),
+                ("consumer4", ("topic1",), [("topic1", 0)], 2),
+            )
+            out.append(
+                _up(
+                    "testSubscriptionNotEqualAndAssignSamePartitionWith3Generation",
+                    _ABSTRACT,
+                    f"one partition claimed in generations {gens}, a fourth member on another topic",
+                    ClassicAssignorInput(
+                        assignor,
+                        tuple(sticky_member(assignor, *row) for row in rows),
+                        {"topic": 6, "topic1": 1},
+                    ),
+                    None,
+                    f"_{k}",
+                )
+            )
+    return out
+
+
+def mixed_hand_cases() -> list[Case]:
+    """Corners of the general builder where Kafka and groupspec part (docs/divergences.md)."""
+    out = []
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        # b claimed u-0 in an older generation and now subscribes to t only: Kafka's hand-back to
+        # the older owner gives it u-0 anyway.
+        out.append(
+            _hand(
+                f"hand_{a}_older_owner_no_longer_subscribed",
+                "a partition handed back to its older-generation owner, no longer subscribed to its topic",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("a", ("t", "u"), [("u", 0), ("u", 1), ("u", 2), ("t", 0)], 3),
+                        m("b", ("t",), [("u", 0)], 1),
+                        m("c", ("t", "u"), [], 3),
+                    ),
+                    {"t": 2, "u": 4},
+                ),
+            )
+        )
+        # Kafka compares each subscription with the first non-empty one it meets: a member
+        # subscribed to nothing that comes first in map order is overlooked.
+        out.append(
+            _hand(
+                f"hand_{a}_empty_subscription_first",
+                "a member subscribed to nothing, first in Kafka's map: the constrained builder serves it",
+                ClassicAssignorInput(a, (m("c0", ()), m("c1", ("t",))), {"t": 4}),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_mixed_claim_beyond_the_count",
+                "different subscriptions and a claim beyond the count: Kafka's merge walk stalls",
+                ClassicAssignorInput(
+                    a,
+                    (m("c1", ("t", "u"), [("t", 5), ("t", 0)], 1), m("c2", ("t",), [], 1)),
+                    {"t": 3, "u": 1},
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_lone_subscribers",
+                "every topic has one subscriber: nothing can move",
+                ClassicAssignorInput(
+                    a, (m("c1", ("t",), [("t", 1)], 2), m("c2", ("u",), [], 2)), {"t": 3, "u": 2}
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_stale_claim_moves_back",
+                "an older generation's claim pulls a partition back to a member that has two fewer",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("c1", ("t", "u"), [("t", 0), ("t", 1), ("t", 2), ("t", 3)], 5),
+                        m("c2", ("t", "u"), [("t", 0)], 4),
+                        m("c3", ("u",), [("u", 0)], 5),
+                    ),
+                    {"t": 4, "u": 2},
+                ),
+            )
+        )
+    out += _older_claim_cases()
+    out += _set_aside_subscriber_cases()
+    return out
+
+
+def _set_aside_subscriber_cases() -> list[Case]:
+    """A member whose claims beyond t's one partition put it over its maximum holds only t, so
+    Kafka's general builder sets it aside, yet it still subscribes to u and comes first among
+    u's subscribers. Whether the builder reads its size (NullPointerException) depends on the
+    racks: a lighter subscriber on the partition's racks is asked first and answers before
+    it is reached; with none, the read throws."""
+    out = []
+    ab, a_, b_ = frozenset("ab"), frozenset("a"), frozenset("b")
+    shapes = (
+        (
+            "a_lighter_subscriber_on_its_racks",
+            "a lighter one three behind on u-0's racks",
+            {"t": (a_,), "u": (ab, a_, a_)},
+        ),
+        (
+            "two_behind_on_its_racks",
+            "a lighter one exactly two behind on u-0's racks",
+            {"t": (a_,), "u": (ab, a_)},
+        ),
+        (
+            "none_lighter_on_its_racks",
+            "no lighter one on u's racks, so its size is read",
+            {"t": (b_,), "u": (a_, a_, a_)},
+        ),
+    )
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        for name, what, replicas in shapes:
+            members = (
+                m("a", ("t", "u"), [("t", p) for p in range(5)], 1),
+                replace(m("b", ("u",)), rack_id="a"),
+                replace(m("c", ("u",)), rack_id="b"),
+            )
+            out.append(
+                _hand(
+                    f"hand_{a}_set_aside_subscriber_{name}",
+                    f"a subscriber set aside over its maximum comes first; {what}",
+                    ClassicAssignorInput(a, members, {"t": 1, "u": len(replicas["u"])}, replicas),
+                )
+            )
+    return out
+
+
+def _older_claim_cases() -> list[Case]:
+    """Which older claim Kafka's general builder hands a partition back to (its
+    prepopulateCurrentAssignments): the claims below the highest generation, a claim without a
+    generation counting as -1 once some member has one, the first claimant keeping a tie. In
+    each group c (or a1) holds t1 whole and the older claimants differ in load, so the
+    hand-back's target shows in the answer."""
+    out = []
+    full = [("t1", 0), ("t1", 1), ("t1", 2), ("t1", 3)]
+    topics = {"t1": 4, "t2": 1}
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        out.append(
+            _hand(
+                f"hand_{a}_older_claim_without_generation_below_generation_0",
+                "t1-0 claimed without a generation (-1) and at generation 0: handed back to the later",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("a", ("t1", "t2"), [("t1", 0)]),
+                        m("b", ("t1",), [("t1", 0)], 0),
+                        m("c", ("t1",), full, 1),
+                    ),
+                    topics,
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_older_claim_without_generation_under_generation_0",
+                "the highest generation is 0: a claim without one is still older (-1) and pulls t1-0 back",
+                ClassicAssignorInput(
+                    a, (m("a", ("t1", "t2"), [("t1", 0)]), m("b", ("t1",)), m("c", ("t1",), full, 0)), topics
+                ),
+            )
+        )
+        out.append(
+            _hand(
+                f"hand_{a}_older_claims_tie",
+                "two claims of t1-0 at the same older generation: the first in map order keeps it",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("a", ("t1", "t2"), [("t1", 0)], 0),
+                        m("b", ("t1",), [("t1", 0)], 0),
+                        m("c", ("t1",), full, 1),
+                    ),
+                    topics,
+                ),
+            )
+        )
+    s = functools.partial(sticky_member, "sticky")
+    out.append(
+        _hand(
+            "hand_sticky_user_data_generation_minus_1_after_none",
+            "user data at generation -1 after a claim without one: both -1, the first keeps t1-0",
+            ClassicAssignorInput(
+                "sticky",
+                (
+                    s("a", ("t1", "t2"), [("t1", 0)]),
+                    s("b", ("t1",), [("t1", 0)], -1),
+                    s("c", ("t1",), full, 1),
+                ),
+                topics,
+            ),
+        )
+    )
+    # Generation -2 (a user data field Kafka reads as is) is below the default -1 the highest
+    # generation starts from, so a1, whose claims carry no generation, counts as newer.
+    out.append(
+        _hand(
+            "hand_sticky_user_data_generation_minus_2",
+            "a claim at generation -2 is older than claims without one: t1-0 goes back to c1",
+            ClassicAssignorInput(
+                "sticky",
+                (s("a1", ("t1",), full), s("b1", ("t1",)), s("c1", ("t1", "t2"), [("t1", 0)], -2)),
+                topics,
+            ),
+        )
+    )
+    c = functools.partial(sticky_member, "cooperative-sticky")
+    out.append(
+        _hand(
+            "hand_cooperative-sticky_user_data_generation_minus_2",
+            "no subscription generation, -2 in the user data: older than none, t1-0 back to c1",
+            ClassicAssignorInput(
+                "cooperative-sticky",
+                (
+                    c("a1", ("t1",), full),
+                    c("b1", ("t1",)),
+                    replace(
+                        c("c1", ("t1", "t2"), [("t1", 0)]), user_data=(-2).to_bytes(4, "big", signed=True)
+                    ),
+                ),
+                topics,
+            ),
+        )
+    )
+    return out
+
+
+def mixed_generated_cases() -> list[Case]:
+    out = []
+    for i in range(48):
+        seed = 2301 + i
+        rng = random.Random(seed)
+        assignor = ("sticky", "cooperative-sticky")[i % 2]
+        messy, racks = i % 4 >= 2, i % 3 == 0
+        g = (
+            random_mixed_group(rng, assignor, messy, racks)
+            if i % 8
+            else random_sticky_group(rng, assignor, messy, True)
+        )
+        what = "different subscriptions" if i % 8 else "one subscription, racks"
+        out.append(
+            Case(
+                f"generated_sticky_mixed_s{seed}",
+                f"random {assignor} group, {what}"
+                + (", racks" if racks and i % 8 else "")
+                + (", invalid claims" if messy else ""),
+                {"kind": "generated", "seed": seed, "index": 0},
+                g,
+            )
+        )
+    for i in range(60):
+        seed = 2401 + i
+        assignor = ("sticky", "cooperative-sticky")[i % 2]
+        racks = i % 3 == 0
+        g = living_mixed_group(random.Random(seed), assignor, racks, 1 + i % 3)
+        out.append(
+            Case(
+                f"generated_sticky_living_s{seed}",
+                f"random {assignor} group some rebalances on" + (", racks" if racks else ""),
+                {"kind": "generated", "seed": seed, "index": 0},
+                g,
+            )
+        )
+    # Seeds found by a search for groups whose rebalance moves one partition twice and hands a
+    # moved partition back along its reverse pair (PartitionMovements' bookkeeping by topic); 6984
+    # picks from two such partitions, in the hash set's order.
+    for seed, scale in ((3184, 2), (3266, 3), (6984, 2)):
+        assignor = ("sticky", "cooperative-sticky")[seed % 2]
+        g = living_mixed_group(random.Random(seed), assignor, seed % 3 == 0, scale)
+        out.append(
+            Case(
+                f"generated_sticky_living_s{seed}",
+                f"random {assignor} group some rebalances on, a partition moved twice",
+                {"kind": "generated", "seed": seed, "index": 0},
+                g,
+            )
+        )
+    # Seeds found by a search for groups that tell the builders apart from small changes to
+    # them (tests/quality: the mutation pass of the sticky assignors): the general builder's
+    # older claims on a tie, a partition moved twice back to its source, a hand-back before the
+    # pass over all partitions, a member over its maximum, the balance check's margin, the hash
+    # set's order among two partitions to hand back, the record of a partition moved on to a
+    # third member; rack-aware dealing to members at the minimum; members whose racks hold no
+    # replica.
+    for kind, seed in _SEARCHED:
+        out.append(
+            Case(
+                f"generated_sticky_{kind}_s{seed}",
+                f"random group found by the mutation search ({kind.replace('_', ' ')})",
+                {"kind": "generated", "seed": seed, "index": 0},
+                searched_group(kind, seed),
+            )
+        )
+    return out
+
+
+_SEARCHED = (
+    ("living", 100032),
+    ("living", 100128),
+    ("one_subscription_racks", 100050),
+    ("one_subscription_racks", 100070),
+    ("one_subscription_racks", 100074),
+    ("mixed", 100161),
+    ("mixed", 100169),
+    ("mixed", 100309),
+    ("mixed", 100565),
+    ("mixed", 100929),
+    ("living_racks", 100407),
+    ("living_moved", 614288),
+    ("living_moved", 710528),
+    ("living_moved", 723164),
+)
+
+
+def searched_group(kind: str, seed: int) -> ClassicAssignorInput:
+    """The group the mutation search drew for ``seed``: the assignor alternates with the seed,
+    and racks, invalid claims and scale follow from it as the search drew them."""
+    assignor = ("sticky", "cooperative-sticky")[seed % 2]
+    rng = random.Random(seed)
+    if kind == "living":
+        return living_mixed_group(rng, assignor, seed % 3 == 0, 1 + seed % 3)
+    if kind == "living_racks":
+        return living_mixed_group(rng, assignor, True, 2)
+    if kind == "living_moved":
+        return living_mixed_group(rng, assignor, seed % 4 == 0, 1 + seed % 3)
+    if kind == "mixed":
+        return random_mixed_group(rng, assignor, seed % 5 == 0, seed % 3 == 0, 1 + seed % 3)
+    return random_sticky_group(rng, assignor, seed % 5 == 0, True)
+
+
+def living_mixed_group(rng: random.Random, assignor: str, racks: bool, scale: int) -> ClassicAssignorInput:
+    """A group with different subscriptions some rebalances on: each round every member reports
+    what Kafka's assignor gave it, then a member joins, leaves, changes its subscription, or comes
+    back with the claim of an older generation -- the moves Kafka's general builder makes when
+    it rebalances a group that already has owners (partition movements, hand-backs, reverts)."""
+    from groupspec.impl.classic_assignors import assign
+
+    group = random_mixed_group(rng, assignor, False, racks, scale)
+    names = sorted(group.topics)
+    stale: ClassicMember | None = None
+    for generation in range(2, 2 + rng.randint(1, 4)):
+        try:
+            answer = assign(group, compat="kafka")
+        except PartitionAssignorError:
+            return group
+        group = next_round(group, answer, generation)
+        step = rng.choice(("join", "leave", "resubscribe", "stale"))
+        members = list(group.members)
+        if step == "join" or len(members) < 3:
+            subs = tuple(rng.sample(names, rng.randint(1, len(names))))
+            rack = rng.choice("abc") if racks else None
+            members.append(replace(sticky_member(assignor, f"joined-{generation}", subs), rack_id=rack))
+        elif step == "leave":
+            gone = members.pop(rng.randrange(len(members)))
+            stale = stale or gone
+        elif step == "resubscribe":
+            k = rng.randrange(len(members))
+            subs = tuple(rng.sample(names, rng.randint(1, len(names))))
+            members[k] = replace(
+                sticky_member(assignor, members[k].member_id, subs, members[k].owned_partitions, generation),
+                rack_id=members[k].rack_id,
+            )
+        elif stale is not None and all(m.member_id != stale.member_id for m in members):
+            members.append(stale)
+        group = replace(group, members=tuple(members))
+    return group
