@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from groupspec.impl.classic_assignors import assign
 from groupspec.impl.classic_assignors.sticky import ConstrainedBuilder
+from groupspec.impl.classic_assignors.sticky_racks import RackInfo
 from groupspec.models import classic_balance as cb
 from groupspec.models import classic_moves as cm
 from groupspec.models.assignor_arith import evaluate
@@ -78,7 +79,8 @@ def test_sticky_quota_terms_match_the_builder():
     for p in range(0, 30):
         for m in range(1, 10):
             group = _group(STICKY, [(f"m{k}", ("t",)) for k in range(m)], {"t": p})
-            builder = ConstrainedBuilder(group, {f"m{k}": [] for k in range(m)}, set())
+            racks = RackInfo(group, group.members, ("t",))
+            builder = ConstrainedBuilder(group, {f"m{k}": [] for k in range(m)}, set(), racks)
             assert builder.min_quota == evaluate(cb.min_quota(cb.P, cb.M), P=p, M=m)
             assert builder.expected_over == evaluate(cb.expected_over(cb.P, cb.M), P=p, M=m)
             assert builder.max_quota == evaluate(cb.max_quota(cb.P, cb.M), P=p, M=m) == -(-p // m)

@@ -97,10 +97,13 @@ def test_stickiness_is_measured_on_one_subscription(assignor):
     sticky assignors are at the minimum on every one (docs/models.md, section 7), and their
     previous assignment really reaches them (Sticky reads it from the user data only)."""
     measured = needed = 0
-    for index in range(25):
-        row = cs.run_classic_case(3, index, assignor=assignor, target="impl", measure="stickiness", **SMALL)
+    # Since the sticky assignors take groups off one subscription, fewer cases share one: two
+    # seeds give enough of them, with previous assignments that make members give partitions up.
+    for seed, index in [(3, i) for i in range(25)] + [(5, i) for i in range(40)]:
+        row = cs.run_classic_case(seed, index, assignor=assignor, target="impl", measure="stickiness",
+                                  **SMALL)
         assert row["error"] is None, row
-        group = cs.classic_case(3, index, assignor, **SMALL)[0]
+        group = cs.classic_case(seed, index, assignor, **SMALL)[0]
         if len({frozenset(m.topics) for m in group.members}) > 1:
             assert row["moves"] is None and row["min_moves"] is None
             continue
