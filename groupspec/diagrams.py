@@ -209,9 +209,10 @@ CLASSIC_CONSUMER = Diagram(
               "(eager: all revoked; cooperative: unsubscribed topics revoked)"),
         Arrow("PREPARING_REBALANCE", "PREPARING_REBALANCE", "JoinGroup error retried at once<br/>"
               "(UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS)<br/>"
-              "or at the next poll (coordinator errors)"),
+              "or at the next poll (coordinator errors,<br/>"
+              "or the leader's assignment failed: IllegalStateException)"),
         Arrow("PREPARING_REBALANCE", "COMPLETING_REBALANCE", "JoinGroup answered<br/>"
-              "(SyncGroup sent, with assignments by the leader)"),
+              "(SyncGroup sent; the leader's with the chosen assignor's answer)"),
         Arrow("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup error: JoinGroup again"),
         Arrow("COMPLETING_REBALANCE", "STABLE", "SyncGroup answered<br/>(onPartitionsAssigned)"),
         Arrow("STABLE", "UNJOINED", "heartbeat fenced (generation reset), or unsubscribe"),

@@ -16,12 +16,20 @@ One step function over client events; the member state is AbstractCoordinator's 
   owns (the callback runs even with nothing owned), the cooperative one only partitions of
   topics no longer subscribed (and calls back only when there are some).
 * JoinGroup's answer makes the member the leader (its id is the answer's leader) or a follower;
-  both send SyncGroup, only the leader with assignments. Errors that Kafka's join loop retries at
-  once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
+  both send SyncGroup, only the leader with assignments. The leader computes them: it runs the
+  assignor the coordinator chose (one it offered, else IllegalStateException) on the members'
+  subscriptions and the topics its last metadata refresh gave (spec/classic_assignors.py); under
+  the cooperative protocol an assignor other than cooperative-sticky must not hand a partition
+  straight from one owner to another (IllegalStateException). A failed assignment sends no
+  SyncGroup and rejoins at the next poll. A returning static leader told to skip the assignment
+  sends none; an answer carrying ``leader_assignments`` has them sent as they are. Errors that
+  Kafka's join loop retries at once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
   JoinGroup in the same step after resetting what the error says; the join-prepare step is not
   run again. A coordinator error makes the next poll resend it. FENCED_INSTANCE_ID and any
   other error (ILLEGAL_GENERATION too: JoinGroup carries no generation) are fatal.
-* SyncGroup's answer completes the join: eager assigns everything it got; cooperative first
+* SyncGroup's answer completes the join. An assignment naming a topic the member no longer
+  subscribes to was made for an older subscription: the member takes nothing, calls nothing
+  back and rejoins at the next poll. Otherwise eager assigns everything it got; cooperative first
   revokes what it owned and did not get (and then needs a second rebalance), then calls back
   with only the added partitions (always, even none).
 * Heartbeats go from a poll in STABLE once the interval has passed since the last one (the
@@ -51,7 +59,14 @@ from dataclasses import dataclass
 
 import icontract
 
-from groupspec.spec import kernel
+from groupspec.spec import classic_assignors, kernel
+from groupspec.types.classic_assignors import (
+    ASSIGNORS,
+    COOPERATIVE_STICKY,
+    ClassicAssignorInput,
+    ClassicMember,
+    check_input,
+)
 from groupspec.types.classic_consumer import (
     NO_GENERATION,
     PREDECESSORS,
@@ -64,7 +79,9 @@ from groupspec.types.classic_consumer import (
     Event,
     HeartbeatAnswered,
     JoinAnswered,
+    JoinedMember,
     MemberState,
+    Metadata,
     Mode,
     OffsetFetchAnswered,
     Output,
@@ -75,6 +92,7 @@ from groupspec.types.classic_consumer import (
     Sent,
     Subscribe,
     SyncAnswered,
+    TopicMetadata,
     Unsubscribe,
     View,
 )
@@ -89,8 +107,8 @@ from groupspec.types.classic_group import (
     Protocol,
     SyncGroup,
 )
-from groupspec.types.errors import Errors
-from groupspec.types.records import ConsumerProtocolSubscription
+from groupspec.types.errors import Errors, InputError
+from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 S = MemberState
 #: JoinGroup has no generation, so Kafka's join handler has no ILLEGAL_GENERATION case: that
@@ -116,6 +134,8 @@ class State:
     fatal: str | None = None
     now_ms: int = 0
     last_heartbeat_ms: int = 0
+    #: The topics the last metadata refresh described (what the leader's assignor reads).
+    metadata: tuple[TopicMetadata, ...] = ()
 
     def view(self) -> View:
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
@@ -244,7 +264,7 @@ def _send_join(st: _Step) -> None:
                        rebalance_timeout_ms=c.rebalance_timeout_ms, group_instance_id=c.group_instance_id,
                        protocols=tuple(Protocol(name) for name in c.assignors))
     subscription = ConsumerProtocolSubscription(topics=s.subscription, owned_partitions=_grouped(s.owned),
-                                                generation_id=s.generation)
+                                                generation_id=s.generation, rack_id=c.client_rack)
     st.emit(Sent(request, subscription))
     st.set(state=S.PREPARING_REBALANCE, in_flight="join")
 
@@ -281,11 +301,18 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
     st.set(in_flight=None)
     if r.error is Errors.NONE:
         st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE)
-        leader = r.leader == r.member_id
+        assignments: Assignments = ()
+        if r.leader == r.member_id:
+            found = _leader_assignments(st.state, ev)
+            if isinstance(found, str):  # the leader's assignment failed: no SyncGroup goes
+                st.emit(Raised("IllegalStateException", found))
+                st.set(state=S.PREPARING_REBALANCE, rejoin_needed=True)
+                return
+            assignments = found
         st.emit(Sent(SyncGroup(st.state.config.group_id, r.generation_id, r.member_id,
                                group_instance_id=st.state.config.group_instance_id,
                                protocol_type=r.protocol_type, protocol_name=r.protocol_name),
-                     assignments=ev.leader_assignments if leader else ()))
+                     assignments=assignments))
         st.set(in_flight="sync")
     elif r.error in RETRY_JOIN:
         if r.error is Errors.MEMBER_ID_REQUIRED:
@@ -299,6 +326,71 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         _fail(st, r.error)
 
 
+def _partitions(owned: Iterable[ConsumerProtocolSubscription.TopicPartition]) -> tuple[TP, ...]:
+    return tuple((tp.topic, p) for tp in owned for p in tp.partitions)
+
+
+def _assignment_of(partitions: Iterable[TP]) -> ConsumerProtocolAssignment:
+    """One member's partitions as the assignment struct, topics and partitions in order."""
+    parts = _sorted(partitions)
+    topics = sorted({t for t, _ in parts})
+    return ConsumerProtocolAssignment(tuple(
+        ConsumerProtocolAssignment.TopicPartition(t, tuple(p for u, p in parts if u == t)) for t in topics))
+
+
+def assignor_input(s: State, name: str, members: tuple[JoinedMember, ...]) -> ClassicAssignorInput:
+    """What the leader hands its assignor: each member's subscription as decoded and the topics
+    of the last metadata refresh (a topic it never heard of has no partitions to give)."""
+    def member(m: JoinedMember) -> ClassicMember:
+        sub = m.subscription
+        return ClassicMember(m.member_id, sub.topics, owned_partitions=_partitions(sub.owned_partitions),
+                             group_instance_id=m.group_instance_id, generation_id=sub.generation_id,
+                             rack_id=sub.rack_id, user_data=sub.user_data)
+    racks = {t.name: tuple(frozenset(r) for r in t.replica_racks) for t in s.metadata if t.replica_racks}
+    return ClassicAssignorInput(assignor=name, members=tuple(member(m) for m in members),
+                                topics={t.name: t.partitions for t in s.metadata}, replica_racks=racks)
+
+
+Assignments = tuple[tuple[str, ConsumerProtocolAssignment], ...]
+
+
+def _leader_assignments(s: State, ev: JoinAnswered) -> Assignments | str:
+    """The leader's SyncGroup assignments, or why it cannot send any (IllegalStateException).
+
+    A protocol the member did not offer is the coordinator's mistake and fails the join; one
+    that groupspec has no model of is the input's (InputError). Under the cooperative protocol
+    a partition may change owner only through a generation in which nobody holds it: an
+    assignment that hands one straight over fails, except from cooperative-sticky, whose own
+    reading of the owners' generations is trusted (Kafka skips the check for it).
+    """
+    r = ev.response
+    if ev.leader_assignments:
+        return ev.leader_assignments
+    if r.skip_assignment or not ev.members:
+        return ()
+    name = r.protocol_name or ""
+    if name not in s.config.assignors:
+        return f"the coordinator chose assignment protocol {name!r}, which this member did not offer"
+    if name not in ASSIGNORS:
+        raise InputError("members", f"no model of assignor {name!r}: give leader_assignments instead")
+    group = assignor_input(s, name, ev.members)
+    check_input(group)
+    result = classic_assignors.assign(group)
+    if s.config.protocol is RebalanceProtocol.COOPERATIVE and name != COOPERATIVE_STICKY:
+        owned = {m.member_id: set(_partitions(m.subscription.owned_partitions)) for m in ev.members}
+        added = {tp for m, parts in result.items() for tp in parts if tp not in owned.get(m, set())}
+        revoked = {tp for m, parts in owned.items() for tp in parts if tp not in result.get(m, ())}
+        if added & revoked:
+            moved = ", ".join(f"{t}-{p}" for t, p in sorted(added & revoked))
+            return f"the cooperative protocol forbids handing owned partitions straight over ({moved})"
+    return tuple((m.member_id, _assignment_of(result.get(m.member_id, ()))) for m in ev.members)
+
+
+def _metadata(st: _Step, ev: Metadata) -> None:
+    """A refresh replaces what the consumer knew of the cluster's topics."""
+    st.set(metadata=tuple(sorted(ev.topics, key=lambda t: t.name)))
+
+
 def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
     """Success completes the rebalance and calls the listener; errors go back to joining."""
     r = ev.response
@@ -307,6 +399,10 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
     if r.error is Errors.NONE:
         assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
         st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms)
+        if any(t not in s.subscription for t, _ in assigned):
+            # an assignment made for an older subscription: nothing taken, nothing called back
+            st.set(rejoin_needed=True)
+            return
         if s.config.protocol is RebalanceProtocol.COOPERATIVE:
             revoked = tuple(tp for tp in s.owned if tp not in assigned)
             if revoked:
@@ -390,6 +486,7 @@ TABLE = kernel.Table("classic_consumer", {
     **kernel.rows(_sync_answered, SyncAnswered, states=(S.COMPLETING_REBALANCE,)),
     **kernel.rows(_heartbeat_answered, HeartbeatAnswered),
     **kernel.rows(_offsets_fetched, OffsetFetchAnswered),
+    **kernel.rows(_metadata, Metadata),
     **kernel.rows(_stale, JoinAnswered, SyncAnswered),
 })
 

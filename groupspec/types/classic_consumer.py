@@ -41,7 +41,9 @@ __all__ = [
     "Event",
     "HeartbeatAnswered",
     "JoinAnswered",
+    "JoinedMember",
     "MemberState",
+    "Metadata",
     "Mode",
     "OffsetFetchAnswered",
     "Output",
@@ -52,6 +54,7 @@ __all__ = [
     "Sent",
     "Subscribe",
     "SyncAnswered",
+    "TopicMetadata",
     "Unsubscribe",
     "View",
 ]
@@ -112,6 +115,8 @@ class Config:
     #: Heartbeat and subscribed OffsetCommit, and such a member sends no LeaveGroup when it
     #: unsubscribes (its session timeout, not a leave, ends its membership).
     group_instance_id: str | None = None
+    #: ``client.rack``: sent in the subscription (rack-aware assignors read it).
+    client_rack: str | None = None
 
     def __post_init__(self) -> None:
         if not self.group_id:
@@ -162,15 +167,65 @@ class CommitSync:
     offsets: tuple[tuple[TP, int], ...]
 
 
+@dataclass(frozen=True)
+class TopicMetadata:
+    """One topic as a metadata refresh describes it.
+
+    ``replica_racks`` lists, per partition, the racks of that partition's replicas (replicas on
+    brokers without a rack left out); () when the refresh named no racks at all.
+    """
+
+    name: str
+    partitions: int
+    replica_racks: tuple[tuple[str, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise InputError("name", "a topic name must not be empty")
+        if self.partitions < 0:
+            raise InputError(f"topics.{self.name}.partitions", f"must be 0 or more, got {self.partitions}")
+        if self.replica_racks and len(self.replica_racks) != self.partitions:
+            listed = len(self.replica_racks)
+            raise InputError(f"topics.{self.name}.replica_racks",
+                             f"{listed} partition(s) listed, but the topic has {self.partitions}")
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """A metadata refresh: the cluster's topics as the consumer now knows them (the whole set,
+    replacing what it knew before). The leader's assignor reads it."""
+
+    topics: tuple[TopicMetadata, ...]
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in self.topics]
+        for name in names:
+            if names.count(name) > 1:
+                raise InputError(f"topics.{name}", "a topic is listed twice")
+
+
 # --- events: answers --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JoinedMember:
+    """One member of a leader's JoinGroup answer, its metadata bytes decoded (the codec's work)."""
+
+    member_id: str
+    subscription: ConsumerProtocolSubscription
+    group_instance_id: str | None = None
 
 
 @dataclass(frozen=True)
 class JoinAnswered:
     response: JoinGroupResponse
-    #: What the leader sends in its SyncGroup (member id -> assignment). The leader's assignor
-    #: run is not modelled yet: the driver supplies its result with the answer.
+    #: An override of what the leader sends in its SyncGroup (member id -> assignment): when
+    #: given, the leader sends it as it is and runs no assignor (drivers that script the leader).
     leader_assignments: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()
+    #: The group's members with their subscriptions, in the answer's order: what the leader's
+    #: assignor reads (followers get none). Without them and without an override the leader
+    #: sends no assignments.
+    members: tuple[JoinedMember, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -191,7 +246,7 @@ class OffsetFetchAnswered:
 
 
 Event = (Subscribe | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered | SyncAnswered
-         | HeartbeatAnswered | OffsetFetchAnswered)
+         | HeartbeatAnswered | OffsetFetchAnswered | Metadata)
 
 
 # --- outputs ----------------------------------------------------------------------------------

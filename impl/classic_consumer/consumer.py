@@ -9,7 +9,14 @@ which gives the same requests in the same order. The heartbeat thread is folded 
 
 from __future__ import annotations
 
+from groupspec.impl import classic_assignors
 from groupspec.impl.classic_consumer.subscriptions import SubscriptionState
+from groupspec.types.classic_assignors import (
+    ASSIGNORS,
+    ClassicAssignment,
+    ClassicAssignorInput,
+    ClassicMember,
+)
 from groupspec.types.classic_consumer import (
     NO_GENERATION,
     TP,
@@ -22,6 +29,7 @@ from groupspec.types.classic_consumer import (
     HeartbeatAnswered,
     JoinAnswered,
     MemberState,
+    Metadata,
     Mode,
     OffsetFetchAnswered,
     Output,
@@ -32,6 +40,7 @@ from groupspec.types.classic_consumer import (
     Sent,
     Subscribe,
     SyncAnswered,
+    TopicMetadata,
     Unsubscribe,
     View,
 )
@@ -46,8 +55,14 @@ from groupspec.types.classic_group import (
     Protocol,
     SyncGroup,
 )
-from groupspec.types.errors import Errors
-from groupspec.types.records import ConsumerProtocolSubscription
+from groupspec.types.errors import Errors, InputError
+from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+
+COOPERATIVE_STICKY_ASSIGNOR_NAME = "cooperative-sticky"
+
+
+class _AssignmentFailed(Exception):
+    """onLeaderElected's IllegalStateException: the join fails and the application sees it."""
 
 
 class ClassicConsumer:
@@ -64,6 +79,8 @@ class ClassicConsumer:
         self.failed: str | None = None
         self.now_ms = 0
         self.last_heartbeat_ms = 0
+        self.cluster: dict[str, TopicMetadata] = {}
+        self.is_leader = False
         self._out: list[Output] = []
 
     # --- the application's calls -----------------------------------------------------------
@@ -92,6 +109,8 @@ class ClassicConsumer:
             self.on_heartbeat_response(event.response.error)
         elif isinstance(event, OffsetFetchAnswered):
             self.on_offset_fetch(event)
+        elif isinstance(event, Metadata):
+            self.cluster = {t.name: t for t in event.topics}
         return tuple(self._out)
 
     def subscribe(self, topics: tuple[str, ...]) -> None:
@@ -177,7 +196,7 @@ class ClassicConsumer:
             topics=tuple(sorted(self.subscriptions.subscription)),
             owned_partitions=tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(ps))
                                    for t, ps in owned.items()),
-            generation_id=self.generation_id)
+            generation_id=self.generation_id, rack_id=self.config.client_rack)
         request = JoinGroup(group_id=self.config.group_id, member_id=self.member_id,
                             session_timeout_ms=self.config.session_timeout_ms,
                             rebalance_timeout_ms=self.config.rebalance_timeout_ms,
@@ -193,13 +212,23 @@ class ClassicConsumer:
             self.member_id = response.member_id
             self.generation_id = response.generation_id
             self.state = MemberState.COMPLETING_REBALANCE
-            is_leader = response.leader == response.member_id
+            group_assignment: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()
+            if response.leader == response.member_id:
+                try:
+                    group_assignment = self.on_leader_elected(event)
+                except _AssignmentFailed as e:
+                    # the join future fails: no SyncGroup; the next poll joins again (without
+                    # another join-prepare, as joinGroupIfNeeded's needsJoinPrepare is spent)
+                    self.state = MemberState.PREPARING_REBALANCE
+                    self.rejoin_needed = True
+                    self._out.append(Raised("IllegalStateException", str(e)))
+                    return
             self.pending = "sync"
             self._out.append(Sent(
                 SyncGroup(self.config.group_id, response.generation_id, response.member_id,
                           group_instance_id=self.config.group_instance_id,
                           protocol_type=response.protocol_type, protocol_name=response.protocol_name),
-                assignments=event.leader_assignments if is_leader else ()))
+                assignments=group_assignment))
         elif error is Errors.UNKNOWN_MEMBER_ID:
             self.reset_state(reset_member_id=True)
             self.send_join_group()
@@ -213,6 +242,65 @@ class ClassicConsumer:
             pass
         else:
             self.fail(error)
+
+    def on_leader_elected(self, event: JoinAnswered) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
+        """ConsumerCoordinator.onLeaderElected: run the chosen assignor over the members'
+        subscriptions and the cluster metadata; a driver's ``leader_assignments`` replace the run."""
+        self.is_leader = True
+        response = event.response
+        if event.leader_assignments:
+            return event.leader_assignments
+        if response.skip_assignment or not event.members:
+            return ()
+        strategy = response.protocol_name or ""
+        if strategy not in self.config.assignors:
+            raise _AssignmentFailed(
+                f"the coordinator chose assignment protocol {strategy!r}, which this member did not offer")
+        if strategy not in ASSIGNORS:
+            raise InputError("members", f"no model of assignor {strategy!r}: give leader_assignments instead")
+        owned: dict[str, list[TP]] = {}
+        subscriptions: list[ClassicMember] = []
+        for m in event.members:
+            sub = m.subscription
+            owned[m.member_id] = [(tp.topic, p) for tp in sub.owned_partitions for p in tp.partitions]
+            subscriptions.append(ClassicMember(
+                m.member_id, sub.topics, owned_partitions=tuple(owned[m.member_id]),
+                group_instance_id=m.group_instance_id, generation_id=sub.generation_id,
+                rack_id=sub.rack_id, user_data=sub.user_data))
+        cluster = ClassicAssignorInput(
+            assignor=strategy, members=tuple(subscriptions),
+            topics={name: t.partitions for name, t in self.cluster.items()},
+            replica_racks={name: tuple(frozenset(r) for r in t.replica_racks)
+                           for name, t in self.cluster.items() if t.replica_racks})
+        assignments = classic_assignors.assign(cluster)
+        if (self.config.protocol is RebalanceProtocol.COOPERATIVE
+                and strategy != COOPERATIVE_STICKY_ASSIGNOR_NAME):
+            self.validate_cooperative_assignment(owned, assignments)
+        return tuple((m.member_id, self.serialize_assignment(assignments.get(m.member_id, ())))
+                     for m in event.members)
+
+    @staticmethod
+    def validate_cooperative_assignment(owned: dict[str, list[TP]],
+                                        assignments: ClassicAssignment) -> None:
+        total_revoked: set[TP] = set()
+        total_added: set[TP] = set()
+        for member, partitions in assignments.items():
+            had = set(owned.get(member, ()))
+            total_added |= set(partitions) - had
+            total_revoked |= had - set(partitions)
+        moved = total_added & total_revoked
+        if moved:
+            names = ", ".join(f"{t}-{p}" for t, p in sorted(moved))
+            raise _AssignmentFailed(
+                f"the cooperative protocol forbids handing owned partitions straight over ({names})")
+
+    @staticmethod
+    def serialize_assignment(partitions: tuple[TP, ...]) -> ConsumerProtocolAssignment:
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(set(partitions)):
+            by_topic.setdefault(topic, []).append(partition)
+        return ConsumerProtocolAssignment(tuple(
+            ConsumerProtocolAssignment.TopicPartition(t, tuple(ps)) for t, ps in by_topic.items()))
 
     def on_sync_response(self, event: SyncAnswered) -> None:
         self.pending = None
@@ -273,8 +361,12 @@ class ClassicConsumer:
             if revoked:
                 self._out.append(Callback("revoked", tuple(sorted(revoked))))
                 self.subscriptions.assign_from_subscribed(owned - revoked)
+        self.is_leader = False
 
     def on_join_complete(self, assigned: set[TP]) -> None:
+        if not self.subscriptions.check_assignment_matched_subscription(assigned):
+            self.rejoin_needed = True  # an assignment for an older subscription: join again
+            return
         owned = self.subscriptions.assigned
         added = assigned - owned
         if self.config.protocol is RebalanceProtocol.COOPERATIVE:

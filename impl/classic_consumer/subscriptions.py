@@ -23,6 +23,9 @@ class SubscriptionState:
         self.subscription = set(topics)
         return changed
 
+    def check_assignment_matched_subscription(self, assigned: set[TP]) -> bool:
+        return all(topic in self.subscription for topic, _ in assigned)
+
     def assign_from_user(self, partitions: set[TP]) -> None:
         self.mode = Mode.ASSIGNED
         self.assigned = set(partitions)

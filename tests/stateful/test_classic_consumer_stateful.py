@@ -25,6 +25,8 @@ from groupspec.types.classic_consumer import (
     Event,
     HeartbeatAnswered,
     JoinAnswered,
+    JoinedMember,
+    Metadata,
     Mode,
     OffsetFetchAnswered,
     Poll,
@@ -32,6 +34,7 @@ from groupspec.types.classic_consumer import (
     Sent,
     Subscribe,
     SyncAnswered,
+    TopicMetadata,
     Unsubscribe,
 )
 from groupspec.types.classic_group import (
@@ -43,7 +46,7 @@ from groupspec.types.classic_group import (
     SyncGroupResponse,
 )
 from groupspec.types.errors import Errors
-from groupspec.types.records import ConsumerProtocolAssignment
+from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 TOPICS = ("t", "u")
 PARTITIONS = tuple((t, p) for t in TOPICS for p in range(2))
@@ -65,11 +68,19 @@ def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment
 
 class Agreement(RuleBasedStateMachine):
     @initialize(cooperative=st.booleans(), reset=st.sampled_from(("earliest", "latest", "none")),
-                assigning=st.integers(0, 4), instance=st.sampled_from((None, "i1")))
-    def start(self, cooperative: bool, reset: str, assigning: int, instance: str | None) -> None:
-        """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE."""
+                assigning=st.integers(0, 4), instance=st.sampled_from((None, "i1")),
+                assignor=st.sampled_from(("range", "roundrobin", "sticky")))
+    def start(self, cooperative: bool, reset: str, assigning: int, instance: str | None,
+              assignor: str) -> None:
+        """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE.
+        A cooperative member offers cooperative-sticky or range (the latter a stand-in for a
+        custom cooperative assignor, whose answers the leader must check)."""
         self.assigning = assigning == 0
-        config = Config(assignors=("cooperative-sticky",) if cooperative else ("range",),
+        if cooperative:
+            assignors = ("cooperative-sticky",) if assignor != "range" else ("range",)
+        else:
+            assignors = (assignor,)
+        config = Config(assignors=assignors,
                         protocol=RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
                         auto_offset_reset=reset, group_instance_id=instance)
         self.state = spec.initial(config)
@@ -77,6 +88,7 @@ class Agreement(RuleBasedStateMachine):
         self.now = 0
         self.generation = 0
         self.waiting: str | None = None
+        self.joined: ConsumerProtocolSubscription | None = None
 
     def _send(self, event: Event) -> None:
         note(repr(event))
@@ -91,6 +103,8 @@ class Agreement(RuleBasedStateMachine):
         if emptied or isinstance(event, JoinAnswered | SyncAnswered | HeartbeatAnswered | Unsubscribe):
             self.waiting = None
         for output in want:
+            if isinstance(output, Sent) and output.subscription is not None:
+                self.joined = output.subscription
             name = type(output.request).__name__ if isinstance(output, Sent) else ""
             if name in ("JoinGroup", "SyncGroup", "Heartbeat"):
                 assert self.waiting is None, f"{name} while {self.waiting} outstanding"
@@ -155,6 +169,37 @@ class Agreement(RuleBasedStateMachine):
                                   protocol_name="range", leader=member if leader else "other",
                                   member_id=member),
                 ((member, _assignment(partitions)),)))
+
+    @rule(topics=st.lists(st.tuples(st.sampled_from(TOPICS), st.integers(0, 3)), max_size=2))
+    def metadata(self, topics: list[tuple[str, int]]) -> None:
+        self._send(Metadata(tuple(TopicMetadata(t, n) for t, n in dict(topics).items())))
+
+    @rule(others=st.integers(0, 2), theirs=st.lists(st.sampled_from(PARTITIONS), max_size=3),
+          offered=st.booleans(), skip=st.integers(0, 9))
+    def led(self, others: int, theirs: list[tuple[str, int]], offered: bool, skip: int) -> None:
+        """A JoinGroup answer naming the member leader, with the group's subscriptions (its own
+        as it sent it, and up to two others on the same topics owning some partitions) and no
+        scripted assignment: the leader runs the assignor, or fails to (a protocol it did not
+        offer; a cooperative assignor handing a partition over directly)."""
+        if self.state.in_flight != "join" or self.joined is None:
+            return
+        self.generation += 1
+        me = self.state.member_id or "m1"
+        mine = self.joined
+        topic = ConsumerProtocolSubscription.TopicPartition
+        owned = tuple(topic(t, tuple(sorted({p for u, p in theirs if u == t})))
+                      for t in sorted({t for t, _ in theirs}))
+        others_joined = tuple(
+            JoinedMember(f"o{k}", ConsumerProtocolSubscription(topics=mine.topics, owned_partitions=owned,
+                                                               generation_id=self.generation - 1))
+            for k in range(others))
+        members = (JoinedMember(me, mine), *others_joined)
+        protocol = self.state.config.assignors[0] if offered else "roundrobin"
+        self._send(JoinAnswered(
+            JoinGroupResponse(Errors.NONE, generation_id=self.generation, protocol_type="consumer",
+                              protocol_name=protocol, leader=me, member_id=me, skip_assignment=skip == 0),
+            members=members))
+        hypothesis.event("leader failed" if self.state.in_flight is None else "leader synced")
 
     @rule(offsets=st.lists(st.tuples(st.sampled_from(PARTITIONS), st.integers(-1, 5), st.sampled_from(FETCH)),
                            max_size=3),

@@ -18,7 +18,9 @@ from groupspec.types.classic_consumer import (
     Event,
     HeartbeatAnswered,
     JoinAnswered,
+    JoinedMember,
     MemberState,
+    Metadata,
     OffsetFetchAnswered,
     Output,
     Poll,
@@ -28,6 +30,7 @@ from groupspec.types.classic_consumer import (
     Sent,
     Subscribe,
     SyncAnswered,
+    TopicMetadata,
     Unsubscribe,
 )
 from groupspec.types.classic_group import (
@@ -520,6 +523,150 @@ CASES: tuple[Case, ...] = (
         Step(fetched((T0, 5), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-1"),)),
     )),
 )
+
+
+# --- the leader runs the assignor (ConsumerCoordinator.onLeaderElected) ---------------------------
+
+
+def member(member_id: str, *topics: str, owned: tuple[TP, ...] = (), generation: int = -1,
+           rack: str | None = None, instance: str | None = None) -> JoinedMember:
+    grouped = tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in owned if u == t))
+                    for t in sorted({t for t, _ in owned}))
+    return JoinedMember(member_id, ConsumerProtocolSubscription(
+        topics=topics, owned_partitions=grouped, generation_id=generation, rack_id=rack), instance)
+
+
+def led(me: str, generation: int, protocol: str, *members: JoinedMember,
+        skip: bool = False) -> JoinAnswered:
+    """A JoinGroup answer naming ``me`` the leader, with the members' subscriptions."""
+    return JoinAnswered(JoinGroupResponse(Errors.NONE, generation_id=generation, protocol_type="consumer",
+                                          protocol_name=protocol, leader=me, member_id=me,
+                                          skip_assignment=skip), members=members)
+
+
+def cluster(**topics: int) -> Metadata:
+    return Metadata(tuple(TopicMetadata(t, n) for t, n in topics.items()))
+
+
+T2, U1 = ("t", 2), ("u", 1)
+ROUNDROBIN = Config(group_id=GROUP, assignors=("roundrobin", "range"))
+COOP_RANGE = Config(group_id=GROUP, assignors=("range",), protocol=RebalanceProtocol.COOPERATIVE)
+RACKED = Config(group_id=GROUP, client_rack="a")
+RACKS = Metadata((TopicMetadata("t", 2, (("b",), ("a",))),))
+
+LEADER_CASES: tuple[Case, ...] = (
+    Case("leader_runs_range_over_every_members_subscription", CCT + "testNormalJoinGroupLeader", EAGER, (
+        Step(cluster(t=3)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # range: three partitions over two members, the first in member-id order gets the extra one
+        Step(led("m1", 1, "range", member("m1", "t"), member("m2", "t")),
+             (sync("m1", 1, "range", (("m1", assignment(T0, T1)), ("m2", assignment(T2)))),),
+             ends=S.COMPLETING_REBALANCE, expect_epoch=1),
+        Step(synced(T0, T1), (Callback("assigned", (T0, T1)),), ends=S.STABLE),
+    )),
+    Case("leader_runs_the_protocol_the_coordinator_chose", CCT + "testNormalJoinGroupLeader", ROUNDROBIN, (
+        Step(cluster(t=2, u=2)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(0), (join(ROUNDROBIN, ("t", "u")),)),
+        # roundrobin deals t-0, t-1, u-0, u-1 in turn to m1, m2
+        Step(led("m1", 1, "roundrobin", member("m1", "t", "u"), member("m2", "t", "u")),
+             (sync("m1", 1, "roundrobin", (("m1", assignment(T0, U0)), ("m2", assignment(T1, U1)))),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("leader_gives_nothing_of_a_topic_its_metadata_lacks", "ConsumerCoordinator.onLeaderElected",
+         EAGER, (
+        Step(cluster(u=1)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(led("m1", 1, "range", member("m1", "t")), (sync("m1", 1, "range", (("m1", assignment()),)),)),
+    )),
+    Case("leader_matches_racks_when_members_and_replicas_have_them", CCT + "testSubscriptionRackId",
+         RACKED, (
+        Step(RACKS),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (replace(join(RACKED, ("t",)), subscription=ConsumerProtocolSubscription(
+            topics=("t",), generation_id=-1, rack_id="a")),)),
+        # without racks range would give t-0 to m1; rack-aware, each member takes the partition
+        # whose replica shares its rack
+        Step(led("m1", 1, "range", member("m1", "t", rack="a"), member("m2", "t", rack="b")),
+             (sync("m1", 1, "range", (("m1", assignment(T1)), ("m2", assignment(T0)))),)),
+    )),
+    Case("returning_static_leader_skips_the_assignment", CCT + "testOnLeaderElectedShouldSkipAssignment",
+         STATIC, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(led("m1", 1, "range", member("m1", "t", instance="i1"), skip=True),
+             (static(sync("m1", 1, "range")),), ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("a_scripted_assignment_wins_over_the_assignor", "groupspec (leader_assignments override)", EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(replace(led("m1", 1, "range", member("m1", "t"), member("m2", "t")),
+                     leader_assignments=(("m2", assignment(T0, T1)),)),
+             (sync("m1", 1, "range", (("m2", assignment(T0, T1)),)),)),
+    )),
+    Case("leader_refuses_a_protocol_it_did_not_offer", "ConsumerCoordinator.onLeaderElected (lookupAssignor)",
+         EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(led("m1", 1, "roundrobin", member("m1", "t")),
+             (Raised("IllegalStateException", "the coordinator chose assignment protocol 'roundrobin', "
+                                              "which this member did not offer"),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=1),
+        # no SyncGroup went; the next poll joins again without revoking a second time
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("cooperative_leader_refuses_an_assignment_that_moves_owned_partitions",
+         CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", COOP_RANGE, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP_RANGE, ("t",)),)),
+        # range gives t-0 to m1 and t-1 to m2, but each is still owned by the other
+        Step(led("m1", 2, "range", member("m1", "t", owned=(T1,), generation=1),
+                 member("m2", "t", owned=(T0,), generation=1)),
+             (Raised("IllegalStateException", "the cooperative protocol forbids handing owned partitions "
+                                              "straight over (t-0, t-1)"),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("cooperative_leader_accepts_an_assignment_that_keeps_owners",
+         CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", COOP_RANGE, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP_RANGE, ("t",)),)),
+        Step(led("m1", 2, "range", member("m1", "t", owned=(T0,), generation=1),
+                 member("m2", "t", owned=(T1,), generation=1)),
+             (sync("m1", 2, "range", (("m1", assignment(T0)), ("m2", assignment(T1)))),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("cooperative_sticky_leader_is_trusted_with_its_own_owners",
+         CCT + "testPerformAssignmentShouldSkipValidateCooperativeAssignment"
+               "ForBuiltInCooperativeStickyAssignor",
+         COOP, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP, ("t",)),)),
+        # the owners keep what they hold (the sticky rule), so nothing moves
+        Step(led("m1", 2, "cooperative-sticky", member("m1", "t", owned=(T1,), generation=1),
+                 member("m2", "t", owned=(T0,), generation=1)),
+             (sync("m1", 2, "cooperative-sticky", (("m1", assignment(T1)), ("m2", assignment(T0)))),)),
+    )),
+    Case("an_assignment_for_an_older_subscription_is_not_taken", CCT + "testOutdatedCoordinatorAssignment",
+         EAGER, (
+        Step(Subscribe(("u",))),
+        Step(Poll(0), (join(EAGER, ("u",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(Subscribe(("t",))),
+        # the answer still gives u: nothing is assigned or called back, and the member rejoins
+        Step(synced(U0), (), ends=S.STABLE),
+        Step(Poll(1), (Callback("revoked", ()), join(EAGER, ("t",), "m2", 1)), ends=S.PREPARING_REBALANCE),
+    )),
+)
+
+CASES = CASES + LEADER_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
