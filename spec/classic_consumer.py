@@ -55,7 +55,7 @@ rendered from it (docs/machines/classic_consumer.md).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import icontract
 
@@ -74,8 +74,11 @@ from groupspec.types.classic_consumer import (
     UNKNOWN_MEMBER_ID,
     Assign,
     Callback,
+    CommitAsync,
+    CommitCallback,
     CommitSync,
     Config,
+    Consumed,
     Event,
     HeartbeatAnswered,
     JoinAnswered,
@@ -83,6 +86,7 @@ from groupspec.types.classic_consumer import (
     MemberState,
     Metadata,
     Mode,
+    OffsetCommitAnswered,
     OffsetFetchAnswered,
     Output,
     Poll,
@@ -104,6 +108,7 @@ from groupspec.types.classic_group import (
     LeaveGroup,
     MemberIdentity,
     OffsetCommit,
+    OffsetCommitResponse,
     Protocol,
     SyncGroup,
 )
@@ -118,6 +123,31 @@ COORDINATOR = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATO
 RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
 FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
+
+
+Offsets = tuple[tuple[TP, int], ...]
+
+
+@dataclass(frozen=True)
+class PendingCommit:
+    """An OffsetCommit in flight: who asked (``sync``: commitSync, ``async``: commitAsync,
+    ``auto``: the auto-commit timer, ``prepare``: the auto-commit before a rejoin) and the
+    generation and member id it went with (an error is judged against them)."""
+
+    kind: str
+    offsets: Offsets
+    generation: int
+    member_id: str
+
+
+@dataclass(frozen=True)
+class Completed:
+    """A finished commit whose callback has not run yet; ``retriable``: the failure may pass."""
+
+    kind: str
+    offsets: Offsets
+    error: str | None
+    retriable: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,11 +166,26 @@ class State:
     last_heartbeat_ms: int = 0
     #: The topics the last metadata refresh described (what the leader's assignor reads).
     metadata: tuple[TopicMetadata, ...] = ()
+    #: OffsetCommits sent and not yet answered, oldest first (answers come in order).
+    commits: tuple[PendingCommit, ...] = ()
+    #: Finished commits whose callbacks run at the next poll or commit call, in order.
+    completed: tuple[Completed, ...] = ()
+    #: A commitAsync was fenced (FENCED_INSTANCE_ID): every later poll and commit call raises.
+    fenced_async: bool = False
+    #: Positions of owned partitions (what auto-commit commits), sorted.
+    positions: tuple[tuple[TP, int], ...] = ()
+    next_auto_commit_ms: int = 0
+    #: The auto-commit a rejoin waits for before giving partitions up: None (none), "pending",
+    #: "retry" (it failed retriably) or "done" (it succeeded or failed for good).
+    prepare_commit: str | None = None
+    #: When the rejoin stops waiting for it (None: no rejoin has started waiting).
+    prepare_deadline_ms: int | None = None
 
     def view(self) -> View:
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
                     subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
-                    in_flight=self.in_flight, fatal=self.fatal)
+                    in_flight=self.in_flight, fatal=self.fatal, positions=self.positions,
+                    commits_in_flight=len(self.commits))
 
 
 class _Step(kernel.Step[State]):
@@ -153,7 +198,7 @@ class _Step(kernel.Step[State]):
 
 
 def initial(config: Config) -> State:
-    return State(config=config)
+    return State(config=config, next_auto_commit_ms=config.auto_commit_interval_ms)
 
 
 @icontract.ensure(lambda result: result[0].mode is not Mode.ASSIGNED or result[0].state is S.UNJOINED,
@@ -165,6 +210,10 @@ def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
     st = _Step(state)
     if state.fatal is None:
         TABLE.rule(state.state, event)(st, event)
+        # a position lives only while its partition is owned (a partition given up and later
+        # assigned again starts from its committed offset, not from where it was)
+        owned = set(st.state.owned)
+        st.set(positions=tuple((tp, o) for tp, o in st.state.positions if tp in owned))
     else:
         st.emit(Raised("KafkaException", f"the consumer failed earlier: {state.fatal}"))
     return st.state, tuple(st.out)
@@ -220,19 +269,72 @@ def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
 
 
 def _poll(st: _Step, ev: Poll) -> None:
-    """All membership work happens inside poll: the join (after giving partitions up) or a due heartbeat."""
+    """All membership work happens inside poll: finished commits' callbacks first, then the join
+    (after the auto-commit and giving partitions up) or a due heartbeat, then a due auto-commit
+    unless a rebalance is under way."""
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
-    s = st.state
-    if s.mode is not Mode.SUBSCRIBED or s.in_flight is not None:
+    if st.state.mode is Mode.NONE or not _run_callbacks(st):
         return
-    if s.state is S.PREPARING_REBALANCE:  # a join that a coordinator error interrupted
-        _send_join(st)
-    elif s.rejoin_needed:
-        _join_prepare(st)
-        _send_join(st)
-    elif s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
-        st.emit(Sent(Heartbeat(s.config.group_id, s.generation, s.member_id, s.config.group_instance_id)))
-        st.set(in_flight="heartbeat", last_heartbeat_ms=s.now_ms)
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED:
+        if s.in_flight in ("join", "sync"):
+            return
+        if s.in_flight is None:
+            if s.state is S.PREPARING_REBALANCE:  # a coordinator error or a failed assignment came between
+                _send_join(st)
+                return
+            if s.rejoin_needed:
+                if _prepare_commit_settled(st):
+                    _join_prepare(st)
+                    _send_join(st)
+                return
+            if s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
+                c = s.config
+                st.emit(Sent(Heartbeat(c.group_id, s.generation, s.member_id, c.group_instance_id)))
+                st.set(in_flight="heartbeat", last_heartbeat_ms=s.now_ms)
+        elif s.rejoin_needed or s.state is not S.STABLE:
+            return
+    _maybe_auto_commit(st)
+
+
+def _consumed_offsets(s: State) -> Offsets:
+    return s.positions
+
+
+def _maybe_auto_commit(st: _Step) -> None:
+    """The auto-commit timer: once due, it restarts and the positions go as an async commit."""
+    s = st.state
+    if not s.config.enable_auto_commit or s.now_ms < s.next_auto_commit_ms:
+        return
+    st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
+    _commit_now(st, "auto", _consumed_offsets(s))
+
+
+def _prepare_commit_settled(st: _Step) -> bool:
+    """Whether the rejoin may give partitions up now. With auto-commit on, the positions are
+    committed first and the rejoin waits for the answer, but not past the rebalance timeout
+    counted from the first try. An answer is acted on at the next poll: success or a lasting
+    failure lets the rejoin go on; a retriable failure holds it one more poll, and the poll
+    after sends the commit again (Kafka's onJoinPrepare clears the finished request first)."""
+    s = st.state
+    if not s.config.enable_auto_commit:
+        return True
+    if s.prepare_deadline_ms is None:
+        st.set(prepare_deadline_ms=s.now_ms + s.config.rebalance_timeout_ms)
+    if s.prepare_commit is None:
+        sent = _commit_now(st, "prepare", _consumed_offsets(s))
+        st.set(prepare_commit="pending" if sent else "done")  # unsent: nothing to commit, or not in the group
+    s = st.state
+    assert s.prepare_deadline_ms is not None
+    go_on = s.now_ms >= s.prepare_deadline_ms or s.prepare_commit == "done"
+    if s.prepare_commit != "pending":
+        st.set(prepare_commit=None)
+    if not go_on:
+        return False
+    # a commit still in flight no longer holds anything: it ends as an auto-commit does
+    st.set(prepare_commit=None, prepare_deadline_ms=None,
+           commits=tuple(replace(c, kind="auto") if c.kind == "prepare" else c for c in s.commits))
+    return True
 
 
 def _join_prepare(st: _Step) -> None:
@@ -271,25 +373,162 @@ def _send_join(st: _Step) -> None:
 
 def _commit(st: _Step, ev: CommitSync) -> None:
     """A member commits only for the generation it is stable in; a self-assigned one as nobody."""
-    s = st.state
-    if not ev.offsets:
+    if not _run_callbacks(st) or not ev.offsets:
         return
+    failed = _local_failure(st.state, ev.offsets)
+    if failed is not None:
+        st.emit(Raised(*failed))
+        return
+    _commit_now(st, "sync", ev.offsets)
+
+
+def _commit_async(st: _Step, ev: CommitAsync) -> None:
+    """The request goes now; whatever happens to it is told by a later callback."""
+    if _run_callbacks(st):
+        _commit_now(st, "async", ev.offsets)
+
+
+def _local_failure(s: State, offsets: Offsets) -> tuple[str, str] | None:
+    """Why a commit fails before any request goes (exception, detail), or None."""
+    if not offsets:
+        return None
+    bad = [o for _, o in offsets if o < 0]
+    if bad:
+        return "IllegalArgumentException", f"Invalid offset: {bad[0]}"
     if s.mode is Mode.SUBSCRIBED:
         if s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE):
-            st.emit(Raised("RebalanceInProgressException", "the group is rebalancing"))
-            return
+            return "RebalanceInProgressException", "the group is rebalancing"
         if s.state is not S.STABLE:
-            st.emit(Raised("CommitFailedException", "the consumer is not in an active group"))
-            return
+            return "CommitFailedException", "the consumer is not in an active group"
+    return None
+
+
+def _commit_now(st: _Step, kind: str, offsets: Offsets) -> bool:
+    """Send the OffsetCommit; False when it settled without one (then, but for a commitSync, a
+    callback is queued with the outcome: nothing to commit succeeds, a local failure fails)."""
+    s = st.state
+    failed = _local_failure(s, offsets)
+    if failed is not None or not offsets:
+        if kind != "sync":
+            st.set(completed=(*s.completed, Completed(kind, offsets, failed[0] if failed else None)))
+        return False
+    if s.mode is Mode.SUBSCRIBED:
         generation, member, instance = s.generation, s.member_id, s.config.group_instance_id
     else:  # a self-assigned consumer commits as nobody, static or not
         generation, member, instance = NO_GENERATION, UNKNOWN_MEMBER_ID, None
-    offsets = dict(ev.offsets)
-    topics = tuple(CommitTopic(t, tuple(CommitPartition(p, offsets[(t, p)])
-                                        for u, p in sorted(offsets) if u == t))
-                   for t in sorted({t for t, _ in offsets}))
+    by_tp = dict(offsets)
+    topics = tuple(CommitTopic(t, tuple(CommitPartition(p, by_tp[(t, p)])
+                                        for u, p in sorted(by_tp) if u == t))
+                   for t in sorted({t for t, _ in by_tp}))
     st.emit(Sent(OffsetCommit(s.config.group_id, generation, member, group_instance_id=instance,
                               topics=topics)))
+    st.set(commits=(*s.commits, PendingCommit(kind, offsets, generation, member)))
+    return True
+
+
+def _run_callbacks(st: _Step) -> bool:
+    """Finished commits' callbacks, in order: a commitAsync's is the application's; the
+    auto-commit's only delays the next auto-commit after a retriable failure. False (and
+    FencedInstanceIdException) once a commitAsync was fenced: the call goes no further."""
+    s = st.state
+    if s.fenced_async:
+        st.emit(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
+        return False
+    for done in s.completed:
+        if done.kind == "async":
+            st.emit(CommitCallback(done.offsets, done.error))
+        elif done.retriable:
+            st.set(next_auto_commit_ms=s.now_ms + s.config.retry_backoff_ms)
+    st.set(completed=())
+    return True
+
+
+_RETRIABLE_COMMIT = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                               Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                               Errors.REQUEST_TIMED_OUT})
+_RAISED_AS_IS = {Errors.OFFSET_METADATA_TOO_LARGE: "OffsetMetadataTooLarge",
+                 Errors.INVALID_COMMIT_OFFSET_SIZE: "InvalidCommitOffsetSizeException"}
+
+
+def _commit_failure(st: _Step, sent: PendingCommit,
+                    response: OffsetCommitResponse) -> tuple[str | None, bool]:
+    """The exception an OffsetCommit answer makes (None: committed) and whether it may pass.
+
+    The first failed partition decides, except that topics the member may not write are all
+    named after every partition was read. Fencing errors are judged against the generation the
+    commit went with: if the member has joined again since, the commit only failed; if not, the
+    member's generation is reset (its member id too, but for ILLEGAL_GENERATION) and it rejoins.
+    """
+    s = st.state
+    unchanged = (s.generation, s.member_id) == (sent.generation, sent.member_id)
+    unauthorized = False
+    for topic in response.topics:
+        for partition in topic.partitions:
+            e = partition.error
+            if e is Errors.NONE:
+                continue
+            if e is Errors.GROUP_AUTHORIZATION_FAILED:
+                return "GroupAuthorizationException", False
+            if e is Errors.TOPIC_AUTHORIZATION_FAILED:
+                unauthorized = True
+                continue
+            if e in _RAISED_AS_IS:
+                return _RAISED_AS_IS[e], False
+            if e in _RETRIABLE_COMMIT:
+                return "RetriableCommitFailedException", True
+            if e is Errors.FENCED_INSTANCE_ID:
+                if unchanged:
+                    return "FencedInstanceIdException", False
+                rebalancing = s.state is S.PREPARING_REBALANCE
+                return ("RebalanceInProgressException" if rebalancing else "CommitFailedException"), False
+            if e is Errors.REBALANCE_IN_PROGRESS:
+                st.set(rejoin_needed=True)
+                return "RebalanceInProgressException", False
+            if e in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
+                if not unchanged and s.state is S.PREPARING_REBALANCE:
+                    return "RebalanceInProgressException", False
+                st.set(state=S.UNJOINED, generation=NO_GENERATION, rejoin_needed=True)
+                if e is Errors.UNKNOWN_MEMBER_ID:
+                    st.set(member_id=UNKNOWN_MEMBER_ID)
+                return "CommitFailedException", False
+            return "KafkaException", False
+    return ("TopicAuthorizationException", False) if unauthorized else (None, False)
+
+
+def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
+    """The oldest commit in flight is answered. commitSync's caller sees the outcome at once
+    (a retriable failure sends the commit again); the others' callbacks wait for the next call."""
+    s = st.state
+    if not s.commits:
+        return  # nothing in flight: an answer nobody waits for
+    sent = s.commits[0]
+    st.set(commits=s.commits[1:])
+    error, retriable = _commit_failure(st, sent, ev.response)
+    if sent.kind == "sync":
+        if not _run_callbacks(st) or error is None:
+            return
+        if retriable:
+            failed = _local_failure(st.state, sent.offsets)
+            if failed is None:
+                _commit_now(st, "sync", sent.offsets)
+            else:
+                st.emit(Raised(*failed))
+        else:
+            st.emit(Raised(error, "the offset commit failed"))
+        return
+    st.set(completed=(*st.state.completed, Completed(sent.kind, sent.offsets, error, retriable)))
+    if sent.kind == "async" and error == "FencedInstanceIdException":
+        st.set(fenced_async=True)
+    if sent.kind == "prepare" and st.state.prepare_commit == "pending":
+        st.set(prepare_commit="retry" if retriable else "done")
+
+
+def _consumed(st: _Step, ev: Consumed) -> None:
+    """Positions move only for owned partitions."""
+    owned = set(st.state.owned)
+    positions = dict(st.state.positions)
+    positions.update((tp, o) for tp, o in ev.offsets if tp in owned)
+    st.set(positions=tuple(sorted(positions.items())))
 
 
 # --- answers -------------------------------------------------------------------------------------
@@ -403,6 +642,7 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
             # an assignment made for an older subscription: nothing taken, nothing called back
             st.set(rejoin_needed=True)
             return
+        st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
         if s.config.protocol is RebalanceProtocol.COOPERATIVE:
             revoked = tuple(tp for tp in s.owned if tp not in assigned)
             if revoked:
@@ -468,7 +708,10 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
 
 
 def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
-    """A join or sync answer outside the round trip it belongs to is dropped."""
+    """A join or sync answer outside the round trip it belongs to is dropped; if it was the one
+    awaited (a commit's fencing error reset the member meanwhile) the next poll joins again."""
+    if st.state.in_flight == ("join" if isinstance(ev, JoinAnswered) else "sync"):
+        st.set(in_flight=None)
 
 
 def _fail(st: _Step, error: Errors) -> None:
@@ -487,6 +730,9 @@ TABLE = kernel.Table("classic_consumer", {
     **kernel.rows(_heartbeat_answered, HeartbeatAnswered),
     **kernel.rows(_offsets_fetched, OffsetFetchAnswered),
     **kernel.rows(_metadata, Metadata),
+    **kernel.rows(_commit_async, CommitAsync),
+    **kernel.rows(_commit_answered, OffsetCommitAnswered),
+    **kernel.rows(_consumed, Consumed),
     **kernel.rows(_stale, JoinAnswered, SyncAnswered),
 })
 

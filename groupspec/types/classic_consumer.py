@@ -22,6 +22,7 @@ from groupspec.types.classic_group import (
     JoinGroupResponse,
     LeaveGroup,
     OffsetCommit,
+    OffsetCommitResponse,
     OffsetFetchResponse,
     SyncGroup,
     SyncGroupResponse,
@@ -36,8 +37,11 @@ __all__ = [
     "UNKNOWN_MEMBER_ID",
     "Assign",
     "Callback",
+    "CommitAsync",
+    "CommitCallback",
     "CommitSync",
     "Config",
+    "Consumed",
     "Event",
     "HeartbeatAnswered",
     "JoinAnswered",
@@ -45,6 +49,7 @@ __all__ = [
     "MemberState",
     "Metadata",
     "Mode",
+    "OffsetCommitAnswered",
     "OffsetFetchAnswered",
     "Output",
     "Poll",
@@ -117,6 +122,12 @@ class Config:
     group_instance_id: str | None = None
     #: ``client.rack``: sent in the subscription (rack-aware assignors read it).
     client_rack: str | None = None
+    #: ``enable.auto.commit``. Kafka's default is true when a group id is set; the model's is
+    #: false, so a run commits only where it says so unless it asks for auto-commit.
+    enable_auto_commit: bool = False
+    auto_commit_interval_ms: int = 5_000
+    #: ``retry.backoff.ms``: how long a retriable auto-commit failure delays the next one.
+    retry_backoff_ms: int = 100
 
     def __post_init__(self) -> None:
         if not self.group_id:
@@ -127,6 +138,11 @@ class Config:
             raise InputError("assignors", "must name at least one assignor")
         if self.heartbeat_interval_ms <= 0:
             raise InputError("heartbeat_interval_ms", f"must be positive, got {self.heartbeat_interval_ms}")
+        if self.auto_commit_interval_ms <= 0:
+            raise InputError("auto_commit_interval_ms",
+                             f"must be positive, got {self.auto_commit_interval_ms}")
+        if self.retry_backoff_ms < 0:
+            raise InputError("retry_backoff_ms", f"must be 0 or more, got {self.retry_backoff_ms}")
         if self.auto_offset_reset not in _RESETS:
             raise InputError("auto_offset_reset", f"must be one of {_RESETS}, got {self.auto_offset_reset!r}")
 
@@ -164,6 +180,23 @@ class Poll:
 
 @dataclass(frozen=True)
 class CommitSync:
+    offsets: tuple[tuple[TP, int], ...]
+
+
+@dataclass(frozen=True)
+class CommitAsync:
+    """commitAsync: the OffsetCommit goes now; its outcome reaches the application as a
+    CommitCallback at a later poll or commit call."""
+
+    offsets: tuple[tuple[TP, int], ...]
+
+
+@dataclass(frozen=True)
+class Consumed:
+    """Records reached the application: each listed partition's position (the next offset to
+    read) is now the given one. Auto-commit commits these positions; partitions the consumer
+    does not own are ignored (the fetcher drops their records)."""
+
     offsets: tuple[tuple[TP, int], ...]
 
 
@@ -245,8 +278,16 @@ class OffsetFetchAnswered:
     response: OffsetFetchResponse
 
 
+@dataclass(frozen=True)
+class OffsetCommitAnswered:
+    """The answer to the oldest OffsetCommit still unanswered (one connection answers in order)."""
+
+    response: OffsetCommitResponse
+
+
 Event = (Subscribe | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered | SyncAnswered
-         | HeartbeatAnswered | OffsetFetchAnswered | Metadata)
+         | HeartbeatAnswered | OffsetFetchAnswered | Metadata | CommitAsync | Consumed
+         | OffsetCommitAnswered)
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -286,7 +327,16 @@ class Raised:
     detail: str = ""
 
 
-Output = Sent | Callback | ResetOffset | Raised
+@dataclass(frozen=True)
+class CommitCallback:
+    """An OffsetCommitCallback call for one commitAsync: its offsets and the exception's class
+    name (None: committed). Kafka runs these from the next poll, commitSync or commitAsync."""
+
+    offsets: tuple[tuple[TP, int], ...]
+    error: str | None = None
+
+
+Output = Sent | Callback | ResetOffset | Raised | CommitCallback
 
 #: Requests a Sent may carry (re-exported so callers need one import).
 REQUESTS = (JoinGroup, SyncGroup, LeaveGroup, OffsetCommit)
@@ -305,3 +355,7 @@ class View:
     rejoin_needed: bool
     in_flight: str | None
     fatal: str | None
+    #: Positions of owned partitions (what auto-commit commits).
+    positions: tuple[tuple[TP, int], ...] = ()
+    #: OffsetCommits sent and not yet answered.
+    commits_in_flight: int = 0

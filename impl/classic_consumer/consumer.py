@@ -9,6 +9,9 @@ which gives the same requests in the same order. The heartbeat thread is folded 
 
 from __future__ import annotations
 
+from collections import deque
+from dataclasses import dataclass
+
 from groupspec.impl import classic_assignors
 from groupspec.impl.classic_consumer.subscriptions import SubscriptionState
 from groupspec.types.classic_assignors import (
@@ -23,14 +26,18 @@ from groupspec.types.classic_consumer import (
     UNKNOWN_MEMBER_ID,
     Assign,
     Callback,
+    CommitAsync,
+    CommitCallback,
     CommitSync,
     Config,
+    Consumed,
     Event,
     HeartbeatAnswered,
     JoinAnswered,
     MemberState,
     Metadata,
     Mode,
+    OffsetCommitAnswered,
     OffsetFetchAnswered,
     Output,
     Poll,
@@ -52,6 +59,7 @@ from groupspec.types.classic_group import (
     LeaveGroup,
     MemberIdentity,
     OffsetCommit,
+    OffsetCommitResponse,
     Protocol,
     SyncGroup,
 )
@@ -63,6 +71,38 @@ COOPERATIVE_STICKY_ASSIGNOR_NAME = "cooperative-sticky"
 
 class _AssignmentFailed(Exception):
     """onLeaderElected's IllegalStateException: the join fails and the application sees it."""
+
+
+Offsets = tuple[tuple[TP, int], ...]
+
+
+@dataclass
+class _CommitFuture:
+    """One OffsetCommit request's future: who sent it (``sync``, ``async``, ``auto``, or
+    ``prepare``: onJoinPrepare's auto-commit) and with which generation; done once answered."""
+
+    kind: str
+    offsets: Offsets
+    generation: int
+    member_id: str
+    done: bool = False
+    error: str | None = None
+    retriable: bool = False
+
+
+@dataclass
+class _Completion:
+    """OffsetCommitCompletion: a finished commit whose callback waits for the next call."""
+
+    kind: str
+    offsets: Offsets
+    error: str | None
+    retriable: bool
+
+
+_RETRIABLE_COMMIT_ERRORS = (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                            Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                            Errors.REQUEST_TIMED_OUT)
 
 
 class ClassicConsumer:
@@ -81,6 +121,13 @@ class ClassicConsumer:
         self.last_heartbeat_ms = 0
         self.cluster: dict[str, TopicMetadata] = {}
         self.is_leader = False
+        # ConsumerCoordinator's commit bookkeeping
+        self.in_flight_commits: deque[_CommitFuture] = deque()
+        self.completed_offset_commits: deque[_Completion] = deque()
+        self.async_commit_fenced = False
+        self.next_auto_commit_deadline = config.auto_commit_interval_ms
+        self.auto_commit_offset_request_future: _CommitFuture | None = None
+        self.join_prepare_deadline: int | None = None
         self._out: list[Output] = []
 
     # --- the application's calls -----------------------------------------------------------
@@ -102,15 +149,25 @@ class ClassicConsumer:
         elif isinstance(event, JoinAnswered):
             if self.state is MemberState.PREPARING_REBALANCE:
                 self.on_join_response(event)
+            elif self.pending == "join":
+                self.pending = None  # UnjoinedGroupException: the member was reset meanwhile
         elif isinstance(event, SyncAnswered):
             if self.state is MemberState.COMPLETING_REBALANCE:
                 self.on_sync_response(event)
+            elif self.pending == "sync":
+                self.pending = None
         elif isinstance(event, HeartbeatAnswered):
             self.on_heartbeat_response(event.response.error)
         elif isinstance(event, OffsetFetchAnswered):
             self.on_offset_fetch(event)
         elif isinstance(event, Metadata):
             self.cluster = {t.name: t for t in event.topics}
+        elif isinstance(event, CommitAsync):
+            self.commit_async(event.offsets)
+        elif isinstance(event, OffsetCommitAnswered):
+            self.on_offset_commit_response(event.response)
+        elif isinstance(event, Consumed):
+            self.subscriptions.consumed(event.offsets)
         return tuple(self._out)
 
     def subscribe(self, topics: tuple[str, ...]) -> None:
@@ -137,31 +194,62 @@ class ClassicConsumer:
 
     def poll(self, now_ms: int) -> None:
         self.now_ms = max(self.now_ms, now_ms)
-        if not self.subscriptions.has_auto_assigned_partitions() or self.pending is not None:
+        if self.subscriptions.mode is Mode.NONE:
             return
-        if self.state is MemberState.PREPARING_REBALANCE:
-            self.send_join_group()
-        elif self.rejoin_needed:
-            self.on_join_prepare()
-            self.send_join_group()
-        elif (self.state is MemberState.STABLE
-              and self.now_ms >= self.last_heartbeat_ms + self.config.heartbeat_interval_ms):
-            self.last_heartbeat_ms = self.now_ms
-            self.pending = "heartbeat"
-            self._out.append(Sent(Heartbeat(self.config.group_id, self.generation_id, self.member_id,
-                                            self.config.group_instance_id)))
-
-    def commit_sync(self, offsets: tuple[tuple[TP, int], ...]) -> None:
-        if not offsets:
+        if not self.invoke_completed_offset_commit_callbacks():
             return
         if self.subscriptions.has_auto_assigned_partitions():
-            if self.state is not MemberState.STABLE:
-                if self.rebalance_in_progress():
-                    self._out.append(Raised("RebalanceInProgressException", "the group is rebalancing"))
-                else:
-                    self._out.append(Raised("CommitFailedException",
-                                            "the consumer is not in an active group"))
+            if self.pending in ("join", "sync"):
+                return  # a rebalance is under way: the poll ends before the auto-commit
+            if self.pending is None:
+                if self.state is MemberState.PREPARING_REBALANCE:
+                    self.send_join_group()
+                    return
+                if self.rejoin_needed:
+                    if self.on_join_prepare_commit():
+                        self.on_join_prepare()
+                        self.send_join_group()
+                    return
+                if (self.state is MemberState.STABLE
+                        and self.now_ms >= self.last_heartbeat_ms + self.config.heartbeat_interval_ms):
+                    self.last_heartbeat_ms = self.now_ms
+                    self.pending = "heartbeat"
+                    self._out.append(Sent(Heartbeat(self.config.group_id, self.generation_id, self.member_id,
+                                                    self.config.group_instance_id)))
+            elif self.rejoin_needed or self.state is not MemberState.STABLE:
                 return
+        self.maybe_auto_commit_offsets_async()
+
+    def commit_sync(self, offsets: Offsets) -> None:
+        if not self.invoke_completed_offset_commit_callbacks() or not offsets:
+            return
+        failure = self.check_commit(offsets)
+        if failure is not None:
+            self._out.append(Raised(*failure))
+            return
+        self.send_offset_commit_request("sync", offsets)
+
+    def commit_async(self, offsets: Offsets) -> None:
+        if self.invoke_completed_offset_commit_callbacks():
+            self.do_commit_offsets_async("async", offsets)
+
+    # --- ConsumerCoordinator's commits ---------------------------------------------------------
+
+    def check_commit(self, offsets: Offsets) -> tuple[str, str] | None:
+        """sendOffsetCommitRequest's refusals before anything is sent."""
+        if not offsets:
+            return None
+        for _, offset in offsets:
+            if offset < 0:
+                return "IllegalArgumentException", f"Invalid offset: {offset}"
+        if self.subscriptions.has_auto_assigned_partitions() and self.state is not MemberState.STABLE:
+            if self.rebalance_in_progress():
+                return "RebalanceInProgressException", "the group is rebalancing"
+            return "CommitFailedException", "the consumer is not in an active group"
+        return None
+
+    def send_offset_commit_request(self, kind: str, offsets: Offsets) -> _CommitFuture:
+        if self.subscriptions.has_auto_assigned_partitions():
             generation, member, instance = self.generation_id, self.member_id, self.config.group_instance_id
         else:
             generation, member, instance = NO_GENERATION, UNKNOWN_MEMBER_ID, None
@@ -171,6 +259,127 @@ class ClassicConsumer:
         topics = tuple(CommitTopic(t, tuple(ps)) for t, ps in by_topic.items())
         self._out.append(Sent(OffsetCommit(self.config.group_id, generation, member,
                                            group_instance_id=instance, topics=topics)))
+        future = _CommitFuture(kind, offsets, generation, member)
+        self.in_flight_commits.append(future)
+        return future
+
+    def do_commit_offsets_async(self, kind: str, offsets: Offsets) -> _CommitFuture | None:
+        """The request, or None when the commit finished at once (its completion is queued)."""
+        failure = self.check_commit(offsets)
+        if failure is None and offsets:
+            return self.send_offset_commit_request(kind, offsets)
+        self.completed_offset_commits.append(
+            _Completion(kind, offsets, failure[0] if failure else None, retriable=False))
+        return None
+
+    def invoke_completed_offset_commit_callbacks(self) -> bool:
+        if self.async_commit_fenced:
+            self._out.append(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
+            return False
+        while self.completed_offset_commits:
+            completion = self.completed_offset_commits.popleft()
+            if completion.kind == "async":
+                self._out.append(CommitCallback(completion.offsets, completion.error))
+            elif completion.retriable:  # the auto-commit's own callback backs off
+                self.next_auto_commit_deadline = self.now_ms + self.config.retry_backoff_ms
+        return True
+
+    def maybe_auto_commit_offsets_async(self) -> None:
+        if self.config.enable_auto_commit and self.now_ms >= self.next_auto_commit_deadline:
+            self.next_auto_commit_deadline = self.now_ms + self.config.auto_commit_interval_ms
+            self.do_commit_offsets_async("auto", self.subscriptions.all_consumed())
+
+    def on_join_prepare_commit(self) -> bool:
+        """The first half of onJoinPrepare: commit the positions before giving partitions up."""
+        if not self.config.enable_auto_commit:
+            return True
+        if self.join_prepare_deadline is None:
+            self.join_prepare_deadline = self.now_ms + self.config.rebalance_timeout_ms
+        if self.auto_commit_offset_request_future is None:
+            # None back: it finished at once (nothing to commit, or not in the group)
+            self.auto_commit_offset_request_future = self.do_commit_offsets_async(
+                "prepare", self.subscriptions.all_consumed())
+        future = self.auto_commit_offset_request_future
+        if future is not None:
+            if self.now_ms >= self.join_prepare_deadline:
+                completed = True
+            elif not future.done:
+                completed = False
+            else:
+                completed = not future.retriable
+            if future.done:
+                self.auto_commit_offset_request_future = None
+            if not completed:
+                return False
+        if future is not None and not future.done:
+            future.kind = "auto"  # no longer awaited; it ends as an auto-commit does
+        self.join_prepare_deadline = None
+        self.auto_commit_offset_request_future = None
+        return True
+
+    def on_offset_commit_response(self, response: OffsetCommitResponse) -> None:
+        if not self.in_flight_commits:
+            return
+        future = self.in_flight_commits.popleft()
+        error, retriable = self.commit_error(future, response)
+        future.done, future.error, future.retriable = True, error, retriable
+        if future.kind == "sync":
+            # commitOffsetsSync: earlier async callbacks first, then the outcome; a retriable
+            # failure is tried again at once
+            if not self.invoke_completed_offset_commit_callbacks() or error is None:
+                return
+            if retriable:
+                failure = self.check_commit(future.offsets)
+                if failure is None:
+                    self.send_offset_commit_request("sync", future.offsets)
+                else:
+                    self._out.append(Raised(*failure))
+            else:
+                self._out.append(Raised(error, "the offset commit failed"))
+            return
+        self.completed_offset_commits.append(_Completion(future.kind, future.offsets, error, retriable))
+        if future.kind == "async" and error == "FencedInstanceIdException":
+            self.async_commit_fenced = True
+
+    def commit_error(self, sent: _CommitFuture, response: OffsetCommitResponse) -> tuple[str | None, bool]:
+        """OffsetCommitResponseHandler: the exception (None: committed) and whether it is retriable."""
+        unchanged = self.generation_id == sent.generation and self.member_id == sent.member_id
+        unauthorized_topics: set[str] = set()
+        for topic in response.topics:
+            for partition in topic.partitions:
+                error = partition.error
+                if error is Errors.NONE:
+                    continue
+                if error is Errors.GROUP_AUTHORIZATION_FAILED:
+                    return "GroupAuthorizationException", False
+                elif error is Errors.TOPIC_AUTHORIZATION_FAILED:
+                    unauthorized_topics.add(topic.name)
+                elif error is Errors.OFFSET_METADATA_TOO_LARGE:
+                    return "OffsetMetadataTooLarge", False
+                elif error is Errors.INVALID_COMMIT_OFFSET_SIZE:
+                    return "InvalidCommitOffsetSizeException", False
+                elif error in _RETRIABLE_COMMIT_ERRORS:
+                    return "RetriableCommitFailedException", True
+                elif error is Errors.FENCED_INSTANCE_ID:
+                    if unchanged:
+                        return "FencedInstanceIdException", False
+                    if self.state is MemberState.PREPARING_REBALANCE:
+                        return "RebalanceInProgressException", False
+                    return "CommitFailedException", False
+                elif error is Errors.REBALANCE_IN_PROGRESS:
+                    self.rejoin_needed = True
+                    return "RebalanceInProgressException", False
+                elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
+                    if not unchanged and self.state is MemberState.PREPARING_REBALANCE:
+                        return "RebalanceInProgressException", False
+                    self.reset_state(reset_member_id=error is not Errors.ILLEGAL_GENERATION)
+                    self.rejoin_needed = True
+                    return "CommitFailedException", False
+                else:
+                    return "KafkaException", False
+        if unauthorized_topics:
+            return "TopicAuthorizationException", False
+        return None, False
 
     # --- AbstractCoordinator ------------------------------------------------------------------
 
@@ -367,6 +576,7 @@ class ClassicConsumer:
         if not self.subscriptions.check_assignment_matched_subscription(assigned):
             self.rejoin_needed = True  # an assignment for an older subscription: join again
             return
+        self.next_auto_commit_deadline = self.now_ms + self.config.auto_commit_interval_ms
         owned = self.subscriptions.assigned
         added = assigned - owned
         if self.config.protocol is RebalanceProtocol.COOPERATIVE:
@@ -419,4 +629,6 @@ class ClassicConsumer:
                     generation=self.generation_id,
                     subscription=tuple(sorted(self.subscriptions.subscription)),
                     owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
-                    in_flight=self.pending, fatal=self.failed)
+                    in_flight=self.pending, fatal=self.failed,
+                    positions=self.subscriptions.all_consumed(),
+                    commits_in_flight=len(self.in_flight_commits))

@@ -12,6 +12,8 @@ class SubscriptionState:
         self.mode = Mode.NONE
         self.subscription: set[str] = set()
         self.assigned: set[TP] = set()
+        #: The next offset to read of each owned partition that has one.
+        self.positions: dict[TP, int] = {}
 
     def has_auto_assigned_partitions(self) -> bool:
         return self.mode is Mode.SUBSCRIBED
@@ -28,12 +30,25 @@ class SubscriptionState:
 
     def assign_from_user(self, partitions: set[TP]) -> None:
         self.mode = Mode.ASSIGNED
-        self.assigned = set(partitions)
+        self._set_assignment(partitions)
 
     def assign_from_subscribed(self, partitions: set[TP]) -> None:
+        self._set_assignment(partitions)
+
+    def _set_assignment(self, partitions: set[TP]) -> None:
+        """Partitions kept keep their positions; the others' are forgotten."""
         self.assigned = set(partitions)
+        self.positions = {tp: o for tp, o in self.positions.items() if tp in self.assigned}
+
+    def consumed(self, offsets: tuple[tuple[TP, int], ...]) -> None:
+        for tp, offset in offsets:
+            if tp in self.assigned:
+                self.positions[tp] = offset
+
+    def all_consumed(self) -> tuple[tuple[TP, int], ...]:
+        return tuple(sorted(self.positions.items()))
 
     def unsubscribe(self) -> None:
         self.mode = Mode.NONE
         self.subscription = set()
-        self.assigned = set()
+        self._set_assignment(set())

@@ -20,14 +20,17 @@ from groupspec.impl.classic_consumer import ClassicConsumer
 from groupspec.spec import classic_consumer as spec
 from groupspec.types.classic_consumer import (
     Assign,
+    CommitAsync,
     CommitSync,
     Config,
+    Consumed,
     Event,
     HeartbeatAnswered,
     JoinAnswered,
     JoinedMember,
     Metadata,
     Mode,
+    OffsetCommitAnswered,
     OffsetFetchAnswered,
     Poll,
     RebalanceProtocol,
@@ -42,8 +45,11 @@ from groupspec.types.classic_group import (
     FetchedTopic,
     HeartbeatResponse,
     JoinGroupResponse,
+    OffsetCommitResponse,
     OffsetFetchResponse,
+    PartitionResult,
     SyncGroupResponse,
+    TopicResult,
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
@@ -54,6 +60,15 @@ ERRORS = (Errors.NONE,) * 16 + (
     Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.REBALANCE_IN_PROGRESS,
     Errors.MEMBER_ID_REQUIRED, Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
     Errors.FENCED_INSTANCE_ID, Errors.GROUP_AUTHORIZATION_FAILED,
+)
+
+#: What an OffsetCommit answer's partitions may carry: every branch of Kafka's handler.
+COMMIT = (Errors.NONE,) * 10 + (
+    Errors.GROUP_AUTHORIZATION_FAILED, Errors.TOPIC_AUTHORIZATION_FAILED, Errors.OFFSET_METADATA_TOO_LARGE,
+    Errors.INVALID_COMMIT_OFFSET_SIZE, Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+    Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.REQUEST_TIMED_OUT,
+    Errors.FENCED_INSTANCE_ID, Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID,
+    Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_SERVER_ERROR,
 )
 
 FETCH = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
@@ -69,9 +84,9 @@ def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment
 class Agreement(RuleBasedStateMachine):
     @initialize(cooperative=st.booleans(), reset=st.sampled_from(("earliest", "latest", "none")),
                 assigning=st.integers(0, 4), instance=st.sampled_from((None, "i1")),
-                assignor=st.sampled_from(("range", "roundrobin", "sticky")))
+                assignor=st.sampled_from(("range", "roundrobin", "sticky")), auto_commit=st.booleans())
     def start(self, cooperative: bool, reset: str, assigning: int, instance: str | None,
-              assignor: str) -> None:
+              assignor: str, auto_commit: bool) -> None:
         """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE.
         A cooperative member offers cooperative-sticky or range (the latter a stand-in for a
         custom cooperative assignor, whose answers the leader must check)."""
@@ -82,7 +97,8 @@ class Agreement(RuleBasedStateMachine):
             assignors = (assignor,)
         config = Config(assignors=assignors,
                         protocol=RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
-                        auto_offset_reset=reset, group_instance_id=instance)
+                        auto_offset_reset=reset, group_instance_id=instance,
+                        enable_auto_commit=auto_commit, auto_commit_interval_ms=4_000)
         self.state = spec.initial(config)
         self.impl = ClassicConsumer(config)
         self.now = 0
@@ -151,6 +167,20 @@ class Agreement(RuleBasedStateMachine):
     @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=2), offset=st.integers(0, 9))
     def commit(self, partitions: list[tuple[str, int]], offset: int) -> None:
         self._send(CommitSync(tuple((tp, offset) for tp in partitions)))
+
+    @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=2), offset=st.integers(-1, 9))
+    def commit_async(self, partitions: list[tuple[str, int]], offset: int) -> None:
+        self._send(CommitAsync(tuple((tp, offset) for tp in partitions)))
+
+    @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=3), offset=st.integers(0, 20))
+    def consumed(self, partitions: list[tuple[str, int]], offset: int) -> None:
+        self._send(Consumed(tuple((tp, offset) for tp in partitions)))
+
+    @rule(errors=st.lists(st.sampled_from(COMMIT), min_size=1, max_size=3))
+    def commit_answered(self, errors: list[Errors]) -> None:
+        """The oldest commit's answer: one result per partition, errors in the order drawn."""
+        results = tuple(PartitionResult(k, e) for k, e in enumerate(errors))
+        self._send(OffsetCommitAnswered(OffsetCommitResponse((TopicResult("t", results),))))
 
     @rule(error=st.sampled_from(ERRORS), leader=st.booleans(),
           partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))

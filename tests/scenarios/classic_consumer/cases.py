@@ -13,14 +13,18 @@ from groupspec.types.classic_consumer import (
     TP,
     Assign,
     Callback,
+    CommitAsync,
+    CommitCallback,
     CommitSync,
     Config,
+    Consumed,
     Event,
     HeartbeatAnswered,
     JoinAnswered,
     JoinedMember,
     MemberState,
     Metadata,
+    OffsetCommitAnswered,
     OffsetFetchAnswered,
     Output,
     Poll,
@@ -45,10 +49,13 @@ from groupspec.types.classic_group import (
     LeaveGroup,
     MemberIdentity,
     OffsetCommit,
+    OffsetCommitResponse,
     OffsetFetchResponse,
+    PartitionResult,
     Protocol,
     SyncGroup,
     SyncGroupResponse,
+    TopicResult,
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
@@ -667,6 +674,290 @@ LEADER_CASES: tuple[Case, ...] = (
 )
 
 CASES = CASES + LEADER_CASES
+
+
+# --- commit outcomes, commitAsync, auto-commit ----------------------------------------------------
+
+
+def committed(*results: tuple[TP, Errors]) -> OffsetCommitAnswered:
+    """An OffsetCommit answer: each partition's error, topics in order of first mention."""
+    topics = list(dict.fromkeys(t for (t, _), _ in results))
+    return OffsetCommitAnswered(OffsetCommitResponse(tuple(
+        TopicResult(t, tuple(PartitionResult(p, e) for (u, p), e in results if u == t)) for t in topics)))
+
+
+def fails(error: str) -> Raised:
+    return Raised(error, "the offset commit failed")
+
+
+AUTO = Config(group_id=GROUP, enable_auto_commit=True, auto_commit_interval_ms=2_000)
+AUTO_ASSIGN = Config(group_id=GROUP, enable_auto_commit=True)
+FENCED = Raised("FencedInstanceIdException", "an asynchronous commit was fenced")
+OK = Errors.NONE
+
+COMMIT_CASES: tuple[Case, ...] = (
+    Case("commit_sync_succeeds_quietly", CCT + "testCommitOffsetMetadataSync", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("commit_sync_retries_a_retriable_error", CCT + "testRetryCommitUnknownTopicOrPartition", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.UNKNOWN_TOPIC_OR_PARTITION)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.NOT_COORDINATOR)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("commit_sync_retry_fails_once_the_group_rebalances", CCT + "testCommitOffsetSyncNotCoordinator",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),  # no heartbeat outstanding: ignored
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        # the retry finds the member rebalancing and fails without a request
+        Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)),
+             (Raised("RebalanceInProgressException", "the group is rebalancing"),)),
+    )),
+    Case("commit_illegal_generation_resets_the_generation_only",
+         CCT + "testCommitOffsetIllegalGenerationShouldResetGenerationId", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1))),
+    )),
+    Case("commit_unknown_member_resets_the_member_id",
+         CCT + "testCommitOffsetUnknownMemberShouldResetToNoGeneration", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+    )),
+    Case("commit_fencing_error_for_an_older_generation_only_fails",
+         CCT + "testCommitOffsetIllegalGenerationWithNewGeneration", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 2),),
+             ends=S.PREPARING_REBALANCE),
+        # the commit went with generation 1; the member has joined generation 2 since
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("RebalanceInProgressException"),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+    )),
+    Case("commit_fenced_instance_of_an_older_generation_fails_the_commit",
+         CCT + "testCommitOffsetFencedInstanceWithNewGeneration", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), static(join(STATIC, ("t",), "m1", 1)))),
+        Step(joined("m1", 2, "m0"), (static(sync("m1", 2)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),), ends=S.STABLE),
+    )),
+    Case("commit_fenced_instance_of_the_current_generation_is_raised",
+         CCT + "testCommitOffsetRequestSyncWithFencedInstanceIdException", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("FencedInstanceIdException"),),
+             ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("commit_rebalance_in_progress_asks_for_a_rejoin", CCT + "testCommitOffsetRebalanceInProgress",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.REBALANCE_IN_PROGRESS)), (fails("RebalanceInProgressException"),),
+             ends=S.STABLE, expect_epoch=1),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+    )),
+    Case("commit_errors_raised_as_they_are", CCT + "testCommitOffsetMetadataTooLarge", EAGER, (
+        Step(Assign((T0, T1))),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.OFFSET_METADATA_TOO_LARGE)), (fails("OffsetMetadataTooLarge"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.INVALID_COMMIT_OFFSET_SIZE)),
+             (fails("InvalidCommitOffsetSizeException"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.UNKNOWN_SERVER_ERROR)), (fails("KafkaException"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.GROUP_AUTHORIZATION_FAILED)), (fails("GroupAuthorizationException"),)),
+    )),
+    Case("commit_topic_authorization_waits_for_every_partition",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (unauthorized topics)", EAGER, (
+        Step(Assign((T0, T1, U0))),
+        Step(CommitSync(((T0, 1), (T1, 1), (U0, 1))), (commit(-1, "", (T0, 1), (T1, 1), (U0, 1)),)),
+        # a later partition's group authorization failure wins over a topic one read before it
+        Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (T1, OK),
+                       (U0, Errors.GROUP_AUTHORIZATION_FAILED)),
+             (fails("GroupAuthorizationException"),)),
+        Step(CommitSync(((T0, 1), (U0, 1))), (commit(-1, "", (T0, 1), (U0, 1)),)),
+        Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (U0, OK)),
+             (fails("TopicAuthorizationException"),)),
+    )),
+    Case("commit_of_a_negative_offset_is_refused", "ConsumerCoordinator.sendOffsetCommitRequest", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitSync(((T0, -1),)), (Raised("IllegalArgumentException", "Invalid offset: -1"),)),
+        Step(CommitAsync(((T0, -2),)), ()),
+        Step(Poll(0), (CommitCallback(((T0, -2),), "IllegalArgumentException"),)),
+    )),
+    Case("commit_async_calls_back_at_the_next_poll", CCT + "testCommitOffsetAsyncWithDefaultCallback",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(committed((T0, OK)), (), expect_epoch=1),
+        Step(Poll(1), (CommitCallback(((T0, 5),)),)),
+        Step(Poll(2), ()),  # each callback runs once
+    )),
+    Case("commit_async_retriable_failure_is_only_reported",
+         CCT + "testCommitOffsetAsyncCoordinatorNotAvailable",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), ()),
+        # callbacks of earlier async commits run first in the next commit call
+        Step(CommitAsync(((T0, 6),)), (CommitCallback(((T0, 5),), "RetriableCommitFailedException"),
+                                       commit(1, "m1", (T0, 6)))),
+        Step(committed((T0, OK)), ()),
+        Step(CommitSync(((T0, 7),)), (CommitCallback(((T0, 6),)), commit(1, "m1", (T0, 7)))),
+    )),
+    Case("commit_sync_answer_runs_earlier_async_callbacks_first",
+         CCT + "testAsyncCommitCallbacksInvokedPriorToSyncCommitCompletion", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(CommitSync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
+        Step(committed((T0, OK)), ()),
+        Step(committed((T0, Errors.UNKNOWN_SERVER_ERROR)),
+             (CommitCallback(((T0, 1),)), fails("KafkaException"))),
+    )),
+    Case("commit_async_while_rebalancing_fails_in_its_callback", CCT + "testCommitOffsetRebalanceInProgress",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(CommitAsync(((T0, 1),)), ()),
+        Step(CommitAsync(()), (CommitCallback(((T0, 1),), "RebalanceInProgressException"),)),
+        Step(Poll(1), (CommitCallback((), None),)),  # an empty commit succeeds without a request
+    )),
+    Case("fenced_async_commit_fences_every_later_call",
+         CCT + "testCommitOffsetRequestAsyncAlwaysReceiveFencedException", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitAsync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(Poll(1), (FENCED,)),
+        Step(CommitSync(((T0, 5),)), (FENCED,)),
+        Step(CommitAsync(((T0, 5),)), (FENCED,)),
+    )),
+    Case("answer_without_a_commit_is_ignored", "ConsumerCoordinator (no OffsetCommit in flight)", EAGER, (
+        Step(Assign((T0,))),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (), ends=S.UNJOINED),
+        Step(CommitSync(((T0, 3),)), (commit(-1, "", (T0, 3)),)),
+    )),
+    Case("auto_commit_commits_positions_on_the_interval", CCT + "testAutoCommitDynamicAssignment", AUTO, (
+        *_stable(AUTO, T0, T1),
+        Step(Consumed(((T0, 10), (U0, 4)))),  # u-0 is not owned: no position
+        Step(Poll(1_999), ()),
+        Step(Poll(2_000), (commit(1, "m1", (T0, 10)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Consumed(((T1, 3),))),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(Poll(3_999), ()),
+        Step(Poll(4_000), (commit(1, "m1", (T0, 10), (T1, 3)),)),
+    )),
+    Case("auto_commit_backs_off_after_a_retriable_failure", CCT + "testAutoCommitRetryBackoff", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 7),))),
+        Step(Poll(5_000), (commit(-1, "", (T0, 7)),)),
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), ()),
+        # the failure's callback runs in this poll: the next try is due 100 ms later
+        Step(Poll(5_050), ()),
+        Step(Poll(5_149), ()),
+        Step(Poll(5_150), (commit(-1, "", (T0, 7)),)),
+    )),
+    Case("auto_commit_of_a_self_assigned_consumer", CCT + "testAutoCommitManualAssignment", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Poll(4_999), ()),
+        Step(Poll(5_000), ()),  # nothing consumed: nothing to commit
+        Step(Consumed(((T0, 2),))),
+        Step(Poll(9_999), ()),
+        Step(Poll(10_000), (commit(-1, "", (T0, 2)),)),
+    )),
+    Case("auto_commit_waits_while_rebalancing", CCT + "testAutoCommitDynamicAssignmentRebalance", AUTO, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(AUTO, ("t",)),)),
+        Step(Poll(5_000), ()),  # due, but a rebalance is under way
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Consumed(((T0, 1),))),
+        # the timer restarted with the assignment, at the last poll's time
+        Step(Poll(6_999), ()),
+        Step(Poll(7_000), (commit(1, "m1", (T0, 1)),)),
+    )),
+    Case("rejoin_commits_before_revoking", CCT + "testJoinPrepareAndCommitCompleted", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Poll(1_000)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(1_001), (commit(1, "m1", (T0, 9)),), ends=S.STABLE),
+        Step(Poll(1_002), ()),  # still waiting for the answer
+        Step(committed((T0, OK)), ()),
+        Step(Poll(1_003), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("rejoin_commit_retried_after_a_retriable_failure",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldSuccessAfterRetry", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)), ()),
+        Step(Poll(2), ()),  # the failure is seen: no join yet
+        Step(Poll(3), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(4), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1))),
+    )),
+    Case("rejoin_commit_lasting_failure_still_joins",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterNonRetryableException", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (), ends=S.UNJOINED),
+        # the failure reset the member: its partitions are lost, not revoked
+        Step(Poll(2), (Callback("lost", (T0,)), join(AUTO, ("t", "u")))),
+    )),
+    Case("rejoin_stops_waiting_for_the_commit_at_the_rebalance_timeout",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
+        Step(Poll(300_009), ()),
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1))),
+        # the late answer changes nothing
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), (), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("rejoin_with_nothing_consumed_joins_at_once", CCT + "testJoinPrepareWithDisableAutoCommit", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1))),
+    )),
+)
+
+CASES = CASES + COMMIT_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
