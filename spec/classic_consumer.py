@@ -54,6 +54,7 @@ rendered from it (docs/machines/classic_consumer.md).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -95,6 +96,7 @@ from groupspec.types.classic_consumer import (
     ResetOffset,
     Sent,
     Subscribe,
+    SubscribePattern,
     SyncAnswered,
     TopicMetadata,
     Unsubscribe,
@@ -126,6 +128,8 @@ FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors
 
 
 Offsets = tuple[tuple[TP, int], ...]
+#: Each watched topic's partitions, each as the racks of its replicas (see _partitions_now).
+Snapshot = tuple[tuple[str, tuple[frozenset[str], ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -180,12 +184,23 @@ class State:
     prepare_commit: str | None = None
     #: When the rejoin stops waiting for it (None: no rejoin has started waiting).
     prepare_deadline_ms: int | None = None
+    #: subscribe(Pattern)'s pattern (``subscription`` is then the metadata's topics it matches).
+    pattern: str | None = None
+    #: How many metadata refreshes arrived.
+    metadata_version: int = 0
+    #: The topics the last JoinGroup went with.
+    joined_subscription: tuple[str, ...] | None = None
+    #: The whole group's topics, as the member last saw them leading (() otherwise).
+    group_subscription: tuple[str, ...] = ()
+    is_leader: bool = False
+    #: The refresh the member last assigned from and the watched partitions then.
+    assignment_snapshot: tuple[int, Snapshot] | None = None
 
     def view(self) -> View:
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
                     subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
                     in_flight=self.in_flight, fatal=self.fatal, positions=self.positions,
-                    commits_in_flight=len(self.commits))
+                    commits_in_flight=len(self.commits), pattern=self.pattern)
 
 
 class _Step(kernel.Step[State]):
@@ -238,10 +253,28 @@ def _subscribe(st: _Step, ev: Subscribe) -> None:
     if st.state.mode is Mode.ASSIGNED:
         st.emit(Raised("IllegalStateException", "subscribe() after assign()"))
         return
+    if st.state.pattern is not None:
+        st.emit(Raised("IllegalStateException", "subscribe() after subscribe(Pattern)"))
+        return
     topics = tuple(sorted(set(ev.topics)))
     if topics != st.state.subscription:
         st.set(subscription=topics, rejoin_needed=True)
     st.set(mode=Mode.SUBSCRIBED)
+
+
+def _subscribe_pattern(st: _Step, ev: SubscribePattern) -> None:
+    """The pattern is matched at once against the metadata the consumer has, and again at each
+    refresh; the first subscription asks for a join even when nothing matches yet."""
+    s = st.state
+    if s.mode is Mode.ASSIGNED or (s.mode is Mode.SUBSCRIBED and s.pattern is None):
+        st.emit(Raised("IllegalStateException", "subscribe(Pattern) after "
+                       + ("assign()" if s.mode is Mode.ASSIGNED else "subscribe()")))
+        return
+    before = s.subscription
+    st.set(mode=Mode.SUBSCRIBED, pattern=ev.pattern)
+    _match_pattern(st)
+    if s.pattern is None or st.state.subscription != before:
+        st.set(rejoin_needed=True)
 
 
 def _assign(st: _Step, ev: Assign) -> None:
@@ -265,7 +298,8 @@ def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
         leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed from all topics")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
-           subscription=(), owned=(), rejoin_needed=False, in_flight=None)
+           subscription=(), owned=(), rejoin_needed=False, in_flight=None, pattern=None,
+           group_subscription=())
 
 
 def _poll(st: _Step, ev: Poll) -> None:
@@ -275,6 +309,8 @@ def _poll(st: _Step, ev: Poll) -> None:
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
     if st.state.mode is Mode.NONE or not _run_callbacks(st):
         return
+    if st.state.mode is Mode.SUBSCRIBED and _rejoin_due(st.state):
+        st.set(rejoin_needed=True)
     s = st.state
     if s.mode is Mode.SUBSCRIBED:
         if s.in_flight in ("join", "sync"):
@@ -338,6 +374,7 @@ def _prepare_commit_settled(st: _Step) -> bool:
 
 
 def _join_prepare(st: _Step) -> None:
+    st.set(is_leader=False, group_subscription=())
     s = st.state
     if _lost_generation(s):
         if s.owned:
@@ -368,7 +405,7 @@ def _send_join(st: _Step) -> None:
     subscription = ConsumerProtocolSubscription(topics=s.subscription, owned_partitions=_grouped(s.owned),
                                                 generation_id=s.generation, rack_id=c.client_rack)
     st.emit(Sent(request, subscription))
-    st.set(state=S.PREPARING_REBALANCE, in_flight="join")
+    st.set(state=S.PREPARING_REBALANCE, in_flight="join", joined_subscription=s.subscription)
 
 
 def _commit(st: _Step, ev: CommitSync) -> None:
@@ -542,7 +579,7 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE)
         assignments: Assignments = ()
         if r.leader == r.member_id:
-            found = _leader_assignments(st.state, ev)
+            found = _leader_assignments(st, ev)
             if isinstance(found, str):  # the leader's assignment failed: no SyncGroup goes
                 st.emit(Raised("IllegalStateException", found))
                 st.set(state=S.PREPARING_REBALANCE, rejoin_needed=True)
@@ -593,23 +630,27 @@ def assignor_input(s: State, name: str, members: tuple[JoinedMember, ...]) -> Cl
 Assignments = tuple[tuple[str, ConsumerProtocolAssignment], ...]
 
 
-def _leader_assignments(s: State, ev: JoinAnswered) -> Assignments | str:
+def _leader_assignments(st: _Step, ev: JoinAnswered) -> Assignments | str:
     """The leader's SyncGroup assignments, or why it cannot send any (IllegalStateException).
 
     A protocol the member did not offer is the coordinator's mistake and fails the join; one
-    that groupspec has no model of is the input's (InputError). Under the cooperative protocol
-    a partition may change owner only through a generation in which nobody holds it: an
-    assignment that hands one straight over fails, except from cooperative-sticky, whose own
-    reading of the owners' generations is trusted (Kafka skips the check for it).
+    that groupspec has no model of is the input's (InputError). The leader watches the topics
+    of the whole group from here on, and keeps the metadata it assigned from, to rejoin when
+    their partitions change. Under the cooperative protocol a partition may change owner only
+    through a generation in which nobody holds it: an assignment that hands one straight over
+    fails, except from cooperative-sticky, whose own reading of the owners' generations is
+    trusted (Kafka skips the check for it).
     """
+    s = st.state
     r = ev.response
-    if ev.leader_assignments:
-        return ev.leader_assignments
-    if r.skip_assignment or not ev.members:
-        return ()
     name = r.protocol_name or ""
-    if name not in s.config.assignors:
+    if not ev.leader_assignments and not r.skip_assignment and ev.members and name not in s.config.assignors:
         return f"the coordinator chose assignment protocol {name!r}, which this member did not offer"
+    group_topics = {t for m in ev.members for t in m.subscription.topics}
+    st.set(is_leader=True, group_subscription=tuple(sorted(group_topics)))
+    if ev.leader_assignments or r.skip_assignment or not ev.members:
+        _keep_assignment_snapshot(st)
+        return ev.leader_assignments
     if name not in ASSIGNORS:
         raise InputError("members", f"no model of assignor {name!r}: give leader_assignments instead")
     group = assignor_input(s, name, ev.members)
@@ -622,12 +663,53 @@ def _leader_assignments(s: State, ev: JoinAnswered) -> Assignments | str:
         if added & revoked:
             moved = ", ".join(f"{t}-{p}" for t, p in sorted(added & revoked))
             return f"the cooperative protocol forbids handing owned partitions straight over ({moved})"
+    _keep_assignment_snapshot(st)
     return tuple((m.member_id, _assignment_of(result.get(m.member_id, ()))) for m in ev.members)
 
 
+def _partitions_now(s: State) -> Snapshot:
+    """Each watched topic the metadata knows -> its partitions, each as the racks of its
+    replicas when the member has a rack (else no racks): what a change of triggers a rejoin.
+    Watched: the member's own topics and, after it led, the whole group's."""
+    watched = set(s.subscription) | set(s.group_subscription)
+    rack = s.config.client_rack is not None
+    return tuple((t.name, tuple(frozenset(t.replica_racks[p]) if rack and t.replica_racks else frozenset()
+                                for p in range(t.partitions)))
+                 for t in s.metadata if t.name in watched)
+
+
+def _keep_assignment_snapshot(st: _Step) -> None:
+    st.set(assignment_snapshot=(st.state.metadata_version, _partitions_now(st.state)))
+
+
+def _rejoin_due(s: State) -> bool:
+    """A rejoin is due beyond an asked-for one when the subscription differs from the one last
+    joined with, or, for the member that last assigned, when the metadata moved on from the
+    refresh it assigned from and the watched topics' partitions are no longer the same."""
+    if s.joined_subscription is not None and s.joined_subscription != s.subscription:
+        return True
+    if s.assignment_snapshot is None:
+        return False
+    version, partitions = s.assignment_snapshot
+    return version != s.metadata_version and partitions != _partitions_now(s)
+
+
 def _metadata(st: _Step, ev: Metadata) -> None:
-    """A refresh replaces what the consumer knew of the cluster's topics."""
-    st.set(metadata=tuple(sorted(ev.topics, key=lambda t: t.name)))
+    """A refresh replaces what the consumer knew of the cluster's topics; a pattern is matched
+    against them again (a changed match set makes the next poll rejoin)."""
+    st.set(metadata=tuple(sorted(ev.topics, key=lambda t: t.name)),
+           metadata_version=st.state.metadata_version + 1)
+    _match_pattern(st)
+
+
+def _match_pattern(st: _Step) -> None:
+    s = st.state
+    if s.pattern is not None:
+        st.set(subscription=tuple(t.name for t in s.metadata if re.fullmatch(s.pattern, t.name)))
+
+
+def _subscribed_to(s: State, topic: str) -> bool:
+    return re.fullmatch(s.pattern, topic) is not None if s.pattern is not None else topic in s.subscription
 
 
 def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
@@ -638,10 +720,17 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
     if r.error is Errors.NONE:
         assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
         st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms)
-        if any(t not in s.subscription for t, _ in assigned):
+        if not s.is_leader:
+            st.set(assignment_snapshot=None)  # only the member that assigned watches the metadata
+        if any(not _subscribed_to(s, t) for t, _ in assigned):
             # an assignment made for an older subscription: nothing taken, nothing called back
             st.set(rejoin_needed=True)
             return
+        if s.pattern is not None and s.joined_subscription is not None:
+            # the leader may give matching topics this member did not know of: they join both sets
+            extra = {t for t, _ in assigned} - set(s.joined_subscription)
+            st.set(subscription=tuple(sorted(set(s.subscription) | extra)),
+                   joined_subscription=tuple(sorted(set(s.joined_subscription) | extra)))
         st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
         if s.config.protocol is RebalanceProtocol.COOPERATIVE:
             revoked = tuple(tp for tp in s.owned if tp not in assigned)
@@ -721,6 +810,7 @@ def _fail(st: _Step, error: Errors) -> None:
 
 TABLE = kernel.Table("classic_consumer", {
     **kernel.rows(_subscribe, Subscribe),
+    **kernel.rows(_subscribe_pattern, SubscribePattern),
     **kernel.rows(_assign, Assign),
     **kernel.rows(_unsubscribe, Unsubscribe),
     **kernel.rows(_poll, Poll),

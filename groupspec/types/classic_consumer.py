@@ -10,6 +10,7 @@ bytes are the codec's business (impl/codec/consumer_protocol.py), not a membersh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -58,6 +59,7 @@ __all__ = [
     "ResetOffset",
     "Sent",
     "Subscribe",
+    "SubscribePattern",
     "SyncAnswered",
     "TopicMetadata",
     "Unsubscribe",
@@ -153,6 +155,23 @@ class Config:
 @dataclass(frozen=True)
 class Subscribe:
     topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SubscribePattern:
+    """subscribe(Pattern): the topics are those of the consumer's metadata whose whole name the
+    pattern matches (Python's ``re.fullmatch``; java.util.regex agrees on the common syntax),
+    matched again at every metadata refresh."""
+
+    pattern: str
+
+    def __post_init__(self) -> None:
+        if not self.pattern:
+            raise InputError("pattern", "a topic pattern must not be empty")
+        try:
+            re.compile(self.pattern)
+        except re.error as e:
+            raise InputError("pattern", f"not a regular expression: {e}") from None
 
 
 @dataclass(frozen=True)
@@ -285,8 +304,8 @@ class OffsetCommitAnswered:
     response: OffsetCommitResponse
 
 
-Event = (Subscribe | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered | SyncAnswered
-         | HeartbeatAnswered | OffsetFetchAnswered | Metadata | CommitAsync | Consumed
+Event = (Subscribe | SubscribePattern | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered
+         | SyncAnswered | HeartbeatAnswered | OffsetFetchAnswered | Metadata | CommitAsync | Consumed
          | OffsetCommitAnswered)
 
 
@@ -359,3 +378,5 @@ class View:
     positions: tuple[tuple[TP, int], ...] = ()
     #: OffsetCommits sent and not yet answered.
     commits_in_flight: int = 0
+    #: The subscribed pattern, if the subscription is one (``subscription`` is then its matches).
+    pattern: str | None = None

@@ -46,6 +46,7 @@ from groupspec.types.classic_consumer import (
     ResetOffset,
     Sent,
     Subscribe,
+    SubscribePattern,
     SyncAnswered,
     TopicMetadata,
     Unsubscribe,
@@ -67,6 +68,15 @@ from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 COOPERATIVE_STICKY_ASSIGNOR_NAME = "cooperative-sticky"
+
+
+@dataclass(frozen=True)
+class MetadataSnapshot:
+    version: int
+    partitions_per_topic: dict[str, tuple[frozenset[str], ...]]
+
+    def matches(self, other: MetadataSnapshot) -> bool:
+        return self.version == other.version or self.partitions_per_topic == other.partitions_per_topic
 
 
 class _AssignmentFailed(Exception):
@@ -121,6 +131,7 @@ class ClassicConsumer:
         self.last_heartbeat_ms = 0
         self.cluster: dict[str, TopicMetadata] = {}
         self.is_leader = False
+        self.subscriptions.reset_group_subscription()
         # ConsumerCoordinator's commit bookkeeping
         self.in_flight_commits: deque[_CommitFuture] = deque()
         self.completed_offset_commits: deque[_Completion] = deque()
@@ -128,6 +139,10 @@ class ClassicConsumer:
         self.next_auto_commit_deadline = config.auto_commit_interval_ms
         self.auto_commit_offset_request_future: _CommitFuture | None = None
         self.join_prepare_deadline: int | None = None
+        # what makes a rejoin due (rejoinNeededOrPending)
+        self.metadata_version = 0
+        self.joined_subscription: frozenset[str] | None = None
+        self.assignment_snapshot: MetadataSnapshot | None = None
         self._out: list[Output] = []
 
     # --- the application's calls -----------------------------------------------------------
@@ -160,8 +175,13 @@ class ClassicConsumer:
             self.on_heartbeat_response(event.response.error)
         elif isinstance(event, OffsetFetchAnswered):
             self.on_offset_fetch(event)
+        elif isinstance(event, SubscribePattern):
+            self.subscribe_pattern(event.pattern)
         elif isinstance(event, Metadata):
             self.cluster = {t.name: t for t in event.topics}
+            self.metadata_version += 1
+            if self.subscriptions.has_pattern_subscription():
+                self.update_pattern_subscription()
         elif isinstance(event, CommitAsync):
             self.commit_async(event.offsets)
         elif isinstance(event, OffsetCommitAnswered):
@@ -175,8 +195,26 @@ class ClassicConsumer:
             self.unsubscribe()
         elif self.subscriptions.mode is Mode.ASSIGNED:
             self._out.append(Raised("IllegalStateException", "subscribe() after assign()"))
+        elif self.subscriptions.has_pattern_subscription():
+            self._out.append(Raised("IllegalStateException", "subscribe() after subscribe(Pattern)"))
         elif self.subscriptions.subscribe(set(topics)):
             self.rejoin_needed = True
+
+    def subscribe_pattern(self, pattern: str) -> None:
+        mode = self.subscriptions.mode
+        topics_subscribed = mode is Mode.SUBSCRIBED and not self.subscriptions.has_pattern_subscription()
+        if mode is Mode.ASSIGNED or topics_subscribed:
+            after = "assign()" if mode is Mode.ASSIGNED else "subscribe()"
+            self._out.append(Raised("IllegalStateException", f"subscribe(Pattern) after {after}"))
+            return
+        first = mode is Mode.NONE
+        self.subscriptions.subscribe_pattern(pattern)
+        if self.update_pattern_subscription() or first:
+            self.rejoin_needed = True
+
+    def update_pattern_subscription(self) -> bool:
+        return self.subscriptions.subscribe_from_pattern(
+            {t for t in self.cluster if self.subscriptions.matches_subscribed_pattern(t)})
 
     def assign(self, partitions: tuple[TP, ...]) -> None:
         if not partitions:
@@ -199,6 +237,7 @@ class ClassicConsumer:
         if not self.invoke_completed_offset_commit_callbacks():
             return
         if self.subscriptions.has_auto_assigned_partitions():
+            self.check_rejoin_triggers()
             if self.pending in ("join", "sync"):
                 return  # a rebalance is under way: the poll ends before the auto-commit
             if self.pending is None:
@@ -398,6 +437,7 @@ class ClassicConsumer:
     def send_join_group(self) -> None:
         self.state = MemberState.PREPARING_REBALANCE
         self.pending = "join"
+        self.joined_subscription = frozenset(self.subscriptions.subscription)
         owned: dict[str, list[int]] = {}
         for topic, partition in sorted(self.subscriptions.assigned):
             owned.setdefault(topic, []).append(partition)
@@ -455,16 +495,17 @@ class ClassicConsumer:
     def on_leader_elected(self, event: JoinAnswered) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
         """ConsumerCoordinator.onLeaderElected: run the chosen assignor over the members'
         subscriptions and the cluster metadata; a driver's ``leader_assignments`` replace the run."""
-        self.is_leader = True
         response = event.response
-        if event.leader_assignments:
-            return event.leader_assignments
-        if response.skip_assignment or not event.members:
-            return ()
         strategy = response.protocol_name or ""
-        if strategy not in self.config.assignors:
+        scripted = bool(event.leader_assignments) or response.skip_assignment or not event.members
+        if not scripted and strategy not in self.config.assignors:
             raise _AssignmentFailed(
                 f"the coordinator chose assignment protocol {strategy!r}, which this member did not offer")
+        self.subscriptions.group_subscribe({t for m in event.members for t in m.subscription.topics})
+        self.is_leader = True
+        if scripted:
+            self.assignment_snapshot = self.metadata_snapshot()
+            return event.leader_assignments
         if strategy not in ASSIGNORS:
             raise InputError("members", f"no model of assignor {strategy!r}: give leader_assignments instead")
         owned: dict[str, list[TP]] = {}
@@ -485,6 +526,7 @@ class ClassicConsumer:
         if (self.config.protocol is RebalanceProtocol.COOPERATIVE
                 and strategy != COOPERATIVE_STICKY_ASSIGNOR_NAME):
             self.validate_cooperative_assignment(owned, assignments)
+        self.assignment_snapshot = self.metadata_snapshot()
         return tuple((m.member_id, self.serialize_assignment(assignments.get(m.member_id, ())))
                      for m in event.members)
 
@@ -573,9 +615,12 @@ class ClassicConsumer:
         self.is_leader = False
 
     def on_join_complete(self, assigned: set[TP]) -> None:
+        if not self.is_leader:
+            self.assignment_snapshot = None  # only the leader watches for metadata changes
         if not self.subscriptions.check_assignment_matched_subscription(assigned):
             self.rejoin_needed = True  # an assignment for an older subscription: join again
             return
+        self.maybe_update_joined_subscription(assigned)
         self.next_auto_commit_deadline = self.now_ms + self.config.auto_commit_interval_ms
         owned = self.subscriptions.assigned
         added = assigned - owned
@@ -586,6 +631,36 @@ class ClassicConsumer:
                 self.rejoin_needed = True
         self.subscriptions.assign_from_subscribed(assigned)
         self._out.append(Callback("assigned", tuple(sorted(added))))
+
+    def maybe_update_joined_subscription(self, assigned: set[TP]) -> None:
+        """A pattern member takes matching topics the leader assigned but it did not know of."""
+        if self.subscriptions.has_pattern_subscription() and self.joined_subscription is not None:
+            added = {topic for topic, _ in assigned} - self.joined_subscription
+            if added:
+                self.subscriptions.subscribe_from_pattern(self.subscriptions.subscription | added)
+                self.joined_subscription = self.joined_subscription | added
+
+    def metadata_snapshot(self) -> MetadataSnapshot:
+        """MetadataSnapshot: the watched topics' partitions (with replica racks when the member
+        has a rack) at the current metadata version."""
+        per_topic: dict[str, tuple[frozenset[str], ...]] = {}
+        for topic in self.subscriptions.metadata_topics():
+            info = self.cluster.get(topic)
+            if info is not None:
+                per_topic[topic] = tuple(
+                    frozenset(info.replica_racks[p])
+                    if self.config.client_rack is not None and info.replica_racks else frozenset()
+                    for p in range(info.partitions))
+        return MetadataSnapshot(self.metadata_version, per_topic)
+
+    def check_rejoin_triggers(self) -> None:
+        """rejoinNeededOrPending's own checks: the leader's metadata, then the subscription."""
+        snapshot = self.assignment_snapshot
+        metadata_changed = snapshot is not None and not snapshot.matches(self.metadata_snapshot())
+        subscription_changed = (self.joined_subscription is not None
+                                and self.joined_subscription != self.subscriptions.subscription)
+        if metadata_changed or subscription_changed:
+            self.rejoin_needed = True
 
     def on_leave_prepare(self) -> None:
         dropped = self.subscriptions.assigned
@@ -631,4 +706,4 @@ class ClassicConsumer:
                     owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
                     in_flight=self.pending, fatal=self.failed,
                     positions=self.subscriptions.all_consumed(),
-                    commits_in_flight=len(self.in_flight_commits))
+                    commits_in_flight=len(self.in_flight_commits), pattern=self.subscriptions.pattern)

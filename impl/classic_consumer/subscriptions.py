@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from groupspec.types.classic_consumer import TP, Mode
 
 
@@ -14,6 +16,9 @@ class SubscriptionState:
         self.assigned: set[TP] = set()
         #: The next offset to read of each owned partition that has one.
         self.positions: dict[TP, int] = {}
+        self.pattern: str | None = None
+        #: The whole group's topics while this member leads (empty otherwise).
+        self.group_subscription: set[str] = set()
 
     def has_auto_assigned_partitions(self) -> bool:
         return self.mode is Mode.SUBSCRIBED
@@ -26,7 +31,33 @@ class SubscriptionState:
         return changed
 
     def check_assignment_matched_subscription(self, assigned: set[TP]) -> bool:
+        if self.pattern is not None:
+            return all(self.matches_subscribed_pattern(topic) for topic, _ in assigned)
         return all(topic in self.subscription for topic, _ in assigned)
+
+    def has_pattern_subscription(self) -> bool:
+        return self.pattern is not None
+
+    def subscribe_pattern(self, pattern: str) -> None:
+        self.mode = Mode.SUBSCRIBED
+        self.pattern = pattern
+
+    def matches_subscribed_pattern(self, topic: str) -> bool:
+        return self.pattern is not None and re.fullmatch(self.pattern, topic) is not None
+
+    def subscribe_from_pattern(self, topics: set[str]) -> bool:
+        changed = topics != self.subscription
+        self.subscription = set(topics)
+        return changed
+
+    def group_subscribe(self, topics: set[str]) -> None:
+        self.group_subscription = set(topics)
+
+    def reset_group_subscription(self) -> None:
+        self.group_subscription = set()
+
+    def metadata_topics(self) -> set[str]:
+        return self.group_subscription | self.subscription
 
     def assign_from_user(self, partitions: set[TP]) -> None:
         self.mode = Mode.ASSIGNED
@@ -50,5 +81,7 @@ class SubscriptionState:
 
     def unsubscribe(self) -> None:
         self.mode = Mode.NONE
+        self.pattern = None
+        self.group_subscription = set()
         self.subscription = set()
         self._set_assignment(set())

@@ -36,6 +36,7 @@ from groupspec.types.classic_consumer import (
     RebalanceProtocol,
     Sent,
     Subscribe,
+    SubscribePattern,
     SyncAnswered,
     TopicMetadata,
     Unsubscribe,
@@ -129,6 +130,10 @@ class Agreement(RuleBasedStateMachine):
     @rule(topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=2))
     def subscribe(self, topics: list[str]) -> None:
         self._send(Subscribe(tuple(topics)))
+
+    @rule(pattern=st.sampled_from(("t", "t|u", "u.*", "x")))
+    def subscribe_pattern(self, pattern: str) -> None:
+        self._send(SubscribePattern(pattern))
 
     @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=3))
     def assign(self, partitions: list[tuple[str, int]]) -> None:

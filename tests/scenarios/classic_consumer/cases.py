@@ -33,6 +33,7 @@ from groupspec.types.classic_consumer import (
     ResetOffset,
     Sent,
     Subscribe,
+    SubscribePattern,
     SyncAnswered,
     TopicMetadata,
     Unsubscribe,
@@ -649,6 +650,17 @@ LEADER_CASES: tuple[Case, ...] = (
              (sync("m1", 2, "range", (("m1", assignment(T0)), ("m2", assignment(T1)))),),
              ends=S.COMPLETING_REBALANCE),
     )),
+    Case("eager_leader_does_not_check_what_moves",
+         CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # the same answers that fail a cooperative leader: under eager everything was revoked first
+        Step(led("m1", 2, "range", member("m1", "t", owned=(T1,), generation=1),
+                 member("m2", "t", owned=(T0,), generation=1)),
+             (sync("m1", 2, "range", (("m1", assignment(T0)), ("m2", assignment(T1)))),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
     Case("cooperative_sticky_leader_is_trusted_with_its_own_owners",
          CCT + "testPerformAssignmentShouldSkipValidateCooperativeAssignment"
                "ForBuiltInCooperativeStickyAssignor",
@@ -958,6 +970,164 @@ COMMIT_CASES: tuple[Case, ...] = (
 )
 
 CASES = CASES + COMMIT_CASES
+
+
+# --- rejoin triggers: the leader's metadata, a changed subscription, a pattern's matches ----------
+
+
+def _led_stable(config: Config, *others: JoinedMember, topics: tuple[str, ...] = ("t",),
+                protocol: str = "range", gets: tuple[TP, ...] = (T0, T1),
+                theirs: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()) -> tuple[Step, ...]:
+    """Subscribe to ``topics``, lead generation 1 with ``others`` (who get ``theirs``), assign
+    itself ``gets`` and take it."""
+    mine = ConsumerProtocolSubscription(topics=topics, generation_id=-1, rack_id=config.client_rack)
+    return (
+        Step(Subscribe(topics)),
+        Step(Poll(0), (replace(join(config, topics), subscription=mine),)),
+        Step(JoinAnswered(JoinGroupResponse(Errors.NONE, generation_id=1, protocol_type="consumer",
+                                            protocol_name=protocol, leader="m1", member_id="m1"),
+                          members=(JoinedMember("m1", mine), *others)),
+             (sync("m1", 1, protocol, (("m1", assignment(*gets)), *theirs)),), ends=S.COMPLETING_REBALANCE),
+        Step(synced(*gets), (Callback("assigned", tuple(sorted(gets))),), ends=S.STABLE),
+    )
+
+
+RACKED_B = Metadata((TopicMetadata("t", 2, (("a",), ("b",))),))
+PLAIN = Config(group_id=GROUP)
+V0, X0 = ("v", 0), ("x", 0)
+
+REJOIN_CASES: tuple[Case, ...] = (
+    Case("leader_rejoins_when_a_topic_gains_partitions", CCT + "testMetadataChangeTriggersRebalance", EAGER, (
+        Step(cluster(t=2)),
+        *_led_stable(EAGER),
+        Step(cluster(t=3)),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("leader_stays_when_a_refresh_changes_nothing_it_watches",
+         CCT + "testRackAwareConsumerRebalanceWithNoMetadataChange", EAGER, (
+        Step(cluster(t=2)),
+        *_led_stable(EAGER),
+        Step(cluster(t=2, x=5)),  # a topic nobody subscribes to
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("leader_watches_the_other_members_topics",
+         CCT + "testStaticLeaderRejoinsGroupAndCanDetectMetadataChangesForOtherMembers", EAGER, (
+        Step(cluster(t=2, u=1)),
+        *_led_stable(EAGER, member("m2", "u"), theirs=(("m2", assignment(U0)),)),
+        Step(cluster(t=2, u=2)),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1))),
+    )),
+    Case("follower_leaves_metadata_changes_to_the_leader",
+         "ConsumerCoordinator.onJoinComplete (not the leader)",
+         EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T1), (Callback("assigned", (T1,)),)),
+        Step(cluster(t=3)),
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("a_member_that_led_before_stops_watching_once_it_follows",
+         "ConsumerCoordinator.onJoinComplete (assignmentSnapshot)", EAGER, (
+        Step(cluster(t=2)),
+        *_led_stable(EAGER),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(cluster(t=3)),
+        Step(Poll(3_002), (), ends=S.STABLE),
+    )),
+    Case("rack_aware_leader_rejoins_when_replica_racks_change",
+         CCT + "testRackAwareConsumerRebalanceWithDifferentRacks", RACKED, (
+        Step(RACKS),
+        *_led_stable(RACKED),
+        Step(RACKED_B),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), replace(join(RACKED, ("t",), "m1", 1), subscription=(
+            ConsumerProtocolSubscription(topics=("t",), generation_id=1, rack_id="a"))))),
+    )),
+    Case("leader_without_a_rack_ignores_replica_racks",
+         CCT + "testNonRackAwareConsumerRebalanceWithDifferentRacks", EAGER, (
+        Step(RACKS),
+        *_led_stable(EAGER),
+        Step(RACKED_B),
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("subscription_changed_during_the_rebalance_rejoins_after_it",
+         "ConsumerCoordinator.rejoinNeededOrPending (joinedSubscription)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Subscribe(("t", "u"))),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        # the assignment fits the new subscription, so it is taken; the join still went with the old one
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("t", "u"), "m2", 1)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("pattern_subscribes_to_the_matching_topics", CCT + "testPatternJoinGroupLeader", PLAIN, (
+        Step(cluster(t=1, tx=1, u=1)),
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ("t", "tx")),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("pattern_matching_nothing_still_joins", "ClassicKafkaConsumer.subscribe(Pattern)", PLAIN, (
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ()),)),
+        Step(cluster(t=1)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(), (Callback("assigned", ()),)),
+        # a matching topic appeared: the match set changed, so the member joins again
+        Step(Poll(1), (Callback("revoked", ()), join(PLAIN, ("t",), "m2", 1))),
+    )),
+    Case("pattern_match_set_change_triggers_a_rejoin",
+         CCT + "testRebalanceAfterTopicUnavailableWithPatternSubscribe", PLAIN, (
+        Step(cluster(t=1, u=1)),
+        Step(SubscribePattern("t|u")),
+        Step(Poll(0), (join(PLAIN, ("t", "u")),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0, U0), (Callback("assigned", (T0, U0)),)),
+        Step(cluster(t=1, v=1)),  # u is gone
+        Step(Poll(1), (Callback("revoked", (T0, U0)), join(PLAIN, ("t",), "m2", 1))),
+    )),
+    Case("pattern_follower_takes_matching_topics_it_did_not_know", CCT + "testPatternJoinGroupFollower",
+         PLAIN, (
+        Step(cluster(t=1)),
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0, ("tx", 0)), (Callback("assigned", (T0, ("tx", 0))),), ends=S.STABLE),
+        Step(Poll(1), (), ends=S.STABLE),  # both sets took tx: no rejoin
+    )),
+    Case("pattern_member_refuses_topics_outside_its_pattern",
+         "SubscriptionState.checkAssignmentMatchedSubscription (pattern)", PLAIN, (
+        Step(cluster(t=1)),
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0, V0), (), ends=S.STABLE),
+        Step(Poll(1), (Callback("revoked", ()), join(PLAIN, ("t",), "m2", 1))),
+    )),
+    Case("pattern_and_topic_subscriptions_exclude_each_other", "SubscriptionState.setSubscriptionType",
+         PLAIN, (
+        Step(SubscribePattern("t.*")),
+        Step(Subscribe(("t",)), (Raised("IllegalStateException", "subscribe() after subscribe(Pattern)"),)),
+        Step(SubscribePattern("x.*"), ()),  # a new pattern replaces the old
+        Step(cluster(x=1)),
+        Step(Poll(0), (join(PLAIN, ("x",)),)),
+        Step(Unsubscribe()),
+        Step(Subscribe(("t",))),
+        Step(SubscribePattern("t.*"),
+             (Raised("IllegalStateException", "subscribe(Pattern) after subscribe()"),)),
+        Step(Unsubscribe()),
+        Step(Assign((X0,))),
+        Step(SubscribePattern("t.*"),
+             (Raised("IllegalStateException", "subscribe(Pattern) after assign()"),)),
+    )),
+)
+
+CASES = CASES + REJOIN_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
