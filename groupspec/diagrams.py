@@ -216,12 +216,14 @@ CLASSIC_CONSUMER = Diagram(
         Arrow("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup error: JoinGroup again"),
         Arrow("COMPLETING_REBALANCE", "STABLE", "SyncGroup answered<br/>(onPartitionsAssigned)"),
         Arrow("STABLE", "UNJOINED", "heartbeat or OffsetCommit fenced<br/>"
-              "(generation reset), or unsubscribe"),
-        Arrow("PREPARING_REBALANCE", "UNJOINED", "unsubscribe (partitions lost),<br/>or OffsetCommit fenced"),
-        Arrow("COMPLETING_REBALANCE", "UNJOINED", "unsubscribe (partitions lost),<br/>"
+              "(generation reset), or unsubscribe / close"),
+        Arrow("PREPARING_REBALANCE", "UNJOINED", "unsubscribe / close (partitions lost),<br/>"
+              "or OffsetCommit fenced"),
+        Arrow("COMPLETING_REBALANCE", "UNJOINED", "unsubscribe / close (partitions lost),<br/>"
               "or OffsetCommit fenced"),
     ),
-    notes=(("UNJOINED", "assign() mode stays here:<br/>commits carry generation -1 and no member id"),),
+    notes=(("UNJOINED", "assign() mode stays here:<br/>commits carry generation -1 and no member id;<br/>"
+                        "a closed consumer ends here"),),
 )
 
 DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE, SHARE_DELIVERY, CLASSIC_CONSUMER)

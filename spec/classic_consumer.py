@@ -69,12 +69,14 @@ from groupspec.types.classic_assignors import (
     check_input,
 )
 from groupspec.types.classic_consumer import (
+    APPLICATION_CALLS,
     NO_GENERATION,
     PREDECESSORS,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
     Callback,
+    Close,
     CommitAsync,
     CommitCallback,
     CommitSync,
@@ -195,12 +197,16 @@ class State:
     is_leader: bool = False
     #: The refresh the member last assigned from and the watched partitions then.
     assignment_snapshot: tuple[int, Snapshot] | None = None
+    #: close() waits for its commit, and will leave as this operation says (None: not closing).
+    closing: str | None = None
+    closed: bool = False
 
     def view(self) -> View:
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
                     subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
                     in_flight=self.in_flight, fatal=self.fatal, positions=self.positions,
-                    commits_in_flight=len(self.commits), pattern=self.pattern)
+                    commits_in_flight=len(self.commits), pattern=self.pattern,
+                    closing=self.closing is not None, closed=self.closed)
 
 
 class _Step(kernel.Step[State]):
@@ -223,7 +229,13 @@ def initial(config: Config) -> State:
 def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
     """The state after ``event`` and what the client sent, called back or raised, in order."""
     st = _Step(state)
-    if state.fatal is None:
+    calling = isinstance(event, APPLICATION_CALLS)
+    if state.fatal is None and state.closed:
+        if calling:  # answers reaching a closed consumer are dropped
+            st.emit(Raised("IllegalStateException", "the consumer is closed"))
+    elif state.fatal is None:
+        if calling and state.closing is not None:
+            raise InputError("event", f"{type(event).__name__}: the application is still blocked in close()")
         TABLE.rule(state.state, event)(st, event)
         # a position lives only while its partition is owned (a partition given up and later
         # assigned again starts from its committed offset, not from where it was)
@@ -291,15 +303,22 @@ def _assign(st: _Step, ev: Assign) -> None:
 def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
     """Partitions are given up before the LeaveGroup goes, so the application can still commit."""
     s = st.state
-    if s.mode is Mode.SUBSCRIBED and s.owned:
-        lost = _lost_generation(s) or s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE)
-        st.emit(Callback("lost" if lost else "revoked", s.owned))
+    _give_up(st)
     if s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID and s.config.group_instance_id is None:
         leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed from all topics")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
            subscription=(), owned=(), rejoin_needed=False, in_flight=None, pattern=None,
            group_subscription=())
+
+
+def _give_up(st: _Step) -> None:
+    """onLeavePrepare's callback for what a subscribed member owns: lost if its generation was
+    reset or a rebalance is under way (others may hold them already), revoked otherwise."""
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED and s.owned:
+        lost = _lost_generation(s) or s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE)
+        st.emit(Callback("lost" if lost else "revoked", s.owned))
 
 
 def _poll(st: _Step, ev: Poll) -> None:
@@ -463,13 +482,15 @@ def _commit_now(st: _Step, kind: str, offsets: Offsets) -> bool:
     return True
 
 
-def _run_callbacks(st: _Step) -> bool:
+def _run_callbacks(st: _Step, swallow: bool = False) -> bool:
     """Finished commits' callbacks, in order: a commitAsync's is the application's; the
     auto-commit's only delays the next auto-commit after a retriable failure. False (and
-    FencedInstanceIdException) once a commitAsync was fenced: the call goes no further."""
+    FencedInstanceIdException, unless close() swallows it) once a commitAsync was fenced: the
+    call goes no further."""
     s = st.state
     if s.fenced_async:
-        st.emit(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
+        if not swallow:
+            st.emit(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
         return False
     for done in s.completed:
         if done.kind == "async":
@@ -541,6 +562,14 @@ def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
     sent = s.commits[0]
     st.set(commits=s.commits[1:])
     error, retriable = _commit_failure(st, sent, ev.response)
+    if sent.kind == "close":
+        # close()'s own commitSync: a retriable failure is tried again, anything else (logged
+        # only) lets the close go on
+        if _run_callbacks(st, swallow=True) and retriable and _local_failure(st.state, sent.offsets) is None:
+            _commit_now(st, "close", sent.offsets)
+            return
+        _finish_close(st)
+        return
     if sent.kind == "sync":
         if not _run_callbacks(st) or error is None:
             return
@@ -558,6 +587,33 @@ def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
         st.set(fenced_async=True)
     if sent.kind == "prepare" and st.state.prepare_commit == "pending":
         st.set(prepare_commit="retry" if retriable else "done")
+
+
+def _close(st: _Step, ev: Close) -> None:
+    """close(): with auto-commit on, the positions are committed first and the close waits for
+    the answer (what fails is only logged); then the partitions are given up as on unsubscribe
+    and the member leaves as the operation says; the consumer is closed for good."""
+    st.set(closing=ev.operation)
+    s = st.state
+    if s.config.enable_auto_commit and _run_callbacks(st, swallow=True):
+        offsets = _consumed_offsets(s)
+        if offsets and _local_failure(s, offsets) is None:
+            _commit_now(st, "close", offsets)
+            return
+    _finish_close(st)
+
+
+def _finish_close(st: _Step) -> None:
+    s = st.state
+    operation = s.closing
+    _give_up(st)
+    dynamic = s.config.group_instance_id is None
+    if (s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID
+            and (operation == "LEAVE_GROUP" or (operation == "DEFAULT" and dynamic))):
+        leaving = MemberIdentity(s.member_id, reason="the consumer is being closed")
+        st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
+    st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION, owned=(),
+           rejoin_needed=False, in_flight=None, commits=(), completed=(), closing=None, closed=True)
 
 
 def _consumed(st: _Step, ev: Consumed) -> None:
@@ -823,6 +879,7 @@ TABLE = kernel.Table("classic_consumer", {
     **kernel.rows(_commit_async, CommitAsync),
     **kernel.rows(_commit_answered, OffsetCommitAnswered),
     **kernel.rows(_consumed, Consumed),
+    **kernel.rows(_close, Close),
     **kernel.rows(_stale, JoinAnswered, SyncAnswered),
 })
 

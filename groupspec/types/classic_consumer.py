@@ -32,12 +32,15 @@ from groupspec.types.errors import InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 __all__ = [
+    "APPLICATION_CALLS",
+    "CLOSE_OPERATIONS",
     "NO_GENERATION",
     "PREDECESSORS",
     "TP",
     "UNKNOWN_MEMBER_ID",
     "Assign",
     "Callback",
+    "Close",
     "CommitAsync",
     "CommitCallback",
     "CommitSync",
@@ -219,6 +222,23 @@ class Consumed:
     offsets: tuple[tuple[TP, int], ...]
 
 
+#: CloseOptions.GroupMembershipOperation: whether close() sends a LeaveGroup. DEFAULT leaves
+#: for a dynamic member only, LEAVE_GROUP always, REMAIN_IN_GROUP never.
+CLOSE_OPERATIONS = ("DEFAULT", "LEAVE_GROUP", "REMAIN_IN_GROUP")
+
+
+@dataclass(frozen=True)
+class Close:
+    """close(): the auto-commit (if on) is committed and waited for, then the partitions are given
+    up and the member leaves as ``operation`` says; every later call fails."""
+
+    operation: str = "DEFAULT"
+
+    def __post_init__(self) -> None:
+        if self.operation not in CLOSE_OPERATIONS:
+            raise InputError("operation", f"must be one of {CLOSE_OPERATIONS}, got {self.operation!r}")
+
+
 @dataclass(frozen=True)
 class TopicMetadata:
     """One topic as a metadata refresh describes it.
@@ -306,7 +326,12 @@ class OffsetCommitAnswered:
 
 Event = (Subscribe | SubscribePattern | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered
          | SyncAnswered | HeartbeatAnswered | OffsetFetchAnswered | Metadata | CommitAsync | Consumed
-         | OffsetCommitAnswered)
+         | OffsetCommitAnswered | Close)
+
+#: The events that are the application's own calls (the others arrive from the network): a
+#: closed consumer refuses them, and none can happen while close() waits for its commit.
+APPLICATION_CALLS = (Subscribe, SubscribePattern, Assign, Unsubscribe, Poll, CommitSync, CommitAsync,
+                     Consumed, Close)
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -380,3 +405,6 @@ class View:
     commits_in_flight: int = 0
     #: The subscribed pattern, if the subscription is one (``subscription`` is then its matches).
     pattern: str | None = None
+    #: close() is waiting for its commit's answer.
+    closing: bool = False
+    closed: bool = False

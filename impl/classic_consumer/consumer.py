@@ -21,11 +21,13 @@ from groupspec.types.classic_assignors import (
     ClassicMember,
 )
 from groupspec.types.classic_consumer import (
+    APPLICATION_CALLS,
     NO_GENERATION,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
     Callback,
+    Close,
     CommitAsync,
     CommitCallback,
     CommitSync,
@@ -143,6 +145,8 @@ class ClassicConsumer:
         self.metadata_version = 0
         self.joined_subscription: frozenset[str] | None = None
         self.assignment_snapshot: MetadataSnapshot | None = None
+        self.closing: str | None = None  # close()'s membership operation while it waits
+        self.closed = False
         self._out: list[Output] = []
 
     # --- the application's calls -----------------------------------------------------------
@@ -151,6 +155,13 @@ class ClassicConsumer:
         self._out = []
         if self.failed is not None:
             self._out.append(Raised("KafkaException", f"the consumer failed earlier: {self.failed}"))
+        elif self.closed:
+            if isinstance(event, APPLICATION_CALLS):
+                self._out.append(Raised("IllegalStateException", "the consumer is closed"))
+        elif self.closing is not None and isinstance(event, APPLICATION_CALLS):
+            raise InputError("event", f"{type(event).__name__}: the application is still blocked in close()")
+        elif isinstance(event, Close):
+            self.close(event.operation)
         elif isinstance(event, Subscribe):
             self.subscribe(event.topics)
         elif isinstance(event, Assign):
@@ -226,9 +237,31 @@ class ClassicConsumer:
 
     def unsubscribe(self) -> None:
         self.on_leave_prepare()
-        self.maybe_leave_group()
+        self.maybe_leave_group("DEFAULT", "the consumer unsubscribed from all topics")
         self.subscriptions.unsubscribe()
         self.rejoin_needed = False
+
+    def close(self, operation: str) -> None:
+        """ConsumerCoordinator.close: maybeAutoCommitOffsetsSync (waits for the answer), then
+        AbstractCoordinator.close: onLeavePrepare and maybeLeaveGroup."""
+        self.closing = operation
+        if self.config.enable_auto_commit and self.invoke_completed_offset_commit_callbacks(swallow=True):
+            offsets = self.subscriptions.all_consumed()
+            if offsets and self.check_commit(offsets) is None:
+                self.send_offset_commit_request("close", offsets)
+                return
+        self.finish_close()
+
+    def finish_close(self) -> None:
+        operation = self.closing or "DEFAULT"
+        self.on_leave_prepare()
+        self.maybe_leave_group(operation, "the consumer is being closed")
+        self.subscriptions.assign_from_subscribed(set())
+        self.rejoin_needed = False
+        self.in_flight_commits.clear()
+        self.completed_offset_commits.clear()
+        self.closing = None
+        self.closed = True
 
     def poll(self, now_ms: int) -> None:
         self.now_ms = max(self.now_ms, now_ms)
@@ -311,9 +344,10 @@ class ClassicConsumer:
             _Completion(kind, offsets, failure[0] if failure else None, retriable=False))
         return None
 
-    def invoke_completed_offset_commit_callbacks(self) -> bool:
+    def invoke_completed_offset_commit_callbacks(self, swallow: bool = False) -> bool:
         if self.async_commit_fenced:
-            self._out.append(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
+            if not swallow:  # close() logs it and goes on
+                self._out.append(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
             return False
         while self.completed_offset_commits:
             completion = self.completed_offset_commits.popleft()
@@ -362,6 +396,13 @@ class ClassicConsumer:
         future = self.in_flight_commits.popleft()
         error, retriable = self.commit_error(future, response)
         future.done, future.error, future.retriable = True, error, retriable
+        if future.kind == "close":
+            if (self.invoke_completed_offset_commit_callbacks(swallow=True) and retriable
+                    and self.check_commit(future.offsets) is None):
+                self.send_offset_commit_request("close", future.offsets)
+            else:
+                self.finish_close()
+            return
         if future.kind == "sync":
             # commitOffsetsSync: earlier async callbacks first, then the outcome; a retriable
             # failure is tried again at once
@@ -583,14 +624,18 @@ class ClassicConsumer:
             self.reset_state(reset_member_id=error is not Errors.ILLEGAL_GENERATION)
             self.rejoin_needed = True
 
-    def maybe_leave_group(self) -> None:
-        # shouldSendLeaveGroupRequest: on unsubscribe (DEFAULT) only a dynamic member leaves
-        if (self.state is not MemberState.UNJOINED and self.member_id != UNKNOWN_MEMBER_ID
-                and self.config.group_instance_id is None):
-            self._out.append(Sent(LeaveGroup(self.config.group_id, (
-                MemberIdentity(self.member_id, reason="the consumer unsubscribed from all topics"),))))
+    def maybe_leave_group(self, operation: str, reason: str) -> None:
+        if self.should_send_leave_group_request(operation):
+            leaving = MemberIdentity(self.member_id, reason=reason)
+            self._out.append(Sent(LeaveGroup(self.config.group_id, (leaving,))))
         self.reset_state(reset_member_id=True)
         self.pending = None
+
+    def should_send_leave_group_request(self, operation: str) -> bool:
+        if self.state is MemberState.UNJOINED or self.member_id == UNKNOWN_MEMBER_ID:
+            return False
+        dynamic = self.config.group_instance_id is None
+        return operation == "LEAVE_GROUP" or (dynamic and operation == "DEFAULT")
 
     def fail(self, error: Errors) -> None:
         self.failed = error.name
@@ -706,4 +751,5 @@ class ClassicConsumer:
                     owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
                     in_flight=self.pending, fatal=self.failed,
                     positions=self.subscriptions.all_consumed(),
-                    commits_in_flight=len(self.in_flight_commits), pattern=self.subscriptions.pattern)
+                    commits_in_flight=len(self.in_flight_commits), pattern=self.subscriptions.pattern,
+                    closing=self.closing is not None, closed=self.closed)

@@ -19,7 +19,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from groupspec.impl.classic_consumer import ClassicConsumer
 from groupspec.spec import classic_consumer as spec
 from groupspec.types.classic_consumer import (
+    APPLICATION_CALLS,
     Assign,
+    Close,
     CommitAsync,
     CommitSync,
     Config,
@@ -108,6 +110,8 @@ class Agreement(RuleBasedStateMachine):
         self.joined: ConsumerProtocolSubscription | None = None
 
     def _send(self, event: Event) -> None:
+        if self.state.closing is not None and isinstance(event, APPLICATION_CALLS):
+            return  # the application is blocked in close() until its commit is answered
         note(repr(event))
         hypothesis.event(f"from {self.state.state.value}")
         self.state, want = spec.step(self.state, event)
@@ -130,6 +134,12 @@ class Agreement(RuleBasedStateMachine):
     @rule(topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=2))
     def subscribe(self, topics: list[str]) -> None:
         self._send(Subscribe(tuple(topics)))
+
+    @rule(operation=st.sampled_from(("DEFAULT", "LEAVE_GROUP", "REMAIN_IN_GROUP")), now=st.integers(0, 30))
+    def close(self, operation: str, now: int) -> None:
+        """Rarely (the run ends in effect): a closed consumer only refuses calls."""
+        if now == 0:
+            self._send(Close(operation))
 
     @rule(pattern=st.sampled_from(("t", "t|u", "u.*", "x")))
     def subscribe_pattern(self, pattern: str) -> None:

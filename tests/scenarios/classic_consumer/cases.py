@@ -13,6 +13,7 @@ from groupspec.types.classic_consumer import (
     TP,
     Assign,
     Callback,
+    Close,
     CommitAsync,
     CommitCallback,
     CommitSync,
@@ -1128,6 +1129,104 @@ REJOIN_CASES: tuple[Case, ...] = (
 )
 
 CASES = CASES + REJOIN_CASES
+
+
+# --- close() -------------------------------------------------------------------------------------
+
+
+def leaving(member: str) -> Sent:
+    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason="the consumer is being closed"),)))
+
+
+CLOSED = Raised("IllegalStateException", "the consumer is closed")
+AUTO_STATIC = Config(group_id=GROUP, enable_auto_commit=True, group_instance_id="i1")
+
+CLOSE_CASES: tuple[Case, ...] = (
+    Case("close_commits_then_revokes_and_leaves", CCT + "testCloseDynamicAssignment", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Close(), (commit(1, "m1", (T0, 9)),), ends=S.STABLE),
+        Step(committed((T0, OK)), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED,
+             expect_epoch=-1),
+        Step(Poll(1), (CLOSED,)),
+        Step(CommitSync(((T0, 1),)), (CLOSED,)),
+        Step(beat(), ()),  # answers reaching a closed consumer are dropped
+    )),
+    Case("close_without_auto_commit_leaves_at_once", CCT + "testLeaveGroupOnClose", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Close(), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED),
+        Step(Close(), (CLOSED,)),
+    )),
+    Case("close_retries_a_retriable_commit_failure_and_swallows_others",
+         CCT + "testCloseCoordinatorUnavailableNoCommits", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Close(), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), (commit(1, "m1", (T0, 9)),)),
+        # a lasting failure is only logged: the close goes on
+        Step(committed((T0, Errors.OFFSET_METADATA_TOO_LARGE)), (Callback("revoked", (T0,)), leaving("m1"))),
+    )),
+    Case("close_of_a_static_member_stays_in_the_group_by_default",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (close, DEFAULT)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Close(), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("close_with_leave_group_makes_a_static_member_leave",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (close, LEAVE_GROUP)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Close("LEAVE_GROUP"), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED),
+    )),
+    Case("close_remaining_in_the_group_sends_no_leave",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (close, REMAIN_IN_GROUP)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Close("REMAIN_IN_GROUP"), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("close_of_a_self_assigned_consumer_commits_as_nobody", CCT + "testCloseManualAssignment",
+         AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 4),))),
+        Step(Close(), (commit(-1, "", (T0, 4)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(1), (CLOSED,)),
+    )),
+    Case("close_while_rebalancing_loses_and_leaves", "AbstractCoordinator.close (onLeavePrepare)", COOP, (
+        *_stable(COOP, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0,)),)),
+        Step(Close(), (Callback("lost", (T0,)), leaving("m1")), ends=S.UNJOINED),
+        Step(joined("m1", 2, "m1"), ()),
+    )),
+    Case("close_runs_finished_async_callbacks_first", "ConsumerCoordinator.close (commitOffsetsSync)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(CommitAsync(((T0, 3),)), (commit(1, "m1", (T0, 3)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Consumed(((T0, 5),))),
+        Step(Close(), (CommitCallback(((T0, 3),)), commit(1, "m1", (T0, 5)))),
+        Step(committed((T0, OK)), (Callback("revoked", (T0,)), leaving("m1"))),
+    )),
+    Case("close_after_a_fenced_async_commit_still_closes", "ConsumerCoordinator.maybeAutoCommitOffsetsSync",
+         AUTO_STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(AUTO_STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitAsync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(Consumed(((T0, 5),))),
+        # the fence is swallowed: no commit, the partitions are revoked, and a static member stays
+        Step(Close(), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+)
+
+CASES = CASES + CLOSE_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
