@@ -23,10 +23,11 @@ One step function over client events; the member state is AbstractCoordinator's 
   straight from one owner to another (IllegalStateException). A failed assignment sends no
   SyncGroup and rejoins at the next poll. A returning static leader told to skip the assignment
   sends none; an answer carrying ``leader_assignments`` has them sent as they are. Errors that
-  Kafka's join loop retries at once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
-  JoinGroup in the same step after resetting what the error says; the join-prepare step is not
-  run again. A coordinator error makes the next poll resend it. FENCED_INSTANCE_ID and any
-  other error (ILLEGAL_GENERATION too: JoinGroup carries no generation) are fatal.
+  Kafka's join loop retries at once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED,
+  REBALANCE_IN_PROGRESS) resend JoinGroup in the same step after resetting what the error says;
+  the join-prepare step is not run again. A coordinator error makes the next poll resend it.
+  FENCED_INSTANCE_ID and any other error (ILLEGAL_GENERATION too: JoinGroup carries no
+  generation) are fatal.
 * SyncGroup's answer completes the join. An assignment naming a topic the member no longer
   subscribes to was made for an older subscription: the member takes nothing, calls nothing
   back and rejoins at the next poll. Otherwise eager assigns everything it got; cooperative first
@@ -42,9 +43,20 @@ One step function over client events; the member state is AbstractCoordinator's 
   member, one with a group instance id, stays in the group until its session times out), and
   forgets everything. A static member's requests carry its instance id; a self-assigned
   consumer's commits carry none.
+* Beyond an asked-for rejoin, a poll rejoins when the subscription differs from the one the
+  last JoinGroup went with, or when the member that last assigned sees the partitions of the
+  topics it watches change in a newer metadata refresh (only the leader watches: it alone
+  assigned from what it knew). A pattern subscription is the metadata's topics the pattern
+  matches, matched again at each refresh.
 * A commit from an assigning consumer carries generation -1 and no member id; a subscribed one
   commits with its generation only when STABLE (RebalanceInProgressException while rebalancing,
-  CommitFailedException when not in the group).
+  CommitFailedException when not in the group). Commits are answered in the order sent; an
+  error is judged against the generation the commit went with (a member that joined a newer
+  one is not reset by an old commit's fencing). commitSync's caller gets the outcome when the
+  answer comes; commitAsync's callbacks, and the auto-commit's, run at the next call, in order.
+* Auto-commit commits the positions on its interval, and before a rejoin gives partitions up,
+  holding the rejoin until the answer (at most a rebalance timeout); close() commits them the
+  same way before it gives up the partitions and leaves as its membership operation says.
 * An OffsetFetch answer with no committed offset for a partition resets it to earliest or
   latest, or fails with NoOffsetForPartitionException when the reset policy is ``none``.
 
