@@ -82,6 +82,7 @@ from groupspec.types.classic_assignors import (
 )
 from groupspec.types.classic_consumer import (
     APPLICATION_CALLS,
+    EXCEPTION_CLASSES,
     NO_GENERATION,
     PREDECESSORS,
     TP,
@@ -136,6 +137,15 @@ S = MemberState
 #: error is an unexpected one there (AbstractCoordinator.JoinGroupResponseHandler).
 RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.MEMBER_ID_REQUIRED, Errors.REBALANCE_IN_PROGRESS})
 COORDINATOR = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
+#: The join errors raised as their own class (Errors#exception); any other is an unexpected one.
+JOIN_RAISES_OWN = frozenset(EXCEPTION_CLASSES) - {Errors.ILLEGAL_GENERATION}
+SYNC_RAISES_OWN = frozenset({Errors.GROUP_AUTHORIZATION_FAILED, Errors.REBALANCE_IN_PROGRESS,
+                             Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION,
+                             Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
+#: Join errors the join loop waits out without raising: the next poll sends JoinGroup again.
+RETRIABLE_JOIN = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
+LEAVING = "consumer pro-actively leaving the group"
 RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
 FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
@@ -178,8 +188,16 @@ class State:
     subscription: tuple[str, ...] = ()
     owned: tuple[TP, ...] = ()
     rejoin_needed: bool = False
+    #: The short reason the next JoinGroup carries: "" until something asks for a rejoin, and
+    #: again once a SyncGroup succeeds.
+    rejoin_reason: str = ""
     in_flight: str | None = None
+    #: The heartbeat's failure the next poll raises (the heartbeat thread's failure cause).
     fatal: str | None = None
+    #: The protocol the coordinator chose at the last successful JoinGroup.
+    protocol_name: str | None = None
+    #: The generation cooperative-sticky last saw assigned (its subscription user data).
+    assignor_generation: int = NO_GENERATION
     now_ms: int = 0
     last_heartbeat_ms: int = 0
     #: The topics the last metadata refresh described (what the leader's assignor reads).
@@ -242,10 +260,10 @@ def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
     """The state after ``event`` and what the client sent, called back or raised, in order."""
     st = _Step(state)
     calling = isinstance(event, APPLICATION_CALLS)
-    if state.fatal is None and state.closed:
+    if state.closed:
         if calling:  # answers reaching a closed consumer are dropped
             st.emit(Raised("IllegalStateException", "the consumer is closed"))
-    elif state.fatal is None:
+    else:
         if calling and state.closing is not None:
             raise InputError("event", f"{type(event).__name__}: the application is still blocked in close()")
         TABLE.rule(state.state, event)(st, event)
@@ -253,8 +271,6 @@ def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
         # assigned again starts from its committed offset, not from where it was)
         owned = set(st.state.owned)
         st.set(positions=tuple((tp, o) for tp, o in st.state.positions if tp in owned))
-    else:
-        st.emit(Raised("KafkaException", f"the consumer failed earlier: {state.fatal}"))
     return st.state, tuple(st.out)
 
 
@@ -282,6 +298,8 @@ def _subscribe(st: _Step, ev: Subscribe) -> None:
         return
     topics = tuple(sorted(set(ev.topics)))
     if topics != st.state.subscription:
+        if st.state.mode is Mode.SUBSCRIBED:
+            _request_rejoin_if_necessary(st, "subscription has changed")
         st.set(subscription=topics, rejoin_needed=True)
     st.set(mode=Mode.SUBSCRIBED)
 
@@ -297,6 +315,8 @@ def _subscribe_pattern(st: _Step, ev: SubscribePattern) -> None:
     before = s.subscription
     st.set(mode=Mode.SUBSCRIBED, pattern=ev.pattern)
     _match_pattern(st)
+    if s.pattern is not None and st.state.subscription != before:
+        _request_rejoin_if_necessary(st, "subscription has changed")
     if s.pattern is None or st.state.subscription != before:
         st.set(rejoin_needed=True)
 
@@ -321,7 +341,7 @@ def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
            subscription=(), owned=(), rejoin_needed=False, in_flight=None, pattern=None,
-           group_subscription=())
+           group_subscription=(), rejoin_reason=LEAVING)
 
 
 def _give_up(st: _Step) -> None:
@@ -340,20 +360,26 @@ def _poll(st: _Step, ev: Poll) -> None:
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
     if st.state.mode is Mode.NONE or not _run_callbacks(st):
         return
-    if st.state.mode is Mode.SUBSCRIBED and _rejoin_due(st.state):
-        st.set(rejoin_needed=True)
+    if st.state.mode is Mode.SUBSCRIBED and st.state.fatal is not None:
+        # the heartbeat failed for good: this poll throws it, the next one goes on
+        st.emit(Raised(EXCEPTION_CLASSES[Errors[st.state.fatal]], st.state.fatal))
+        st.set(fatal=None)
+        return
+    if st.state.mode is Mode.SUBSCRIBED:
+        due = _rejoin_due(st.state)
+        if due is not None:
+            _request_rejoin_if_necessary(st, due)
     s = st.state
     if s.mode is Mode.SUBSCRIBED:
         if s.in_flight in ("join", "sync"):
             return
         if s.in_flight is None:
-            if s.state is S.PREPARING_REBALANCE:  # a coordinator error or a failed assignment came between
+            if s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE):
+                # a join or sync error came between: the join-prepare step was spent already
                 _send_join(st)
                 return
             if s.rejoin_needed:
-                if _prepare_commit_settled(st):
-                    _join_prepare(st)
-                    _send_join(st)
+                _join_loop(st)
                 return
             if s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
                 c = s.config
@@ -362,6 +388,19 @@ def _poll(st: _Step, ev: Poll) -> None:
         elif s.rejoin_needed or s.state is not S.STABLE:
             return
     _maybe_auto_commit(st)
+
+
+def _join_loop(st: _Step) -> None:
+    """A rejoin that is due starts: partitions are given up (after the auto-commit settles)
+    and JoinGroup goes."""
+    if st.state.mode is not Mode.SUBSCRIBED:
+        return
+    due = _rejoin_due(st.state)
+    if due is not None:
+        _request_rejoin_if_necessary(st, due)
+    if st.state.rejoin_needed and _prepare_commit_settled(st):
+        _join_prepare(st)
+        _send_join(st)
 
 
 def _consumed_offsets(s: State) -> Offsets:
@@ -432,9 +471,14 @@ def _send_join(st: _Step) -> None:
     c = s.config
     request = JoinGroup(group_id=c.group_id, member_id=s.member_id, session_timeout_ms=c.session_timeout_ms,
                        rebalance_timeout_ms=c.rebalance_timeout_ms, group_instance_id=c.group_instance_id,
-                       protocols=tuple(Protocol(name) for name in c.assignors))
+                       protocols=tuple(Protocol(name) for name in c.assignors), reason=s.rejoin_reason)
+    # the subscription shown is the first protocol's; cooperative-sticky's user data is the
+    # generation it was last assigned in, kept across a reset of the member's own generation
+    user_data = (s.assignor_generation.to_bytes(4, "big", signed=True)
+                 if c.assignors[0] == COOPERATIVE_STICKY else None)
     subscription = ConsumerProtocolSubscription(topics=s.subscription, owned_partitions=_grouped(s.owned),
-                                                generation_id=s.generation, rack_id=c.client_rack)
+                                                generation_id=s.generation, rack_id=c.client_rack,
+                                                user_data=user_data)
     st.emit(Sent(request, subscription))
     st.set(state=S.PREPARING_REBALANCE, in_flight="join", joined_subscription=s.subscription)
 
@@ -552,12 +596,13 @@ def _commit_failure(st: _Step, sent: PendingCommit,
                 rebalancing = s.state is S.PREPARING_REBALANCE
                 return ("RebalanceInProgressException" if rebalancing else "CommitFailedException"), False
             if e is Errors.REBALANCE_IN_PROGRESS:
-                st.set(rejoin_needed=True)
+                _request_rejoin(st, "offset commit failed since group is already rebalancing")
                 return "RebalanceInProgressException", False
             if e in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
                 if not unchanged and s.state is S.PREPARING_REBALANCE:
                     return "RebalanceInProgressException", False
-                st.set(state=S.UNJOINED, generation=NO_GENERATION, rejoin_needed=True)
+                st.set(state=S.UNJOINED, generation=NO_GENERATION)
+                _request_rejoin(st, f"encountered {e.name} from OFFSET_COMMIT response")
                 if e is Errors.UNKNOWN_MEMBER_ID:
                     st.set(member_id=UNKNOWN_MEMBER_ID)
                 return "CommitFailedException", False
@@ -625,7 +670,8 @@ def _finish_close(st: _Step) -> None:
         leaving = MemberIdentity(s.member_id, reason="the consumer is being closed")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION, owned=(),
-           rejoin_needed=False, in_flight=None, commits=(), completed=(), closing=None, closed=True)
+           rejoin_needed=False, in_flight=None, commits=(), completed=(), closing=None, closed=True,
+           rejoin_reason=LEAVING)
 
 
 def _consumed(st: _Step, ev: Consumed) -> None:
@@ -644,13 +690,15 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
     r = ev.response
     st.set(in_flight=None)
     if r.error is Errors.NONE:
-        st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE)
+        st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE,
+               protocol_name=r.protocol_name)
         assignments: Assignments = ()
         if r.leader == r.member_id:
             found = _leader_assignments(st, ev)
             if isinstance(found, str):  # the leader's assignment failed: no SyncGroup goes
                 st.emit(Raised("IllegalStateException", found))
-                st.set(state=S.PREPARING_REBALANCE, rejoin_needed=True)
+                st.set(state=S.PREPARING_REBALANCE)
+                _rebalance_failed(st, "IllegalStateException")
                 return
             assignments = found
         st.emit(Sent(SyncGroup(st.state.config.group_id, r.generation_id, r.member_id,
@@ -661,13 +709,16 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
     elif r.error in RETRY_JOIN:
         if r.error is Errors.MEMBER_ID_REQUIRED:
             st.set(member_id=r.member_id, generation=NO_GENERATION)
-        elif r.error is Errors.UNKNOWN_MEMBER_ID:
-            st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
+            _request_rejoin(st, f"need to re-join with the given member-id: {r.member_id}")
+        else:
+            if r.error is Errors.UNKNOWN_MEMBER_ID:
+                st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
+            _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
-    elif r.error in COORDINATOR:
-        pass  # the next poll resends once the coordinator is known again
     else:
-        _fail(st, r.error)
+        # the next poll resends; only an error that is not retriable reaches the application
+        _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in JOIN_RAISES_OWN else "KafkaException",
+              raised=r.error not in RETRIABLE_JOIN)
 
 
 def _partitions(owned: Iterable[ConsumerProtocolSubscription.TopicPartition]) -> tuple[TP, ...]:
@@ -750,16 +801,33 @@ def _keep_assignment_snapshot(st: _Step) -> None:
     st.set(assignment_snapshot=(st.state.metadata_version, _partitions_now(st.state)))
 
 
-def _rejoin_due(s: State) -> bool:
-    """A rejoin is due beyond an asked-for one when the subscription differs from the one last
-    joined with, or, for the member that last assigned, when the metadata moved on from the
-    refresh it assigned from and the watched topics' partitions are no longer the same."""
+def _rejoin_due(s: State) -> str | None:
+    """Why a rejoin is due beyond an asked-for one (None: it is not): for the member that last
+    assigned, the metadata moved on from the refresh it assigned from and the watched topics'
+    partitions are no longer the same (looked at first, so its reason wins); or the
+    subscription differs from the one last joined with."""
+    if s.assignment_snapshot is not None:
+        version, partitions = s.assignment_snapshot
+        if version != s.metadata_version and partitions != _partitions_now(s):
+            return "cached metadata has changed"
     if s.joined_subscription is not None and s.joined_subscription != s.subscription:
-        return True
-    if s.assignment_snapshot is None:
-        return False
-    version, partitions = s.assignment_snapshot
-    return version != s.metadata_version and partitions != _partitions_now(s)
+        return "subscription has changed"
+    return None
+
+
+def _request_rejoin(st: _Step, reason: str) -> None:
+    st.set(rejoin_needed=True, rejoin_reason=reason)
+
+
+def _request_rejoin_if_necessary(st: _Step, reason: str) -> None:
+    """A trigger seen while a rejoin is already asked for keeps the earlier reason."""
+    if not st.state.rejoin_needed:
+        _request_rejoin(st, reason)
+
+
+def _rebalance_failed(st: _Step, exception: str) -> None:
+    """A failed JoinGroup or SyncGroup round names its exception in the next JoinGroup."""
+    _request_rejoin(st, f"rebalance failed due to {exception}")
 
 
 def _metadata(st: _Step, ev: Metadata) -> None:
@@ -784,43 +852,55 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
     """Success completes the rebalance and calls the listener; errors go back to joining."""
     r = ev.response
     st.set(in_flight=None)
-    s = st.state
     if r.error is Errors.NONE:
-        assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
-        st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms)
-        if not s.is_leader:
-            st.set(assignment_snapshot=None)  # only the member that assigned watches the metadata
-        if any(not _subscribed_to(s, t) for t, _ in assigned):
-            # an assignment made for an older subscription: nothing taken, nothing called back
-            st.set(rejoin_needed=True)
-            return
-        if s.pattern is not None and s.joined_subscription is not None:
-            # the leader may give matching topics this member did not know of: they join both sets
-            extra = {t for t, _ in assigned} - set(s.joined_subscription)
-            st.set(subscription=tuple(sorted(set(s.subscription) | extra)),
-                   joined_subscription=tuple(sorted(set(s.joined_subscription) | extra)))
-        st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
-        if s.config.protocol is RebalanceProtocol.COOPERATIVE:
-            revoked = tuple(tp for tp in s.owned if tp not in assigned)
-            if revoked:
-                st.emit(Callback("revoked", revoked))
-                st.set(rejoin_needed=True)
-            added = tuple(tp for tp in assigned if tp not in s.owned)
-        else:
-            added = assigned
-        st.set(owned=assigned)
-        st.emit(Callback("assigned", added))
+        _sync_succeeded(st, ev)
+        # the poll blocked in the join loop goes round again: a rejoin the assignment asked for
+        # (or a subscription changed meanwhile) starts in this same poll
+        _join_loop(st)
     elif r.error is Errors.REBALANCE_IN_PROGRESS:
+        _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
     elif r.error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
         st.set(state=S.UNJOINED, generation=NO_GENERATION)
         if r.error is Errors.UNKNOWN_MEMBER_ID:
             st.set(member_id=UNKNOWN_MEMBER_ID)
+        _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
     elif r.error in COORDINATOR:
         st.set(state=S.PREPARING_REBALANCE)
+        _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
     else:
-        _fail(st, r.error)
+        _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in SYNC_RAISES_OWN else "KafkaException")
+
+
+def _sync_succeeded(st: _Step, ev: SyncAnswered) -> None:
+    s = st.state
+    assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
+    st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms, rejoin_reason="")
+    if not s.is_leader:
+        st.set(assignment_snapshot=None)  # only the member that assigned watches the metadata
+    if any(not _subscribed_to(s, t) for t, _ in assigned):
+        # an assignment made for an older subscription: nothing taken, nothing called back
+        _request_rejoin(st, "received assignment does not match the current subscription")
+        return
+    if s.pattern is not None and s.joined_subscription is not None:
+        # the leader may give matching topics this member did not know of: they join both sets
+        extra = {t for t, _ in assigned} - set(s.joined_subscription)
+        st.set(subscription=tuple(sorted(set(s.subscription) | extra)),
+               joined_subscription=tuple(sorted(set(s.joined_subscription) | extra)))
+    st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
+    if s.protocol_name == COOPERATIVE_STICKY:
+        st.set(assignor_generation=s.generation)
+    if s.config.protocol is RebalanceProtocol.COOPERATIVE:
+        revoked = tuple(tp for tp in s.owned if tp not in assigned)
+        if revoked:
+            st.emit(Callback("revoked", revoked))
+            _request_rejoin(st, "need to revoke partitions and re-join")
+        added = tuple(tp for tp in assigned if tp not in s.owned)
+    else:
+        added = assigned
+    st.set(owned=assigned)
+    st.emit(Callback("assigned", added))
 
 
 def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
@@ -830,11 +910,14 @@ def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
     st.set(in_flight=None)
     e = ev.response.error
     if e is Errors.REBALANCE_IN_PROGRESS and st.state.state is S.STABLE:
-        st.set(rejoin_needed=True)
+        _request_rejoin(st, "group is already rebalancing")
     elif e in FENCING:
-        st.set(state=S.UNJOINED, generation=NO_GENERATION, rejoin_needed=True)
+        st.set(state=S.UNJOINED, generation=NO_GENERATION)
+        _request_rejoin(st, f"encountered {e.name} from HEARTBEAT response")
         if e is not Errors.ILLEGAL_GENERATION:
             st.set(member_id=UNKNOWN_MEMBER_ID)
+        if e is Errors.FENCED_INSTANCE_ID:  # the heartbeat thread fails: the next poll throws
+            st.set(fatal=e.name)
 
 
 def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
@@ -842,7 +925,9 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
     if ev.response.error in RETRIED_FETCH:
         return
     if ev.response.error is not Errors.NONE:
-        st.emit(Raised("KafkaException", f"offset fetch failed: {ev.response.error.name}"))
+        cls = ("GroupAuthorizationException" if ev.response.error is Errors.GROUP_AUTHORIZATION_FAILED
+               else "KafkaException")
+        st.emit(Raised(cls, f"offset fetch failed: {ev.response.error.name}"))
         return
     failed = [(t.name, p.partition, p.error) for t in ev.response.topics for p in t.partitions
               if p.error is not Errors.NONE]
@@ -871,9 +956,12 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
         st.set(in_flight=None)
 
 
-def _fail(st: _Step, error: Errors) -> None:
-    st.set(fatal=error.name)
-    st.emit(Raised("KafkaException", error.name))
+def _fail(st: _Step, error: Errors, exception: str, raised: bool = True) -> None:
+    """A join or sync round that failed for good: the application's poll throws (unless the
+    error is retriable) and the next poll joins again; nothing stays failed."""
+    _rebalance_failed(st, exception)
+    if raised:
+        st.emit(Raised(exception, error.name))
 
 
 TABLE = kernel.Table("classic_consumer", {

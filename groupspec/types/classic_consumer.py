@@ -28,12 +28,13 @@ from groupspec.types.classic_group import (
     SyncGroup,
     SyncGroupResponse,
 )
-from groupspec.types.errors import InputError
+from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 __all__ = [
     "APPLICATION_CALLS",
     "CLOSE_OPERATIONS",
+    "EXCEPTION_CLASSES",
     "NO_GENERATION",
     "PREDECESSORS",
     "TP",
@@ -71,6 +72,26 @@ __all__ = [
 
 #: A topic partition, (topic, partition).
 TP = tuple[str, int]
+
+#: The simple name of the exception class each group error is raised as (Kafka's Errors table):
+#: what the application catches and what a failed rebalance's rejoin reason names. An error not
+#: listed reaches the application as a plain KafkaException.
+EXCEPTION_CLASSES: dict[Errors, str] = {
+    Errors.UNKNOWN_MEMBER_ID: "UnknownMemberIdException",
+    Errors.MEMBER_ID_REQUIRED: "MemberIdRequiredException",
+    Errors.REBALANCE_IN_PROGRESS: "RebalanceInProgressException",
+    Errors.ILLEGAL_GENERATION: "IllegalGenerationException",
+    Errors.FENCED_INSTANCE_ID: "FencedInstanceIdException",
+    Errors.COORDINATOR_NOT_AVAILABLE: "CoordinatorNotAvailableException",
+    Errors.NOT_COORDINATOR: "NotCoordinatorException",
+    Errors.COORDINATOR_LOAD_IN_PROGRESS: "CoordinatorLoadInProgressException",
+    Errors.GROUP_AUTHORIZATION_FAILED: "GroupAuthorizationException",
+    Errors.INCONSISTENT_GROUP_PROTOCOL: "InconsistentGroupProtocolException",
+    Errors.INVALID_SESSION_TIMEOUT: "InvalidSessionTimeoutException",
+    Errors.INVALID_GROUP_ID: "InvalidGroupIdException",
+    Errors.GROUP_MAX_SIZE_REACHED: "GroupMaxSizeReachedException",
+    Errors.UNSUPPORTED_VERSION: "UnsupportedVersionException",
+}
 
 
 class MemberState(Enum):

@@ -22,6 +22,7 @@ from groupspec.types.classic_assignors import (
 )
 from groupspec.types.classic_consumer import (
     APPLICATION_CALLS,
+    EXCEPTION_CLASSES,
     NO_GENERATION,
     TP,
     UNKNOWN_MEMBER_ID,
@@ -112,6 +113,15 @@ class _Completion:
     retriable: bool
 
 
+#: JoinGroupResponseHandler raises these as their own class, anything else as "unexpected";
+#: SyncGroupResponseHandler likewise for its list.
+_JOIN_OWN_EXCEPTION = tuple(e for e in EXCEPTION_CLASSES if e is not Errors.ILLEGAL_GENERATION)
+_SYNC_OWN_EXCEPTION = (Errors.GROUP_AUTHORIZATION_FAILED, Errors.REBALANCE_IN_PROGRESS,
+                       Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION,
+                       Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR)
+_RETRIABLE_JOIN_ERRORS = (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                          Errors.COORDINATOR_LOAD_IN_PROGRESS)
+
 _RETRIABLE_COMMIT_ERRORS = (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                             Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                             Errors.REQUEST_TIMED_OUT)
@@ -127,8 +137,11 @@ class ClassicConsumer:
         self.generation_id = NO_GENERATION
         self.member_id = UNKNOWN_MEMBER_ID
         self.rejoin_needed = False
+        self.rejoin_reason = ""
         self.pending: str | None = None
-        self.failed: str | None = None
+        self.heartbeat_failure: Errors | None = None  # the heartbeat thread's failure cause
+        self.protocol_name: str | None = None
+        self.assignor_generation = NO_GENERATION  # CooperativeStickyAssignor's own generation
         self.now_ms = 0
         self.last_heartbeat_ms = 0
         self.cluster: dict[str, TopicMetadata] = {}
@@ -153,9 +166,7 @@ class ClassicConsumer:
 
     def handle(self, event: Event) -> tuple[Output, ...]:
         self._out = []
-        if self.failed is not None:
-            self._out.append(Raised("KafkaException", f"the consumer failed earlier: {self.failed}"))
-        elif self.closed:
+        if self.closed:
             if isinstance(event, APPLICATION_CALLS):
                 self._out.append(Raised("IllegalStateException", "the consumer is closed"))
         elif self.closing is not None and isinstance(event, APPLICATION_CALLS):
@@ -208,8 +219,12 @@ class ClassicConsumer:
             self._out.append(Raised("IllegalStateException", "subscribe() after assign()"))
         elif self.subscriptions.has_pattern_subscription():
             self._out.append(Raised("IllegalStateException", "subscribe() after subscribe(Pattern)"))
-        elif self.subscriptions.subscribe(set(topics)):
-            self.rejoin_needed = True
+        else:
+            subscribed_before = self.subscriptions.mode is Mode.SUBSCRIBED
+            if self.subscriptions.subscribe(set(topics)):
+                if subscribed_before:
+                    self.request_rejoin_if_necessary("subscription has changed")
+                self.rejoin_needed = True
 
     def subscribe_pattern(self, pattern: str) -> None:
         mode = self.subscriptions.mode
@@ -220,7 +235,10 @@ class ClassicConsumer:
             return
         first = mode is Mode.NONE
         self.subscriptions.subscribe_pattern(pattern)
-        if self.update_pattern_subscription() or first:
+        changed = self.update_pattern_subscription()
+        if changed and not first:
+            self.request_rejoin_if_necessary("subscription has changed")
+        if changed or first:
             self.rejoin_needed = True
 
     def update_pattern_subscription(self) -> bool:
@@ -270,17 +288,19 @@ class ClassicConsumer:
         if not self.invoke_completed_offset_commit_callbacks():
             return
         if self.subscriptions.has_auto_assigned_partitions():
+            if self.heartbeat_failure is not None:  # pollHeartbeat throws the thread's failure
+                failure, self.heartbeat_failure = self.heartbeat_failure, None
+                self._out.append(Raised(EXCEPTION_CLASSES[failure], failure.name))
+                return
             self.check_rejoin_triggers()
             if self.pending in ("join", "sync"):
                 return  # a rebalance is under way: the poll ends before the auto-commit
             if self.pending is None:
-                if self.state is MemberState.PREPARING_REBALANCE:
-                    self.send_join_group()
+                if self.state in (MemberState.PREPARING_REBALANCE, MemberState.COMPLETING_REBALANCE):
+                    self.send_join_group()  # after a failed round: needsJoinPrepare is spent
                     return
                 if self.rejoin_needed:
-                    if self.on_join_prepare_commit():
-                        self.on_join_prepare()
-                        self.send_join_group()
+                    self.join_group_if_needed()
                     return
                 if (self.state is MemberState.STABLE
                         and self.now_ms >= self.last_heartbeat_ms + self.config.heartbeat_interval_ms):
@@ -291,6 +311,12 @@ class ClassicConsumer:
             elif self.rejoin_needed or self.state is not MemberState.STABLE:
                 return
         self.maybe_auto_commit_offsets_async()
+
+    def join_group_if_needed(self) -> None:
+        """onJoinPrepare (once its auto-commit settles) and the JoinGroup, if a rejoin is needed."""
+        if self.rejoin_needed and self.on_join_prepare_commit():
+            self.on_join_prepare()
+            self.send_join_group()
 
     def commit_sync(self, offsets: Offsets) -> None:
         if not self.invoke_completed_offset_commit_callbacks() or not offsets:
@@ -447,13 +473,12 @@ class ClassicConsumer:
                         return "RebalanceInProgressException", False
                     return "CommitFailedException", False
                 elif error is Errors.REBALANCE_IN_PROGRESS:
-                    self.rejoin_needed = True
+                    self.request_rejoin("offset commit failed since group is already rebalancing")
                     return "RebalanceInProgressException", False
                 elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
                     if not unchanged and self.state is MemberState.PREPARING_REBALANCE:
                         return "RebalanceInProgressException", False
-                    self.reset_state(reset_member_id=error is not Errors.ILLEGAL_GENERATION)
-                    self.rejoin_needed = True
+                    self.reset_state_on_response_error("OFFSET_COMMIT", error)
                     return "CommitFailedException", False
                 else:
                     return "KafkaException", False
@@ -475,6 +500,18 @@ class ClassicConsumer:
         if reset_member_id:
             self.member_id = UNKNOWN_MEMBER_ID
 
+    def request_rejoin(self, reason: str) -> None:
+        self.rejoin_reason = reason
+        self.rejoin_needed = True
+
+    def request_rejoin_if_necessary(self, reason: str) -> None:
+        if not self.rejoin_needed:
+            self.request_rejoin(reason)
+
+    def reset_state_on_response_error(self, api: str, error: Errors) -> None:
+        self.reset_state(reset_member_id=error is not Errors.ILLEGAL_GENERATION)
+        self.request_rejoin(f"encountered {error.name} from {api} response")
+
     def send_join_group(self) -> None:
         self.state = MemberState.PREPARING_REBALANCE
         self.pending = "join"
@@ -482,16 +519,20 @@ class ClassicConsumer:
         owned: dict[str, list[int]] = {}
         for topic, partition in sorted(self.subscriptions.assigned):
             owned.setdefault(topic, []).append(partition)
+        user_data = None
+        if self.config.assignors[0] == COOPERATIVE_STICKY_ASSIGNOR_NAME:  # the first protocol's is shown
+            user_data = self.assignor_generation.to_bytes(4, "big", signed=True)
         metadata = ConsumerProtocolSubscription(
             topics=tuple(sorted(self.subscriptions.subscription)),
             owned_partitions=tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(ps))
                                    for t, ps in owned.items()),
-            generation_id=self.generation_id, rack_id=self.config.client_rack)
+            generation_id=self.generation_id, rack_id=self.config.client_rack, user_data=user_data)
         request = JoinGroup(group_id=self.config.group_id, member_id=self.member_id,
                             session_timeout_ms=self.config.session_timeout_ms,
                             rebalance_timeout_ms=self.config.rebalance_timeout_ms,
                             group_instance_id=self.config.group_instance_id,
-                            protocols=tuple(Protocol(a) for a in self.config.assignors))
+                            protocols=tuple(Protocol(a) for a in self.config.assignors),
+                            reason=self.rejoin_reason)
         self._out.append(Sent(request, metadata))
 
     def on_join_response(self, event: JoinAnswered) -> None:
@@ -501,6 +542,7 @@ class ClassicConsumer:
         if error is Errors.NONE:
             self.member_id = response.member_id
             self.generation_id = response.generation_id
+            self.protocol_name = response.protocol_name
             self.state = MemberState.COMPLETING_REBALANCE
             group_assignment: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()
             if response.leader == response.member_id:
@@ -510,7 +552,7 @@ class ClassicConsumer:
                     # the join future fails: no SyncGroup; the next poll joins again (without
                     # another join-prepare, as joinGroupIfNeeded's needsJoinPrepare is spent)
                     self.state = MemberState.PREPARING_REBALANCE
-                    self.rejoin_needed = True
+                    self.request_rejoin("rebalance failed due to IllegalStateException")
                     self._out.append(Raised("IllegalStateException", str(e)))
                     return
             self.pending = "sync"
@@ -520,18 +562,20 @@ class ClassicConsumer:
                           protocol_type=response.protocol_type, protocol_name=response.protocol_name),
                 assignments=group_assignment))
         elif error is Errors.UNKNOWN_MEMBER_ID:
-            self.reset_state(reset_member_id=True)
+            self.reset_state_on_response_error("JOIN_GROUP", error)
+            self.join_failed(error, "UnknownMemberIdException", thrown=False)
             self.send_join_group()
         elif error is Errors.MEMBER_ID_REQUIRED:
             self.member_id = response.member_id
             self.generation_id = NO_GENERATION
+            self.request_rejoin(f"need to re-join with the given member-id: {response.member_id}")
             self.send_join_group()
         elif error is Errors.REBALANCE_IN_PROGRESS:
+            self.join_failed(error, "RebalanceInProgressException", thrown=False)
             self.send_join_group()
-        elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            pass
         else:
-            self.fail(error)
+            exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
+            self.join_failed(error, exception, thrown=error not in _RETRIABLE_JOIN_ERRORS)
 
     def on_leader_elected(self, event: JoinAnswered) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
         """ConsumerCoordinator.onLeaderElected: run the chosen assignor over the members'
@@ -602,16 +646,25 @@ class ClassicConsumer:
             self.rejoin_needed = False
             self.last_heartbeat_ms = self.now_ms
             assigned = {(tp.topic, p) for tp in event.assignment.assigned_partitions for p in tp.partitions}
+            self.rejoin_reason = ""
             self.on_join_complete(assigned)
-        elif error is Errors.REBALANCE_IN_PROGRESS:
+            # joinGroupIfNeeded loops while a rejoin is needed or pending, in the same poll
+            self.check_rejoin_triggers()
+            self.join_group_if_needed()
+            return
+        exception = EXCEPTION_CLASSES[error] if error in _SYNC_OWN_EXCEPTION else "KafkaException"
+        if error is Errors.REBALANCE_IN_PROGRESS:
+            self.join_failed(error, exception, thrown=False)
             self.send_join_group()
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
-            self.reset_state(reset_member_id=error is Errors.UNKNOWN_MEMBER_ID)
+            self.reset_state_on_response_error("SYNC_GROUP", error)
+            self.join_failed(error, exception, thrown=False)
             self.send_join_group()
         elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
             self.state = MemberState.PREPARING_REBALANCE
+            self.join_failed(error, exception, thrown=False)
         else:
-            self.fail(error)
+            self.join_failed(error, exception)
 
     def on_heartbeat_response(self, error: Errors) -> None:
         if self.pending != "heartbeat":
@@ -619,16 +672,18 @@ class ClassicConsumer:
         self.pending = None
         if error is Errors.REBALANCE_IN_PROGRESS:
             if self.state is MemberState.STABLE:
-                self.rejoin_needed = True
+                self.request_rejoin("group is already rebalancing")
         elif error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID):
-            self.reset_state(reset_member_id=error is not Errors.ILLEGAL_GENERATION)
-            self.rejoin_needed = True
+            self.reset_state_on_response_error("HEARTBEAT", error)
+            if error is Errors.FENCED_INSTANCE_ID:
+                self.heartbeat_failure = error
 
     def maybe_leave_group(self, operation: str, reason: str) -> None:
         if self.should_send_leave_group_request(operation):
             leaving = MemberIdentity(self.member_id, reason=reason)
             self._out.append(Sent(LeaveGroup(self.config.group_id, (leaving,))))
         self.reset_state(reset_member_id=True)
+        self.request_rejoin("consumer pro-actively leaving the group")  # resetGenerationOnLeaveGroup
         self.pending = None
 
     def should_send_leave_group_request(self, operation: str) -> bool:
@@ -637,9 +692,12 @@ class ClassicConsumer:
         dynamic = self.config.group_instance_id is None
         return operation == "LEAVE_GROUP" or (dynamic and operation == "DEFAULT")
 
-    def fail(self, error: Errors) -> None:
-        self.failed = error.name
-        self._out.append(Raised("KafkaException", error.name))
+    def join_failed(self, error: Errors, exception: str, thrown: bool = True) -> None:
+        """joinGroupIfNeeded after a failed round: the rejoin names the exception, and poll
+        throws it unless it is retriable; the next poll joins again."""
+        self.request_rejoin(f"rebalance failed due to {exception}")
+        if thrown:
+            self._out.append(Raised(exception, error.name))
 
     # --- ConsumerCoordinator ------------------------------------------------------------------
 
@@ -663,9 +721,12 @@ class ClassicConsumer:
         if not self.is_leader:
             self.assignment_snapshot = None  # only the leader watches for metadata changes
         if not self.subscriptions.check_assignment_matched_subscription(assigned):
-            self.rejoin_needed = True  # an assignment for an older subscription: join again
+            # an assignment for an older subscription: join again
+            self.request_rejoin("received assignment does not match the current subscription")
             return
         self.maybe_update_joined_subscription(assigned)
+        if self.protocol_name == COOPERATIVE_STICKY_ASSIGNOR_NAME:
+            self.assignor_generation = self.generation_id  # the assignor's onAssignment
         self.next_auto_commit_deadline = self.now_ms + self.config.auto_commit_interval_ms
         owned = self.subscriptions.assigned
         added = assigned - owned
@@ -673,7 +734,7 @@ class ClassicConsumer:
             revoked = owned - assigned
             if revoked:
                 self._out.append(Callback("revoked", tuple(sorted(revoked))))
-                self.rejoin_needed = True
+                self.request_rejoin("need to revoke partitions and re-join")
         self.subscriptions.assign_from_subscribed(assigned)
         self._out.append(Callback("assigned", tuple(sorted(added))))
 
@@ -704,8 +765,10 @@ class ClassicConsumer:
         metadata_changed = snapshot is not None and not snapshot.matches(self.metadata_snapshot())
         subscription_changed = (self.joined_subscription is not None
                                 and self.joined_subscription != self.subscriptions.subscription)
-        if metadata_changed or subscription_changed:
-            self.rejoin_needed = True
+        if metadata_changed:
+            self.request_rejoin_if_necessary("cached metadata has changed")
+        if subscription_changed:
+            self.request_rejoin_if_necessary("subscription has changed")
 
     def on_leave_prepare(self) -> None:
         dropped = self.subscriptions.assigned
@@ -719,7 +782,9 @@ class ClassicConsumer:
                      Errors.COORDINATOR_LOAD_IN_PROGRESS):
             return  # retried
         if error is not Errors.NONE:
-            self._out.append(Raised("KafkaException", f"offset fetch failed: {error.name}"))
+            exception = ("GroupAuthorizationException" if error is Errors.GROUP_AUTHORIZATION_FAILED
+                         else "KafkaException")
+            self._out.append(Raised(exception, f"offset fetch failed: {error.name}"))
             return
         unstable = False
         for topic in event.response.topics:
@@ -749,7 +814,8 @@ class ClassicConsumer:
                     generation=self.generation_id,
                     subscription=tuple(sorted(self.subscriptions.subscription)),
                     owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
-                    in_flight=self.pending, fatal=self.failed,
+                    in_flight=self.pending,
+                    fatal=None if self.heartbeat_failure is None else self.heartbeat_failure.name,
                     positions=self.subscriptions.all_consumed(),
                     commits_in_flight=len(self.in_flight_commits), pattern=self.subscriptions.pattern,
                     closing=self.closing is not None, closed=self.closed)

@@ -118,17 +118,42 @@ MACHINE = "classic_consumer"
 HANDLER = "run"
 
 
+# --- rejoin reasons (AbstractCoordinator#requestRejoin's short reasons, as JoinGroup carries them) ---
+REBALANCING = "group is already rebalancing"
+SUBSCRIPTION_CHANGED = "subscription has changed"
+METADATA_CHANGED = "cached metadata has changed"
+LEFT = "consumer pro-actively leaving the group"
+REVOKED = "need to revoke partitions and re-join"
+OLD_ASSIGNMENT = "received assignment does not match the current subscription"
+COMMIT_REBALANCING = "offset commit failed since group is already rebalancing"
+MEMBER_ID_GIVEN = "need to re-join with the given member-id: "
+
+
+def failed(exception: str) -> str:
+    return f"rebalance failed due to {exception}"
+
+
+def encountered(error: Errors, api: str) -> str:
+    return f"encountered {error.name} from {api} response"
+
+
 # --- builders -----------------------------------------------------------------------------------
 
 
 def join(config: Config, topics: tuple[str, ...], member: str = "", generation: int = -1,
-         owned: tuple[TP, ...] = ()) -> Sent:
+         owned: tuple[TP, ...] = (), reason: str = "", assigned_in: int | None = None) -> Sent:
+    """A JoinGroup as sent; ``reason`` is the rejoin reason ("" for a first join and after a
+    completed rebalance); ``assigned_in`` the generation cooperative-sticky's user data names
+    (the member's own generation unless that was reset)."""
     grouped = tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in owned if u == t))
                     for t in sorted({t for t, _ in owned}))
     protocols = tuple(Protocol(a) for a in config.assignors)
-    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols)
+    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols, reason=reason)
+    user_data = None
+    if config.assignors[0] == "cooperative-sticky":
+        user_data = (generation if assigned_in is None else assigned_in).to_bytes(4, "big", signed=True)
     return Sent(request, ConsumerProtocolSubscription(topics=topics, owned_partitions=grouped,
-                                                      generation_id=generation))
+                                                      generation_id=generation, user_data=user_data))
 
 
 def joined(member: str, generation: int, leader: str, protocol: str = "range",
@@ -248,7 +273,8 @@ CASES: tuple[Case, ...] = (
          ACT + "testJoinGroupRequestWithMemberIdRequired", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
-        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m1"), (join(EAGER, ("t",), member="m1"),),
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m1"), (join(EAGER, ("t",), member="m1",
+                                                                reason=MEMBER_ID_GIVEN + "m1"),),
              ends=S.PREPARING_REBALANCE, expect_epoch=-1),
     )),
     Case("rebalance_in_progress_on_heartbeat_revokes_all_then_rejoins", CCT + "testRejoinGroup",
@@ -256,7 +282,7 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0, T1),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS), ends=S.STABLE),
-        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1)),
+        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING)),
              ends=S.PREPARING_REBALANCE),
     )),
     Case("illegal_generation_on_heartbeat_loses_the_partitions", CCT + "testIllegalGeneration",
@@ -265,20 +291,26 @@ CASES: tuple[Case, ...] = (
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.ILLEGAL_GENERATION), ends=S.UNJOINED, expect_epoch=-1),
         # the member id survives ILLEGAL_GENERATION; the partitions are lost, not revoked
-        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1))),
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1,
+                                                         reason=encountered(Errors.ILLEGAL_GENERATION,
+                                                                            "HEARTBEAT")))),
     )),
     Case("unknown_member_on_heartbeat_forgets_the_member_id", CCT + "testUnknownMemberId", EAGER, (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.UNJOINED, expect_epoch=-1),
-        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",),
+                                                         reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                            "HEARTBEAT")))),
     )),
     Case("unknown_member_on_sync_rejoins_without_id", CCT + "testUnknownMemberIdOnSyncGroup",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE,
+        Step(sync_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",),
+                                                         reason=failed("UnknownMemberIdException")),),
+             ends=S.PREPARING_REBALANCE,
              expect_epoch=-1),
     )),
     Case("illegal_generation_on_sync_keeps_the_member_id",
@@ -286,30 +318,42 @@ CASES: tuple[Case, ...] = (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.ILLEGAL_GENERATION), (join(EAGER, ("t",), member="m1"),), expect_epoch=-1),
+        Step(sync_error(Errors.ILLEGAL_GENERATION), (join(EAGER, ("t",), member="m1",
+                                                          reason=failed("IllegalGenerationException")),),
+             expect_epoch=-1),
     )),
     Case("rebalance_in_progress_on_sync_rejoins", CCT + "testRebalanceInProgressOnSyncGroup",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1,
+                                                             reason=failed("RebalanceInProgressException")),),
              ends=S.PREPARING_REBALANCE),
     )),
-    Case("fenced_instance_on_join_is_fatal", "AbstractCoordinatorTest (FENCED_INSTANCE_ID on JoinGroup)",
-         EAGER, (
+    Case("fenced_instance_on_join_raises_then_rejoins",
+         "AbstractCoordinatorTest (FENCED_INSTANCE_ID on JoinGroup)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
-        Step(join_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
-        Step(Poll(1), (Raised("KafkaException", "the consumer failed earlier: FENCED_INSTANCE_ID"),)),
+        # thrown from poll as its own class; the consumer does not stay failed: the next poll
+        # joins again, naming the failure
+        Step(join_error(Errors.FENCED_INSTANCE_ID),
+             (Raised("FencedInstanceIdException", "FENCED_INSTANCE_ID"),)),
+        Step(Poll(1), (join(EAGER, ("t",), reason=failed("FencedInstanceIdException")),),
+             ends=S.PREPARING_REBALANCE),
     )),
-    Case("fenced_instance_on_sync_is_fatal",
+    Case("fenced_instance_on_sync_raises_then_rejoins",
          "AbstractCoordinator.SyncGroupResponseHandler (FENCED_INSTANCE_ID)",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
+        Step(sync_error(Errors.FENCED_INSTANCE_ID),
+             (Raised("FencedInstanceIdException", "FENCED_INSTANCE_ID"),),
+             ends=S.COMPLETING_REBALANCE),
+        # the join-prepare step is not run again: the JoinGroup goes with the generation it had
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("FencedInstanceIdException")),),
+             ends=S.PREPARING_REBALANCE),
     )),
     Case("heartbeat_answer_without_a_heartbeat_is_ignored", "AbstractCoordinator.HeartbeatResponseHandler",
          EAGER, (
@@ -321,9 +365,11 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
         # the rejoin goes at once, as a new member: no member id, no generation
-        Step(join_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE,
+        Step(join_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",),
+                                                         reason=failed("UnknownMemberIdException")),),
+             ends=S.PREPARING_REBALANCE,
              expect_epoch=-1),
     )),
     Case("illegal_generation_on_join_is_an_unexpected_error",
@@ -331,21 +377,24 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
         Step(join_error(Errors.ILLEGAL_GENERATION), (Raised("KafkaException", "ILLEGAL_GENERATION"),)),
+        Step(Poll(3_002), (join(EAGER, ("t",), "m1", 1, reason=failed("KafkaException")),)),
     )),
-    Case("unknown_server_error_on_join_is_fatal",
+    Case("unknown_server_error_on_join_raises_then_rejoins",
          "AbstractCoordinator.JoinGroupResponseHandler (unexpected error)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+        Step(Poll(1), (join(EAGER, ("t",), reason=failed("KafkaException")),)),
     )),
-    Case("unknown_server_error_on_sync_is_fatal",
+    Case("unknown_server_error_on_sync_raises_then_rejoins",
          "AbstractCoordinator.SyncGroupResponseHandler (unexpected error)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
         Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("KafkaException")),)),
     )),
     Case("follower_sends_no_assignments_whatever_its_id",
          "AbstractCoordinator.onJoinFollower", EAGER, (
@@ -359,7 +408,10 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.FENCED_INSTANCE_ID), ends=S.UNJOINED, expect_epoch=-1),
-        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+        # the heartbeat thread failed: the next poll throws that, the one after rejoins
+        Step(Poll(3_001), (Raised("FencedInstanceIdException", "FENCED_INSTANCE_ID"),)),
+        Step(Poll(3_002), (Callback("lost", (T0,)),
+                           join(EAGER, ("t",), reason=encountered(Errors.FENCED_INSTANCE_ID, "HEARTBEAT")))),
     )),
     Case("unsubscribe_during_the_first_join_sends_no_leave", "AbstractCoordinator.maybeLeaveGroup",
          EAGER, (
@@ -373,8 +425,9 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
-        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1,
+                                                             reason=failed("RebalanceInProgressException")),),
              ends=S.PREPARING_REBALANCE, expect_epoch=1),
     )),
     Case("heartbeat_interval_counts_from_the_sync", "AbstractCoordinator.HeartbeatThread", EAGER, (
@@ -395,14 +448,14 @@ CASES: tuple[Case, ...] = (
         Step(synced(T0, T1, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, T1, U0)),)),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0)),)),
+        Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0), reason=REBALANCING),)),
     )),
     Case("coordinator_lost_during_join_retries_at_the_next_poll", CCT + "testDisconnectInJoin",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(join_error(Errors.NOT_COORDINATOR), ends=S.PREPARING_REBALANCE),
-        Step(Poll(100), (join(EAGER, ("t",)),)),
+        Step(Poll(100), (join(EAGER, ("t",), reason=failed("NotCoordinatorException")),)),
     )),
     Case("cooperative_revokes_only_what_moved_and_rebalances_again",
          "ConsumerCoordinatorTest (cooperative protocol: onJoinComplete)", COOP, (
@@ -410,11 +463,14 @@ CASES: tuple[Case, ...] = (
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
         # cooperative join-prepare keeps every partition of a still-subscribed topic
-        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0, T1)),)),
+        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0, T1), reason=REBALANCING),)),
         Step(joined("m1", 2, "m0", "cooperative-sticky"), (sync("m1", 2, "cooperative-sticky"),)),
+        # the join loop goes round at once: the second JoinGroup goes in the same poll
         Step(synced(T0, protocol="cooperative-sticky"),
-             (Callback("revoked", (T1,)), Callback("assigned", ())), ends=S.STABLE, expect_epoch=2),
-        Step(Poll(3_002), (join(COOP, ("t",), "m1", 2, (T0,)),)),
+             (Callback("revoked", (T1,)), Callback("assigned", ()),
+              join(COOP, ("t",), "m1", 2, (T0,), reason=REVOKED)),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+        Step(Poll(3_002), ends=S.PREPARING_REBALANCE),
     )),
     Case("cooperative_revokes_an_unsubscribed_topic_before_joining",
          "ConsumerCoordinatorTest (cooperative protocol: onJoinPrepare)", COOP, (
@@ -423,7 +479,8 @@ CASES: tuple[Case, ...] = (
         Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
         Step(synced(T0, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, U0)),)),
         Step(Subscribe(("t",))),
-        Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,)))),
+        Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,),
+                                                        reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("assign_mode_commits_without_generation",
          "ConsumerCoordinator.sendOffsetCommitRequest (user-assigned)", EAGER, (
@@ -502,7 +559,7 @@ CASES: tuple[Case, ...] = (
         Step(Assign((T0,))),
         Step(Unsubscribe(), ends=S.UNJOINED),
         Step(Subscribe(("t",))),  # subscribing is allowed again
-        Step(Poll(0), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE),
+        Step(Poll(0), (join(EAGER, ("t",), reason=LEFT),), ends=S.PREPARING_REBALANCE),
     )),
     Case("offset_fetch_errors_reset_nothing", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
         Step(Assign((T0, T1))),
@@ -513,7 +570,7 @@ CASES: tuple[Case, ...] = (
             FetchedPartition(0, -1, error=Errors.UNKNOWN_TOPIC_OR_PARTITION), FetchedPartition(1, -1))),))),
              (Raised("KafkaException", "offset fetch failed for t-0: UNKNOWN_TOPIC_OR_PARTITION"),)),
         Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.GROUP_AUTHORIZATION_FAILED)),
-             (Raised("KafkaException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
+             (Raised("GroupAuthorizationException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
     )),
     Case("offset_fetch_unexpected_errors_raise", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
         Step(Assign((T0, T1))),
@@ -648,7 +705,8 @@ LEADER_CASES: tuple[Case, ...] = (
                                               "which this member did not offer"),),
              ends=S.PREPARING_REBALANCE, expect_epoch=1),
         # no SyncGroup went; the next poll joins again without revoking a second time
-        Step(Poll(1), (join(EAGER, ("t",), "m1", 1),), ends=S.PREPARING_REBALANCE),
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("IllegalStateException")),),
+             ends=S.PREPARING_REBALANCE),
     )),
     Case("cooperative_leader_refuses_an_assignment_that_moves_owned_partitions",
          CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", COOP_RANGE, (
@@ -701,9 +759,11 @@ LEADER_CASES: tuple[Case, ...] = (
         Step(Poll(0), (join(EAGER, ("u",)),)),
         Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
         Step(Subscribe(("t",))),
-        # the answer still gives u: nothing is assigned or called back, and the member rejoins
-        Step(synced(U0), (), ends=S.STABLE),
-        Step(Poll(1), (Callback("revoked", ()), join(EAGER, ("t",), "m2", 1)), ends=S.PREPARING_REBALANCE),
+        # the answer still gives u: nothing is assigned or called back, and the join loop goes
+        # round at once (the eager join-prepare revokes the nothing it owns)
+        Step(synced(U0), (Callback("revoked", ()), join(EAGER, ("t",), "m2", 1, reason=OLD_ASSIGNMENT)),
+             ends=S.PREPARING_REBALANCE),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
     )),
 )
 
@@ -749,7 +809,7 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),  # no heartbeat outstanding: ignored
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
         # the retry finds the member rebalancing and fails without a request
         Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)),
              (Raised("RebalanceInProgressException", "the group is rebalancing"),)),
@@ -760,7 +820,9 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
         Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
              ends=S.UNJOINED, expect_epoch=-1),
-        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1))),
+        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1,
+                                                     reason=encountered(Errors.ILLEGAL_GENERATION,
+                                                                        "OFFSET_COMMIT")))),
     )),
     Case("commit_unknown_member_resets_the_member_id",
          CCT + "testCommitOffsetUnknownMemberShouldResetToNoGeneration", EAGER, (
@@ -768,7 +830,9 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
         Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
              ends=S.UNJOINED, expect_epoch=-1),
-        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",),
+                                                     reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                        "OFFSET_COMMIT")))),
     )),
     Case("commit_fencing_error_for_an_older_generation_only_fails",
          CCT + "testCommitOffsetIllegalGenerationWithNewGeneration", EAGER, (
@@ -776,9 +840,10 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
         Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
-        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 2),),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 2,
+                                                             reason=failed("RebalanceInProgressException")),),
              ends=S.PREPARING_REBALANCE),
         # the commit went with generation 1; the member has joined generation 2 since
         Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("RebalanceInProgressException"),),
@@ -793,7 +858,8 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
         Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), static(join(STATIC, ("t",), "m1", 1)))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), static(join(STATIC, ("t",), "m1", 1,
+                                                                   reason=REBALANCING)))),
         Step(joined("m1", 2, "m0"), (static(sync("m1", 2)),)),
         Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
         Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),), ends=S.STABLE),
@@ -814,7 +880,7 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
         Step(committed((T0, Errors.REBALANCE_IN_PROGRESS)), (fails("RebalanceInProgressException"),),
              ends=S.STABLE, expect_epoch=1),
-        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=COMMIT_REBALANCING))),
     )),
     Case("commit_errors_raised_as_they_are", CCT + "testCommitOffsetMetadataTooLarge", EAGER, (
         Step(Assign((T0, T1))),
@@ -948,7 +1014,8 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Poll(1_001), (commit(1, "m1", (T0, 9)),), ends=S.STABLE),
         Step(Poll(1_002), ()),  # still waiting for the answer
         Step(committed((T0, OK)), ()),
-        Step(Poll(1_003), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1)),
+        Step(Poll(1_003), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                            reason=SUBSCRIPTION_CHANGED)),
              ends=S.PREPARING_REBALANCE),
     )),
     Case("rejoin_commit_retried_after_a_retriable_failure",
@@ -961,7 +1028,8 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Poll(2), ()),  # the failure is seen: no join yet
         Step(Poll(3), (commit(1, "m1", (T0, 9)),)),
         Step(committed((T0, OK)), ()),
-        Step(Poll(4), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1))),
+        Step(Poll(4), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("rejoin_commit_lasting_failure_still_joins",
          CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterNonRetryableException", AUTO, (
@@ -971,7 +1039,9 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Poll(1), (commit(1, "m1", (T0, 9)),)),
         Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (), ends=S.UNJOINED),
         # the failure reset the member: its partitions are lost, not revoked
-        Step(Poll(2), (Callback("lost", (T0,)), join(AUTO, ("t", "u")))),
+        Step(Poll(2), (Callback("lost", (T0,)), join(AUTO, ("t", "u"),
+                                                     reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                        "OFFSET_COMMIT")))),
     )),
     Case("rejoin_stops_waiting_for_the_commit_at_the_rebalance_timeout",
          CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO, (
@@ -980,14 +1050,16 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Subscribe(("u", "t"))),
         Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
         Step(Poll(300_009), ()),
-        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1))),
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                              reason=SUBSCRIPTION_CHANGED))),
         # the late answer changes nothing
         Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), (), ends=S.PREPARING_REBALANCE),
     )),
     Case("rejoin_with_nothing_consumed_joins_at_once", CCT + "testJoinPrepareWithDisableAutoCommit", AUTO, (
         *_stable(AUTO, T0),
         Step(Subscribe(("u", "t"))),
-        Step(Poll(1), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1))),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
     )),
 )
 
@@ -1023,7 +1095,7 @@ REJOIN_CASES: tuple[Case, ...] = (
         Step(cluster(t=2)),
         *_led_stable(EAGER),
         Step(cluster(t=3)),
-        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1)),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=METADATA_CHANGED)),
              ends=S.PREPARING_REBALANCE),
     )),
     Case("leader_stays_when_a_refresh_changes_nothing_it_watches",
@@ -1038,7 +1110,7 @@ REJOIN_CASES: tuple[Case, ...] = (
         Step(cluster(t=2, u=1)),
         *_led_stable(EAGER, member("m2", "u"), theirs=(("m2", assignment(U0)),)),
         Step(cluster(t=2, u=2)),
-        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=METADATA_CHANGED))),
     )),
     Case("follower_leaves_metadata_changes_to_the_leader",
          "ConsumerCoordinator.onJoinComplete (not the leader)",
@@ -1057,7 +1129,7 @@ REJOIN_CASES: tuple[Case, ...] = (
         *_led_stable(EAGER),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
         Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
         Step(synced(T0), (Callback("assigned", (T0,)),)),
         Step(cluster(t=3)),
@@ -1068,7 +1140,8 @@ REJOIN_CASES: tuple[Case, ...] = (
         Step(RACKS),
         *_led_stable(RACKED),
         Step(RACKED_B),
-        Step(Poll(1), (Callback("revoked", (T0, T1)), replace(join(RACKED, ("t",), "m1", 1), subscription=(
+        Step(Poll(1), (Callback("revoked", (T0, T1)), replace(join(RACKED, ("t",), "m1", 1,
+                                                                   reason=METADATA_CHANGED), subscription=(
             ConsumerProtocolSubscription(topics=("t",), generation_id=1, rack_id="a"))))),
     )),
     Case("leader_without_a_rack_ignores_replica_racks",
@@ -1084,10 +1157,12 @@ REJOIN_CASES: tuple[Case, ...] = (
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(Subscribe(("t", "u"))),
         Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
-        # the assignment fits the new subscription, so it is taken; the join still went with the old one
-        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
-        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("t", "u"), "m2", 1)),
+        # the assignment fits the new subscription, so it is taken; the join went with the old
+        # one, so the join loop goes round again in the same poll
+        Step(synced(T0), (Callback("assigned", (T0,)), Callback("revoked", (T0,)),
+                          join(EAGER, ("t", "u"), "m2", 1, reason=SUBSCRIPTION_CHANGED)),
              ends=S.PREPARING_REBALANCE),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
     )),
     Case("pattern_subscribes_to_the_matching_topics", CCT + "testPatternJoinGroupLeader", PLAIN, (
         Step(cluster(t=1, tx=1, u=1)),
@@ -1099,9 +1174,10 @@ REJOIN_CASES: tuple[Case, ...] = (
         Step(Poll(0), (join(PLAIN, ()),)),
         Step(cluster(t=1)),
         Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
-        Step(synced(), (Callback("assigned", ()),)),
-        # a matching topic appeared: the match set changed, so the member joins again
-        Step(Poll(1), (Callback("revoked", ()), join(PLAIN, ("t",), "m2", 1))),
+        # a matching topic appeared: the match set changed, so the join loop goes round again
+        Step(synced(), (Callback("assigned", ()), Callback("revoked", ()),
+                        join(PLAIN, ("t",), "m2", 1, reason=SUBSCRIPTION_CHANGED))),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
     )),
     Case("pattern_match_set_change_triggers_a_rejoin",
          CCT + "testRebalanceAfterTopicUnavailableWithPatternSubscribe", PLAIN, (
@@ -1111,7 +1187,8 @@ REJOIN_CASES: tuple[Case, ...] = (
         Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
         Step(synced(T0, U0), (Callback("assigned", (T0, U0)),)),
         Step(cluster(t=1, v=1)),  # u is gone
-        Step(Poll(1), (Callback("revoked", (T0, U0)), join(PLAIN, ("t",), "m2", 1))),
+        Step(Poll(1), (Callback("revoked", (T0, U0)), join(PLAIN, ("t",), "m2", 1,
+                                                           reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("pattern_follower_takes_matching_topics_it_did_not_know", CCT + "testPatternJoinGroupFollower",
          PLAIN, (
@@ -1128,8 +1205,8 @@ REJOIN_CASES: tuple[Case, ...] = (
         Step(SubscribePattern("t.*")),
         Step(Poll(0), (join(PLAIN, ("t",)),)),
         Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
-        Step(synced(T0, V0), (), ends=S.STABLE),
-        Step(Poll(1), (Callback("revoked", ()), join(PLAIN, ("t",), "m2", 1))),
+        Step(synced(T0, V0), (Callback("revoked", ()), join(PLAIN, ("t",), "m2", 1, reason=OLD_ASSIGNMENT))),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
     )),
     Case("pattern_and_topic_subscriptions_exclude_each_other", "SubscriptionState.setSubscriptionType",
          PLAIN, (
@@ -1221,7 +1298,7 @@ CLOSE_CASES: tuple[Case, ...] = (
         *_stable(COOP, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0,)),)),
+        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0,), reason=REBALANCING),)),
         Step(Close(), (Callback("lost", (T0,)), leaving("m1")), ends=S.UNJOINED),
         Step(joined("m1", 2, "m1"), ()),
     )),
