@@ -69,6 +69,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from enum import Enum
 
 import icontract
 
@@ -156,13 +157,32 @@ Offsets = tuple[tuple[TP, int], ...]
 Snapshot = tuple[tuple[str, tuple[frozenset[str], ...]], ...]
 
 
+class Kind(Enum):
+    """Who asked for a commit: commitSync, commitAsync, the auto-commit timer, the auto-commit
+    before a rejoin (PREPARE), or close()."""
+
+    SYNC = "sync"
+    ASYNC = "async"
+    AUTO = "auto"
+    PREPARE = "prepare"
+    CLOSE = "close"
+
+
+class Settling(Enum):
+    """Where the commit a rejoin waits for stands: sent, failed retriably (the next poll but one
+    sends another), or done (succeeded or failed for good)."""
+
+    PENDING = "pending"
+    RETRY = "retry"
+    DONE = "done"
+
+
 @dataclass(frozen=True)
 class PendingCommit:
-    """An OffsetCommit in flight: who asked (``sync``: commitSync, ``async``: commitAsync,
-    ``auto``: the auto-commit timer, ``prepare``: the auto-commit before a rejoin) and the
-    generation and member id it went with (an error is judged against them)."""
+    """An OffsetCommit in flight: who asked, and the generation and member id it went with (an
+    error is judged against them)."""
 
-    kind: str
+    kind: Kind
     offsets: Offsets
     generation: int
     member_id: str
@@ -172,10 +192,10 @@ class PendingCommit:
 class Completed:
     """A finished commit whose callback has not run yet; ``retriable``: the failure may pass."""
 
-    kind: str
+    kind: Kind
     offsets: Offsets
     error: str | None
-    retriable: bool = False
+    retriable: bool
 
 
 @dataclass(frozen=True)
@@ -211,9 +231,8 @@ class State:
     #: Positions of owned partitions (what auto-commit commits), sorted.
     positions: tuple[tuple[TP, int], ...] = ()
     next_auto_commit_ms: int = 0
-    #: The auto-commit a rejoin waits for before giving partitions up: None (none), "pending",
-    #: "retry" (it failed retriably) or "done" (it succeeded or failed for good).
-    prepare_commit: str | None = None
+    #: The auto-commit a rejoin waits for before giving partitions up (None: none).
+    prepare_commit: Settling | None = None
     #: When the rejoin stops waiting for it (None: no rejoin has started waiting).
     prepare_deadline_ms: int | None = None
     #: subscribe(Pattern)'s pattern (``subscription`` is then the metadata's topics it matches).
@@ -286,7 +305,7 @@ def _lost_generation(s: State) -> bool:
 
 
 def _subscribe(st: _Step, ev: Subscribe) -> None:
-    """Only a changed topic set asks for a rejoin, so re-subscribing the same topics is free."""
+    """Only a changed topic set leads to a rejoin, so re-subscribing the same topics is free."""
     if not ev.topics:  # checked first: an empty subscribe is an unsubscribe in either mode
         _unsubscribe(st, Unsubscribe())
         return
@@ -298,27 +317,27 @@ def _subscribe(st: _Step, ev: Subscribe) -> None:
         return
     topics = tuple(sorted(set(ev.topics)))
     if topics != st.state.subscription:
-        if st.state.mode is Mode.SUBSCRIBED:
-            _request_rejoin_if_necessary(st, "subscription has changed")
-        st.set(subscription=topics, rejoin_needed=True)
+        # a first subscription finds the rejoin asked for already (since the consumer was made,
+        # or since it last left); a changed one is seen by the next poll's check
+        if st.state.mode is not Mode.SUBSCRIBED:
+            st.set(rejoin_needed=True)
+        st.set(subscription=topics)
     st.set(mode=Mode.SUBSCRIBED)
 
 
 def _subscribe_pattern(st: _Step, ev: SubscribePattern) -> None:
     """The pattern is matched at once against the metadata the consumer has, and again at each
-    refresh; the first subscription asks for a join even when nothing matches yet."""
+    refresh; the first subscription asks for a join even when nothing matches yet (a later
+    pattern's matches, like a refresh's, make the next poll rejoin if they differ)."""
     s = st.state
     if s.mode is Mode.ASSIGNED or (s.mode is Mode.SUBSCRIBED and s.pattern is None):
         st.emit(Raised("IllegalStateException", "subscribe(Pattern) after "
                        + ("assign()" if s.mode is Mode.ASSIGNED else "subscribe()")))
         return
-    before = s.subscription
+    if s.pattern is None:
+        st.set(rejoin_needed=True)  # a changed pattern's new matches are seen at the next poll
     st.set(mode=Mode.SUBSCRIBED, pattern=ev.pattern)
     _match_pattern(st)
-    if s.pattern is not None and st.state.subscription != before:
-        _request_rejoin_if_necessary(st, "subscription has changed")
-    if s.pattern is None or st.state.subscription != before:
-        st.set(rejoin_needed=True)
 
 
 def _assign(st: _Step, ev: Assign) -> None:
@@ -413,7 +432,7 @@ def _maybe_auto_commit(st: _Step) -> None:
     if not s.config.enable_auto_commit or s.now_ms < s.next_auto_commit_ms:
         return
     st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
-    _commit_now(st, "auto", _consumed_offsets(s))
+    _commit_now(st, Kind.AUTO, _consumed_offsets(s))
 
 
 def _prepare_commit_settled(st: _Step) -> bool:
@@ -428,18 +447,19 @@ def _prepare_commit_settled(st: _Step) -> bool:
     if s.prepare_deadline_ms is None:
         st.set(prepare_deadline_ms=s.now_ms + s.config.rebalance_timeout_ms)
     if s.prepare_commit is None:
-        sent = _commit_now(st, "prepare", _consumed_offsets(s))
-        st.set(prepare_commit="pending" if sent else "done")  # unsent: nothing to commit, or not in the group
+        sent = _commit_now(st, Kind.PREPARE, _consumed_offsets(s))
+        # unsent: nothing to commit, or not in the group
+        st.set(prepare_commit=Settling.PENDING if sent else Settling.DONE)
     s = st.state
     assert s.prepare_deadline_ms is not None
-    go_on = s.now_ms >= s.prepare_deadline_ms or s.prepare_commit == "done"
-    if s.prepare_commit != "pending":
+    go_on = s.now_ms >= s.prepare_deadline_ms or s.prepare_commit is Settling.DONE
+    if s.prepare_commit is Settling.RETRY:
         st.set(prepare_commit=None)
     if not go_on:
         return False
     # a commit still in flight no longer holds anything: it ends as an auto-commit does
     st.set(prepare_commit=None, prepare_deadline_ms=None,
-           commits=tuple(replace(c, kind="auto") if c.kind == "prepare" else c for c in s.commits))
+           commits=tuple(replace(c, kind=Kind.AUTO) if c.kind is Kind.PREPARE else c for c in s.commits))
     return True
 
 
@@ -491,20 +511,20 @@ def _commit(st: _Step, ev: CommitSync) -> None:
     if failed is not None:
         st.emit(Raised(*failed))
         return
-    _commit_now(st, "sync", ev.offsets)
+    _commit_now(st, Kind.SYNC, ev.offsets)
 
 
 def _commit_async(st: _Step, ev: CommitAsync) -> None:
     """The request goes now; whatever happens to it is told by a later callback."""
     if _run_callbacks(st):
-        _commit_now(st, "async", ev.offsets)
+        _commit_now(st, Kind.ASYNC, ev.offsets)
 
 
 def _local_failure(s: State, offsets: Offsets) -> tuple[str, str] | None:
     """Why a commit fails before any request goes (exception, detail), or None."""
     if not offsets:
         return None
-    bad = [o for _, o in offsets if o < 0]
+    bad = [o for _, o in sorted(offsets) if o < 0]
     if bad:
         return "IllegalArgumentException", f"Invalid offset: {bad[0]}"
     if s.mode is Mode.SUBSCRIBED:
@@ -515,14 +535,14 @@ def _local_failure(s: State, offsets: Offsets) -> tuple[str, str] | None:
     return None
 
 
-def _commit_now(st: _Step, kind: str, offsets: Offsets) -> bool:
+def _commit_now(st: _Step, kind: Kind, offsets: Offsets) -> bool:
     """Send the OffsetCommit; False when it settled without one (then, but for a commitSync, a
     callback is queued with the outcome: nothing to commit succeeds, a local failure fails)."""
     s = st.state
     failed = _local_failure(s, offsets)
     if failed is not None or not offsets:
-        if kind != "sync":
-            st.set(completed=(*s.completed, Completed(kind, offsets, failed[0] if failed else None)))
+        if kind is not Kind.SYNC:
+            st.set(completed=(*s.completed, Completed(kind, offsets, failed[0] if failed else None, False)))
         return False
     if s.mode is Mode.SUBSCRIBED:
         generation, member, instance = s.generation, s.member_id, s.config.group_instance_id
@@ -541,15 +561,15 @@ def _commit_now(st: _Step, kind: str, offsets: Offsets) -> bool:
 def _run_callbacks(st: _Step, swallow: bool = False) -> bool:
     """Finished commits' callbacks, in order: a commitAsync's is the application's; the
     auto-commit's only delays the next auto-commit after a retriable failure. False (and
-    FencedInstanceIdException, unless close() swallows it) once a commitAsync was fenced: the
-    call goes no further."""
+    FencedInstanceIdException, unless close() swallows it) once an async commit (the
+    application's or the auto-commit's) was fenced: the call goes no further."""
     s = st.state
     if s.fenced_async:
         if not swallow:
             st.emit(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
         return False
     for done in s.completed:
-        if done.kind == "async":
+        if done.kind is Kind.ASYNC:
             st.emit(CommitCallback(done.offsets, done.error))
         elif done.retriable:
             st.set(next_auto_commit_ms=s.now_ms + s.config.retry_backoff_ms)
@@ -619,31 +639,31 @@ def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
     sent = s.commits[0]
     st.set(commits=s.commits[1:])
     error, retriable = _commit_failure(st, sent, ev.response)
-    if sent.kind == "close":
+    if sent.kind is Kind.CLOSE:
         # close()'s own commitSync: a retriable failure is tried again, anything else (logged
         # only) lets the close go on
         if _run_callbacks(st, swallow=True) and retriable and _local_failure(st.state, sent.offsets) is None:
-            _commit_now(st, "close", sent.offsets)
+            _commit_now(st, Kind.CLOSE, sent.offsets)
             return
         _finish_close(st)
         return
-    if sent.kind == "sync":
+    if sent.kind is Kind.SYNC:
         if not _run_callbacks(st) or error is None:
             return
         if retriable:
             failed = _local_failure(st.state, sent.offsets)
             if failed is None:
-                _commit_now(st, "sync", sent.offsets)
+                _commit_now(st, Kind.SYNC, sent.offsets)
             else:
                 st.emit(Raised(*failed))
         else:
             st.emit(Raised(error, "the offset commit failed"))
         return
     st.set(completed=(*st.state.completed, Completed(sent.kind, sent.offsets, error, retriable)))
-    if sent.kind == "async" and error == "FencedInstanceIdException":
+    if error == "FencedInstanceIdException":  # any async commit fences, the auto-commit's too
         st.set(fenced_async=True)
-    if sent.kind == "prepare" and st.state.prepare_commit == "pending":
-        st.set(prepare_commit="retry" if retriable else "done")
+    if sent.kind is Kind.PREPARE and st.state.prepare_commit is Settling.PENDING:
+        st.set(prepare_commit=Settling.RETRY if retriable else Settling.DONE)
 
 
 def _close(st: _Step, ev: Close) -> None:
@@ -655,7 +675,7 @@ def _close(st: _Step, ev: Close) -> None:
     if s.config.enable_auto_commit and _run_callbacks(st, swallow=True):
         offsets = _consumed_offsets(s)
         if offsets and _local_failure(s, offsets) is None:
-            _commit_now(st, "close", offsets)
+            _commit_now(st, Kind.CLOSE, offsets)
             return
     _finish_close(st)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from enum import Enum
 
 from groupspec.impl import classic_assignors
 from groupspec.impl.classic_consumer.subscriptions import SubscriptionState
@@ -89,12 +90,22 @@ class _AssignmentFailed(Exception):
 Offsets = tuple[tuple[TP, int], ...]
 
 
+class _Kind(Enum):
+    """Who a commit is for: commitSync's caller, a commitAsync callback, the auto-commit's own
+    callback (on the interval and in onJoinPrepare), or close()'s commitSync."""
+
+    SYNC = "sync"
+    ASYNC = "async"
+    AUTO = "auto"
+    CLOSE = "close"
+
+
 @dataclass
 class _CommitFuture:
-    """One OffsetCommit request's future: who sent it (``sync``, ``async``, ``auto``, or
-    ``prepare``: onJoinPrepare's auto-commit) and with which generation; done once answered."""
+    """One OffsetCommit request's future: whose it is and the generation it went with; done
+    once answered."""
 
-    kind: str
+    kind: _Kind
     offsets: Offsets
     generation: int
     member_id: str
@@ -107,7 +118,7 @@ class _CommitFuture:
 class _Completion:
     """OffsetCommitCompletion: a finished commit whose callback waits for the next call."""
 
-    kind: str
+    kind: _Kind
     offsets: Offsets
     error: str | None
     retriable: bool
@@ -220,10 +231,10 @@ class ClassicConsumer:
         elif self.subscriptions.has_pattern_subscription():
             self._out.append(Raised("IllegalStateException", "subscribe() after subscribe(Pattern)"))
         else:
+            # AbstractCoordinator's flag is set from the start and after a leave; a changed
+            # subscription is found by rejoinNeededOrPending at the next poll
             subscribed_before = self.subscriptions.mode is Mode.SUBSCRIBED
-            if self.subscriptions.subscribe(set(topics)):
-                if subscribed_before:
-                    self.request_rejoin_if_necessary("subscription has changed")
+            if self.subscriptions.subscribe(set(topics)) and not subscribed_before:
                 self.rejoin_needed = True
 
     def subscribe_pattern(self, pattern: str) -> None:
@@ -233,16 +244,13 @@ class ClassicConsumer:
             after = "assign()" if mode is Mode.ASSIGNED else "subscribe()"
             self._out.append(Raised("IllegalStateException", f"subscribe(Pattern) after {after}"))
             return
-        first = mode is Mode.NONE
+        if mode is Mode.NONE:
+            self.rejoin_needed = True  # a changed pattern's new matches are seen at the next poll
         self.subscriptions.subscribe_pattern(pattern)
-        changed = self.update_pattern_subscription()
-        if changed and not first:
-            self.request_rejoin_if_necessary("subscription has changed")
-        if changed or first:
-            self.rejoin_needed = True
+        self.update_pattern_subscription()
 
-    def update_pattern_subscription(self) -> bool:
-        return self.subscriptions.subscribe_from_pattern(
+    def update_pattern_subscription(self) -> None:
+        self.subscriptions.subscribe_from_pattern(
             {t for t in self.cluster if self.subscriptions.matches_subscribed_pattern(t)})
 
     def assign(self, partitions: tuple[TP, ...]) -> None:
@@ -266,7 +274,7 @@ class ClassicConsumer:
         if self.config.enable_auto_commit and self.invoke_completed_offset_commit_callbacks(swallow=True):
             offsets = self.subscriptions.all_consumed()
             if offsets and self.check_commit(offsets) is None:
-                self.send_offset_commit_request("close", offsets)
+                self.send_offset_commit_request(_Kind.CLOSE, offsets)
                 return
         self.finish_close()
 
@@ -325,11 +333,11 @@ class ClassicConsumer:
         if failure is not None:
             self._out.append(Raised(*failure))
             return
-        self.send_offset_commit_request("sync", offsets)
+        self.send_offset_commit_request(_Kind.SYNC, offsets)
 
     def commit_async(self, offsets: Offsets) -> None:
         if self.invoke_completed_offset_commit_callbacks():
-            self.do_commit_offsets_async("async", offsets)
+            self.do_commit_offsets_async(_Kind.ASYNC, offsets)
 
     # --- ConsumerCoordinator's commits ---------------------------------------------------------
 
@@ -337,7 +345,7 @@ class ClassicConsumer:
         """sendOffsetCommitRequest's refusals before anything is sent."""
         if not offsets:
             return None
-        for _, offset in offsets:
+        for _, offset in sorted(offsets):
             if offset < 0:
                 return "IllegalArgumentException", f"Invalid offset: {offset}"
         if self.subscriptions.has_auto_assigned_partitions() and self.state is not MemberState.STABLE:
@@ -346,7 +354,7 @@ class ClassicConsumer:
             return "CommitFailedException", "the consumer is not in an active group"
         return None
 
-    def send_offset_commit_request(self, kind: str, offsets: Offsets) -> _CommitFuture:
+    def send_offset_commit_request(self, kind: _Kind, offsets: Offsets) -> _CommitFuture:
         if self.subscriptions.has_auto_assigned_partitions():
             generation, member, instance = self.generation_id, self.member_id, self.config.group_instance_id
         else:
@@ -361,7 +369,7 @@ class ClassicConsumer:
         self.in_flight_commits.append(future)
         return future
 
-    def do_commit_offsets_async(self, kind: str, offsets: Offsets) -> _CommitFuture | None:
+    def do_commit_offsets_async(self, kind: _Kind, offsets: Offsets) -> _CommitFuture | None:
         """The request, or None when the commit finished at once (its completion is queued)."""
         failure = self.check_commit(offsets)
         if failure is None and offsets:
@@ -377,7 +385,7 @@ class ClassicConsumer:
             return False
         while self.completed_offset_commits:
             completion = self.completed_offset_commits.popleft()
-            if completion.kind == "async":
+            if completion.kind is _Kind.ASYNC:
                 self._out.append(CommitCallback(completion.offsets, completion.error))
             elif completion.retriable:  # the auto-commit's own callback backs off
                 self.next_auto_commit_deadline = self.now_ms + self.config.retry_backoff_ms
@@ -386,7 +394,7 @@ class ClassicConsumer:
     def maybe_auto_commit_offsets_async(self) -> None:
         if self.config.enable_auto_commit and self.now_ms >= self.next_auto_commit_deadline:
             self.next_auto_commit_deadline = self.now_ms + self.config.auto_commit_interval_ms
-            self.do_commit_offsets_async("auto", self.subscriptions.all_consumed())
+            self.do_commit_offsets_async(_Kind.AUTO, self.subscriptions.all_consumed())
 
     def on_join_prepare_commit(self) -> bool:
         """The first half of onJoinPrepare: commit the positions before giving partitions up."""
@@ -397,7 +405,7 @@ class ClassicConsumer:
         if self.auto_commit_offset_request_future is None:
             # None back: it finished at once (nothing to commit, or not in the group)
             self.auto_commit_offset_request_future = self.do_commit_offsets_async(
-                "prepare", self.subscriptions.all_consumed())
+                _Kind.AUTO, self.subscriptions.all_consumed())
         future = self.auto_commit_offset_request_future
         if future is not None:
             if self.now_ms >= self.join_prepare_deadline:
@@ -410,8 +418,6 @@ class ClassicConsumer:
                 self.auto_commit_offset_request_future = None
             if not completed:
                 return False
-        if future is not None and not future.done:
-            future.kind = "auto"  # no longer awaited; it ends as an auto-commit does
         self.join_prepare_deadline = None
         self.auto_commit_offset_request_future = None
         return True
@@ -422,14 +428,14 @@ class ClassicConsumer:
         future = self.in_flight_commits.popleft()
         error, retriable = self.commit_error(future, response)
         future.done, future.error, future.retriable = True, error, retriable
-        if future.kind == "close":
+        if future.kind is _Kind.CLOSE:
             if (self.invoke_completed_offset_commit_callbacks(swallow=True) and retriable
                     and self.check_commit(future.offsets) is None):
-                self.send_offset_commit_request("close", future.offsets)
+                self.send_offset_commit_request(_Kind.CLOSE, future.offsets)
             else:
                 self.finish_close()
             return
-        if future.kind == "sync":
+        if future.kind is _Kind.SYNC:
             # commitOffsetsSync: earlier async callbacks first, then the outcome; a retriable
             # failure is tried again at once
             if not self.invoke_completed_offset_commit_callbacks() or error is None:
@@ -437,14 +443,14 @@ class ClassicConsumer:
             if retriable:
                 failure = self.check_commit(future.offsets)
                 if failure is None:
-                    self.send_offset_commit_request("sync", future.offsets)
+                    self.send_offset_commit_request(_Kind.SYNC, future.offsets)
                 else:
                     self._out.append(Raised(*failure))
             else:
                 self._out.append(Raised(error, "the offset commit failed"))
             return
         self.completed_offset_commits.append(_Completion(future.kind, future.offsets, error, retriable))
-        if future.kind == "async" and error == "FencedInstanceIdException":
+        if error == "FencedInstanceIdException":  # any async commit, the auto-commit's too
             self.async_commit_fenced = True
 
     def commit_error(self, sent: _CommitFuture, response: OffsetCommitResponse) -> tuple[str | None, bool]:

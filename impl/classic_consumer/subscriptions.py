@@ -45,10 +45,8 @@ class SubscriptionState:
     def matches_subscribed_pattern(self, topic: str) -> bool:
         return self.pattern is not None and re.fullmatch(self.pattern, topic) is not None
 
-    def subscribe_from_pattern(self, topics: set[str]) -> bool:
-        changed = topics != self.subscription
+    def subscribe_from_pattern(self, topics: set[str]) -> None:
         self.subscription = set(topics)
-        return changed
 
     def group_subscribe(self, topics: set[str]) -> None:
         self.group_subscription = set(topics)

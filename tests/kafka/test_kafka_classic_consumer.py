@@ -45,7 +45,8 @@ CAUSES: dict[str, tuple[frozenset[str] | None, str]] = {
     # the run, so a leader that subscribes to one more topic sees its watched metadata change
     # before the next poll; groupspec's metadata moves only with a Metadata event, so the
     # subscription's change names the rejoin.
-    "METADATA_ON_SUBSCRIBE": (frozenset({"rejoin_with_nothing_consumed_joins_at_once"}),
+    "METADATA_ON_SUBSCRIBE": (frozenset({"rejoin_with_nothing_consumed_joins_at_once",
+                                         "a_new_subscription_rejoins_at_the_next_poll"}),
                               r"event 5\[1\]\.request\.reason: expected 'subscription has changed', "
                               r"got 'cached metadata has changed'"),
     # The heartbeat thread sends whenever the interval is over, from the JoinGroup's answer on,
@@ -57,7 +58,7 @@ CAUSES: dict[str, tuple[frozenset[str] | None, str]] = {
                             r"|view\.in_flight: expected None, got 'heartbeat'"),
 }
 #: The vectors Kafka's answer meets exactly.
-PASS_EXACTLY = 41
+PASS_EXACTLY = 46
 
 #: The events ClassicConsumerRun.java drives. Vectors with others (commit answers, commitAsync,
 #: positions, metadata refreshes, patterns, close()) wait for the adapter to drive them, and so do

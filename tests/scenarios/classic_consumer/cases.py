@@ -893,6 +893,14 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(committed((T0, Errors.UNKNOWN_SERVER_ERROR)), (fails("KafkaException"),)),
         Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
         Step(committed((T0, Errors.GROUP_AUTHORIZATION_FAILED)), (fails("GroupAuthorizationException"),)),
+        # codes the handler names no case for, either side of its fencing cases
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.GROUP_ID_NOT_FOUND)), (fails("KafkaException"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.UNSTABLE_OFFSET_COMMIT)), (fails("KafkaException"),)),
+        # a failed partition after a committed one of the same topic still decides
+        Step(CommitSync(((T0, 1), (T1, 1))), (commit(-1, "", (T0, 1), (T1, 1)),)),
+        Step(committed((T0, OK), (T1, Errors.UNKNOWN_SERVER_ERROR)), (fails("KafkaException"),)),
     )),
     Case("commit_topic_authorization_waits_for_every_partition",
          "ConsumerCoordinator.OffsetCommitResponseHandler (unauthorized topics)", EAGER, (
@@ -909,6 +917,8 @@ COMMIT_CASES: tuple[Case, ...] = (
     Case("commit_of_a_negative_offset_is_refused", "ConsumerCoordinator.sendOffsetCommitRequest", EAGER, (
         Step(Assign((T0,))),
         Step(CommitSync(((T0, -1),)), (Raised("IllegalArgumentException", "Invalid offset: -1"),)),
+        Step(CommitSync(((T0, 0),)), (commit(-1, "", (T0, 0)),)),  # 0 is a valid offset
+        Step(CommitSync(((T1, -3), (T0, -1))), (Raised("IllegalArgumentException", "Invalid offset: -1"),)),
         Step(CommitAsync(((T0, -2),)), ()),
         Step(Poll(0), (CommitCallback(((T0, -2),), "IllegalArgumentException"),)),
     )),
@@ -1325,6 +1335,271 @@ CLOSE_CASES: tuple[Case, ...] = (
 )
 
 CASES = CASES + CLOSE_CASES
+
+
+# --- corners: stale answers after a commit's reset, fencing by generation, stray answers ----------
+
+
+def _rebalancing(config: Config, *owned: TP) -> tuple[Step, ...]:
+    """From STABLE at generation 1: a heartbeat reports a rebalance and the next poll rejoins."""
+    eager = config.protocol is RebalanceProtocol.EAGER
+    prepare = (Callback("revoked", tuple(sorted(owned))),) if eager else ()
+    mine = () if eager else owned
+    sent = join(config, ("t",), "m1", 1, mine, reason=REBALANCING)
+    if config.group_instance_id is not None:
+        sent = static(sent)
+    return (
+        Step(Poll(3_000), (heartbeat("m1", 1) if config.group_instance_id is None
+                           else static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (*prepare, sent), ends=S.PREPARING_REBALANCE),
+    )
+
+
+def _static_stable() -> tuple[Step, ...]:
+    return (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+    )
+
+
+COOP_AUTO = Config(group_id=GROUP, assignors=("cooperative-sticky",), protocol=RebalanceProtocol.COOPERATIVE,
+                   enable_auto_commit=True)
+
+CORNER_CASES: tuple[Case, ...] = (
+    Case("commit_reset_while_joining_drops_the_join_answer", CCT + "testCommitOffsetIllegalGeneration",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        *_rebalancing(EAGER, T0),
+        # the commit's generation is still the member's: it is reset although a join is out
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(joined("m1", 2, "m0"), (), ends=S.UNJOINED),  # answers a join the reset abandoned
+        Step(Poll(3_002), (join(EAGER, ("t",), "m1", -1, reason=encountered(Errors.ILLEGAL_GENERATION,
+                                                                            "OFFSET_COMMIT")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("commit_reset_while_syncing_drops_the_sync_answer", CCT + "testCommitOffsetUnknownMemberId", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        *_rebalancing(EAGER, T0),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),), ends=S.COMPLETING_REBALANCE),
+        # a newer generation, but not rebalancing-before-join: the member is reset
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(synced(T0), (), ends=S.UNJOINED),
+        Step(Poll(3_002), (join(EAGER, ("t",), reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                  "OFFSET_COMMIT")),)),
+    )),
+    Case("stray_answers_change_nothing", "AbstractCoordinator (answers to nothing outstanding)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(synced(T1), ()),
+        Step(joined("m1", 2, "m0"), (), ends=S.STABLE, expect_epoch=1),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(synced(T1), ()),
+        Step(joined("m1", 2, "m0"), (), ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("stray_join_answer_while_syncing_changes_nothing", "AbstractCoordinator.JoinGroupResponseHandler",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(joined("m1", 2, "m0"), (), ends=S.COMPLETING_REBALANCE, expect_epoch=1),
+    )),
+    Case("commit_fenced_instance_while_rejoining_a_newer_generation",
+         CCT + "testCommitOffsetFencedInstanceWithRebalancingGeneration", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        *_rebalancing(STATIC, T0),
+        Step(joined("m1", 2, "m0"), (static(sync("m1", 2)),)),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (static(join(STATIC, ("t",), "m1", 2,
+                                                                    reason=failed("RebalanceInProgressException"))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("RebalanceInProgressException"),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+    )),
+    Case("commit_fenced_after_the_generation_was_reset",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (FENCED_INSTANCE_ID)", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.ILLEGAL_GENERATION), ends=S.UNJOINED, expect_epoch=-1),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),), ends=S.UNJOINED),
+    )),
+    Case("commit_fenced_for_another_member_id_of_the_same_generation_number",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (generationUnchanged)", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.UNJOINED),
+        Step(Poll(3_001), (Callback("lost", (T0,)), static(join(STATIC, ("t",),
+                                                                reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                                   "HEARTBEAT"))))),
+        # a scripted coordinator hands out generation 1 again, to another member id
+        Step(joined("m2", 1, "m0"), (static(sync("m2", 1)),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("commit_fenced_for_a_member_id_sorting_first", "ConsumerCoordinator.OffsetCommitResponseHandler "
+         "(generationUnchanged)", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID)),
+        Step(Poll(3_001), (Callback("lost", (T0,)), static(join(STATIC, ("t",),
+                                                                reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                                   "HEARTBEAT"))))),
+        Step(joined("a0", 1, "m0"), (static(sync("a0", 1)),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),)),
+    )),
+    Case("auto_commit_is_due_at_any_later_poll", CCT + "testAutoCommitAwaitsInterval", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 3),))),
+        Step(Poll(7_500), (commit(-1, "", (T0, 3)),)),
+        Step(Poll(12_499), ()),
+        Step(Poll(12_500), (commit(-1, "", (T0, 3)),)),
+    )),
+    Case("rejoin_stops_waiting_at_any_poll_past_the_rebalance_timeout",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
+        Step(Poll(400_000), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                              reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("an_abandoned_rejoin_commit_does_not_settle_the_next_one",
+         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                              reason=SUBSCRIPTION_CHANGED))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Consumed(((T0, 12),))),
+        Step(Subscribe(("t",))),
+        Step(Poll(300_011), (commit(2, "m1", (T0, 12)),)),
+        # the first commit's late answer is not the one this rejoin waits for
+        Step(committed((T0, OK)), ()),
+        Step(Poll(300_012), ()),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(300_013), (Callback("revoked", (T0,)), join(AUTO, ("t",), "m1", 2,
+                                                              reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("fenced_auto_commit_fences_every_later_call", "ConsumerCoordinator.doCommitOffsetsAsync",
+         replace(AUTO_STATIC, auto_commit_interval_ms=2_000), (
+        *_static_stable(),
+        Step(Consumed(((T0, 2),))),
+        Step(Poll(2_000), (static(commit(1, "m1", (T0, 2))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(Poll(2_001), (FENCED,)),
+    )),
+    Case("close_with_nothing_consumed_commits_nothing", CCT + "testCloseDynamicAssignment", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Close(), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED),
+    )),
+    Case("close_while_rebalancing_commits_nothing", "ConsumerCoordinator.maybeAutoCommitOffsetsSync",
+         COOP_AUTO, (
+        *_stable(COOP_AUTO, T0),
+        Step(Consumed(((T0, 6),))),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (commit(1, "m1", (T0, 6)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3_002), (join(COOP_AUTO, ("t",), "m1", 1, (T0,), reason=REBALANCING),),
+             ends=S.PREPARING_REBALANCE),
+        # rebalancing: the commit is refused before it is sent, and the close goes on
+        Step(Close(), (Callback("lost", (T0,)), leaving("m1")), ends=S.UNJOINED),
+    )),
+    Case("close_swallows_a_fence_that_arrives_while_it_waits", "ConsumerCoordinator.close", AUTO_STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(AUTO_STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitAsync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Consumed(((T0, 5),))),
+        Step(Close(), (static(commit(1, "m1", (T0, 5))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(committed((T0, OK)), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("auto_commit_waits_while_a_heartbeat_and_a_rejoin_are_pending",
+         "ConsumerCoordinator.poll (a rejoin pending ends the poll before the auto-commit)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 1),))),
+        Step(Poll(2_000), (commit(1, "m1", (T0, 1)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(4_000), ()),  # due, but a rejoin is pending (and waits for the heartbeat's answer)
+        Step(beat()),
+        Step(Poll(4_001), (commit(1, "m1", (T0, 1)),)),  # the rejoin's own commit
+    )),
+    Case("an_earlier_async_answer_does_not_settle_the_rejoin_commit",
+         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(CommitAsync(((T0, 3),)), (commit(1, "m1", (T0, 3)),)),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, OK)), ()),  # the commitAsync's answer comes first
+        Step(Poll(2), (CommitCallback(((T0, 3),)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("close_during_the_first_join_sends_no_leave", "AbstractCoordinator.shouldSendLeaveGroupRequest",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE),
+        Step(Close(), (), ends=S.UNJOINED),
+    )),
+    Case("resubscribing_the_same_topics_changes_nothing", "SubscriptionState.subscribe", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("a_new_subscription_is_seen_by_the_next_poll", "ConsumerCoordinator.rejoinNeededOrPending", EAGER, (
+        *_stable(EAGER, T0),
+        # the rejoin flag stays down until the poll compares the subscription with the joined one
+        Step(Subscribe(("u",)), (), ends=S.STABLE),
+    )),
+    Case("a_new_subscription_rejoins_at_the_next_poll", "ConsumerCoordinator.rejoinNeededOrPending", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Subscribe(("u",)), (), ends=S.STABLE),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("u",), "m1", 1, reason=SUBSCRIPTION_CHANGED)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("a_new_pattern_with_the_same_matches_changes_nothing", "SubscriptionState.subscribe(Pattern)",
+         PLAIN, (
+        Step(cluster(t=1, u=1)),
+        Step(SubscribePattern("t")),
+        Step(Poll(0), (join(PLAIN, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(SubscribePattern("t.?")),
+        Step(Poll(1), (), ends=S.STABLE),
+        Step(SubscribePattern("t|u")),
+        Step(Poll(2), (Callback("revoked", (T0,)), join(PLAIN, ("t", "u"), "m2", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("subscription_changed_during_the_rebalance_rejoins_even_with_the_new_topic_assigned",
+         "ConsumerCoordinator.maybeUpdateJoinedSubscription (topics, not a pattern)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Subscribe(("t", "u"))),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        # the join went with the old subscription: the join loop goes round again at once
+        Step(synced(T0, U0), (Callback("assigned", (T0, U0)), Callback("revoked", (T0, U0)),
+                              join(EAGER, ("t", "u"), "m2", 1, reason=SUBSCRIPTION_CHANGED))),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
+    )),
+)
+
+CASES = CASES + CORNER_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
