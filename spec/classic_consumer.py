@@ -218,6 +218,9 @@ class State:
     protocol_name: str | None = None
     #: The generation cooperative-sticky last saw assigned (its subscription user data).
     assignor_generation: int = NO_GENERATION
+    #: A SyncGroup completed a join under a protocol this member did not offer: every poll
+    #: throws again until the generation is lost (the join's result is never taken).
+    refused_protocol: str | None = None
     now_ms: int = 0
     last_heartbeat_ms: int = 0
     #: The topics the last metadata refresh described (what the leader's assignor reads).
@@ -360,7 +363,7 @@ def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
            subscription=(), owned=(), rejoin_needed=False, in_flight=None, pattern=None,
-           group_subscription=(), rejoin_reason=LEAVING)
+           group_subscription=(), rejoin_reason=LEAVING, refused_protocol=None)
 
 
 def _give_up(st: _Step) -> None:
@@ -384,6 +387,12 @@ def _poll(st: _Step, ev: Poll) -> None:
         st.emit(Raised(EXCEPTION_CLASSES[Errors[st.state.fatal]], st.state.fatal))
         st.set(fatal=None)
         return
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED and s.refused_protocol is not None:
+        if not _lost_generation(s):  # the completed join is read again, and refused again
+            st.emit(Raised("IllegalStateException", _unoffered(s.refused_protocol)))
+            return
+        st.set(refused_protocol=None)
     if st.state.mode is Mode.SUBSCRIBED:
         due = _rejoin_due(st.state)
         if due is not None:
@@ -783,8 +792,8 @@ def _leader_assignments(st: _Step, ev: JoinAnswered) -> Assignments | str:
     s = st.state
     r = ev.response
     name = r.protocol_name or ""
-    if not ev.leader_assignments and not r.skip_assignment and ev.members and name not in s.config.assignors:
-        return f"the coordinator chose assignment protocol {name!r}, which this member did not offer"
+    if name not in s.config.assignors:  # looked up first, whatever the leader then sends
+        return _unoffered(name)
     group_topics = {t for m in ev.members for t in m.subscription.topics}
     st.set(is_leader=True, group_subscription=tuple(sorted(group_topics)))
     if ev.leader_assignments or r.skip_assignment or not ev.members:
@@ -804,6 +813,10 @@ def _leader_assignments(st: _Step, ev: JoinAnswered) -> Assignments | str:
             return f"the cooperative protocol forbids handing owned partitions straight over ({moved})"
     _keep_assignment_snapshot(st)
     return tuple((m.member_id, _assignment_of(result.get(m.member_id, ()))) for m in ev.members)
+
+
+def _unoffered(name: str) -> str:
+    return f"the coordinator chose assignment protocol {name!r}, which this member did not offer"
 
 
 def _partitions_now(s: State) -> Snapshot:
@@ -876,7 +889,8 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
         _sync_succeeded(st, ev)
         # the poll blocked in the join loop goes round again: a rejoin the assignment asked for
         # (or a subscription changed meanwhile) starts in this same poll
-        _join_loop(st)
+        if st.state.refused_protocol is None:
+            _join_loop(st)
     elif r.error is Errors.REBALANCE_IN_PROGRESS:
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
@@ -899,6 +913,11 @@ def _sync_succeeded(st: _Step, ev: SyncAnswered) -> None:
     st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms, rejoin_reason="")
     if not s.is_leader:
         st.set(assignment_snapshot=None)  # only the member that assigned watches the metadata
+    if (s.protocol_name or "") not in s.config.assignors:
+        # a protocol the member did not offer: the join's result cannot be read, and is not
+        st.emit(Raised("IllegalStateException", _unoffered(s.protocol_name or "")))
+        st.set(refused_protocol=s.protocol_name or "")
+        return
     if any(not _subscribed_to(s, t) for t, _ in assigned):
         # an assignment made for an older subscription: nothing taken, nothing called back
         _request_rejoin(st, "received assignment does not match the current subscription")

@@ -644,14 +644,17 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
         if flight == "join" and rng.random() < 0.3:
             return led()
         if flight == "sync":
-            return cc.SyncAnswered(c.SyncGroupResponse(error, "consumer", "range"), assignment(partitions(4)))
+            # the protocol the member offered: Kafka refuses any other (IllegalStateException)
+            return cc.SyncAnswered(c.SyncGroupResponse(error, "consumer", config.assignors[0]),
+                                   assignment(partitions(4)))
         if flight == "heartbeat":
             return cc.HeartbeatAnswered(c.HeartbeatResponse(error))
         generation += 1
         member = shadow.state.member_id or "m1"
         return cc.JoinAnswered(
             c.JoinGroupResponse(error, generation_id=generation, protocol_type="consumer",
-                                protocol_name="range", leader=member if rng.random() < 0.5 else "other",
+                                protocol_name=config.assignors[0],
+                                leader=member if rng.random() < 0.5 else "other",
                                 member_id=member),
             ((member, assignment(partitions(4))),))
 

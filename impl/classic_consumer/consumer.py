@@ -152,6 +152,9 @@ class ClassicConsumer:
         self.pending: str | None = None
         self.heartbeat_failure: Errors | None = None  # the heartbeat thread's failure cause
         self.protocol_name: str | None = None
+        # a completed join whose protocol this member did not offer: onJoinComplete refuses it
+        # at every poll, as the join future stays completed (joinGroupIfNeeded reads it again)
+        self.refused_protocol: str | None = None
         self.assignor_generation = NO_GENERATION  # CooperativeStickyAssignor's own generation
         self.now_ms = 0
         self.last_heartbeat_ms = 0
@@ -262,6 +265,7 @@ class ClassicConsumer:
             self.subscriptions.assign_from_user(set(partitions))
 
     def unsubscribe(self) -> None:
+        self.refused_protocol = None
         self.on_leave_prepare()
         self.maybe_leave_group("DEFAULT", "the consumer unsubscribed from all topics")
         self.subscriptions.unsubscribe()
@@ -300,6 +304,11 @@ class ClassicConsumer:
                 failure, self.heartbeat_failure = self.heartbeat_failure, None
                 self._out.append(Raised(EXCEPTION_CLASSES[failure], failure.name))
                 return
+            if self.refused_protocol is not None:
+                if not self.generation_reset():
+                    self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
+                    return
+                self.refused_protocol = None
             self.check_rejoin_triggers()
             if self.pending in ("join", "sync"):
                 return  # a rebalance is under way: the poll ends before the auto-commit
@@ -589,9 +598,8 @@ class ClassicConsumer:
         response = event.response
         strategy = response.protocol_name or ""
         scripted = bool(event.leader_assignments) or response.skip_assignment or not event.members
-        if not scripted and strategy not in self.config.assignors:
-            raise _AssignmentFailed(
-                f"the coordinator chose assignment protocol {strategy!r}, which this member did not offer")
+        if strategy not in self.config.assignors:  # lookupAssignor comes first
+            raise _AssignmentFailed(self.unoffered(strategy))
         self.subscriptions.group_subscribe({t for m in event.members for t in m.subscription.topics})
         self.is_leader = True
         if scripted:
@@ -653,6 +661,12 @@ class ClassicConsumer:
             self.last_heartbeat_ms = self.now_ms
             assigned = {(tp.topic, p) for tp in event.assignment.assigned_partitions for p in tp.partitions}
             self.rejoin_reason = ""
+            if (self.protocol_name or "") not in self.config.assignors:
+                if not self.is_leader:
+                    self.assignment_snapshot = None
+                self.refused_protocol = self.protocol_name or ""
+                self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
+                return
             self.on_join_complete(assigned)
             # joinGroupIfNeeded loops while a rejoin is needed or pending, in the same poll
             self.check_rejoin_triggers()
@@ -697,6 +711,10 @@ class ClassicConsumer:
             return False
         dynamic = self.config.group_instance_id is None
         return operation == "LEAVE_GROUP" or (dynamic and operation == "DEFAULT")
+
+    @staticmethod
+    def unoffered(protocol: str) -> str:
+        return f"the coordinator chose assignment protocol {protocol!r}, which this member did not offer"
 
     def join_failed(self, error: Errors, exception: str, thrown: bool = True) -> None:
         """joinGroupIfNeeded after a failed round: the rejoin names the exception, and poll

@@ -1602,6 +1602,103 @@ CORNER_CASES: tuple[Case, ...] = (
 CASES = CASES + CORNER_CASES
 
 
+# --- as Kafka 4.2.1's client answers: offered protocols, the first protocol's user data ----------
+
+RANGE_FIRST = Config(group_id=GROUP, assignors=("range", "cooperative-sticky"))
+STICKY_FIRST = Config(group_id=GROUP, assignors=("cooperative-sticky", "range"))
+#: An assignor of the application's own, which Kafka's client only names (the coordinator may choose it).
+CUSTOM_FIRST = Config(group_id=GROUP, assignors=("a-custom", "cooperative-sticky"))
+CUSTOM_SECOND = Config(group_id=GROUP, assignors=("cooperative-sticky", "a-custom"))
+
+KAFKA_CLIENT_CASES: tuple[Case, ...] = (
+    Case("leader_refuses_an_unoffered_protocol_even_with_its_assignments_scripted",
+         "ConsumerCoordinator.onLeaderElected (lookupAssignor)", COOP, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP, ("t",)),)),
+        # the chosen protocol is looked up before anything is assigned or sent
+        Step(joined("m1", 1, "m1", "range", leader_assignments=(("m1", assignment(T0)),)),
+             (Raised("IllegalStateException", "the coordinator chose assignment protocol 'range', "
+                     "which this member did not offer"),)),
+        Step(Poll(1), (join(COOP, ("t",), "m1", 1, reason=failed("IllegalStateException"), assigned_in=-1),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("follower_refuses_an_unoffered_protocol_at_every_poll",
+         "ConsumerCoordinator.onJoinComplete (lookupAssignor)", COOP, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP, ("t",)),)),
+        Step(joined("m1", 1, "m0", "range"), (sync("m1", 1, "range"),)),
+        # the join completed, but its result cannot be read: nothing is assigned, and every poll
+        # reads it again and throws again
+        Step(synced(T0, protocol="range"),
+             (Raised("IllegalStateException", "the coordinator chose assignment protocol 'range', "
+                     "which this member did not offer"),), ends=S.STABLE, expect_epoch=1),
+        Step(Poll(1), (Raised("IllegalStateException", "the coordinator chose assignment protocol 'range', "
+                              "which this member did not offer"),), ends=S.STABLE),
+    )),
+    Case("only_the_first_protocols_user_data_is_shown", "ConsumerCoordinator.metadata", RANGE_FIRST, (
+        Step(Subscribe(("t",))),
+        # range comes first and has no user data (cooperative-sticky's rides in the second protocol)
+        Step(Poll(0), (join(RANGE_FIRST, ("t",)),)),
+    )),
+    Case("cooperative_sticky_keeps_its_generation_when_another_protocol_is_chosen",
+         "CooperativeStickyAssignor.onAssignment", STICKY_FIRST, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(STICKY_FIRST, ("t",)),)),
+        Step(joined("m1", 1, "m1", "range", leader_assignments=(("m1", assignment(T0)),)),
+             (sync("m1", 1, "range", (("m1", assignment(T0)),)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        # only the chosen assignor hears of the assignment: cooperative-sticky still says -1
+        Step(Poll(3_001), (Callback("revoked", (T0,)),
+                           join(STICKY_FIRST, ("t",), "m1", 1, reason=REBALANCING, assigned_in=-1))),
+    )),
+    Case("a_leader_whose_metadata_did_not_move_names_the_subscription",
+         "ConsumerCoordinator.rejoinNeededOrPending (metadata first, then the subscription)", EAGER, (
+        Step(cluster(t=2, u=1)),
+        *_led_stable(EAGER),
+        # u is known, but no refresh came since the assignment: the subscription names the rejoin
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t", "u"), "m1", 1,
+                                                            reason=SUBSCRIPTION_CHANGED)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("a_custom_first_assignor_shows_no_user_data", "ConsumerCoordinator.metadata", CUSTOM_FIRST, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(CUSTOM_FIRST, ("t",)),)),
+    )),
+    Case("cooperative_sticky_ignores_a_custom_protocol_chosen", "CooperativeStickyAssignor.onAssignment",
+         CUSTOM_SECOND, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(CUSTOM_SECOND, ("t",)),)),
+        Step(joined("m1", 1, "m0", "a-custom"), (sync("m1", 1, "a-custom"),)),
+        Step(synced(T0, protocol="a-custom"), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)),
+                           join(CUSTOM_SECOND, ("t",), "m1", 1, reason=REBALANCING, assigned_in=-1))),
+    )),
+    Case("coordinator_lost_during_sync_rejoins_at_the_next_poll",
+         "AbstractCoordinator.SyncGroupResponseHandler (NOT_COORDINATOR)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        # retriable: not thrown; the next poll finds the coordinator again and rejoins
+        Step(sync_error(Errors.NOT_COORDINATOR), ()),
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("offset_fetch_errors_other_than_authorization_are_unexpected",
+         "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
+        Step(Assign((T0,))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNSUPPORTED_VERSION)),
+             (Raised("KafkaException", "offset fetch failed: UNSUPPORTED_VERSION"),)),
+    )),
+)
+
+CASES = CASES + KAFKA_CLIENT_CASES
+
+
 def vector_input(case: Case) -> dict[str, object]:
     from groupspec.conformance.classic_consumer_json import RunInput, run_input_to_json
 
