@@ -160,7 +160,6 @@ class ClassicConsumer:
         self.last_heartbeat_ms = 0
         self.cluster: dict[str, TopicMetadata] = {}
         self.is_leader = False
-        self.subscriptions.reset_group_subscription()
         # ConsumerCoordinator's commit bookkeeping
         self.in_flight_commits: deque[_CommitFuture] = deque()
         self.completed_offset_commits: deque[_Completion] = deque()
@@ -740,6 +739,7 @@ class ClassicConsumer:
                 self._out.append(Callback("revoked", tuple(sorted(revoked))))
                 self.subscriptions.assign_from_subscribed(owned - revoked)
         self.is_leader = False
+        self.subscriptions.reset_group_subscription()
 
     def on_join_complete(self, assigned: set[TP]) -> None:
         if not self.is_leader:
