@@ -660,13 +660,8 @@ class ClassicConsumer:
             self.last_heartbeat_ms = self.now_ms
             assigned = {(tp.topic, p) for tp in event.assignment.assigned_partitions for p in tp.partitions}
             self.rejoin_reason = ""
-            if (self.protocol_name or "") not in self.config.assignors:
-                if not self.is_leader:
-                    self.assignment_snapshot = None
-                self.refused_protocol = self.protocol_name or ""
-                self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
-                return
-            self.on_join_complete(assigned)
+            if not self.on_join_complete(assigned):
+                return  # thrown out of the join loop
             # joinGroupIfNeeded loops while a rejoin is needed or pending, in the same poll
             self.check_rejoin_triggers()
             self.join_group_if_needed()
@@ -741,13 +736,18 @@ class ClassicConsumer:
         self.is_leader = False
         self.subscriptions.reset_group_subscription()
 
-    def on_join_complete(self, assigned: set[TP]) -> None:
+    def on_join_complete(self, assigned: set[TP]) -> bool:
+        """False when the chosen protocol is not one this member offered (lookupAssignor)."""
         if not self.is_leader:
             self.assignment_snapshot = None  # only the leader watches for metadata changes
+        if (self.protocol_name or "") not in self.config.assignors:
+            self.refused_protocol = self.protocol_name or ""
+            self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
+            return False
         if not self.subscriptions.check_assignment_matched_subscription(assigned):
             # an assignment for an older subscription: join again
             self.request_rejoin("received assignment does not match the current subscription")
-            return
+            return True
         self.maybe_update_joined_subscription(assigned)
         if self.protocol_name == COOPERATIVE_STICKY_ASSIGNOR_NAME:
             self.assignor_generation = self.generation_id  # the assignor's onAssignment
@@ -761,6 +761,7 @@ class ClassicConsumer:
                 self.request_rejoin("need to revoke partitions and re-join")
         self.subscriptions.assign_from_subscribed(assigned)
         self._out.append(Callback("assigned", tuple(sorted(added))))
+        return True
 
     def maybe_update_joined_subscription(self, assigned: set[TP]) -> None:
         """A pattern member takes matching topics the leader assigned but it did not know of."""
