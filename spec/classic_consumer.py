@@ -22,31 +22,42 @@ One step function over client events; the member state is AbstractCoordinator's 
   the cooperative protocol an assignor other than cooperative-sticky must not hand a partition
   straight from one owner to another (IllegalStateException). A failed assignment sends no
   SyncGroup and rejoins at the next poll. A returning static leader told to skip the assignment
-  sends none; an answer carrying ``leader_assignments`` has them sent as they are. Errors that
-  Kafka's join loop retries at once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED,
+  sends none; an answer carrying ``leader_assignments`` has them sent as they are. A protocol
+  the member did not offer is refused before anything is assigned (IllegalStateException).
+  Errors that Kafka's join loop retries at once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED,
   REBALANCE_IN_PROGRESS) resend JoinGroup in the same step after resetting what the error says;
-  the join-prepare step is not run again. A coordinator error makes the next poll resend it.
-  FENCED_INSTANCE_ID and any other error (ILLEGAL_GENERATION too: JoinGroup carries no
-  generation) are fatal.
+  the join-prepare step is not run again. A retriable error makes the next poll resend it. Any
+  other error is thrown from the poll as its own exception class (KafkaException where the
+  handler has no case for it, ILLEGAL_GENERATION too: JoinGroup carries no generation), and
+  nothing sticks: the next poll joins again, without another join-prepare.
+* Every JoinGroup says why it goes: "" at first and after a SyncGroup that succeeded, else the
+  short reason of the last request for a rejoin (a trigger found while one is already asked for
+  keeps the earlier reason). The subscription shown is the first protocol's; cooperative-sticky
+  puts in it the generation it was last assigned in.
 * SyncGroup's answer completes the join. An assignment naming a topic the member no longer
   subscribes to was made for an older subscription: the member takes nothing, calls nothing
   back and rejoins at the next poll. Otherwise eager assigns everything it got; cooperative first
   revokes what it owned and did not get (and then needs a second rebalance), then calls back
-  with only the added partitions (always, even none).
+  with only the added partitions (always, even none). The join loop then goes round again in
+  the same step: a rejoin that is due (a revocation, an older subscription's assignment, a
+  subscription changed meanwhile) gives partitions up and sends JoinGroup at once. A follower
+  that finds the chosen protocol is not one it offered takes nothing and throws
+  IllegalStateException, then again at every poll until its generation is lost.
 * Heartbeats go from a poll in STABLE once the interval has passed since the last one (the
   heartbeat thread's timing, folded into polls). REBALANCE_IN_PROGRESS in STABLE asks for a
   rejoin (partitions revoked normally); ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID and
   FENCED_INSTANCE_ID reset the generation (the member id too, except for ILLEGAL_GENERATION),
-  so the next join loses the partitions.
+  so the next join loses the partitions; FENCED_INSTANCE_ID also fails the heartbeat, which the
+  next poll throws before it does anything else.
 * Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
   way, revoked otherwise), sends LeaveGroup if the member had joined and is dynamic (a static
   member, one with a group instance id, stays in the group until its session times out), and
   forgets everything. A static member's requests carry its instance id; a self-assigned
   consumer's commits carry none.
 * Beyond an asked-for rejoin, a poll rejoins when the subscription differs from the one the
-  last JoinGroup went with, or when the member that last assigned sees the partitions of the
-  topics it watches change in a newer metadata refresh (only the leader watches: it alone
-  assigned from what it knew). A pattern subscription is the metadata's topics the pattern
+  last JoinGroup went with (a changed subscribe() raises no flag of its own), or when the
+  member that last assigned sees the partitions of the topics it watches change in a newer
+  metadata refresh (only the leader watches: it alone assigned from what it knew). A pattern subscription is the metadata's topics the pattern
   matches, matched again at each refresh.
 * A commit from an assigning consumer carries generation -1 and no member id; a subscribed one
   commits with its generation only when STABLE (RebalanceInProgressException while rebalancing,
