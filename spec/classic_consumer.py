@@ -57,8 +57,8 @@ One step function over client events; the member state is AbstractCoordinator's 
 * Beyond an asked-for rejoin, a poll rejoins when the subscription differs from the one the
   last JoinGroup went with (a changed subscribe() raises no flag of its own), or when the
   member that last assigned sees the partitions of the topics it watches change in a newer
-  metadata refresh (only the leader watches: it alone assigned from what it knew). A pattern subscription is the metadata's topics the pattern
-  matches, matched again at each refresh.
+  metadata refresh (only the leader watches: it alone assigned from what it knew). A pattern
+  subscription is the metadata's topics the pattern matches, matched again at each refresh.
 * A commit from an assigning consumer carries generation -1 and no member id; a subscribed one
   commits with its generation only when STABLE (RebalanceInProgressException while rebalancing,
   CommitFailedException when not in the group). Commits are answered in the order sent; an
