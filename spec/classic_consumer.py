@@ -398,16 +398,17 @@ def _poll(st: _Step, ev: Poll) -> None:
         st.emit(Raised(EXCEPTION_CLASSES[Errors[st.state.fatal]], st.state.fatal))
         st.set(fatal=None)
         return
-    s = st.state
-    if s.mode is Mode.SUBSCRIBED and s.refused_protocol is not None:
-        if not _lost_generation(s):  # the completed join is read again, and refused again
-            st.emit(Raised("IllegalStateException", _unoffered(s.refused_protocol)))
-            return
-        st.set(refused_protocol=None)
     if st.state.mode is Mode.SUBSCRIBED:
         due = _rejoin_due(st.state)
         if due is not None:
             _request_rejoin_if_necessary(st, due)
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED and s.refused_protocol is not None:
+        # the join loop reads the completed join again, and refuses it again
+        if not _lost_generation(s):
+            st.emit(Raised("IllegalStateException", _unoffered(s.refused_protocol)))
+            return
+        st.set(refused_protocol=None)
     s = st.state
     if s.mode is Mode.SUBSCRIBED:
         if s.in_flight in ("join", "sync"):

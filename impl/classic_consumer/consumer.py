@@ -303,12 +303,12 @@ class ClassicConsumer:
                 failure, self.heartbeat_failure = self.heartbeat_failure, None
                 self._out.append(Raised(EXCEPTION_CLASSES[failure], failure.name))
                 return
+            self.check_rejoin_triggers()
             if self.refused_protocol is not None:
                 if not self.generation_reset():
                     self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
                     return
                 self.refused_protocol = None
-            self.check_rejoin_triggers()
             if self.pending in ("join", "sync"):
                 return  # a rebalance is under way: the poll ends before the auto-commit
             if self.pending is None:

@@ -1627,8 +1627,9 @@ KAFKA_CLIENT_CASES: tuple[Case, ...] = (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(COOP, ("t",)),)),
         Step(joined("m1", 1, "m0", "range"), (sync("m1", 1, "range"),)),
-        # the join completed, but its result cannot be read: nothing is assigned, and every poll
-        # reads it again and throws again
+        Step(Subscribe(("t", "u"))),
+        # the join completed, but its result cannot be read: nothing is assigned, no rejoin goes
+        # for the changed subscription, and every poll reads it again and throws again
         Step(synced(T0, protocol="range"),
              (Raised("IllegalStateException", "the coordinator chose assignment protocol 'range', "
                      "which this member did not offer"),), ends=S.STABLE, expect_epoch=1),
