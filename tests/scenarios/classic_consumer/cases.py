@@ -913,6 +913,10 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T0, 1), (U0, 1))), (commit(-1, "", (T0, 1), (U0, 1)),)),
         Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (U0, OK)),
              (fails("TopicAuthorizationException"),)),
+        # ... and so does one in the same topic
+        Step(CommitSync(((T0, 1), (T1, 1))), (commit(-1, "", (T0, 1), (T1, 1)),)),
+        Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (T1, Errors.GROUP_AUTHORIZATION_FAILED)),
+             (fails("GroupAuthorizationException"),)),
     )),
     Case("commit_of_a_negative_offset_is_refused", "ConsumerCoordinator.sendOffsetCommitRequest", EAGER, (
         Step(Assign((T0,))),
