@@ -205,20 +205,25 @@ CLASSIC_CONSUMER = Diagram(
         Arrow(START, "UNJOINED"),
         Arrow("UNJOINED", "PREPARING_REBALANCE", "poll after subscribe, or after a fencing error<br/>"
               "(partitions lost, JoinGroup sent)"),
-        Arrow("STABLE", "PREPARING_REBALANCE", "poll with a rejoin pending<br/>"
+        Arrow("STABLE", "PREPARING_REBALANCE", "poll with a rejoin pending, after the auto-commit if on<br/>"
               "(eager: all revoked; cooperative: unsubscribed topics revoked)"),
         Arrow("PREPARING_REBALANCE", "PREPARING_REBALANCE", "JoinGroup error retried at once<br/>"
               "(UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS)<br/>"
-              "or at the next poll (coordinator errors)"),
+              "or at the next poll (coordinator errors,<br/>"
+              "or the leader's assignment failed: IllegalStateException)"),
         Arrow("PREPARING_REBALANCE", "COMPLETING_REBALANCE", "JoinGroup answered<br/>"
-              "(SyncGroup sent, with assignments by the leader)"),
+              "(SyncGroup sent; the leader's with the chosen assignor's answer)"),
         Arrow("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup error: JoinGroup again"),
         Arrow("COMPLETING_REBALANCE", "STABLE", "SyncGroup answered<br/>(onPartitionsAssigned)"),
-        Arrow("STABLE", "UNJOINED", "heartbeat fenced (generation reset), or unsubscribe"),
-        Arrow("PREPARING_REBALANCE", "UNJOINED", "unsubscribe (partitions lost)"),
-        Arrow("COMPLETING_REBALANCE", "UNJOINED", "unsubscribe (partitions lost)"),
+        Arrow("STABLE", "UNJOINED", "heartbeat or OffsetCommit fenced<br/>"
+              "(generation reset), or unsubscribe / close"),
+        Arrow("PREPARING_REBALANCE", "UNJOINED", "unsubscribe / close (partitions lost),<br/>"
+              "or OffsetCommit fenced"),
+        Arrow("COMPLETING_REBALANCE", "UNJOINED", "unsubscribe / close (partitions lost),<br/>"
+              "or OffsetCommit fenced"),
     ),
-    notes=(("UNJOINED", "assign() mode stays here:<br/>commits carry generation -1 and no member id"),),
+    notes=(("UNJOINED", "assign() mode stays here:<br/>commits carry generation -1 and no member id;<br/>"
+                        "a closed consumer ends here"),),
 )
 
 DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE, SHARE_DELIVERY, CLASSIC_CONSUMER)

@@ -16,27 +16,58 @@ One step function over client events; the member state is AbstractCoordinator's 
   owns (the callback runs even with nothing owned), the cooperative one only partitions of
   topics no longer subscribed (and calls back only when there are some).
 * JoinGroup's answer makes the member the leader (its id is the answer's leader) or a follower;
-  both send SyncGroup, only the leader with assignments. Errors that Kafka's join loop retries at
-  once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS) resend
-  JoinGroup in the same step after resetting what the error says; the join-prepare step is not
-  run again. A coordinator error makes the next poll resend it. FENCED_INSTANCE_ID and any
-  other error (ILLEGAL_GENERATION too: JoinGroup carries no generation) are fatal.
-* SyncGroup's answer completes the join: eager assigns everything it got; cooperative first
+  both send SyncGroup, only the leader with assignments. The leader computes them: it runs the
+  assignor the coordinator chose (one it offered, else IllegalStateException) on the members'
+  subscriptions and the topics its last metadata refresh gave (spec/classic_assignors.py); under
+  the cooperative protocol an assignor other than cooperative-sticky must not hand a partition
+  straight from one owner to another (IllegalStateException). A failed assignment sends no
+  SyncGroup and rejoins at the next poll. A returning static leader told to skip the assignment
+  sends none; an answer carrying ``leader_assignments`` has them sent as they are. A protocol
+  the member did not offer is refused before anything is assigned (IllegalStateException).
+  Errors that Kafka's join loop retries at once (UNKNOWN_MEMBER_ID, MEMBER_ID_REQUIRED,
+  REBALANCE_IN_PROGRESS) resend JoinGroup in the same step after resetting what the error says;
+  the join-prepare step is not run again. A retriable error makes the next poll resend it. Any
+  other error is thrown from the poll as its own exception class (KafkaException where the
+  handler has no case for it, ILLEGAL_GENERATION too: JoinGroup carries no generation), and
+  nothing sticks: the next poll joins again, without another join-prepare.
+* Every JoinGroup says why it goes: "" at first and after a SyncGroup that succeeded, else the
+  short reason of the last request for a rejoin (a trigger found while one is already asked for
+  keeps the earlier reason). The subscription shown is the first protocol's; cooperative-sticky
+  puts in it the generation it was last assigned in.
+* SyncGroup's answer completes the join. An assignment naming a topic the member no longer
+  subscribes to was made for an older subscription: the member takes nothing, calls nothing
+  back and rejoins at the next poll. Otherwise eager assigns everything it got; cooperative first
   revokes what it owned and did not get (and then needs a second rebalance), then calls back
-  with only the added partitions (always, even none).
+  with only the added partitions (always, even none). The join loop then goes round again in
+  the same step: a rejoin that is due (a revocation, an older subscription's assignment, a
+  subscription changed meanwhile) gives partitions up and sends JoinGroup at once. A follower
+  that finds the chosen protocol is not one it offered takes nothing and throws
+  IllegalStateException, then again at every poll until its generation is lost.
 * Heartbeats go from a poll in STABLE once the interval has passed since the last one (the
   heartbeat thread's timing, folded into polls). REBALANCE_IN_PROGRESS in STABLE asks for a
   rejoin (partitions revoked normally); ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID and
   FENCED_INSTANCE_ID reset the generation (the member id too, except for ILLEGAL_GENERATION),
-  so the next join loses the partitions.
+  so the next join loses the partitions; FENCED_INSTANCE_ID also fails the heartbeat, which the
+  next poll throws before it does anything else.
 * Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
   way, revoked otherwise), sends LeaveGroup if the member had joined and is dynamic (a static
   member, one with a group instance id, stays in the group until its session times out), and
   forgets everything. A static member's requests carry its instance id; a self-assigned
   consumer's commits carry none.
+* Beyond an asked-for rejoin, a poll rejoins when the subscription differs from the one the
+  last JoinGroup went with (a changed subscribe() raises no flag of its own), or when the
+  member that last assigned sees the partitions of the topics it watches change in a newer
+  metadata refresh (only the leader watches: it alone assigned from what it knew). A pattern
+  subscription is the metadata's topics the pattern matches, matched again at each refresh.
 * A commit from an assigning consumer carries generation -1 and no member id; a subscribed one
   commits with its generation only when STABLE (RebalanceInProgressException while rebalancing,
-  CommitFailedException when not in the group).
+  CommitFailedException when not in the group). Commits are answered in the order sent; an
+  error is judged against the generation the commit went with (a member that joined a newer
+  one is not reset by an old commit's fencing). commitSync's caller gets the outcome when the
+  answer comes; commitAsync's callbacks, and the auto-commit's, run at the next call, in order.
+* Auto-commit commits the positions on its interval, and before a rejoin gives partitions up,
+  holding the rejoin until the answer (at most a rebalance timeout); close() commits them the
+  same way before it gives up the partitions and leaves as its membership operation says.
 * An OffsetFetch answer with no committed offset for a partition resets it to earliest or
   latest, or fails with NoOffsetForPartitionException when the reset policy is ``none``.
 
@@ -46,26 +77,44 @@ rendered from it (docs/machines/classic_consumer.md).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import Enum
 
 import icontract
 
-from groupspec.spec import kernel
+from groupspec.spec import classic_assignors, kernel
+from groupspec.types.classic_assignors import (
+    ASSIGNORS,
+    COOPERATIVE_STICKY,
+    ClassicAssignorInput,
+    ClassicMember,
+    check_input,
+)
 from groupspec.types.classic_consumer import (
+    APPLICATION_CALLS,
+    EXCEPTION_CLASSES,
     NO_GENERATION,
     PREDECESSORS,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
     Callback,
+    Close,
+    CommitAsync,
+    CommitCallback,
     CommitSync,
     Config,
+    Consumed,
     Event,
     HeartbeatAnswered,
     JoinAnswered,
+    JoinedMember,
     MemberState,
+    Metadata,
     Mode,
+    OffsetCommitAnswered,
     OffsetFetchAnswered,
     Output,
     Poll,
@@ -74,7 +123,9 @@ from groupspec.types.classic_consumer import (
     ResetOffset,
     Sent,
     Subscribe,
+    SubscribePattern,
     SyncAnswered,
+    TopicMetadata,
     Unsubscribe,
     View,
 )
@@ -86,20 +137,76 @@ from groupspec.types.classic_group import (
     LeaveGroup,
     MemberIdentity,
     OffsetCommit,
+    OffsetCommitResponse,
     Protocol,
     SyncGroup,
 )
-from groupspec.types.errors import Errors
-from groupspec.types.records import ConsumerProtocolSubscription
+from groupspec.types.errors import Errors, InputError
+from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 S = MemberState
 #: JoinGroup has no generation, so Kafka's join handler has no ILLEGAL_GENERATION case: that
 #: error is an unexpected one there (AbstractCoordinator.JoinGroupResponseHandler).
 RETRY_JOIN = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.MEMBER_ID_REQUIRED, Errors.REBALANCE_IN_PROGRESS})
 COORDINATOR = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
+#: The join errors raised as their own class (Errors#exception); any other is an unexpected one.
+JOIN_RAISES_OWN = frozenset(EXCEPTION_CLASSES) - {Errors.ILLEGAL_GENERATION}
+SYNC_RAISES_OWN = frozenset({Errors.GROUP_AUTHORIZATION_FAILED, Errors.REBALANCE_IN_PROGRESS,
+                             Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION,
+                             Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
+#: Join errors the join loop waits out without raising: the next poll sends JoinGroup again.
+RETRIABLE_JOIN = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
+LEAVING = "consumer pro-actively leaving the group"
 RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
 FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
+
+
+Offsets = tuple[tuple[TP, int], ...]
+#: Each watched topic's partitions, each as the racks of its replicas (see _partitions_now).
+Snapshot = tuple[tuple[str, tuple[frozenset[str], ...]], ...]
+
+
+class Kind(Enum):
+    """Who asked for a commit: commitSync, commitAsync, the auto-commit timer, the auto-commit
+    before a rejoin (PREPARE), or close()."""
+
+    SYNC = "sync"
+    ASYNC = "async"
+    AUTO = "auto"
+    PREPARE = "prepare"
+    CLOSE = "close"
+
+
+class Settling(Enum):
+    """Where the commit a rejoin waits for stands: sent, failed retriably (the next poll but one
+    sends another), or done (succeeded or failed for good)."""
+
+    PENDING = "pending"
+    RETRY = "retry"
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class PendingCommit:
+    """An OffsetCommit in flight: who asked, and the generation and member id it went with (an
+    error is judged against them)."""
+
+    kind: Kind
+    offsets: Offsets
+    generation: int
+    member_id: str
+
+
+@dataclass(frozen=True)
+class Completed:
+    """A finished commit whose callback has not run yet; ``retriable``: the failure may pass."""
+
+    kind: Kind
+    offsets: Offsets
+    error: str | None
+    retriable: bool
 
 
 @dataclass(frozen=True)
@@ -112,15 +219,57 @@ class State:
     subscription: tuple[str, ...] = ()
     owned: tuple[TP, ...] = ()
     rejoin_needed: bool = False
+    #: The short reason the next JoinGroup carries: "" until something asks for a rejoin, and
+    #: again once a SyncGroup succeeds.
+    rejoin_reason: str = ""
     in_flight: str | None = None
+    #: The heartbeat's failure the next poll raises (the heartbeat thread's failure cause).
     fatal: str | None = None
+    #: The protocol the coordinator chose at the last successful JoinGroup.
+    protocol_name: str | None = None
+    #: The generation cooperative-sticky last saw assigned (its subscription user data).
+    assignor_generation: int = NO_GENERATION
+    #: A SyncGroup completed a join under a protocol this member did not offer: every poll
+    #: throws again until the generation is lost (the join's result is never taken).
+    refused_protocol: str | None = None
     now_ms: int = 0
     last_heartbeat_ms: int = 0
+    #: The topics the last metadata refresh described (what the leader's assignor reads).
+    metadata: tuple[TopicMetadata, ...] = ()
+    #: OffsetCommits sent and not yet answered, oldest first (answers come in order).
+    commits: tuple[PendingCommit, ...] = ()
+    #: Finished commits whose callbacks run at the next poll or commit call, in order.
+    completed: tuple[Completed, ...] = ()
+    #: A commitAsync was fenced (FENCED_INSTANCE_ID): every later poll and commit call raises.
+    fenced_async: bool = False
+    #: Positions of owned partitions (what auto-commit commits), sorted.
+    positions: tuple[tuple[TP, int], ...] = ()
+    next_auto_commit_ms: int = 0
+    #: The auto-commit a rejoin waits for before giving partitions up (None: none).
+    prepare_commit: Settling | None = None
+    #: When the rejoin stops waiting for it (None: no rejoin has started waiting).
+    prepare_deadline_ms: int | None = None
+    #: subscribe(Pattern)'s pattern (``subscription`` is then the metadata's topics it matches).
+    pattern: str | None = None
+    #: How many metadata refreshes arrived.
+    metadata_version: int = 0
+    #: The topics the last JoinGroup went with.
+    joined_subscription: tuple[str, ...] | None = None
+    #: The whole group's topics, as the member last saw them leading (() otherwise).
+    group_subscription: tuple[str, ...] = ()
+    is_leader: bool = False
+    #: The refresh the member last assigned from and the watched partitions then.
+    assignment_snapshot: tuple[int, Snapshot] | None = None
+    #: close() waits for its commit, and will leave as this operation says (None: not closing).
+    closing: str | None = None
+    closed: bool = False
 
     def view(self) -> View:
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
                     subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
-                    in_flight=self.in_flight, fatal=self.fatal)
+                    in_flight=self.in_flight, fatal=self.fatal, positions=self.positions,
+                    commits_in_flight=len(self.commits), pattern=self.pattern,
+                    closing=self.closing is not None, closed=self.closed)
 
 
 class _Step(kernel.Step[State]):
@@ -133,7 +282,7 @@ class _Step(kernel.Step[State]):
 
 
 def initial(config: Config) -> State:
-    return State(config=config)
+    return State(config=config, next_auto_commit_ms=config.auto_commit_interval_ms)
 
 
 @icontract.ensure(lambda result: result[0].mode is not Mode.ASSIGNED or result[0].state is S.UNJOINED,
@@ -143,10 +292,18 @@ def initial(config: Config) -> State:
 def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
     """The state after ``event`` and what the client sent, called back or raised, in order."""
     st = _Step(state)
-    if state.fatal is None:
-        TABLE.rule(state.state, event)(st, event)
+    calling = isinstance(event, APPLICATION_CALLS)
+    if state.closed:
+        if calling:  # answers reaching a closed consumer are dropped
+            st.emit(Raised("IllegalStateException", "the consumer is closed"))
     else:
-        st.emit(Raised("KafkaException", f"the consumer failed earlier: {state.fatal}"))
+        if calling and state.closing is not None:
+            raise InputError("event", f"{type(event).__name__}: the application is still blocked in close()")
+        TABLE.rule(state.state, event)(st, event)
+        # a position lives only while its partition is owned (a partition given up and later
+        # assigned again starts from its committed offset, not from where it was)
+        owned = set(st.state.owned)
+        st.set(positions=tuple((tp, o) for tp, o in st.state.positions if tp in owned))
     return st.state, tuple(st.out)
 
 
@@ -162,17 +319,39 @@ def _lost_generation(s: State) -> bool:
 
 
 def _subscribe(st: _Step, ev: Subscribe) -> None:
-    """Only a changed topic set asks for a rejoin, so re-subscribing the same topics is free."""
+    """Only a changed topic set leads to a rejoin, so re-subscribing the same topics is free."""
     if not ev.topics:  # checked first: an empty subscribe is an unsubscribe in either mode
         _unsubscribe(st, Unsubscribe())
         return
     if st.state.mode is Mode.ASSIGNED:
         st.emit(Raised("IllegalStateException", "subscribe() after assign()"))
         return
+    if st.state.pattern is not None:
+        st.emit(Raised("IllegalStateException", "subscribe() after subscribe(Pattern)"))
+        return
     topics = tuple(sorted(set(ev.topics)))
     if topics != st.state.subscription:
-        st.set(subscription=topics, rejoin_needed=True)
+        # a first subscription finds the rejoin asked for already (since the consumer was made,
+        # or since it last left); a changed one is seen by the next poll's check
+        if st.state.mode is not Mode.SUBSCRIBED:
+            st.set(rejoin_needed=True)
+        st.set(subscription=topics)
     st.set(mode=Mode.SUBSCRIBED)
+
+
+def _subscribe_pattern(st: _Step, ev: SubscribePattern) -> None:
+    """The pattern is matched at once against the metadata the consumer has, and again at each
+    refresh; the first subscription asks for a join even when nothing matches yet (a later
+    pattern's matches, like a refresh's, make the next poll rejoin if they differ)."""
+    s = st.state
+    if s.mode is Mode.ASSIGNED or (s.mode is Mode.SUBSCRIBED and s.pattern is None):
+        st.emit(Raised("IllegalStateException", "subscribe(Pattern) after "
+                       + ("assign()" if s.mode is Mode.ASSIGNED else "subscribe()")))
+        return
+    if s.pattern is None:
+        st.set(rejoin_needed=True)  # a changed pattern's new matches are seen at the next poll
+    st.set(mode=Mode.SUBSCRIBED, pattern=ev.pattern)
+    _match_pattern(st)
 
 
 def _assign(st: _Step, ev: Assign) -> None:
@@ -189,33 +368,124 @@ def _assign(st: _Step, ev: Assign) -> None:
 def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
     """Partitions are given up before the LeaveGroup goes, so the application can still commit."""
     s = st.state
-    if s.mode is Mode.SUBSCRIBED and s.owned:
-        lost = _lost_generation(s) or s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE)
-        st.emit(Callback("lost" if lost else "revoked", s.owned))
+    _give_up(st)
     if s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID and s.config.group_instance_id is None:
         leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed from all topics")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
-           subscription=(), owned=(), rejoin_needed=False, in_flight=None)
+           subscription=(), owned=(), rejoin_needed=False, in_flight=None, pattern=None,
+           group_subscription=(), rejoin_reason=LEAVING, refused_protocol=None)
+
+
+def _give_up(st: _Step) -> None:
+    """onLeavePrepare's callback for what a subscribed member owns: lost if its generation was
+    reset or a rebalance is under way (others may hold them already), revoked otherwise."""
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED and s.owned:
+        lost = _lost_generation(s) or s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE)
+        st.emit(Callback("lost" if lost else "revoked", s.owned))
 
 
 def _poll(st: _Step, ev: Poll) -> None:
-    """All membership work happens inside poll: the join (after giving partitions up) or a due heartbeat."""
+    """All membership work happens inside poll: finished commits' callbacks first, then the join
+    (after the auto-commit and giving partitions up) or a due heartbeat, then a due auto-commit
+    unless a rebalance is under way."""
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
-    s = st.state
-    if s.mode is not Mode.SUBSCRIBED or s.in_flight is not None:
+    if st.state.mode is Mode.NONE or not _run_callbacks(st):
         return
-    if s.state is S.PREPARING_REBALANCE:  # a join that a coordinator error interrupted
-        _send_join(st)
-    elif s.rejoin_needed:
+    if st.state.mode is Mode.SUBSCRIBED and st.state.fatal is not None:
+        # the heartbeat failed for good: this poll throws it, the next one goes on
+        st.emit(Raised(EXCEPTION_CLASSES[Errors[st.state.fatal]], st.state.fatal))
+        st.set(fatal=None)
+        return
+    if st.state.mode is Mode.SUBSCRIBED:
+        due = _rejoin_due(st.state)
+        if due is not None:
+            _request_rejoin_if_necessary(st, due)
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED and s.refused_protocol is not None:
+        # the join loop reads the completed join again, and refuses it again
+        if not _lost_generation(s):
+            st.emit(Raised("IllegalStateException", _unoffered(s.refused_protocol)))
+            return
+        st.set(refused_protocol=None)
+    s = st.state
+    if s.mode is Mode.SUBSCRIBED:
+        if s.in_flight in ("join", "sync"):
+            return
+        if s.in_flight is None:
+            if s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE):
+                # a join or sync error came between: the join-prepare step was spent already
+                _send_join(st)
+                return
+            if s.rejoin_needed:
+                _join_loop(st)
+                return
+            if s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
+                c = s.config
+                st.emit(Sent(Heartbeat(c.group_id, s.generation, s.member_id, c.group_instance_id)))
+                st.set(in_flight="heartbeat", last_heartbeat_ms=s.now_ms)
+        elif s.rejoin_needed or s.state is not S.STABLE:
+            return
+    _maybe_auto_commit(st)
+
+
+def _join_loop(st: _Step) -> None:
+    """A rejoin that is due starts: partitions are given up (after the auto-commit settles)
+    and JoinGroup goes."""
+    if st.state.mode is not Mode.SUBSCRIBED:
+        return
+    due = _rejoin_due(st.state)
+    if due is not None:
+        _request_rejoin_if_necessary(st, due)
+    if st.state.rejoin_needed and _prepare_commit_settled(st):
         _join_prepare(st)
         _send_join(st)
-    elif s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
-        st.emit(Sent(Heartbeat(s.config.group_id, s.generation, s.member_id, s.config.group_instance_id)))
-        st.set(in_flight="heartbeat", last_heartbeat_ms=s.now_ms)
+
+
+def _consumed_offsets(s: State) -> Offsets:
+    return s.positions
+
+
+def _maybe_auto_commit(st: _Step) -> None:
+    """The auto-commit timer: once due, it restarts and the positions go as an async commit."""
+    s = st.state
+    if not s.config.enable_auto_commit or s.now_ms < s.next_auto_commit_ms:
+        return
+    st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
+    _commit_now(st, Kind.AUTO, _consumed_offsets(s))
+
+
+def _prepare_commit_settled(st: _Step) -> bool:
+    """Whether the rejoin may give partitions up now. With auto-commit on, the positions are
+    committed first and the rejoin waits for the answer, but not past the rebalance timeout
+    counted from the first try. An answer is acted on at the next poll: success or a lasting
+    failure lets the rejoin go on; a retriable failure holds it one more poll, and the poll
+    after sends the commit again (Kafka's onJoinPrepare clears the finished request first)."""
+    s = st.state
+    if not s.config.enable_auto_commit:
+        return True
+    if s.prepare_deadline_ms is None:
+        st.set(prepare_deadline_ms=s.now_ms + s.config.rebalance_timeout_ms)
+    if s.prepare_commit is None:
+        sent = _commit_now(st, Kind.PREPARE, _consumed_offsets(s))
+        # unsent: nothing to commit, or not in the group
+        st.set(prepare_commit=Settling.PENDING if sent else Settling.DONE)
+    s = st.state
+    assert s.prepare_deadline_ms is not None
+    go_on = s.now_ms >= s.prepare_deadline_ms or s.prepare_commit is Settling.DONE
+    if s.prepare_commit is Settling.RETRY:
+        st.set(prepare_commit=None)
+    if not go_on:
+        return False
+    # a commit still in flight no longer holds anything: it ends as an auto-commit does
+    st.set(prepare_commit=None, prepare_deadline_ms=None,
+           commits=tuple(replace(c, kind=Kind.AUTO) if c.kind is Kind.PREPARE else c for c in s.commits))
+    return True
 
 
 def _join_prepare(st: _Step) -> None:
+    st.set(is_leader=False, group_subscription=())
     s = st.state
     if _lost_generation(s):
         if s.owned:
@@ -242,34 +512,215 @@ def _send_join(st: _Step) -> None:
     c = s.config
     request = JoinGroup(group_id=c.group_id, member_id=s.member_id, session_timeout_ms=c.session_timeout_ms,
                        rebalance_timeout_ms=c.rebalance_timeout_ms, group_instance_id=c.group_instance_id,
-                       protocols=tuple(Protocol(name) for name in c.assignors))
+                       protocols=tuple(Protocol(name) for name in c.assignors), reason=s.rejoin_reason)
+    # the subscription shown is the first protocol's; cooperative-sticky's user data is the
+    # generation it was last assigned in, kept across a reset of the member's own generation
+    user_data = (s.assignor_generation.to_bytes(4, "big", signed=True)
+                 if c.assignors[0] == COOPERATIVE_STICKY else None)
     subscription = ConsumerProtocolSubscription(topics=s.subscription, owned_partitions=_grouped(s.owned),
-                                                generation_id=s.generation)
+                                                generation_id=s.generation, rack_id=c.client_rack,
+                                                user_data=user_data)
     st.emit(Sent(request, subscription))
-    st.set(state=S.PREPARING_REBALANCE, in_flight="join")
+    st.set(state=S.PREPARING_REBALANCE, in_flight="join", joined_subscription=s.subscription)
 
 
 def _commit(st: _Step, ev: CommitSync) -> None:
     """A member commits only for the generation it is stable in; a self-assigned one as nobody."""
-    s = st.state
-    if not ev.offsets:
+    if not _run_callbacks(st) or not ev.offsets:
         return
+    failed = _local_failure(st.state, ev.offsets)
+    if failed is not None:
+        st.emit(Raised(*failed))
+        return
+    _commit_now(st, Kind.SYNC, ev.offsets)
+
+
+def _commit_async(st: _Step, ev: CommitAsync) -> None:
+    """The request goes now; whatever happens to it is told by a later callback."""
+    if _run_callbacks(st):
+        _commit_now(st, Kind.ASYNC, ev.offsets)
+
+
+def _local_failure(s: State, offsets: Offsets) -> tuple[str, str] | None:
+    """Why a commit fails before any request goes (exception, detail), or None."""
+    if not offsets:
+        return None
+    bad = [o for _, o in sorted(offsets) if o < 0]
+    if bad:
+        return "IllegalArgumentException", f"Invalid offset: {bad[0]}"
     if s.mode is Mode.SUBSCRIBED:
         if s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE):
-            st.emit(Raised("RebalanceInProgressException", "the group is rebalancing"))
-            return
+            return "RebalanceInProgressException", "the group is rebalancing"
         if s.state is not S.STABLE:
-            st.emit(Raised("CommitFailedException", "the consumer is not in an active group"))
-            return
+            return "CommitFailedException", "the consumer is not in an active group"
+    return None
+
+
+def _commit_now(st: _Step, kind: Kind, offsets: Offsets) -> bool:
+    """Send the OffsetCommit; False when it settled without one (then, but for a commitSync, a
+    callback is queued with the outcome: nothing to commit succeeds, a local failure fails)."""
+    s = st.state
+    failed = _local_failure(s, offsets)
+    if failed is not None or not offsets:
+        if kind is not Kind.SYNC:
+            st.set(completed=(*s.completed, Completed(kind, offsets, failed[0] if failed else None, False)))
+        return False
+    if s.mode is Mode.SUBSCRIBED:
         generation, member, instance = s.generation, s.member_id, s.config.group_instance_id
     else:  # a self-assigned consumer commits as nobody, static or not
         generation, member, instance = NO_GENERATION, UNKNOWN_MEMBER_ID, None
-    offsets = dict(ev.offsets)
-    topics = tuple(CommitTopic(t, tuple(CommitPartition(p, offsets[(t, p)])
-                                        for u, p in sorted(offsets) if u == t))
-                   for t in sorted({t for t, _ in offsets}))
+    by_tp = dict(offsets)
+    topics = tuple(CommitTopic(t, tuple(CommitPartition(p, by_tp[(t, p)])
+                                        for u, p in sorted(by_tp) if u == t))
+                   for t in sorted({t for t, _ in by_tp}))
     st.emit(Sent(OffsetCommit(s.config.group_id, generation, member, group_instance_id=instance,
                               topics=topics)))
+    st.set(commits=(*s.commits, PendingCommit(kind, offsets, generation, member)))
+    return True
+
+
+def _run_callbacks(st: _Step, swallow: bool = False) -> bool:
+    """Finished commits' callbacks, in order: a commitAsync's is the application's; the
+    auto-commit's only delays the next auto-commit after a retriable failure. False (and
+    FencedInstanceIdException, unless close() swallows it) once an async commit (the
+    application's or the auto-commit's) was fenced: the call goes no further."""
+    s = st.state
+    if s.fenced_async:
+        if not swallow:
+            st.emit(Raised("FencedInstanceIdException", "an asynchronous commit was fenced"))
+        return False
+    for done in s.completed:
+        if done.kind is Kind.ASYNC:
+            st.emit(CommitCallback(done.offsets, done.error))
+        elif done.retriable:
+            st.set(next_auto_commit_ms=s.now_ms + s.config.retry_backoff_ms)
+    st.set(completed=())
+    return True
+
+
+_RETRIABLE_COMMIT = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                               Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                               Errors.REQUEST_TIMED_OUT})
+_RAISED_AS_IS = {Errors.OFFSET_METADATA_TOO_LARGE: "OffsetMetadataTooLarge",
+                 Errors.INVALID_COMMIT_OFFSET_SIZE: "InvalidCommitOffsetSizeException"}
+
+
+def _commit_failure(st: _Step, sent: PendingCommit,
+                    response: OffsetCommitResponse) -> tuple[str | None, bool]:
+    """The exception an OffsetCommit answer makes (None: committed) and whether it may pass.
+
+    The first failed partition decides, except that topics the member may not write are all
+    named after every partition was read. Fencing errors are judged against the generation the
+    commit went with: if the member has joined again since, the commit only failed; if not, the
+    member's generation is reset (its member id too, but for ILLEGAL_GENERATION) and it rejoins.
+    """
+    s = st.state
+    unchanged = (s.generation, s.member_id) == (sent.generation, sent.member_id)
+    unauthorized = False
+    for topic in response.topics:
+        for partition in topic.partitions:
+            e = partition.error
+            if e is Errors.NONE:
+                continue
+            if e is Errors.GROUP_AUTHORIZATION_FAILED:
+                return "GroupAuthorizationException", False
+            if e is Errors.TOPIC_AUTHORIZATION_FAILED:
+                unauthorized = True
+                continue
+            if e in _RAISED_AS_IS:
+                return _RAISED_AS_IS[e], False
+            if e in _RETRIABLE_COMMIT:
+                return "RetriableCommitFailedException", True
+            if e is Errors.FENCED_INSTANCE_ID:
+                if unchanged:
+                    return "FencedInstanceIdException", False
+                rebalancing = s.state is S.PREPARING_REBALANCE
+                return ("RebalanceInProgressException" if rebalancing else "CommitFailedException"), False
+            if e is Errors.REBALANCE_IN_PROGRESS:
+                _request_rejoin(st, "offset commit failed since group is already rebalancing")
+                return "RebalanceInProgressException", False
+            if e in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
+                if not unchanged and s.state is S.PREPARING_REBALANCE:
+                    return "RebalanceInProgressException", False
+                st.set(state=S.UNJOINED, generation=NO_GENERATION)
+                _request_rejoin(st, f"encountered {e.name} from OFFSET_COMMIT response")
+                if e is Errors.UNKNOWN_MEMBER_ID:
+                    st.set(member_id=UNKNOWN_MEMBER_ID)
+                return "CommitFailedException", False
+            return "KafkaException", False
+    return ("TopicAuthorizationException", False) if unauthorized else (None, False)
+
+
+def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
+    """The oldest commit in flight is answered. commitSync's caller sees the outcome at once
+    (a retriable failure sends the commit again); the others' callbacks wait for the next call."""
+    s = st.state
+    if not s.commits:
+        return  # nothing in flight: an answer nobody waits for
+    sent = s.commits[0]
+    st.set(commits=s.commits[1:])
+    error, retriable = _commit_failure(st, sent, ev.response)
+    if sent.kind is Kind.CLOSE:
+        # close()'s own commitSync: a retriable failure is tried again, anything else (logged
+        # only) lets the close go on
+        if _run_callbacks(st, swallow=True) and retriable and _local_failure(st.state, sent.offsets) is None:
+            _commit_now(st, Kind.CLOSE, sent.offsets)
+            return
+        _finish_close(st)
+        return
+    if sent.kind is Kind.SYNC:
+        if not _run_callbacks(st) or error is None:
+            return
+        if retriable:
+            failed = _local_failure(st.state, sent.offsets)
+            if failed is None:
+                _commit_now(st, Kind.SYNC, sent.offsets)
+            else:
+                st.emit(Raised(*failed))
+        else:
+            st.emit(Raised(error, "the offset commit failed"))
+        return
+    st.set(completed=(*st.state.completed, Completed(sent.kind, sent.offsets, error, retriable)))
+    if error == "FencedInstanceIdException":  # any async commit fences, the auto-commit's too
+        st.set(fenced_async=True)
+    if sent.kind is Kind.PREPARE and st.state.prepare_commit is Settling.PENDING:
+        st.set(prepare_commit=Settling.RETRY if retriable else Settling.DONE)
+
+
+def _close(st: _Step, ev: Close) -> None:
+    """close(): with auto-commit on, the positions are committed first and the close waits for
+    the answer (what fails is only logged); then the partitions are given up as on unsubscribe
+    and the member leaves as the operation says; the consumer is closed for good."""
+    st.set(closing=ev.operation)
+    s = st.state
+    if s.config.enable_auto_commit and _run_callbacks(st, swallow=True):
+        offsets = _consumed_offsets(s)
+        if offsets and _local_failure(s, offsets) is None:
+            _commit_now(st, Kind.CLOSE, offsets)
+            return
+    _finish_close(st)
+
+
+def _finish_close(st: _Step) -> None:
+    s = st.state
+    operation = s.closing
+    _give_up(st)
+    dynamic = s.config.group_instance_id is None
+    if (s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID
+            and (operation == "LEAVE_GROUP" or (operation == "DEFAULT" and dynamic))):
+        leaving = MemberIdentity(s.member_id, reason="the consumer is being closed")
+        st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
+    st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION, owned=(),
+           rejoin_needed=False, in_flight=None, commits=(), completed=(), closing=None, closed=True,
+           rejoin_reason=LEAVING)
+
+
+def _consumed(st: _Step, ev: Consumed) -> None:
+    """Positions move only for owned partitions."""
+    owned = set(st.state.owned)
+    positions = dict(st.state.positions)
+    positions.update((tp, o) for tp, o in ev.offsets if tp in owned)
+    st.set(positions=tuple(sorted(positions.items())))
 
 
 # --- answers -------------------------------------------------------------------------------------
@@ -280,54 +731,227 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
     r = ev.response
     st.set(in_flight=None)
     if r.error is Errors.NONE:
-        st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE)
-        leader = r.leader == r.member_id
+        st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE,
+               protocol_name=r.protocol_name)
+        assignments: Assignments = ()
+        if r.leader == r.member_id:
+            found = _leader_assignments(st, ev)
+            if isinstance(found, str):  # the leader's assignment failed: no SyncGroup goes
+                st.emit(Raised("IllegalStateException", found))
+                st.set(state=S.PREPARING_REBALANCE)
+                _rebalance_failed(st, "IllegalStateException")
+                return
+            assignments = found
         st.emit(Sent(SyncGroup(st.state.config.group_id, r.generation_id, r.member_id,
                                group_instance_id=st.state.config.group_instance_id,
                                protocol_type=r.protocol_type, protocol_name=r.protocol_name),
-                     assignments=ev.leader_assignments if leader else ()))
+                     assignments=assignments))
         st.set(in_flight="sync")
     elif r.error in RETRY_JOIN:
         if r.error is Errors.MEMBER_ID_REQUIRED:
             st.set(member_id=r.member_id, generation=NO_GENERATION)
-        elif r.error is Errors.UNKNOWN_MEMBER_ID:
-            st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
+            _request_rejoin(st, f"need to re-join with the given member-id: {r.member_id}")
+        else:
+            if r.error is Errors.UNKNOWN_MEMBER_ID:
+                st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
+            _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
-    elif r.error in COORDINATOR:
-        pass  # the next poll resends once the coordinator is known again
     else:
-        _fail(st, r.error)
+        # the next poll resends; only an error that is not retriable reaches the application
+        _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in JOIN_RAISES_OWN else "KafkaException",
+              raised=r.error not in RETRIABLE_JOIN)
+
+
+def _partitions(owned: Iterable[ConsumerProtocolSubscription.TopicPartition]) -> tuple[TP, ...]:
+    return tuple((tp.topic, p) for tp in owned for p in tp.partitions)
+
+
+def _assignment_of(partitions: Iterable[TP]) -> ConsumerProtocolAssignment:
+    """One member's partitions as the assignment struct, topics and partitions in order."""
+    parts = _sorted(partitions)
+    topics = sorted({t for t, _ in parts})
+    return ConsumerProtocolAssignment(tuple(
+        ConsumerProtocolAssignment.TopicPartition(t, tuple(p for u, p in parts if u == t)) for t in topics))
+
+
+def assignor_input(s: State, name: str, members: tuple[JoinedMember, ...]) -> ClassicAssignorInput:
+    """What the leader hands its assignor: each member's subscription as decoded and the topics
+    of the last metadata refresh (a topic it never heard of has no partitions to give)."""
+    def member(m: JoinedMember) -> ClassicMember:
+        sub = m.subscription
+        return ClassicMember(m.member_id, sub.topics, owned_partitions=_partitions(sub.owned_partitions),
+                             group_instance_id=m.group_instance_id, generation_id=sub.generation_id,
+                             rack_id=sub.rack_id, user_data=sub.user_data)
+    racks = {t.name: tuple(frozenset(r) for r in t.replica_racks) for t in s.metadata if t.replica_racks}
+    return ClassicAssignorInput(assignor=name, members=tuple(member(m) for m in members),
+                                topics={t.name: t.partitions for t in s.metadata}, replica_racks=racks)
+
+
+Assignments = tuple[tuple[str, ConsumerProtocolAssignment], ...]
+
+
+def _leader_assignments(st: _Step, ev: JoinAnswered) -> Assignments | str:
+    """The leader's SyncGroup assignments, or why it cannot send any (IllegalStateException).
+
+    A protocol the member did not offer is the coordinator's mistake and fails the join; one
+    that groupspec has no model of is the input's (InputError). The leader watches the topics
+    of the whole group from here on, and keeps the metadata it assigned from, to rejoin when
+    their partitions change. Under the cooperative protocol a partition may change owner only
+    through a generation in which nobody holds it: an assignment that hands one straight over
+    fails, except from cooperative-sticky, whose own reading of the owners' generations is
+    trusted (Kafka skips the check for it).
+    """
+    s = st.state
+    r = ev.response
+    name = r.protocol_name or ""
+    if name not in s.config.assignors:  # looked up first, whatever the leader then sends
+        return _unoffered(name)
+    group_topics = {t for m in ev.members for t in m.subscription.topics}
+    st.set(is_leader=True, group_subscription=tuple(sorted(group_topics)))
+    if ev.leader_assignments or r.skip_assignment or not ev.members:
+        _keep_assignment_snapshot(st)
+        return ev.leader_assignments
+    if name not in ASSIGNORS:
+        raise InputError("members", f"no model of assignor {name!r}: give leader_assignments instead")
+    group = assignor_input(s, name, ev.members)
+    check_input(group)
+    result = classic_assignors.assign(group)
+    if s.config.protocol is RebalanceProtocol.COOPERATIVE and name != COOPERATIVE_STICKY:
+        owned = {m.member_id: set(_partitions(m.subscription.owned_partitions)) for m in ev.members}
+        added = {tp for m, parts in result.items() for tp in parts if tp not in owned.get(m, set())}
+        revoked = {tp for m, parts in owned.items() for tp in parts if tp not in result.get(m, ())}
+        if added & revoked:
+            moved = ", ".join(f"{t}-{p}" for t, p in sorted(added & revoked))
+            return f"the cooperative protocol forbids handing owned partitions straight over ({moved})"
+    _keep_assignment_snapshot(st)
+    return tuple((m.member_id, _assignment_of(result.get(m.member_id, ()))) for m in ev.members)
+
+
+def _unoffered(name: str) -> str:
+    return f"the coordinator chose assignment protocol {name!r}, which this member did not offer"
+
+
+def _partitions_now(s: State) -> Snapshot:
+    """Each watched topic the metadata knows -> its partitions, each as the racks of its
+    replicas when the member has a rack (else no racks): what a change of triggers a rejoin.
+    Watched: the member's own topics and, after it led, the whole group's."""
+    watched = set(s.subscription) | set(s.group_subscription)
+    rack = s.config.client_rack is not None
+    return tuple((t.name, tuple(frozenset(t.replica_racks[p]) if rack and t.replica_racks else frozenset()
+                                for p in range(t.partitions)))
+                 for t in s.metadata if t.name in watched)
+
+
+def _keep_assignment_snapshot(st: _Step) -> None:
+    st.set(assignment_snapshot=(st.state.metadata_version, _partitions_now(st.state)))
+
+
+def _rejoin_due(s: State) -> str | None:
+    """Why a rejoin is due beyond an asked-for one (None: it is not): for the member that last
+    assigned, the metadata moved on from the refresh it assigned from and the watched topics'
+    partitions are no longer the same (looked at first, so its reason wins); or the
+    subscription differs from the one last joined with."""
+    if s.assignment_snapshot is not None:
+        version, partitions = s.assignment_snapshot
+        if version != s.metadata_version and partitions != _partitions_now(s):
+            return "cached metadata has changed"
+    if s.joined_subscription is not None and s.joined_subscription != s.subscription:
+        return "subscription has changed"
+    return None
+
+
+def _request_rejoin(st: _Step, reason: str) -> None:
+    st.set(rejoin_needed=True, rejoin_reason=reason)
+
+
+def _request_rejoin_if_necessary(st: _Step, reason: str) -> None:
+    """A trigger seen while a rejoin is already asked for keeps the earlier reason."""
+    if not st.state.rejoin_needed:
+        _request_rejoin(st, reason)
+
+
+def _rebalance_failed(st: _Step, exception: str) -> None:
+    """A failed JoinGroup or SyncGroup round names its exception in the next JoinGroup."""
+    _request_rejoin(st, f"rebalance failed due to {exception}")
+
+
+def _metadata(st: _Step, ev: Metadata) -> None:
+    """A refresh replaces what the consumer knew of the cluster's topics; a pattern is matched
+    against them again (a changed match set makes the next poll rejoin)."""
+    st.set(metadata=tuple(sorted(ev.topics, key=lambda t: t.name)),
+           metadata_version=st.state.metadata_version + 1)
+    _match_pattern(st)
+
+
+def _match_pattern(st: _Step) -> None:
+    s = st.state
+    if s.pattern is not None:
+        st.set(subscription=tuple(t.name for t in s.metadata if re.fullmatch(s.pattern, t.name)))
+
+
+def _subscribed_to(s: State, topic: str) -> bool:
+    return re.fullmatch(s.pattern, topic) is not None if s.pattern is not None else topic in s.subscription
 
 
 def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
     """Success completes the rebalance and calls the listener; errors go back to joining."""
     r = ev.response
     st.set(in_flight=None)
-    s = st.state
     if r.error is Errors.NONE:
-        assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
-        st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms)
-        if s.config.protocol is RebalanceProtocol.COOPERATIVE:
-            revoked = tuple(tp for tp in s.owned if tp not in assigned)
-            if revoked:
-                st.emit(Callback("revoked", revoked))
-                st.set(rejoin_needed=True)
-            added = tuple(tp for tp in assigned if tp not in s.owned)
-        else:
-            added = assigned
-        st.set(owned=assigned)
-        st.emit(Callback("assigned", added))
+        _sync_succeeded(st, ev)
+        # the poll blocked in the join loop goes round again: a rejoin the assignment asked for
+        # (or a subscription changed meanwhile) starts in this same poll
+        if st.state.refused_protocol is None:
+            _join_loop(st)
     elif r.error is Errors.REBALANCE_IN_PROGRESS:
+        _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
     elif r.error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
         st.set(state=S.UNJOINED, generation=NO_GENERATION)
         if r.error is Errors.UNKNOWN_MEMBER_ID:
             st.set(member_id=UNKNOWN_MEMBER_ID)
+        _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
     elif r.error in COORDINATOR:
         st.set(state=S.PREPARING_REBALANCE)
+        _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
     else:
-        _fail(st, r.error)
+        _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in SYNC_RAISES_OWN else "KafkaException")
+
+
+def _sync_succeeded(st: _Step, ev: SyncAnswered) -> None:
+    s = st.state
+    assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
+    st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms, rejoin_reason="")
+    if not s.is_leader:
+        st.set(assignment_snapshot=None)  # only the member that assigned watches the metadata
+    if (s.protocol_name or "") not in s.config.assignors:
+        # a protocol the member did not offer: the join's result cannot be read, and is not
+        st.emit(Raised("IllegalStateException", _unoffered(s.protocol_name or "")))
+        st.set(refused_protocol=s.protocol_name or "")
+        return
+    if any(not _subscribed_to(s, t) for t, _ in assigned):
+        # an assignment made for an older subscription: nothing taken, nothing called back
+        _request_rejoin(st, "received assignment does not match the current subscription")
+        return
+    if s.pattern is not None and s.joined_subscription is not None:
+        # the leader may give matching topics this member did not know of: they join both sets
+        extra = {t for t, _ in assigned} - set(s.joined_subscription)
+        st.set(subscription=tuple(sorted(set(s.subscription) | extra)),
+               joined_subscription=tuple(sorted(set(s.joined_subscription) | extra)))
+    st.set(next_auto_commit_ms=s.now_ms + s.config.auto_commit_interval_ms)
+    if s.protocol_name == COOPERATIVE_STICKY:
+        st.set(assignor_generation=s.generation)
+    if s.config.protocol is RebalanceProtocol.COOPERATIVE:
+        revoked = tuple(tp for tp in s.owned if tp not in assigned)
+        if revoked:
+            st.emit(Callback("revoked", revoked))
+            _request_rejoin(st, "need to revoke partitions and re-join")
+        added = tuple(tp for tp in assigned if tp not in s.owned)
+    else:
+        added = assigned
+    st.set(owned=assigned)
+    st.emit(Callback("assigned", added))
 
 
 def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
@@ -337,11 +961,14 @@ def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
     st.set(in_flight=None)
     e = ev.response.error
     if e is Errors.REBALANCE_IN_PROGRESS and st.state.state is S.STABLE:
-        st.set(rejoin_needed=True)
+        _request_rejoin(st, "group is already rebalancing")
     elif e in FENCING:
-        st.set(state=S.UNJOINED, generation=NO_GENERATION, rejoin_needed=True)
+        st.set(state=S.UNJOINED, generation=NO_GENERATION)
+        _request_rejoin(st, f"encountered {e.name} from HEARTBEAT response")
         if e is not Errors.ILLEGAL_GENERATION:
             st.set(member_id=UNKNOWN_MEMBER_ID)
+        if e is Errors.FENCED_INSTANCE_ID:  # the heartbeat thread fails: the next poll throws
+            st.set(fatal=e.name)
 
 
 def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
@@ -349,7 +976,9 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
     if ev.response.error in RETRIED_FETCH:
         return
     if ev.response.error is not Errors.NONE:
-        st.emit(Raised("KafkaException", f"offset fetch failed: {ev.response.error.name}"))
+        cls = ("GroupAuthorizationException" if ev.response.error is Errors.GROUP_AUTHORIZATION_FAILED
+               else "KafkaException")
+        st.emit(Raised(cls, f"offset fetch failed: {ev.response.error.name}"))
         return
     failed = [(t.name, p.partition, p.error) for t in ev.response.topics for p in t.partitions
               if p.error is not Errors.NONE]
@@ -372,16 +1001,23 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
 
 
 def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
-    """A join or sync answer outside the round trip it belongs to is dropped."""
+    """A join or sync answer outside the round trip it belongs to is dropped; if it was the one
+    awaited (a commit's fencing error reset the member meanwhile) the next poll joins again."""
+    if st.state.in_flight == ("join" if isinstance(ev, JoinAnswered) else "sync"):
+        st.set(in_flight=None)
 
 
-def _fail(st: _Step, error: Errors) -> None:
-    st.set(fatal=error.name)
-    st.emit(Raised("KafkaException", error.name))
+def _fail(st: _Step, error: Errors, exception: str, raised: bool = True) -> None:
+    """A join or sync round that failed for good: the application's poll throws (unless the
+    error is retriable) and the next poll joins again; nothing stays failed."""
+    _rebalance_failed(st, exception)
+    if raised:
+        st.emit(Raised(exception, error.name))
 
 
 TABLE = kernel.Table("classic_consumer", {
     **kernel.rows(_subscribe, Subscribe),
+    **kernel.rows(_subscribe_pattern, SubscribePattern),
     **kernel.rows(_assign, Assign),
     **kernel.rows(_unsubscribe, Unsubscribe),
     **kernel.rows(_poll, Poll),
@@ -390,6 +1026,11 @@ TABLE = kernel.Table("classic_consumer", {
     **kernel.rows(_sync_answered, SyncAnswered, states=(S.COMPLETING_REBALANCE,)),
     **kernel.rows(_heartbeat_answered, HeartbeatAnswered),
     **kernel.rows(_offsets_fetched, OffsetFetchAnswered),
+    **kernel.rows(_metadata, Metadata),
+    **kernel.rows(_commit_async, CommitAsync),
+    **kernel.rows(_commit_answered, OffsetCommitAnswered),
+    **kernel.rows(_consumed, Consumed),
+    **kernel.rows(_close, Close),
     **kernel.rows(_stale, JoinAnswered, SyncAnswered),
 })
 

@@ -588,12 +588,13 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     from groupspec.types import classic_consumer as cc
     from groupspec.types import classic_group as c
     from groupspec.types.errors import Errors
-    from groupspec.types.records import ConsumerProtocolAssignment
+    from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
     cooperative = rng.random() < 0.5
     protocol = cc.RebalanceProtocol.COOPERATIVE if cooperative else cc.RebalanceProtocol.EAGER
     config = cc.Config(assignors=("cooperative-sticky",) if cooperative else ("range",), protocol=protocol,
-                       auto_offset_reset=rng.choice(("earliest", "latest", "none")))
+                       auto_offset_reset=rng.choice(("earliest", "latest", "none")),
+                       enable_auto_commit=rng.random() < 0.5, auto_commit_interval_ms=4_000)
     # One run in five may assign() (which locks subscribe() out); the rest subscribe, so that
     # most runs reach a stable group.
     assigning = rng.random() < 0.2
@@ -618,26 +619,49 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
             ConsumerProtocolAssignment.TopicPartition(t, tuple(sorted(p for u, p in held if u == t)))
             for t in sorted({t for t, _ in held})))
 
+    commit_errors = (Errors.NONE,) * 6 + (Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID,
+                                          Errors.ILLEGAL_GENERATION, Errors.COORDINATOR_NOT_AVAILABLE,
+                                          Errors.TOPIC_AUTHORIZATION_FAILED, Errors.FENCED_INSTANCE_ID)
+
+    def led() -> Any:
+        """A JoinGroup answer making the member leader, with the group's subscriptions: the
+        leader runs the assignor over them and the metadata it has."""
+        nonlocal generation
+        generation += 1
+        member = shadow.state.member_id or "m1"
+        topics = shadow.state.subscription or ("t",)
+        members = tuple(cc.JoinedMember(m, ConsumerProtocolSubscription(topics=topics, generation_id=-1))
+                        for m in (member, "o1")[: rng.randint(1, 2)])
+        response = c.JoinGroupResponse(Errors.NONE, generation_id=generation, protocol_type="consumer",
+                                       protocol_name=config.assignors[0], leader=member, member_id=member)
+        return cc.JoinAnswered(response, members=members)
+
     def answer() -> Any:
         """An answer to what is in flight (with nothing in flight, a stray join answer)."""
         nonlocal generation
         flight = shadow.state.in_flight
         error = rng.choice(errors)
+        if flight == "join" and rng.random() < 0.3:
+            return led()
         if flight == "sync":
-            return cc.SyncAnswered(c.SyncGroupResponse(error, "consumer", "range"), assignment(partitions(4)))
+            # the protocol the member offered: Kafka refuses any other (IllegalStateException)
+            return cc.SyncAnswered(c.SyncGroupResponse(error, "consumer", config.assignors[0]),
+                                   assignment(partitions(4)))
         if flight == "heartbeat":
             return cc.HeartbeatAnswered(c.HeartbeatResponse(error))
         generation += 1
         member = shadow.state.member_id or "m1"
         return cc.JoinAnswered(
             c.JoinGroupResponse(error, generation_id=generation, protocol_type="consumer",
-                                protocol_name="range", leader=member if rng.random() < 0.5 else "other",
+                                protocol_name=config.assignors[0],
+                                leader=member if rng.random() < 0.5 else "other",
                                 member_id=member),
             ((member, assignment(partitions(4))),))
 
     while shadow.more(length):
         kind = rng.choices(("subscribe", "assign", "unsubscribe", "poll", "poll_answer", "answer", "commit",
-                            "fetched"), (2, 1, 1, 3, 6, 3, 1, 1))[0]
+                            "fetched", "metadata", "commit_async", "consumed", "committed", "close"),
+                           (2, 1, 1, 3, 6, 3, 1, 1, 1, 1, 1, 1, 0.1))[0]
         event: Any
         if kind == "subscribe":
             event = cc.Subscribe(tuple(rng.sample(("t", "u"), rng.randint(1, 2))))
@@ -656,6 +680,18 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
             event = answer()
         elif kind == "commit":
             event = cc.CommitSync(tuple((tp, rng.randint(0, 9)) for tp in partitions(2)))
+        elif kind == "commit_async":
+            event = cc.CommitAsync(tuple((tp, rng.randint(0, 9)) for tp in partitions(2)))
+        elif kind == "consumed":
+            event = cc.Consumed(tuple((tp, rng.randint(0, 20)) for tp in partitions(3)))
+        elif kind == "metadata":
+            event = cc.Metadata(tuple(cc.TopicMetadata(t, rng.randint(0, 3))
+                                      for t in rng.sample(("t", "u"), rng.randint(0, 2))))
+        elif kind == "committed":
+            results = tuple(c.PartitionResult(p, rng.choice(commit_errors)) for p in range(rng.randint(1, 2)))
+            event = cc.OffsetCommitAnswered(c.OffsetCommitResponse((c.TopicResult("t", results),)))
+        elif kind == "close":
+            event = cc.Close(rng.choice(cc.CLOSE_OPERATIONS))
         else:
             offsets = [(tp, rng.randint(-1, 5), rng.choice(fetch_errors)) for tp in partitions(3)]
             topics = tuple(c.FetchedTopic(t, tuple(c.FetchedPartition(p, o, error=e)

@@ -10,6 +10,7 @@ bytes are the codec's business (impl/codec/consumer_protocol.py), not a membersh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -22,27 +23,38 @@ from groupspec.types.classic_group import (
     JoinGroupResponse,
     LeaveGroup,
     OffsetCommit,
+    OffsetCommitResponse,
     OffsetFetchResponse,
     SyncGroup,
     SyncGroupResponse,
 )
-from groupspec.types.errors import InputError
+from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 __all__ = [
+    "APPLICATION_CALLS",
+    "CLOSE_OPERATIONS",
+    "EXCEPTION_CLASSES",
     "NO_GENERATION",
     "PREDECESSORS",
     "TP",
     "UNKNOWN_MEMBER_ID",
     "Assign",
     "Callback",
+    "Close",
+    "CommitAsync",
+    "CommitCallback",
     "CommitSync",
     "Config",
+    "Consumed",
     "Event",
     "HeartbeatAnswered",
     "JoinAnswered",
+    "JoinedMember",
     "MemberState",
+    "Metadata",
     "Mode",
+    "OffsetCommitAnswered",
     "OffsetFetchAnswered",
     "Output",
     "Poll",
@@ -51,13 +63,35 @@ __all__ = [
     "ResetOffset",
     "Sent",
     "Subscribe",
+    "SubscribePattern",
     "SyncAnswered",
+    "TopicMetadata",
     "Unsubscribe",
     "View",
 ]
 
 #: A topic partition, (topic, partition).
 TP = tuple[str, int]
+
+#: The simple name of the exception class each group error is raised as (Kafka's Errors table):
+#: what the application catches and what a failed rebalance's rejoin reason names. An error not
+#: listed reaches the application as a plain KafkaException.
+EXCEPTION_CLASSES: dict[Errors, str] = {
+    Errors.UNKNOWN_MEMBER_ID: "UnknownMemberIdException",
+    Errors.MEMBER_ID_REQUIRED: "MemberIdRequiredException",
+    Errors.REBALANCE_IN_PROGRESS: "RebalanceInProgressException",
+    Errors.ILLEGAL_GENERATION: "IllegalGenerationException",
+    Errors.FENCED_INSTANCE_ID: "FencedInstanceIdException",
+    Errors.COORDINATOR_NOT_AVAILABLE: "CoordinatorNotAvailableException",
+    Errors.NOT_COORDINATOR: "NotCoordinatorException",
+    Errors.COORDINATOR_LOAD_IN_PROGRESS: "CoordinatorLoadInProgressException",
+    Errors.GROUP_AUTHORIZATION_FAILED: "GroupAuthorizationException",
+    Errors.INCONSISTENT_GROUP_PROTOCOL: "InconsistentGroupProtocolException",
+    Errors.INVALID_SESSION_TIMEOUT: "InvalidSessionTimeoutException",
+    Errors.INVALID_GROUP_ID: "InvalidGroupIdException",
+    Errors.GROUP_MAX_SIZE_REACHED: "GroupMaxSizeReachedException",
+    Errors.UNSUPPORTED_VERSION: "UnsupportedVersionException",
+}
 
 
 class MemberState(Enum):
@@ -112,6 +146,14 @@ class Config:
     #: Heartbeat and subscribed OffsetCommit, and such a member sends no LeaveGroup when it
     #: unsubscribes (its session timeout, not a leave, ends its membership).
     group_instance_id: str | None = None
+    #: ``client.rack``: sent in the subscription (rack-aware assignors read it).
+    client_rack: str | None = None
+    #: ``enable.auto.commit``. Kafka's default is true when a group id is set; the model's is
+    #: false, so a run commits only where it says so unless it asks for auto-commit.
+    enable_auto_commit: bool = False
+    auto_commit_interval_ms: int = 5_000
+    #: ``retry.backoff.ms``: how long a retriable auto-commit failure delays the next one.
+    retry_backoff_ms: int = 100
 
     def __post_init__(self) -> None:
         if not self.group_id:
@@ -122,6 +164,11 @@ class Config:
             raise InputError("assignors", "must name at least one assignor")
         if self.heartbeat_interval_ms <= 0:
             raise InputError("heartbeat_interval_ms", f"must be positive, got {self.heartbeat_interval_ms}")
+        if self.auto_commit_interval_ms <= 0:
+            raise InputError("auto_commit_interval_ms",
+                             f"must be positive, got {self.auto_commit_interval_ms}")
+        if self.retry_backoff_ms < 0:
+            raise InputError("retry_backoff_ms", f"must be 0 or more, got {self.retry_backoff_ms}")
         if self.auto_offset_reset not in _RESETS:
             raise InputError("auto_offset_reset", f"must be one of {_RESETS}, got {self.auto_offset_reset!r}")
 
@@ -132,6 +179,23 @@ class Config:
 @dataclass(frozen=True)
 class Subscribe:
     topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SubscribePattern:
+    """subscribe(Pattern): the topics are those of the consumer's metadata whose whole name the
+    pattern matches (Python's ``re.fullmatch``; java.util.regex agrees on the common syntax),
+    matched again at every metadata refresh."""
+
+    pattern: str
+
+    def __post_init__(self) -> None:
+        if not self.pattern:
+            raise InputError("pattern", "a topic pattern must not be empty")
+        try:
+            re.compile(self.pattern)
+        except re.error as e:
+            raise InputError("pattern", f"not a regular expression: {e}") from None
 
 
 @dataclass(frozen=True)
@@ -162,15 +226,99 @@ class CommitSync:
     offsets: tuple[tuple[TP, int], ...]
 
 
+@dataclass(frozen=True)
+class CommitAsync:
+    """commitAsync: the OffsetCommit goes now; its outcome reaches the application as a
+    CommitCallback at a later poll or commit call."""
+
+    offsets: tuple[tuple[TP, int], ...]
+
+
+@dataclass(frozen=True)
+class Consumed:
+    """Records reached the application: each listed partition's position (the next offset to
+    read) is now the given one. Auto-commit commits these positions; partitions the consumer
+    does not own are ignored (the fetcher drops their records)."""
+
+    offsets: tuple[tuple[TP, int], ...]
+
+
+#: CloseOptions.GroupMembershipOperation: whether close() sends a LeaveGroup. DEFAULT leaves
+#: for a dynamic member only, LEAVE_GROUP always, REMAIN_IN_GROUP never.
+CLOSE_OPERATIONS = ("DEFAULT", "LEAVE_GROUP", "REMAIN_IN_GROUP")
+
+
+@dataclass(frozen=True)
+class Close:
+    """close(): the auto-commit (if on) is committed and waited for, then the partitions are given
+    up and the member leaves as ``operation`` says; every later call fails."""
+
+    operation: str = "DEFAULT"
+
+    def __post_init__(self) -> None:
+        if self.operation not in CLOSE_OPERATIONS:
+            raise InputError("operation", f"must be one of {CLOSE_OPERATIONS}, got {self.operation!r}")
+
+
+@dataclass(frozen=True)
+class TopicMetadata:
+    """One topic as a metadata refresh describes it.
+
+    ``replica_racks`` lists, per partition, the racks of that partition's replicas (replicas on
+    brokers without a rack left out); () when the refresh named no racks at all.
+    """
+
+    name: str
+    partitions: int
+    replica_racks: tuple[tuple[str, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise InputError("name", "a topic name must not be empty")
+        if self.partitions < 0:
+            raise InputError(f"topics.{self.name}.partitions", f"must be 0 or more, got {self.partitions}")
+        if self.replica_racks and len(self.replica_racks) != self.partitions:
+            listed = len(self.replica_racks)
+            raise InputError(f"topics.{self.name}.replica_racks",
+                             f"{listed} partition(s) listed, but the topic has {self.partitions}")
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """A metadata refresh: the cluster's topics as the consumer now knows them (the whole set,
+    replacing what it knew before). The leader's assignor reads it."""
+
+    topics: tuple[TopicMetadata, ...]
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in self.topics]
+        for name in names:
+            if names.count(name) > 1:
+                raise InputError(f"topics.{name}", "a topic is listed twice")
+
+
 # --- events: answers --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JoinedMember:
+    """One member of a leader's JoinGroup answer, its metadata bytes decoded (the codec's work)."""
+
+    member_id: str
+    subscription: ConsumerProtocolSubscription
+    group_instance_id: str | None = None
 
 
 @dataclass(frozen=True)
 class JoinAnswered:
     response: JoinGroupResponse
-    #: What the leader sends in its SyncGroup (member id -> assignment). The leader's assignor
-    #: run is not modelled yet: the driver supplies its result with the answer.
+    #: An override of what the leader sends in its SyncGroup (member id -> assignment): when
+    #: given, the leader sends it as it is and runs no assignor (drivers that script the leader).
     leader_assignments: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()
+    #: The group's members with their subscriptions, in the answer's order: what the leader's
+    #: assignor reads (followers get none). Without them and without an override the leader
+    #: sends no assignments.
+    members: tuple[JoinedMember, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,8 +338,21 @@ class OffsetFetchAnswered:
     response: OffsetFetchResponse
 
 
-Event = (Subscribe | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered | SyncAnswered
-         | HeartbeatAnswered | OffsetFetchAnswered)
+@dataclass(frozen=True)
+class OffsetCommitAnswered:
+    """The answer to the oldest OffsetCommit still unanswered (one connection answers in order)."""
+
+    response: OffsetCommitResponse
+
+
+Event = (Subscribe | SubscribePattern | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered
+         | SyncAnswered | HeartbeatAnswered | OffsetFetchAnswered | Metadata | CommitAsync | Consumed
+         | OffsetCommitAnswered | Close)
+
+#: The events that are the application's own calls (the others arrive from the network): a
+#: closed consumer refuses them, and none can happen while close() waits for its commit.
+APPLICATION_CALLS = (Subscribe, SubscribePattern, Assign, Unsubscribe, Poll, CommitSync, CommitAsync,
+                     Consumed, Close)
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -231,7 +392,16 @@ class Raised:
     detail: str = ""
 
 
-Output = Sent | Callback | ResetOffset | Raised
+@dataclass(frozen=True)
+class CommitCallback:
+    """An OffsetCommitCallback call for one commitAsync: its offsets and the exception's class
+    name (None: committed). Kafka runs these from the next poll, commitSync or commitAsync."""
+
+    offsets: tuple[tuple[TP, int], ...]
+    error: str | None = None
+
+
+Output = Sent | Callback | ResetOffset | Raised | CommitCallback
 
 #: Requests a Sent may carry (re-exported so callers need one import).
 REQUESTS = (JoinGroup, SyncGroup, LeaveGroup, OffsetCommit)
@@ -250,3 +420,12 @@ class View:
     rejoin_needed: bool
     in_flight: str | None
     fatal: str | None
+    #: Positions of owned partitions (what auto-commit commits).
+    positions: tuple[tuple[TP, int], ...] = ()
+    #: OffsetCommits sent and not yet answered.
+    commits_in_flight: int = 0
+    #: The subscribed pattern, if the subscription is one (``subscription`` is then its matches).
+    pattern: str | None = None
+    #: close() is waiting for its commit's answer.
+    closing: bool = False
+    closed: bool = False

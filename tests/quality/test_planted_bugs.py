@@ -27,16 +27,19 @@ from groupspec import machines
 from groupspec.conformance import runner
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.targets import Response
+from groupspec.impl.classic_consumer import ClassicConsumer
 from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.share_consumer import ShareConsumerMembership
 from groupspec.impl.share_group import ShareGroupCoordinator
 from groupspec.impl.share_partition import SharePartitionMachine
+from groupspec.types.classic_consumer import OffsetCommitAnswered
 from groupspec.types.classic_group import OffsetCommit
 from groupspec.types.share_consumer import Tick, Unsubscribe
 from groupspec.types.share_group import ShareGroupHeartbeat
 from groupspec.types.share_partition import Acknowledge
 from tests.stateful import (
     test_assignor_stateful,
+    test_classic_consumer_stateful,
     test_classic_stateful,
     test_share_consumer_stateful,
     test_share_group_stateful,
@@ -91,6 +94,21 @@ def test_classic_agreement_catches_a_commit_stored_one_past_its_offset(
 
     _wrap(monkeypatch, ClassicCoordinator, plant)
     _fails(test_classic_stateful.ClassicAgreement)
+
+
+def test_classic_consumer_agreement_catches_a_commit_answer_read_from_its_first_partition_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka's commit handler reads every partition of the answer; one that stops after the first
+    misses an error further down (or a TOPIC_AUTHORIZATION_FAILED that needs the whole answer)."""
+    def plant(original: Any, self: Any, event: Any) -> Any:
+        if isinstance(event, OffsetCommitAnswered) and event.response.topics:
+            first = event.response.topics[0]
+            event = dataclasses.replace(event, response=dataclasses.replace(
+                event.response, topics=(dataclasses.replace(first, partitions=first.partitions[:1]),)))
+        return original(self, event)
+
+    _wrap(monkeypatch, ClassicConsumer, plant)
+    _fails(test_classic_consumer_stateful.Agreement)
 
 
 def test_share_group_agreement_catches_a_lost_subscription(monkeypatch: pytest.MonkeyPatch) -> None:

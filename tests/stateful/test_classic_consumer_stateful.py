@@ -19,19 +19,28 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from groupspec.impl.classic_consumer import ClassicConsumer
 from groupspec.spec import classic_consumer as spec
 from groupspec.types.classic_consumer import (
+    APPLICATION_CALLS,
     Assign,
+    Close,
+    CommitAsync,
     CommitSync,
     Config,
+    Consumed,
     Event,
     HeartbeatAnswered,
     JoinAnswered,
+    JoinedMember,
+    Metadata,
     Mode,
+    OffsetCommitAnswered,
     OffsetFetchAnswered,
     Poll,
     RebalanceProtocol,
     Sent,
     Subscribe,
+    SubscribePattern,
     SyncAnswered,
+    TopicMetadata,
     Unsubscribe,
 )
 from groupspec.types.classic_group import (
@@ -39,11 +48,14 @@ from groupspec.types.classic_group import (
     FetchedTopic,
     HeartbeatResponse,
     JoinGroupResponse,
+    OffsetCommitResponse,
     OffsetFetchResponse,
+    PartitionResult,
     SyncGroupResponse,
+    TopicResult,
 )
 from groupspec.types.errors import Errors
-from groupspec.types.records import ConsumerProtocolAssignment
+from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 TOPICS = ("t", "u")
 PARTITIONS = tuple((t, p) for t in TOPICS for p in range(2))
@@ -51,6 +63,15 @@ ERRORS = (Errors.NONE,) * 16 + (
     Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.REBALANCE_IN_PROGRESS,
     Errors.MEMBER_ID_REQUIRED, Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
     Errors.FENCED_INSTANCE_ID, Errors.GROUP_AUTHORIZATION_FAILED,
+)
+
+#: What an OffsetCommit answer's partitions may carry: every branch of Kafka's handler.
+COMMIT = (Errors.NONE,) * 10 + (
+    Errors.GROUP_AUTHORIZATION_FAILED, Errors.TOPIC_AUTHORIZATION_FAILED, Errors.OFFSET_METADATA_TOO_LARGE,
+    Errors.INVALID_COMMIT_OFFSET_SIZE, Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+    Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.REQUEST_TIMED_OUT,
+    Errors.FENCED_INSTANCE_ID, Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID,
+    Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_SERVER_ERROR,
 )
 
 FETCH = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
@@ -65,20 +86,32 @@ def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment
 
 class Agreement(RuleBasedStateMachine):
     @initialize(cooperative=st.booleans(), reset=st.sampled_from(("earliest", "latest", "none")),
-                assigning=st.integers(0, 4), instance=st.sampled_from((None, "i1")))
-    def start(self, cooperative: bool, reset: str, assigning: int, instance: str | None) -> None:
-        """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE."""
+                assigning=st.integers(0, 4), instance=st.sampled_from((None, "i1")),
+                assignor=st.sampled_from(("range", "roundrobin", "sticky")), auto_commit=st.booleans())
+    def start(self, cooperative: bool, reset: str, assigning: int, instance: str | None,
+              assignor: str, auto_commit: bool) -> None:
+        """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE.
+        A cooperative member offers cooperative-sticky or range (the latter a stand-in for a
+        custom cooperative assignor, whose answers the leader must check)."""
         self.assigning = assigning == 0
-        config = Config(assignors=("cooperative-sticky",) if cooperative else ("range",),
+        if cooperative:
+            assignors = ("cooperative-sticky",) if assignor != "range" else ("range",)
+        else:
+            assignors = (assignor,)
+        config = Config(assignors=assignors,
                         protocol=RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
-                        auto_offset_reset=reset, group_instance_id=instance)
+                        auto_offset_reset=reset, group_instance_id=instance,
+                        enable_auto_commit=auto_commit, auto_commit_interval_ms=4_000)
         self.state = spec.initial(config)
         self.impl = ClassicConsumer(config)
         self.now = 0
         self.generation = 0
         self.waiting: str | None = None
+        self.joined: ConsumerProtocolSubscription | None = None
 
     def _send(self, event: Event) -> None:
+        if self.state.closing is not None and isinstance(event, APPLICATION_CALLS):
+            return  # the application is blocked in close() until its commit is answered
         note(repr(event))
         hypothesis.event(f"from {self.state.state.value}")
         self.state, want = spec.step(self.state, event)
@@ -91,6 +124,8 @@ class Agreement(RuleBasedStateMachine):
         if emptied or isinstance(event, JoinAnswered | SyncAnswered | HeartbeatAnswered | Unsubscribe):
             self.waiting = None
         for output in want:
+            if isinstance(output, Sent) and output.subscription is not None:
+                self.joined = output.subscription
             name = type(output.request).__name__ if isinstance(output, Sent) else ""
             if name in ("JoinGroup", "SyncGroup", "Heartbeat"):
                 assert self.waiting is None, f"{name} while {self.waiting} outstanding"
@@ -99,6 +134,16 @@ class Agreement(RuleBasedStateMachine):
     @rule(topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=2))
     def subscribe(self, topics: list[str]) -> None:
         self._send(Subscribe(tuple(topics)))
+
+    @rule(operation=st.sampled_from(("DEFAULT", "LEAVE_GROUP", "REMAIN_IN_GROUP")), now=st.integers(0, 30))
+    def close(self, operation: str, now: int) -> None:
+        """Rarely (the run ends in effect): a closed consumer only refuses calls."""
+        if now == 0:
+            self._send(Close(operation))
+
+    @rule(pattern=st.sampled_from(("t", "t|u", "u.*", "x")))
+    def subscribe_pattern(self, pattern: str) -> None:
+        self._send(SubscribePattern(pattern))
 
     @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=3))
     def assign(self, partitions: list[tuple[str, int]]) -> None:
@@ -138,6 +183,20 @@ class Agreement(RuleBasedStateMachine):
     def commit(self, partitions: list[tuple[str, int]], offset: int) -> None:
         self._send(CommitSync(tuple((tp, offset) for tp in partitions)))
 
+    @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=2), offset=st.integers(-1, 9))
+    def commit_async(self, partitions: list[tuple[str, int]], offset: int) -> None:
+        self._send(CommitAsync(tuple((tp, offset) for tp in partitions)))
+
+    @rule(partitions=st.lists(st.sampled_from(PARTITIONS), max_size=3), offset=st.integers(0, 20))
+    def consumed(self, partitions: list[tuple[str, int]], offset: int) -> None:
+        self._send(Consumed(tuple((tp, offset) for tp in partitions)))
+
+    @rule(errors=st.lists(st.sampled_from(COMMIT), min_size=1, max_size=3))
+    def commit_answered(self, errors: list[Errors]) -> None:
+        """The oldest commit's answer: one result per partition, errors in the order drawn."""
+        results = tuple(PartitionResult(k, e) for k, e in enumerate(errors))
+        self._send(OffsetCommitAnswered(OffsetCommitResponse((TopicResult("t", results),))))
+
     @rule(error=st.sampled_from(ERRORS), leader=st.booleans(),
           partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))
     def answer(self, error: Errors, leader: bool, partitions: list[tuple[str, int]]) -> None:
@@ -155,6 +214,37 @@ class Agreement(RuleBasedStateMachine):
                                   protocol_name="range", leader=member if leader else "other",
                                   member_id=member),
                 ((member, _assignment(partitions)),)))
+
+    @rule(topics=st.lists(st.tuples(st.sampled_from(TOPICS), st.integers(0, 3)), max_size=2))
+    def metadata(self, topics: list[tuple[str, int]]) -> None:
+        self._send(Metadata(tuple(TopicMetadata(t, n) for t, n in dict(topics).items())))
+
+    @rule(others=st.integers(0, 2), theirs=st.lists(st.sampled_from(PARTITIONS), max_size=3),
+          offered=st.booleans(), skip=st.integers(0, 9))
+    def led(self, others: int, theirs: list[tuple[str, int]], offered: bool, skip: int) -> None:
+        """A JoinGroup answer naming the member leader, with the group's subscriptions (its own
+        as it sent it, and up to two others on the same topics owning some partitions) and no
+        scripted assignment: the leader runs the assignor, or fails to (a protocol it did not
+        offer; a cooperative assignor handing a partition over directly)."""
+        if self.state.in_flight != "join" or self.joined is None:
+            return
+        self.generation += 1
+        me = self.state.member_id or "m1"
+        mine = self.joined
+        topic = ConsumerProtocolSubscription.TopicPartition
+        owned = tuple(topic(t, tuple(sorted({p for u, p in theirs if u == t})))
+                      for t in sorted({t for t, _ in theirs}))
+        others_joined = tuple(
+            JoinedMember(f"o{k}", ConsumerProtocolSubscription(topics=mine.topics, owned_partitions=owned,
+                                                               generation_id=self.generation - 1))
+            for k in range(others))
+        members = (JoinedMember(me, mine), *others_joined)
+        protocol = self.state.config.assignors[0] if offered else "roundrobin"
+        self._send(JoinAnswered(
+            JoinGroupResponse(Errors.NONE, generation_id=self.generation, protocol_type="consumer",
+                              protocol_name=protocol, leader=me, member_id=me, skip_assignment=skip == 0),
+            members=members))
+        hypothesis.event("leader failed" if self.state.in_flight is None else "leader synced")
 
     @rule(offsets=st.lists(st.tuples(st.sampled_from(PARTITIONS), st.integers(-1, 5), st.sampled_from(FETCH)),
                            max_size=3),

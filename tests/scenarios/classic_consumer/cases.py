@@ -13,12 +13,19 @@ from groupspec.types.classic_consumer import (
     TP,
     Assign,
     Callback,
+    Close,
+    CommitAsync,
+    CommitCallback,
     CommitSync,
     Config,
+    Consumed,
     Event,
     HeartbeatAnswered,
     JoinAnswered,
+    JoinedMember,
     MemberState,
+    Metadata,
+    OffsetCommitAnswered,
     OffsetFetchAnswered,
     Output,
     Poll,
@@ -27,7 +34,9 @@ from groupspec.types.classic_consumer import (
     ResetOffset,
     Sent,
     Subscribe,
+    SubscribePattern,
     SyncAnswered,
+    TopicMetadata,
     Unsubscribe,
 )
 from groupspec.types.classic_group import (
@@ -42,10 +51,13 @@ from groupspec.types.classic_group import (
     LeaveGroup,
     MemberIdentity,
     OffsetCommit,
+    OffsetCommitResponse,
     OffsetFetchResponse,
+    PartitionResult,
     Protocol,
     SyncGroup,
     SyncGroupResponse,
+    TopicResult,
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
@@ -106,17 +118,42 @@ MACHINE = "classic_consumer"
 HANDLER = "run"
 
 
+# --- rejoin reasons (AbstractCoordinator#requestRejoin's short reasons, as JoinGroup carries them) ---
+REBALANCING = "group is already rebalancing"
+SUBSCRIPTION_CHANGED = "subscription has changed"
+METADATA_CHANGED = "cached metadata has changed"
+LEFT = "consumer pro-actively leaving the group"
+REVOKED = "need to revoke partitions and re-join"
+OLD_ASSIGNMENT = "received assignment does not match the current subscription"
+COMMIT_REBALANCING = "offset commit failed since group is already rebalancing"
+MEMBER_ID_GIVEN = "need to re-join with the given member-id: "
+
+
+def failed(exception: str) -> str:
+    return f"rebalance failed due to {exception}"
+
+
+def encountered(error: Errors, api: str) -> str:
+    return f"encountered {error.name} from {api} response"
+
+
 # --- builders -----------------------------------------------------------------------------------
 
 
 def join(config: Config, topics: tuple[str, ...], member: str = "", generation: int = -1,
-         owned: tuple[TP, ...] = ()) -> Sent:
+         owned: tuple[TP, ...] = (), reason: str = "", assigned_in: int | None = None) -> Sent:
+    """A JoinGroup as sent; ``reason`` is the rejoin reason ("" for a first join and after a
+    completed rebalance); ``assigned_in`` the generation cooperative-sticky's user data names
+    (the member's own generation unless that was reset)."""
     grouped = tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in owned if u == t))
                     for t in sorted({t for t, _ in owned}))
     protocols = tuple(Protocol(a) for a in config.assignors)
-    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols)
+    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols, reason=reason)
+    user_data = None
+    if config.assignors[0] == "cooperative-sticky":
+        user_data = (generation if assigned_in is None else assigned_in).to_bytes(4, "big", signed=True)
     return Sent(request, ConsumerProtocolSubscription(topics=topics, owned_partitions=grouped,
-                                                      generation_id=generation))
+                                                      generation_id=generation, user_data=user_data))
 
 
 def joined(member: str, generation: int, leader: str, protocol: str = "range",
@@ -236,7 +273,8 @@ CASES: tuple[Case, ...] = (
          ACT + "testJoinGroupRequestWithMemberIdRequired", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
-        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m1"), (join(EAGER, ("t",), member="m1"),),
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m1"), (join(EAGER, ("t",), member="m1",
+                                                                reason=MEMBER_ID_GIVEN + "m1"),),
              ends=S.PREPARING_REBALANCE, expect_epoch=-1),
     )),
     Case("rebalance_in_progress_on_heartbeat_revokes_all_then_rejoins", CCT + "testRejoinGroup",
@@ -244,7 +282,7 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0, T1),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS), ends=S.STABLE),
-        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1)),
+        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING)),
              ends=S.PREPARING_REBALANCE),
     )),
     Case("illegal_generation_on_heartbeat_loses_the_partitions", CCT + "testIllegalGeneration",
@@ -253,20 +291,26 @@ CASES: tuple[Case, ...] = (
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.ILLEGAL_GENERATION), ends=S.UNJOINED, expect_epoch=-1),
         # the member id survives ILLEGAL_GENERATION; the partitions are lost, not revoked
-        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1))),
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1,
+                                                         reason=encountered(Errors.ILLEGAL_GENERATION,
+                                                                            "HEARTBEAT")))),
     )),
     Case("unknown_member_on_heartbeat_forgets_the_member_id", CCT + "testUnknownMemberId", EAGER, (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.UNJOINED, expect_epoch=-1),
-        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",),
+                                                         reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                            "HEARTBEAT")))),
     )),
     Case("unknown_member_on_sync_rejoins_without_id", CCT + "testUnknownMemberIdOnSyncGroup",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE,
+        Step(sync_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",),
+                                                         reason=failed("UnknownMemberIdException")),),
+             ends=S.PREPARING_REBALANCE,
              expect_epoch=-1),
     )),
     Case("illegal_generation_on_sync_keeps_the_member_id",
@@ -274,30 +318,42 @@ CASES: tuple[Case, ...] = (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.ILLEGAL_GENERATION), (join(EAGER, ("t",), member="m1"),), expect_epoch=-1),
+        Step(sync_error(Errors.ILLEGAL_GENERATION), (join(EAGER, ("t",), member="m1",
+                                                          reason=failed("IllegalGenerationException")),),
+             expect_epoch=-1),
     )),
     Case("rebalance_in_progress_on_sync_rejoins", CCT + "testRebalanceInProgressOnSyncGroup",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1,
+                                                             reason=failed("RebalanceInProgressException")),),
              ends=S.PREPARING_REBALANCE),
     )),
-    Case("fenced_instance_on_join_is_fatal", "AbstractCoordinatorTest (FENCED_INSTANCE_ID on JoinGroup)",
-         EAGER, (
+    Case("fenced_instance_on_join_raises_then_rejoins",
+         "AbstractCoordinatorTest (FENCED_INSTANCE_ID on JoinGroup)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
-        Step(join_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
-        Step(Poll(1), (Raised("KafkaException", "the consumer failed earlier: FENCED_INSTANCE_ID"),)),
+        # thrown from poll as its own class; the consumer does not stay failed: the next poll
+        # joins again, naming the failure
+        Step(join_error(Errors.FENCED_INSTANCE_ID),
+             (Raised("FencedInstanceIdException", "FENCED_INSTANCE_ID"),)),
+        Step(Poll(1), (join(EAGER, ("t",), reason=failed("FencedInstanceIdException")),),
+             ends=S.PREPARING_REBALANCE),
     )),
-    Case("fenced_instance_on_sync_is_fatal",
+    Case("fenced_instance_on_sync_raises_then_rejoins",
          "AbstractCoordinator.SyncGroupResponseHandler (FENCED_INSTANCE_ID)",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
-        Step(sync_error(Errors.FENCED_INSTANCE_ID), (Raised("KafkaException", "FENCED_INSTANCE_ID"),)),
+        Step(sync_error(Errors.FENCED_INSTANCE_ID),
+             (Raised("FencedInstanceIdException", "FENCED_INSTANCE_ID"),),
+             ends=S.COMPLETING_REBALANCE),
+        # the join-prepare step is not run again: the JoinGroup goes with the generation it had
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("FencedInstanceIdException")),),
+             ends=S.PREPARING_REBALANCE),
     )),
     Case("heartbeat_answer_without_a_heartbeat_is_ignored", "AbstractCoordinator.HeartbeatResponseHandler",
          EAGER, (
@@ -309,9 +365,11 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
         # the rejoin goes at once, as a new member: no member id, no generation
-        Step(join_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE,
+        Step(join_error(Errors.UNKNOWN_MEMBER_ID), (join(EAGER, ("t",),
+                                                         reason=failed("UnknownMemberIdException")),),
+             ends=S.PREPARING_REBALANCE,
              expect_epoch=-1),
     )),
     Case("illegal_generation_on_join_is_an_unexpected_error",
@@ -319,21 +377,24 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
         Step(join_error(Errors.ILLEGAL_GENERATION), (Raised("KafkaException", "ILLEGAL_GENERATION"),)),
+        Step(Poll(3_002), (join(EAGER, ("t",), "m1", 1, reason=failed("KafkaException")),)),
     )),
-    Case("unknown_server_error_on_join_is_fatal",
+    Case("unknown_server_error_on_join_raises_then_rejoins",
          "AbstractCoordinator.JoinGroupResponseHandler (unexpected error)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+        Step(Poll(1), (join(EAGER, ("t",), reason=failed("KafkaException")),)),
     )),
-    Case("unknown_server_error_on_sync_is_fatal",
+    Case("unknown_server_error_on_sync_raises_then_rejoins",
          "AbstractCoordinator.SyncGroupResponseHandler (unexpected error)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
         Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("KafkaException")),)),
     )),
     Case("follower_sends_no_assignments_whatever_its_id",
          "AbstractCoordinator.onJoinFollower", EAGER, (
@@ -347,7 +408,10 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.FENCED_INSTANCE_ID), ends=S.UNJOINED, expect_epoch=-1),
-        Step(Poll(3_001), (Callback("lost", (T0,)), join(EAGER, ("t",)))),
+        # the heartbeat thread failed: the next poll throws that, the one after rejoins
+        Step(Poll(3_001), (Raised("FencedInstanceIdException", "FENCED_INSTANCE_ID"),)),
+        Step(Poll(3_002), (Callback("lost", (T0,)),
+                           join(EAGER, ("t",), reason=encountered(Errors.FENCED_INSTANCE_ID, "HEARTBEAT")))),
     )),
     Case("unsubscribe_during_the_first_join_sends_no_leave", "AbstractCoordinator.maybeLeaveGroup",
          EAGER, (
@@ -361,8 +425,9 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1))),
-        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1),),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 1,
+                                                             reason=failed("RebalanceInProgressException")),),
              ends=S.PREPARING_REBALANCE, expect_epoch=1),
     )),
     Case("heartbeat_interval_counts_from_the_sync", "AbstractCoordinator.HeartbeatThread", EAGER, (
@@ -383,14 +448,14 @@ CASES: tuple[Case, ...] = (
         Step(synced(T0, T1, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, T1, U0)),)),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
-        Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0)),)),
+        Step(Poll(3_001), (join(COOP, ("t", "u"), "m1", 1, (T0, T1, U0), reason=REBALANCING),)),
     )),
     Case("coordinator_lost_during_join_retries_at_the_next_poll", CCT + "testDisconnectInJoin",
          EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(join_error(Errors.NOT_COORDINATOR), ends=S.PREPARING_REBALANCE),
-        Step(Poll(100), (join(EAGER, ("t",)),)),
+        Step(Poll(100), (join(EAGER, ("t",), reason=failed("NotCoordinatorException")),)),
     )),
     Case("cooperative_revokes_only_what_moved_and_rebalances_again",
          "ConsumerCoordinatorTest (cooperative protocol: onJoinComplete)", COOP, (
@@ -398,11 +463,14 @@ CASES: tuple[Case, ...] = (
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(beat(Errors.REBALANCE_IN_PROGRESS)),
         # cooperative join-prepare keeps every partition of a still-subscribed topic
-        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0, T1)),)),
+        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0, T1), reason=REBALANCING),)),
         Step(joined("m1", 2, "m0", "cooperative-sticky"), (sync("m1", 2, "cooperative-sticky"),)),
+        # the join loop goes round at once: the second JoinGroup goes in the same poll
         Step(synced(T0, protocol="cooperative-sticky"),
-             (Callback("revoked", (T1,)), Callback("assigned", ())), ends=S.STABLE, expect_epoch=2),
-        Step(Poll(3_002), (join(COOP, ("t",), "m1", 2, (T0,)),)),
+             (Callback("revoked", (T1,)), Callback("assigned", ()),
+              join(COOP, ("t",), "m1", 2, (T0,), reason=REVOKED)),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+        Step(Poll(3_002), ends=S.PREPARING_REBALANCE),
     )),
     Case("cooperative_revokes_an_unsubscribed_topic_before_joining",
          "ConsumerCoordinatorTest (cooperative protocol: onJoinPrepare)", COOP, (
@@ -411,7 +479,8 @@ CASES: tuple[Case, ...] = (
         Step(joined("m1", 1, "m0", "cooperative-sticky"), (sync("m1", 1, "cooperative-sticky"),)),
         Step(synced(T0, U0, protocol="cooperative-sticky"), (Callback("assigned", (T0, U0)),)),
         Step(Subscribe(("t",))),
-        Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,)))),
+        Step(Poll(1), (Callback("revoked", (U0,)), join(COOP, ("t",), "m1", 1, (T0,),
+                                                        reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("assign_mode_commits_without_generation",
          "ConsumerCoordinator.sendOffsetCommitRequest (user-assigned)", EAGER, (
@@ -490,7 +559,7 @@ CASES: tuple[Case, ...] = (
         Step(Assign((T0,))),
         Step(Unsubscribe(), ends=S.UNJOINED),
         Step(Subscribe(("t",))),  # subscribing is allowed again
-        Step(Poll(0), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE),
+        Step(Poll(0), (join(EAGER, ("t",), reason=LEFT),), ends=S.PREPARING_REBALANCE),
     )),
     Case("offset_fetch_errors_reset_nothing", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
         Step(Assign((T0, T1))),
@@ -501,7 +570,7 @@ CASES: tuple[Case, ...] = (
             FetchedPartition(0, -1, error=Errors.UNKNOWN_TOPIC_OR_PARTITION), FetchedPartition(1, -1))),))),
              (Raised("KafkaException", "offset fetch failed for t-0: UNKNOWN_TOPIC_OR_PARTITION"),)),
         Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.GROUP_AUTHORIZATION_FAILED)),
-             (Raised("KafkaException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
+             (Raised("GroupAuthorizationException", "offset fetch failed: GROUP_AUTHORIZATION_FAILED"),)),
     )),
     Case("offset_fetch_unexpected_errors_raise", "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
         Step(Assign((T0, T1))),
@@ -541,6 +610,1098 @@ CASES: tuple[Case, ...] = (
         Step(fetched((T0, 5), (T1, -1)), (Raised("NoOffsetForPartitionException", "t-1"),)),
     )),
 )
+
+
+# --- the leader runs the assignor (ConsumerCoordinator.onLeaderElected) ---------------------------
+
+
+def member(member_id: str, *topics: str, owned: tuple[TP, ...] = (), generation: int = -1,
+           rack: str | None = None, instance: str | None = None) -> JoinedMember:
+    grouped = tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in owned if u == t))
+                    for t in sorted({t for t, _ in owned}))
+    return JoinedMember(member_id, ConsumerProtocolSubscription(
+        topics=topics, owned_partitions=grouped, generation_id=generation, rack_id=rack), instance)
+
+
+def led(me: str, generation: int, protocol: str, *members: JoinedMember,
+        skip: bool = False) -> JoinAnswered:
+    """A JoinGroup answer naming ``me`` the leader, with the members' subscriptions."""
+    return JoinAnswered(JoinGroupResponse(Errors.NONE, generation_id=generation, protocol_type="consumer",
+                                          protocol_name=protocol, leader=me, member_id=me,
+                                          skip_assignment=skip), members=members)
+
+
+def cluster(**topics: int) -> Metadata:
+    return Metadata(tuple(TopicMetadata(t, n) for t, n in topics.items()))
+
+
+T2, U1 = ("t", 2), ("u", 1)
+ROUNDROBIN = Config(group_id=GROUP, assignors=("roundrobin", "range"))
+COOP_RANGE = Config(group_id=GROUP, assignors=("range",), protocol=RebalanceProtocol.COOPERATIVE)
+RACKED = Config(group_id=GROUP, client_rack="a")
+RACKS = Metadata((TopicMetadata("t", 2, (("b",), ("a",))),))
+
+LEADER_CASES: tuple[Case, ...] = (
+    Case("leader_runs_range_over_every_members_subscription", CCT + "testNormalJoinGroupLeader", EAGER, (
+        Step(cluster(t=3)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # range: three partitions over two members, the first in member-id order gets the extra one
+        Step(led("m1", 1, "range", member("m1", "t"), member("m2", "t")),
+             (sync("m1", 1, "range", (("m1", assignment(T0, T1)), ("m2", assignment(T2)))),),
+             ends=S.COMPLETING_REBALANCE, expect_epoch=1),
+        Step(synced(T0, T1), (Callback("assigned", (T0, T1)),), ends=S.STABLE),
+    )),
+    Case("leader_runs_the_protocol_the_coordinator_chose", CCT + "testNormalJoinGroupLeader", ROUNDROBIN, (
+        Step(cluster(t=2, u=2)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(0), (join(ROUNDROBIN, ("t", "u")),)),
+        # roundrobin deals t-0, t-1, u-0, u-1 in turn to m1, m2
+        Step(led("m1", 1, "roundrobin", member("m1", "t", "u"), member("m2", "t", "u")),
+             (sync("m1", 1, "roundrobin", (("m1", assignment(T0, U0)), ("m2", assignment(T1, U1)))),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("leader_gives_nothing_of_a_topic_its_metadata_lacks", "ConsumerCoordinator.onLeaderElected",
+         EAGER, (
+        Step(cluster(u=1)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(led("m1", 1, "range", member("m1", "t")), (sync("m1", 1, "range", (("m1", assignment()),)),)),
+    )),
+    Case("leader_matches_racks_when_members_and_replicas_have_them", CCT + "testSubscriptionRackId",
+         RACKED, (
+        Step(RACKS),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (replace(join(RACKED, ("t",)), subscription=ConsumerProtocolSubscription(
+            topics=("t",), generation_id=-1, rack_id="a")),)),
+        # without racks range would give t-0 to m1; rack-aware, each member takes the partition
+        # whose replica shares its rack
+        Step(led("m1", 1, "range", member("m1", "t", rack="a"), member("m2", "t", rack="b")),
+             (sync("m1", 1, "range", (("m1", assignment(T1)), ("m2", assignment(T0)))),)),
+    )),
+    Case("returning_static_leader_skips_the_assignment", CCT + "testOnLeaderElectedShouldSkipAssignment",
+         STATIC, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(led("m1", 1, "range", member("m1", "t", instance="i1"), skip=True),
+             (static(sync("m1", 1, "range")),), ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("a_scripted_assignment_wins_over_the_assignor", "groupspec (leader_assignments override)", EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(replace(led("m1", 1, "range", member("m1", "t"), member("m2", "t")),
+                     leader_assignments=(("m2", assignment(T0, T1)),)),
+             (sync("m1", 1, "range", (("m2", assignment(T0, T1)),)),)),
+    )),
+    Case("leader_refuses_a_protocol_it_did_not_offer", "ConsumerCoordinator.onLeaderElected (lookupAssignor)",
+         EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(led("m1", 1, "roundrobin", member("m1", "t")),
+             (Raised("IllegalStateException", "the coordinator chose assignment protocol 'roundrobin', "
+                                              "which this member did not offer"),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=1),
+        # no SyncGroup went; the next poll joins again without revoking a second time
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("IllegalStateException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("cooperative_leader_refuses_an_assignment_that_moves_owned_partitions",
+         CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", COOP_RANGE, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP_RANGE, ("t",)),)),
+        # range gives t-0 to m1 and t-1 to m2, but each is still owned by the other
+        Step(led("m1", 2, "range", member("m1", "t", owned=(T1,), generation=1),
+                 member("m2", "t", owned=(T0,), generation=1)),
+             (Raised("IllegalStateException", "the cooperative protocol forbids handing owned partitions "
+                                              "straight over (t-0, t-1)"),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("cooperative_leader_accepts_an_assignment_that_keeps_owners",
+         CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", COOP_RANGE, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP_RANGE, ("t",)),)),
+        Step(led("m1", 2, "range", member("m1", "t", owned=(T0,), generation=1),
+                 member("m2", "t", owned=(T1,), generation=1)),
+             (sync("m1", 2, "range", (("m1", assignment(T0)), ("m2", assignment(T1)))),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("eager_leader_does_not_check_what_moves",
+         CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        # the same answers that fail a cooperative leader: under eager everything was revoked first
+        Step(led("m1", 2, "range", member("m1", "t", owned=(T1,), generation=1),
+                 member("m2", "t", owned=(T0,), generation=1)),
+             (sync("m1", 2, "range", (("m1", assignment(T0)), ("m2", assignment(T1)))),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("cooperative_sticky_leader_is_trusted_with_its_own_owners",
+         CCT + "testPerformAssignmentShouldSkipValidateCooperativeAssignment"
+               "ForBuiltInCooperativeStickyAssignor",
+         COOP, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP, ("t",)),)),
+        # the owners keep what they hold (the sticky rule), so nothing moves
+        Step(led("m1", 2, "cooperative-sticky", member("m1", "t", owned=(T1,), generation=1),
+                 member("m2", "t", owned=(T0,), generation=1)),
+             (sync("m1", 2, "cooperative-sticky", (("m1", assignment(T1)), ("m2", assignment(T0)))),)),
+    )),
+    Case("an_assignment_for_an_older_subscription_is_not_taken", CCT + "testOutdatedCoordinatorAssignment",
+         EAGER, (
+        Step(Subscribe(("u",))),
+        Step(Poll(0), (join(EAGER, ("u",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(Subscribe(("t",))),
+        # the answer still gives u: nothing is assigned or called back, and the join loop goes
+        # round at once (the eager join-prepare revokes the nothing it owns)
+        Step(synced(U0), (Callback("revoked", ()), join(EAGER, ("t",), "m2", 1, reason=OLD_ASSIGNMENT)),
+             ends=S.PREPARING_REBALANCE),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
+    )),
+)
+
+CASES = CASES + LEADER_CASES
+
+
+# --- commit outcomes, commitAsync, auto-commit ----------------------------------------------------
+
+
+def committed(*results: tuple[TP, Errors]) -> OffsetCommitAnswered:
+    """An OffsetCommit answer: each partition's error, topics in order of first mention."""
+    topics = list(dict.fromkeys(t for (t, _), _ in results))
+    return OffsetCommitAnswered(OffsetCommitResponse(tuple(
+        TopicResult(t, tuple(PartitionResult(p, e) for (u, p), e in results if u == t)) for t in topics)))
+
+
+def fails(error: str) -> Raised:
+    return Raised(error, "the offset commit failed")
+
+
+AUTO = Config(group_id=GROUP, enable_auto_commit=True, auto_commit_interval_ms=2_000)
+AUTO_ASSIGN = Config(group_id=GROUP, enable_auto_commit=True)
+FENCED = Raised("FencedInstanceIdException", "an asynchronous commit was fenced")
+OK = Errors.NONE
+
+COMMIT_CASES: tuple[Case, ...] = (
+    Case("commit_sync_succeeds_quietly", CCT + "testCommitOffsetMetadataSync", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("commit_sync_retries_a_retriable_error", CCT + "testRetryCommitUnknownTopicOrPartition", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.UNKNOWN_TOPIC_OR_PARTITION)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.NOT_COORDINATOR)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("commit_sync_retry_fails_once_the_group_rebalances", CCT + "testCommitOffsetSyncNotCoordinator",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),  # no heartbeat outstanding: ignored
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        # the retry finds the member rebalancing and fails without a request
+        Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)),
+             (Raised("RebalanceInProgressException", "the group is rebalancing"),)),
+    )),
+    Case("commit_illegal_generation_resets_the_generation_only",
+         CCT + "testCommitOffsetIllegalGenerationShouldResetGenerationId", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",), "m1", -1,
+                                                     reason=encountered(Errors.ILLEGAL_GENERATION,
+                                                                        "OFFSET_COMMIT")))),
+    )),
+    Case("commit_unknown_member_resets_the_member_id",
+         CCT + "testCommitOffsetUnknownMemberShouldResetToNoGeneration", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(1), (Callback("lost", (T0,)), join(EAGER, ("t",),
+                                                     reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                        "OFFSET_COMMIT")))),
+    )),
+    Case("commit_fencing_error_for_an_older_generation_only_fails",
+         CCT + "testCommitOffsetIllegalGenerationWithNewGeneration", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (join(EAGER, ("t",), "m1", 2,
+                                                             reason=failed("RebalanceInProgressException")),),
+             ends=S.PREPARING_REBALANCE),
+        # the commit went with generation 1; the member has joined generation 2 since
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("RebalanceInProgressException"),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+    )),
+    Case("commit_fenced_instance_of_an_older_generation_fails_the_commit",
+         CCT + "testCommitOffsetFencedInstanceWithNewGeneration", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), static(join(STATIC, ("t",), "m1", 1,
+                                                                   reason=REBALANCING)))),
+        Step(joined("m1", 2, "m0"), (static(sync("m1", 2)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),), ends=S.STABLE),
+    )),
+    Case("commit_fenced_instance_of_the_current_generation_is_raised",
+         CCT + "testCommitOffsetRequestSyncWithFencedInstanceIdException", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("FencedInstanceIdException"),),
+             ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("commit_rebalance_in_progress_asks_for_a_rejoin", CCT + "testCommitOffsetRebalanceInProgress",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        Step(committed((T0, Errors.REBALANCE_IN_PROGRESS)), (fails("RebalanceInProgressException"),),
+             ends=S.STABLE, expect_epoch=1),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=COMMIT_REBALANCING))),
+    )),
+    Case("commit_errors_raised_as_they_are", CCT + "testCommitOffsetMetadataTooLarge", EAGER, (
+        Step(Assign((T0, T1))),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.OFFSET_METADATA_TOO_LARGE)), (fails("OffsetMetadataTooLarge"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.INVALID_COMMIT_OFFSET_SIZE)),
+             (fails("InvalidCommitOffsetSizeException"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.UNKNOWN_SERVER_ERROR)), (fails("KafkaException"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.GROUP_AUTHORIZATION_FAILED)), (fails("GroupAuthorizationException"),)),
+        # codes the handler names no case for, either side of its fencing cases
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.GROUP_ID_NOT_FOUND)), (fails("KafkaException"),)),
+        Step(CommitSync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(committed((T0, Errors.UNSTABLE_OFFSET_COMMIT)), (fails("KafkaException"),)),
+        # a failed partition after a committed one of the same topic still decides
+        Step(CommitSync(((T0, 1), (T1, 1))), (commit(-1, "", (T0, 1), (T1, 1)),)),
+        Step(committed((T0, OK), (T1, Errors.UNKNOWN_SERVER_ERROR)), (fails("KafkaException"),)),
+    )),
+    Case("commit_topic_authorization_waits_for_every_partition",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (unauthorized topics)", EAGER, (
+        Step(Assign((T0, T1, U0))),
+        Step(CommitSync(((T0, 1), (T1, 1), (U0, 1))), (commit(-1, "", (T0, 1), (T1, 1), (U0, 1)),)),
+        # a later partition's group authorization failure wins over a topic one read before it
+        Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (T1, OK),
+                       (U0, Errors.GROUP_AUTHORIZATION_FAILED)),
+             (fails("GroupAuthorizationException"),)),
+        Step(CommitSync(((T0, 1), (U0, 1))), (commit(-1, "", (T0, 1), (U0, 1)),)),
+        Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (U0, OK)),
+             (fails("TopicAuthorizationException"),)),
+        # ... and so does one in the same topic
+        Step(CommitSync(((T0, 1), (T1, 1))), (commit(-1, "", (T0, 1), (T1, 1)),)),
+        Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (T1, Errors.GROUP_AUTHORIZATION_FAILED)),
+             (fails("GroupAuthorizationException"),)),
+    )),
+    Case("commit_of_a_negative_offset_is_refused", "ConsumerCoordinator.sendOffsetCommitRequest", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitSync(((T0, -1),)), (Raised("IllegalArgumentException", "Invalid offset: -1"),)),
+        Step(CommitSync(((T0, 0),)), (commit(-1, "", (T0, 0)),)),  # 0 is a valid offset
+        Step(CommitSync(((T1, -3), (T0, -1))), (Raised("IllegalArgumentException", "Invalid offset: -1"),)),
+        Step(CommitAsync(((T0, -2),)), ()),
+        Step(Poll(0), (CommitCallback(((T0, -2),), "IllegalArgumentException"),)),
+    )),
+    Case("commit_async_calls_back_at_the_next_poll", CCT + "testCommitOffsetAsyncWithDefaultCallback",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(committed((T0, OK)), (), expect_epoch=1),
+        Step(Poll(1), (CommitCallback(((T0, 5),)),)),
+        Step(Poll(2), ()),  # each callback runs once
+    )),
+    Case("commit_async_retriable_failure_is_only_reported",
+         CCT + "testCommitOffsetAsyncCoordinatorNotAvailable",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), ()),
+        # callbacks of earlier async commits run first in the next commit call
+        Step(CommitAsync(((T0, 6),)), (CommitCallback(((T0, 5),), "RetriableCommitFailedException"),
+                                       commit(1, "m1", (T0, 6)))),
+        Step(committed((T0, OK)), ()),
+        Step(CommitSync(((T0, 7),)), (CommitCallback(((T0, 6),)), commit(1, "m1", (T0, 7)))),
+    )),
+    Case("commit_sync_answer_runs_earlier_async_callbacks_first",
+         CCT + "testAsyncCommitCallbacksInvokedPriorToSyncCommitCompletion", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(CommitSync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
+        Step(committed((T0, OK)), ()),
+        Step(committed((T0, Errors.UNKNOWN_SERVER_ERROR)),
+             (CommitCallback(((T0, 1),)), fails("KafkaException"))),
+    )),
+    Case("commit_async_while_rebalancing_fails_in_its_callback", CCT + "testCommitOffsetRebalanceInProgress",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(CommitAsync(((T0, 1),)), ()),
+        Step(CommitAsync(()), (CommitCallback(((T0, 1),), "RebalanceInProgressException"),)),
+        Step(Poll(1), (CommitCallback((), None),)),  # an empty commit succeeds without a request
+    )),
+    Case("fenced_async_commit_fences_every_later_call",
+         CCT + "testCommitOffsetRequestAsyncAlwaysReceiveFencedException", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitAsync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(Poll(1), (FENCED,)),
+        Step(CommitSync(((T0, 5),)), (FENCED,)),
+        Step(CommitAsync(((T0, 5),)), (FENCED,)),
+    )),
+    Case("answer_without_a_commit_is_ignored", "ConsumerCoordinator (no OffsetCommit in flight)", EAGER, (
+        Step(Assign((T0,))),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (), ends=S.UNJOINED),
+        Step(CommitSync(((T0, 3),)), (commit(-1, "", (T0, 3)),)),
+    )),
+    Case("auto_commit_commits_positions_on_the_interval", CCT + "testAutoCommitDynamicAssignment", AUTO, (
+        *_stable(AUTO, T0, T1),
+        Step(Consumed(((T0, 10), (U0, 4)))),  # u-0 is not owned: no position
+        Step(Poll(1_999), ()),
+        Step(Poll(2_000), (commit(1, "m1", (T0, 10)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Consumed(((T1, 3),))),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(Poll(3_999), ()),
+        Step(Poll(4_000), (commit(1, "m1", (T0, 10), (T1, 3)),)),
+    )),
+    Case("auto_commit_backs_off_after_a_retriable_failure", CCT + "testAutoCommitRetryBackoff", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 7),))),
+        Step(Poll(5_000), (commit(-1, "", (T0, 7)),)),
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), ()),
+        # the failure's callback runs in this poll: the next try is due 100 ms later
+        Step(Poll(5_050), ()),
+        Step(Poll(5_149), ()),
+        Step(Poll(5_150), (commit(-1, "", (T0, 7)),)),
+    )),
+    Case("auto_commit_of_a_self_assigned_consumer", CCT + "testAutoCommitManualAssignment", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Poll(4_999), ()),
+        Step(Poll(5_000), ()),  # nothing consumed: nothing to commit
+        Step(Consumed(((T0, 2),))),
+        Step(Poll(9_999), ()),
+        Step(Poll(10_000), (commit(-1, "", (T0, 2)),)),
+    )),
+    Case("auto_commit_waits_while_rebalancing", CCT + "testAutoCommitDynamicAssignmentRebalance", AUTO, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(AUTO, ("t",)),)),
+        Step(Poll(5_000), ()),  # due, but a rebalance is under way
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Consumed(((T0, 1),))),
+        # the timer restarted with the assignment, at the last poll's time
+        Step(Poll(6_999), ()),
+        Step(Poll(7_000), (commit(1, "m1", (T0, 1)),)),
+    )),
+    Case("rejoin_commits_before_revoking", CCT + "testJoinPrepareAndCommitCompleted", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Poll(1_000)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(1_001), (commit(1, "m1", (T0, 9)),), ends=S.STABLE),
+        Step(Poll(1_002), ()),  # still waiting for the answer
+        Step(committed((T0, OK)), ()),
+        Step(Poll(1_003), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                            reason=SUBSCRIPTION_CHANGED)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("rejoin_commit_retried_after_a_retriable_failure",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldSuccessAfterRetry", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)), ()),
+        Step(Poll(2), ()),  # the failure is seen: no join yet
+        Step(Poll(3), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(4), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("rejoin_commit_lasting_failure_still_joins",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterNonRetryableException", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (), ends=S.UNJOINED),
+        # the failure reset the member: its partitions are lost, not revoked
+        Step(Poll(2), (Callback("lost", (T0,)), join(AUTO, ("t", "u"),
+                                                     reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                        "OFFSET_COMMIT")))),
+    )),
+    Case("rejoin_stops_waiting_for_the_commit_at_the_rebalance_timeout",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
+        Step(Poll(300_009), ()),
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                              reason=SUBSCRIPTION_CHANGED))),
+        # the late answer changes nothing
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), (), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("rejoin_with_nothing_consumed_joins_at_once", CCT + "testJoinPrepareWithDisableAutoCommit", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
+    )),
+)
+
+CASES = CASES + COMMIT_CASES
+
+
+# --- rejoin triggers: the leader's metadata, a changed subscription, a pattern's matches ----------
+
+
+def _led_stable(config: Config, *others: JoinedMember, topics: tuple[str, ...] = ("t",),
+                protocol: str = "range", gets: tuple[TP, ...] = (T0, T1),
+                theirs: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()) -> tuple[Step, ...]:
+    """Subscribe to ``topics``, lead generation 1 with ``others`` (who get ``theirs``), assign
+    itself ``gets`` and take it."""
+    mine = ConsumerProtocolSubscription(topics=topics, generation_id=-1, rack_id=config.client_rack)
+    return (
+        Step(Subscribe(topics)),
+        Step(Poll(0), (replace(join(config, topics), subscription=mine),)),
+        Step(JoinAnswered(JoinGroupResponse(Errors.NONE, generation_id=1, protocol_type="consumer",
+                                            protocol_name=protocol, leader="m1", member_id="m1"),
+                          members=(JoinedMember("m1", mine), *others)),
+             (sync("m1", 1, protocol, (("m1", assignment(*gets)), *theirs)),), ends=S.COMPLETING_REBALANCE),
+        Step(synced(*gets), (Callback("assigned", tuple(sorted(gets))),), ends=S.STABLE),
+    )
+
+
+RACKED_B = Metadata((TopicMetadata("t", 2, (("a",), ("b",))),))
+PLAIN = Config(group_id=GROUP)
+V0, X0 = ("v", 0), ("x", 0)
+
+REJOIN_CASES: tuple[Case, ...] = (
+    Case("leader_rejoins_when_a_topic_gains_partitions", CCT + "testMetadataChangeTriggersRebalance", EAGER, (
+        Step(cluster(t=2)),
+        *_led_stable(EAGER),
+        Step(cluster(t=3)),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=METADATA_CHANGED)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("leader_stays_when_a_refresh_changes_nothing_it_watches",
+         CCT + "testRackAwareConsumerRebalanceWithNoMetadataChange", EAGER, (
+        Step(cluster(t=2)),
+        *_led_stable(EAGER),
+        Step(cluster(t=2, x=5)),  # a topic nobody subscribes to
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("leader_watches_the_other_members_topics",
+         CCT + "testStaticLeaderRejoinsGroupAndCanDetectMetadataChangesForOtherMembers", EAGER, (
+        Step(cluster(t=2, u=1)),
+        *_led_stable(EAGER, member("m2", "u"), theirs=(("m2", assignment(U0)),)),
+        Step(cluster(t=2, u=2)),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=METADATA_CHANGED))),
+    )),
+    Case("follower_leaves_metadata_changes_to_the_leader",
+         "ConsumerCoordinator.onJoinComplete (not the leader)",
+         EAGER, (
+        Step(cluster(t=2)),
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T1), (Callback("assigned", (T1,)),)),
+        Step(cluster(t=3)),
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("a_member_that_led_before_stops_watching_once_it_follows",
+         "ConsumerCoordinator.onJoinComplete (assignmentSnapshot)", EAGER, (
+        Step(cluster(t=2)),
+        *_led_stable(EAGER),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0, T1)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(cluster(t=3)),
+        Step(Poll(3_002), (), ends=S.STABLE),
+    )),
+    Case("rack_aware_leader_rejoins_when_replica_racks_change",
+         CCT + "testRackAwareConsumerRebalanceWithDifferentRacks", RACKED, (
+        Step(RACKS),
+        *_led_stable(RACKED),
+        Step(RACKED_B),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), replace(join(RACKED, ("t",), "m1", 1,
+                                                                   reason=METADATA_CHANGED), subscription=(
+            ConsumerProtocolSubscription(topics=("t",), generation_id=1, rack_id="a"))))),
+    )),
+    Case("leader_without_a_rack_ignores_replica_racks",
+         CCT + "testNonRackAwareConsumerRebalanceWithDifferentRacks", EAGER, (
+        Step(RACKS),
+        *_led_stable(EAGER),
+        Step(RACKED_B),
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("subscription_changed_during_the_rebalance_rejoins_after_it",
+         "ConsumerCoordinator.rejoinNeededOrPending (joinedSubscription)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Subscribe(("t", "u"))),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        # the assignment fits the new subscription, so it is taken; the join went with the old
+        # one, so the join loop goes round again in the same poll
+        Step(synced(T0), (Callback("assigned", (T0,)), Callback("revoked", (T0,)),
+                          join(EAGER, ("t", "u"), "m2", 1, reason=SUBSCRIPTION_CHANGED)),
+             ends=S.PREPARING_REBALANCE),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("pattern_subscribes_to_the_matching_topics", CCT + "testPatternJoinGroupLeader", PLAIN, (
+        Step(cluster(t=1, tx=1, u=1)),
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ("t", "tx")),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("pattern_matching_nothing_still_joins", "ClassicKafkaConsumer.subscribe(Pattern)", PLAIN, (
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ()),)),
+        Step(cluster(t=1)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        # a matching topic appeared: the match set changed, so the join loop goes round again
+        Step(synced(), (Callback("assigned", ()), Callback("revoked", ()),
+                        join(PLAIN, ("t",), "m2", 1, reason=SUBSCRIPTION_CHANGED))),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("pattern_match_set_change_triggers_a_rejoin",
+         CCT + "testRebalanceAfterTopicUnavailableWithPatternSubscribe", PLAIN, (
+        Step(cluster(t=1, u=1)),
+        Step(SubscribePattern("t|u")),
+        Step(Poll(0), (join(PLAIN, ("t", "u")),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0, U0), (Callback("assigned", (T0, U0)),)),
+        Step(cluster(t=1, v=1)),  # u is gone
+        Step(Poll(1), (Callback("revoked", (T0, U0)), join(PLAIN, ("t",), "m2", 1,
+                                                           reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("pattern_follower_takes_matching_topics_it_did_not_know", CCT + "testPatternJoinGroupFollower",
+         PLAIN, (
+        Step(cluster(t=1)),
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0, ("tx", 0)), (Callback("assigned", (T0, ("tx", 0))),), ends=S.STABLE),
+        Step(Poll(1), (), ends=S.STABLE),  # both sets took tx: no rejoin
+    )),
+    Case("pattern_member_refuses_topics_outside_its_pattern",
+         "SubscriptionState.checkAssignmentMatchedSubscription (pattern)", PLAIN, (
+        Step(cluster(t=1)),
+        Step(SubscribePattern("t.*")),
+        Step(Poll(0), (join(PLAIN, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0, V0), (Callback("revoked", ()), join(PLAIN, ("t",), "m2", 1, reason=OLD_ASSIGNMENT))),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("pattern_and_topic_subscriptions_exclude_each_other", "SubscriptionState.setSubscriptionType",
+         PLAIN, (
+        Step(SubscribePattern("t.*")),
+        Step(Subscribe(("t",)), (Raised("IllegalStateException", "subscribe() after subscribe(Pattern)"),)),
+        Step(SubscribePattern("x.*"), ()),  # a new pattern replaces the old
+        Step(cluster(x=1)),
+        Step(Poll(0), (join(PLAIN, ("x",)),)),
+        Step(Unsubscribe()),
+        Step(Subscribe(("t",))),
+        Step(SubscribePattern("t.*"),
+             (Raised("IllegalStateException", "subscribe(Pattern) after subscribe()"),)),
+        Step(Unsubscribe()),
+        Step(Assign((X0,))),
+        Step(SubscribePattern("t.*"),
+             (Raised("IllegalStateException", "subscribe(Pattern) after assign()"),)),
+    )),
+)
+
+CASES = CASES + REJOIN_CASES
+
+
+# --- close() -------------------------------------------------------------------------------------
+
+
+def leaving(member: str) -> Sent:
+    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason="the consumer is being closed"),)))
+
+
+CLOSED = Raised("IllegalStateException", "the consumer is closed")
+AUTO_STATIC = Config(group_id=GROUP, enable_auto_commit=True, group_instance_id="i1")
+
+CLOSE_CASES: tuple[Case, ...] = (
+    Case("close_commits_then_revokes_and_leaves", CCT + "testCloseDynamicAssignment", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Close(), (commit(1, "m1", (T0, 9)),), ends=S.STABLE),
+        Step(committed((T0, OK)), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED,
+             expect_epoch=-1),
+        Step(Poll(1), (CLOSED,)),
+        Step(CommitSync(((T0, 1),)), (CLOSED,)),
+        Step(beat(), ()),  # answers reaching a closed consumer are dropped
+    )),
+    Case("close_without_auto_commit_leaves_at_once", CCT + "testLeaveGroupOnClose", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Close(), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED),
+        Step(Close(), (CLOSED,)),
+    )),
+    Case("close_retries_a_retriable_commit_failure_and_swallows_others",
+         CCT + "testCloseCoordinatorUnavailableNoCommits", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Close(), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), (commit(1, "m1", (T0, 9)),)),
+        # a lasting failure is only logged: the close goes on
+        Step(committed((T0, Errors.OFFSET_METADATA_TOO_LARGE)), (Callback("revoked", (T0,)), leaving("m1"))),
+    )),
+    Case("close_of_a_static_member_stays_in_the_group_by_default",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (close, DEFAULT)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Close(), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("close_with_leave_group_makes_a_static_member_leave",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (close, LEAVE_GROUP)", STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Close("LEAVE_GROUP"), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED),
+    )),
+    Case("close_remaining_in_the_group_sends_no_leave",
+         "AbstractCoordinator.shouldSendLeaveGroupRequest (close, REMAIN_IN_GROUP)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Close("REMAIN_IN_GROUP"), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("close_of_a_self_assigned_consumer_commits_as_nobody", CCT + "testCloseManualAssignment",
+         AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 4),))),
+        Step(Close(), (commit(-1, "", (T0, 4)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(1), (CLOSED,)),
+    )),
+    Case("close_while_rebalancing_loses_and_leaves", "AbstractCoordinator.close (onLeavePrepare)", COOP, (
+        *_stable(COOP, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (join(COOP, ("t",), "m1", 1, (T0,), reason=REBALANCING),)),
+        Step(Close(), (Callback("lost", (T0,)), leaving("m1")), ends=S.UNJOINED),
+        Step(joined("m1", 2, "m1"), ()),
+    )),
+    Case("close_runs_finished_async_callbacks_first", "ConsumerCoordinator.close (commitOffsetsSync)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(CommitAsync(((T0, 3),)), (commit(1, "m1", (T0, 3)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Consumed(((T0, 5),))),
+        Step(Close(), (CommitCallback(((T0, 3),)), commit(1, "m1", (T0, 5)))),
+        Step(committed((T0, OK)), (Callback("revoked", (T0,)), leaving("m1"))),
+    )),
+    Case("close_after_a_fenced_async_commit_still_closes", "ConsumerCoordinator.maybeAutoCommitOffsetsSync",
+         AUTO_STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(AUTO_STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitAsync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(Consumed(((T0, 5),))),
+        # the fence is swallowed: no commit, the partitions are revoked, and a static member stays
+        Step(Close(), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+)
+
+CASES = CASES + CLOSE_CASES
+
+
+# --- corners: stale answers after a commit's reset, fencing by generation, stray answers ----------
+
+
+def _rebalancing(config: Config, *owned: TP) -> tuple[Step, ...]:
+    """From STABLE at generation 1: a heartbeat reports a rebalance and the next poll rejoins."""
+    eager = config.protocol is RebalanceProtocol.EAGER
+    prepare = (Callback("revoked", tuple(sorted(owned))),) if eager else ()
+    mine = () if eager else owned
+    sent = join(config, ("t",), "m1", 1, mine, reason=REBALANCING)
+    if config.group_instance_id is not None:
+        sent = static(sent)
+    return (
+        Step(Poll(3_000), (heartbeat("m1", 1) if config.group_instance_id is None
+                           else static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (*prepare, sent), ends=S.PREPARING_REBALANCE),
+    )
+
+
+def _static_stable() -> tuple[Step, ...]:
+    return (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+    )
+
+
+COOP_AUTO = Config(group_id=GROUP, assignors=("cooperative-sticky",), protocol=RebalanceProtocol.COOPERATIVE,
+                   enable_auto_commit=True)
+
+CORNER_CASES: tuple[Case, ...] = (
+    Case("commit_reset_while_joining_drops_the_join_answer", CCT + "testCommitOffsetIllegalGeneration",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        *_rebalancing(EAGER, T0),
+        # the commit's generation is still the member's: it is reset although a join is out
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(joined("m1", 2, "m0"), (), ends=S.UNJOINED),  # answers a join the reset abandoned
+        Step(Poll(3_002), (join(EAGER, ("t",), "m1", -1, reason=encountered(Errors.ILLEGAL_GENERATION,
+                                                                            "OFFSET_COMMIT")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("commit_reset_while_syncing_drops_the_sync_answer", CCT + "testCommitOffsetUnknownMemberId", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        *_rebalancing(EAGER, T0),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),), ends=S.COMPLETING_REBALANCE),
+        # a newer generation, but not rebalancing-before-join: the member is reset
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        Step(synced(T0), (), ends=S.UNJOINED),
+        Step(Poll(3_002), (join(EAGER, ("t",), reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                  "OFFSET_COMMIT")),)),
+    )),
+    Case("stray_answers_change_nothing", "AbstractCoordinator (answers to nothing outstanding)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(synced(T1), ()),
+        Step(joined("m1", 2, "m0"), (), ends=S.STABLE, expect_epoch=1),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(synced(T1), ()),
+        Step(joined("m1", 2, "m0"), (), ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("stray_join_answer_while_syncing_changes_nothing", "AbstractCoordinator.JoinGroupResponseHandler",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(joined("m1", 2, "m0"), (), ends=S.COMPLETING_REBALANCE, expect_epoch=1),
+    )),
+    Case("commit_fenced_instance_while_rejoining_a_newer_generation",
+         CCT + "testCommitOffsetFencedInstanceWithRebalancingGeneration", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        *_rebalancing(STATIC, T0),
+        Step(joined("m1", 2, "m0"), (static(sync("m1", 2)),)),
+        Step(sync_error(Errors.REBALANCE_IN_PROGRESS), (static(join(STATIC, ("t",), "m1", 2,
+                                                                    reason=failed("RebalanceInProgressException"))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("RebalanceInProgressException"),),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+    )),
+    Case("commit_fenced_after_the_generation_was_reset",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (FENCED_INSTANCE_ID)", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.ILLEGAL_GENERATION), ends=S.UNJOINED, expect_epoch=-1),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),), ends=S.UNJOINED),
+    )),
+    Case("commit_fenced_for_another_member_id_of_the_same_generation_number",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (generationUnchanged)", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.UNJOINED),
+        Step(Poll(3_001), (Callback("lost", (T0,)), static(join(STATIC, ("t",),
+                                                                reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                                   "HEARTBEAT"))))),
+        # a scripted coordinator hands out generation 1 again, to another member id
+        Step(joined("m2", 1, "m0"), (static(sync("m2", 1)),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),),
+             ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("commit_fenced_for_a_member_id_sorting_first", "ConsumerCoordinator.OffsetCommitResponseHandler "
+         "(generationUnchanged)", STATIC, (
+        *_static_stable(),
+        Step(CommitSync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Poll(3_000), (static(heartbeat("m1", 1)),)),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID)),
+        Step(Poll(3_001), (Callback("lost", (T0,)), static(join(STATIC, ("t",),
+                                                                reason=encountered(Errors.UNKNOWN_MEMBER_ID,
+                                                                                   "HEARTBEAT"))))),
+        Step(joined("a0", 1, "m0"), (static(sync("a0", 1)),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), (fails("CommitFailedException"),)),
+    )),
+    Case("auto_commit_is_due_at_any_later_poll", CCT + "testAutoCommitAwaitsInterval", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 3),))),
+        Step(Poll(7_500), (commit(-1, "", (T0, 3)),)),
+        Step(Poll(12_499), ()),
+        Step(Poll(12_500), (commit(-1, "", (T0, 3)),)),
+    )),
+    Case("rejoin_stops_waiting_at_any_poll_past_the_rebalance_timeout",
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
+        Step(Poll(400_000), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                              reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("an_abandoned_rejoin_commit_does_not_settle_the_next_one",
+         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                              reason=SUBSCRIPTION_CHANGED))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(Consumed(((T0, 12),))),
+        Step(Subscribe(("t",))),
+        Step(Poll(300_011), (commit(2, "m1", (T0, 12)),)),
+        # the first commit's late answer is not the one this rejoin waits for
+        Step(committed((T0, OK)), ()),
+        Step(Poll(300_012), ()),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(300_013), (Callback("revoked", (T0,)), join(AUTO, ("t",), "m1", 2,
+                                                              reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("fenced_auto_commit_fences_every_later_call", "ConsumerCoordinator.doCommitOffsetsAsync",
+         replace(AUTO_STATIC, auto_commit_interval_ms=2_000), (
+        *_static_stable(),
+        Step(Consumed(((T0, 2),))),
+        Step(Poll(2_000), (static(commit(1, "m1", (T0, 2))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(Poll(2_001), (FENCED,)),
+    )),
+    Case("close_with_nothing_consumed_commits_nothing", CCT + "testCloseDynamicAssignment", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Close(), (Callback("revoked", (T0,)), leaving("m1")), ends=S.UNJOINED),
+    )),
+    Case("close_while_rebalancing_commits_nothing", "ConsumerCoordinator.maybeAutoCommitOffsetsSync",
+         COOP_AUTO, (
+        *_stable(COOP_AUTO, T0),
+        Step(Consumed(((T0, 6),))),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (commit(1, "m1", (T0, 6)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3_002), (join(COOP_AUTO, ("t",), "m1", 1, (T0,), reason=REBALANCING),),
+             ends=S.PREPARING_REBALANCE),
+        # rebalancing: the commit is refused before it is sent, and the close goes on
+        Step(Close(), (Callback("lost", (T0,)), leaving("m1")), ends=S.UNJOINED),
+    )),
+    Case("close_swallows_a_fence_that_arrives_while_it_waits", "ConsumerCoordinator.close", AUTO_STATIC, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(AUTO_STATIC, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(CommitAsync(((T0, 4),)), (static(commit(1, "m1", (T0, 4))),)),
+        Step(Consumed(((T0, 5),))),
+        Step(Close(), (static(commit(1, "m1", (T0, 5))),)),
+        Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
+        Step(committed((T0, OK)), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
+    )),
+    Case("auto_commit_waits_while_a_heartbeat_and_a_rejoin_are_pending",
+         "ConsumerCoordinator.poll (a rejoin pending ends the poll before the auto-commit)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(Consumed(((T0, 1),))),
+        Step(Poll(2_000), (commit(1, "m1", (T0, 1)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(4_000), ()),  # due, but a rejoin is pending (and waits for the heartbeat's answer)
+        Step(beat()),
+        Step(Poll(4_001), (commit(1, "m1", (T0, 1)),)),  # the rejoin's own commit
+    )),
+    Case("an_earlier_async_answer_does_not_settle_the_rejoin_commit",
+         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
+        *_stable(AUTO, T0),
+        Step(CommitAsync(((T0, 3),)), (commit(1, "m1", (T0, 3)),)),
+        Step(Consumed(((T0, 9),))),
+        Step(Subscribe(("u", "t"))),
+        Step(Poll(1), (commit(1, "m1", (T0, 9)),)),
+        Step(committed((T0, OK)), ()),  # the commitAsync's answer comes first
+        Step(Poll(2), (CommitCallback(((T0, 3),)),)),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("close_during_the_first_join_sends_no_leave", "AbstractCoordinator.shouldSendLeaveGroupRequest",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),), ends=S.PREPARING_REBALANCE),
+        Step(Close(), (), ends=S.UNJOINED),
+    )),
+    Case("resubscribing_the_same_topics_changes_nothing", "SubscriptionState.subscribe", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (), ends=S.STABLE),
+    )),
+    Case("a_new_subscription_is_seen_by_the_next_poll", "ConsumerCoordinator.rejoinNeededOrPending", EAGER, (
+        *_stable(EAGER, T0),
+        # the rejoin flag stays down until the poll compares the subscription with the joined one
+        Step(Subscribe(("u",)), (), ends=S.STABLE),
+    )),
+    Case("a_new_subscription_rejoins_at_the_next_poll", "ConsumerCoordinator.rejoinNeededOrPending", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Subscribe(("u",)), (), ends=S.STABLE),
+        Step(Poll(1), (Callback("revoked", (T0,)), join(EAGER, ("u",), "m1", 1, reason=SUBSCRIPTION_CHANGED)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("a_new_pattern_with_the_same_matches_changes_nothing", "SubscriptionState.subscribe(Pattern)",
+         PLAIN, (
+        Step(cluster(t=1, u=1)),
+        Step(SubscribePattern("t")),
+        Step(Poll(0), (join(PLAIN, ("t",)),)),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),)),
+        Step(SubscribePattern("t.?")),
+        Step(Poll(1), (), ends=S.STABLE),
+        Step(SubscribePattern("t|u")),
+        Step(Poll(2), (Callback("revoked", (T0,)), join(PLAIN, ("t", "u"), "m2", 1,
+                                                        reason=SUBSCRIPTION_CHANGED))),
+    )),
+    Case("subscription_changed_during_the_rebalance_rejoins_even_with_the_new_topic_assigned",
+         "ConsumerCoordinator.maybeUpdateJoinedSubscription (topics, not a pattern)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Subscribe(("t", "u"))),
+        Step(joined("m2", 1, "m1"), (sync("m2", 1),)),
+        # the join went with the old subscription: the join loop goes round again at once
+        Step(synced(T0, U0), (Callback("assigned", (T0, U0)), Callback("revoked", (T0, U0)),
+                              join(EAGER, ("t", "u"), "m2", 1, reason=SUBSCRIPTION_CHANGED))),
+        Step(Poll(1), ends=S.PREPARING_REBALANCE),
+    )),
+)
+
+CASES = CASES + CORNER_CASES
+
+
+# --- as Kafka 4.2.1's client answers: offered protocols, the first protocol's user data ----------
+
+RANGE_FIRST = Config(group_id=GROUP, assignors=("range", "cooperative-sticky"))
+STICKY_FIRST = Config(group_id=GROUP, assignors=("cooperative-sticky", "range"))
+#: An assignor of the application's own, which Kafka's client only names (the coordinator may choose it).
+CUSTOM_FIRST = Config(group_id=GROUP, assignors=("a-custom", "cooperative-sticky"))
+CUSTOM_SECOND = Config(group_id=GROUP, assignors=("cooperative-sticky", "a-custom"))
+
+KAFKA_CLIENT_CASES: tuple[Case, ...] = (
+    Case("leader_refuses_an_unoffered_protocol_even_with_its_assignments_scripted",
+         "ConsumerCoordinator.onLeaderElected (lookupAssignor)", COOP, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP, ("t",)),)),
+        # the chosen protocol is looked up before anything is assigned or sent
+        Step(joined("m1", 1, "m1", "range", leader_assignments=(("m1", assignment(T0)),)),
+             (Raised("IllegalStateException", "the coordinator chose assignment protocol 'range', "
+                     "which this member did not offer"),)),
+        Step(Poll(1), (join(COOP, ("t",), "m1", 1, reason=failed("IllegalStateException"), assigned_in=-1),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("follower_refuses_an_unoffered_protocol_at_every_poll",
+         "ConsumerCoordinator.onJoinComplete (lookupAssignor)", COOP, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(COOP, ("t",)),)),
+        Step(joined("m1", 1, "m0", "range"), (sync("m1", 1, "range"),)),
+        Step(Subscribe(("t", "u"))),
+        # the join completed, but its result cannot be read: nothing is assigned, no rejoin goes
+        # for the changed subscription, and every poll reads it again and throws again
+        Step(synced(T0, protocol="range"),
+             (Raised("IllegalStateException", "the coordinator chose assignment protocol 'range', "
+                     "which this member did not offer"),), ends=S.STABLE, expect_epoch=1),
+        Step(Poll(1), (Raised("IllegalStateException", "the coordinator chose assignment protocol 'range', "
+                              "which this member did not offer"),), ends=S.STABLE),
+    )),
+    Case("only_the_first_protocols_user_data_is_shown", "ConsumerCoordinator.metadata", RANGE_FIRST, (
+        Step(Subscribe(("t",))),
+        # range comes first and has no user data (cooperative-sticky's rides in the second protocol)
+        Step(Poll(0), (join(RANGE_FIRST, ("t",)),)),
+    )),
+    Case("cooperative_sticky_keeps_its_generation_when_another_protocol_is_chosen",
+         "CooperativeStickyAssignor.onAssignment", STICKY_FIRST, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(STICKY_FIRST, ("t",)),)),
+        Step(joined("m1", 1, "m1", "range", leader_assignments=(("m1", assignment(T0)),)),
+             (sync("m1", 1, "range", (("m1", assignment(T0)),)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        # only the chosen assignor hears of the assignment: cooperative-sticky still says -1
+        Step(Poll(3_001), (Callback("revoked", (T0,)),
+                           join(STICKY_FIRST, ("t",), "m1", 1, reason=REBALANCING, assigned_in=-1))),
+    )),
+    Case("a_leader_whose_metadata_did_not_move_names_the_subscription",
+         "ConsumerCoordinator.rejoinNeededOrPending (metadata first, then the subscription)", EAGER, (
+        Step(cluster(t=2, u=1)),
+        *_led_stable(EAGER),
+        # u is known, but no refresh came since the assignment: the subscription names the rejoin
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(1), (Callback("revoked", (T0, T1)), join(EAGER, ("t", "u"), "m1", 1,
+                                                            reason=SUBSCRIPTION_CHANGED)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("a_custom_first_assignor_shows_no_user_data", "ConsumerCoordinator.metadata", CUSTOM_FIRST, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(CUSTOM_FIRST, ("t",)),)),
+    )),
+    Case("cooperative_sticky_ignores_a_custom_protocol_chosen", "CooperativeStickyAssignor.onAssignment",
+         CUSTOM_SECOND, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(CUSTOM_SECOND, ("t",)),)),
+        Step(joined("m1", 1, "m0", "a-custom"), (sync("m1", 1, "a-custom"),)),
+        Step(synced(T0, protocol="a-custom"), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)),
+                           join(CUSTOM_SECOND, ("t",), "m1", 1, reason=REBALANCING, assigned_in=-1))),
+    )),
+    Case("coordinator_lost_during_sync_rejoins_at_the_next_poll",
+         "AbstractCoordinator.SyncGroupResponseHandler (NOT_COORDINATOR)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        # retriable: not thrown; the next poll finds the coordinator again and rejoins
+        Step(sync_error(Errors.NOT_COORDINATOR), ()),
+        Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("offset_fetch_errors_other_than_authorization_are_unexpected",
+         "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
+        Step(Assign((T0,))),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNSUPPORTED_VERSION)),
+             (Raised("KafkaException", "offset fetch failed: UNSUPPORTED_VERSION"),)),
+    )),
+)
+
+CASES = CASES + KAFKA_CLIENT_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:

@@ -726,8 +726,14 @@ final class ClassicConsumerRun {
             return "the consumer is not in an active group";
         }
         if (e instanceof IllegalStateException) {
+            String invalid = "Coordinator selected invalid assignment protocol: ";
+            String said = String.valueOf(e.getMessage());
+            if (said.startsWith(invalid)) { // groupspec's wording of lookupAssignor's refusal
+                return "the coordinator chose assignment protocol '" + said.substring(invalid.length())
+                    + "', which this member did not offer";
+            }
             return event.equals("Subscribe") ? "subscribe() after assign()"
-                : event.equals("Assign") ? "assign() after subscribe()" : String.valueOf(e.getMessage());
+                : event.equals("Assign") ? "assign() after subscribe()" : said;
         }
         String message = String.valueOf(e.getMessage());
         Errors code = e instanceof ApiException ? Errors.forException(e) : Errors.UNKNOWN_SERVER_ERROR;
