@@ -443,6 +443,15 @@ def _join_loop(st: _Step) -> None:
         _send_join(st)
 
 
+def _prepare_again_and_join(st: _Step) -> None:
+    """A join or sync answer that resets the generation asks for the join-prepare again before
+    the retry (Kafka's resetStateAndRejoin sets needsJoinPrepare): with the generation gone,
+    what the member owned is lost, not still claimed in the next JoinGroup."""
+    if _prepare_commit_settled(st):
+        _join_prepare(st)
+        _send_join(st)
+
+
 def _consumed_offsets(s: State) -> Offsets:
     return s.positions
 
@@ -747,13 +756,15 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
                                protocol_type=r.protocol_type, protocol_name=r.protocol_name),
                      assignments=assignments))
         st.set(in_flight="sync")
+    elif r.error is Errors.UNKNOWN_MEMBER_ID:
+        st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
+        _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
+        _prepare_again_and_join(st)
     elif r.error in RETRY_JOIN:
         if r.error is Errors.MEMBER_ID_REQUIRED:
             st.set(member_id=r.member_id, generation=NO_GENERATION)
             _request_rejoin(st, f"need to re-join with the given member-id: {r.member_id}")
         else:
-            if r.error is Errors.UNKNOWN_MEMBER_ID:
-                st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
             _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _send_join(st)
     else:
@@ -911,7 +922,7 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
         if r.error is Errors.UNKNOWN_MEMBER_ID:
             st.set(member_id=UNKNOWN_MEMBER_ID)
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
-        _send_join(st)
+        _prepare_again_and_join(st)
     elif r.error in COORDINATOR:
         st.set(state=S.PREPARING_REBALANCE)
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])

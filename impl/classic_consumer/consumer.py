@@ -578,7 +578,7 @@ class ClassicConsumer:
         elif error is Errors.UNKNOWN_MEMBER_ID:
             self.reset_state_on_response_error("JOIN_GROUP", error)
             self.join_failed(error, "UnknownMemberIdException", thrown=False)
-            self.send_join_group()
+            self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
         elif error is Errors.MEMBER_ID_REQUIRED:
             self.member_id = response.member_id
             self.generation_id = NO_GENERATION
@@ -673,7 +673,7 @@ class ClassicConsumer:
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
             self.reset_state_on_response_error("SYNC_GROUP", error)
             self.join_failed(error, exception, thrown=False)
-            self.send_join_group()
+            self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
         elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
             self.state = MemberState.PREPARING_REBALANCE
             self.join_failed(error, exception, thrown=False)

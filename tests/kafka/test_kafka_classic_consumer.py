@@ -58,7 +58,7 @@ CAUSES: dict[str, tuple[frozenset[str] | None, str]] = {
                             r"|view\.in_flight: expected None, got 'heartbeat'"),
 }
 #: The vectors Kafka's answer meets exactly.
-PASS_EXACTLY = 52
+PASS_EXACTLY = 54
 
 #: The events ClassicConsumerRun.java drives. Vectors with others (commit answers, commitAsync,
 #: positions, metadata refreshes, patterns, close()) wait for the adapter to drive them, and so do

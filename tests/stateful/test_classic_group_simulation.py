@@ -147,11 +147,6 @@ def test_a_leader_sync_arriving_during_preparing_rebalance_is_told_to_rejoin() -
 
 # --- seeded random runs ---------------------------------------------------------------------------
 
-#: What the consumer implementation is known to get wrong (see
-#: test_a_consumer_told_it_is_unknown_drops_what_it_owned_before_rejoining): judged there.
-KNOWN_CONSUMER_FAULTS = frozenset({"stale-claim"})
-
-
 @given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.sampled_from(ASSIGNORS),
        st.sampled_from((0.0, 0.05, 0.2)), st.integers(0, 1))
 # Three runs the deep profile found, where a coordinator restart forgot a generation never written
@@ -164,7 +159,7 @@ def test_every_seeded_run_keeps_the_properties(seed: int, consumers: int, assign
     plan = random_plan(random.Random(seed), consumers, 20_000, restarts)
     sim = ClassicSimulation(ClassicSimConfig(plan=plan, assignor=assignor, seed=seed, loss=loss))
     history = sim.run()
-    violations = [v for v in check(history) if v.kind not in KNOWN_CONSUMER_FAULTS]
+    violations = check(history)
     assert violations == [], (plan, violations[:5])
     assert sim.stats.settled_at_ms is not None
 
@@ -199,10 +194,9 @@ def test_a_seeded_run_gives_the_same_history_on_both_layers(seed: int) -> None:
 # --- the consumer implementation's known fault ----------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="classic_consumer impl: a JoinGroup answered UNKNOWN_MEMBER_ID "
-                   "rejoins still owning its partitions (no onJoinPrepare, no onPartitionsLost), "
-                   "where Kafka's resetStateAndRejoin sets needsJoinPrepare")
 def test_a_consumer_told_it_is_unknown_drops_what_it_owned_before_rejoining() -> None:
+    """Found by this simulation: the consumer rejoined still claiming its partitions; Kafka's
+    resetStateAndRejoin sets needsJoinPrepare, so they are lost before the JoinGroup goes."""
     plan = (Churn(0, "c1", "join"), Churn(0, "c2", "join"), Churn(10_000, "c3", "join"))
     # c1's rejoin for the second rebalance is lost: the coordinator completes that rebalance
     # without it (rebalance timeout) and forgets it; c1's join times out and it joins again.
@@ -215,15 +209,6 @@ def test_a_consumer_told_it_is_unknown_drops_what_it_owned_before_rejoining() ->
     assert [v for v in check(history) if v.kind == "stale-claim"] == []
     lost = [op for op in history if op.process == "c1" and op.f == "lost" and op.type == "ok"]
     assert lost and lost[0].index > told[0].index
-
-
-def test_the_known_fault_scenario_shows_the_stale_claim() -> None:
-    """The xfail above fails for the reason it names, not another: the claim is what breaks."""
-    plan = (Churn(0, "c1", "join"), Churn(0, "c2", "join"), Churn(10_000, "c3", "join"))
-    faults = (Fault("c1", "join", 3, "lose-request"),)
-    config = ClassicSimConfig(THREE, plan, assignor="cooperative-sticky", seed=12, faults=faults)
-    kinds = {v.kind for v in check(simulate(config)[0])}
-    assert kinds == {"stale-claim"}
 
 
 # --- each checker catches a planted fault ---------------------------------------------------------
