@@ -120,6 +120,8 @@ def test_what_the_fast_reader_declines_has_a_reason() -> None:
     value = encode_value(OffsetCommitValue(1, 2, "m", 3), 3)
     assert offset_commit_value(b"\x00\x05" + value[2:]) is None  # an unknown version
     assert offset_commit_value(value[:-2]) is None
+    for short in (b"", b"\x00", b"\x00\x03"):  # too short to hold a version, or anything after it
+        assert offset_commit_value(short) is None
     bad_utf8 = encode_value(OffsetCommitValue(1, 2, "\u00e9", 3), 3).replace("\u00e9".encode(), b"\xff\xfe")
     assert general_value(bad_utf8) is None and offset_commit_value(bad_utf8) is None
 
@@ -233,6 +235,23 @@ def test_transactional_commits_and_tombstones_replay_alike() -> None:
     general, fast = replay(batches, False), replay(batches, True)
     assert general[1] is None and fast == general
     assert general[0][3]  # producer 8's commit is still pending
+
+
+def test_a_caller_watching_the_records_hears_each_commits_group() -> None:
+    """``on_commit`` (what describe passes) names the group of each fast-path commit, and
+    ``on_entry`` sees the rest, so a watcher misses no record."""
+    v = OffsetCommitValue(9, 1, "x", 5)
+    data = (encode_batch([_commit(0, "g", 0, v), _commit(1, "h", 1, None)], base_offset=0)
+            + encode_batch([_commit(2, "g", 2, v)], base_offset=2, producer_id=7, producer_epoch=0,
+                           is_transactional=True))
+    heard: list[str] = []
+    entries: list[int] = []
+    c = ClassicCoordinator(ClassicConfig(offsets_topic_partitions=1))
+    c.runtime.unload(0)
+    batches = [b for _, b in read_batches(data)]
+    c.runtime.load_with(0, lambda s: s.replay_batches(OFFSETS_TOPIC, 0, batches, heard.append,
+                                                      lambda offset, entry: entries.append(offset)))
+    assert heard == ["g", "h", "g"] and entries == []
 
 
 # -- the audit's stage 1 ---------------------------------------------------------------------------

@@ -382,9 +382,11 @@ def equivalents() -> dict[str, str]:
 #: vectors are"): ``wording``, a change to an error's prose only (a vector names an error by its
 #: kind, the text being each implementation's own); ``compressed``, a change to a compressor's
 #: output only (a vector judges a compressed batch by what it reads back as, the compressed bytes
-#: being each writer's own). The vectors' score leaves them out, as it does equivalents; the quick
-#: loop's does not, since the tests hold the impl's messages and compressed bytes.
-BY_DESIGN = ("wording", "compressed")
+#: being each writer's own); ``library``, code only a library caller reaches (a callback that
+#: ``groupspec describe`` passes and the conformance drivers never do). The vectors' score leaves
+#: them out, as it does equivalents; the quick loop's does not, since the tests hold the impl's
+#: messages, compressed bytes and library calls.
+BY_DESIGN = ("wording", "compressed", "library")
 
 
 def by_design() -> dict[str, str]:
