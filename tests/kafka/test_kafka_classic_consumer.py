@@ -103,6 +103,18 @@ def test_every_vector_passes_on_kafka_but_the_divergence() -> None:
     assert sum(o.status == "passed" for o in report.outcomes) == len(vectors) - 2
 
 
+def test_events_the_driver_does_not_realise_are_unsupported_not_failed() -> None:
+    root = vf.default_root()
+    waiting = [v for v in vf.load(root) if v.machine == MACHINE
+               and any(e["type"] not in DRIVEN for e in v.input["events"])]
+    kinds = {e["type"] for v in waiting for e in v.input["events"]} - DRIVEN
+    chosen = [next(v for v in waiting if any(e["type"] == k for e in v.input["events"]))
+              for k in sorted(kinds)]
+    report = run_on_kafka(chosen, root, "kafka")
+    assert [o.status for o in report.outcomes] == ["unsupported"] * len(chosen)
+    assert all("does not realise" in o.reason for o in report.outcomes), [o.reason for o in report.outcomes]
+
+
 def test_every_difference_from_groupspecs_expectations_has_a_listed_cause() -> None:
     """Each vector's whole difference (the judge's lines, unclipped) on Kafka's answer."""
     vectors, _ = _vectors()
