@@ -45,6 +45,7 @@ import difflib
 import fnmatch
 import functools
 import json
+import os
 import random
 import sys
 import tempfile
@@ -473,10 +474,26 @@ def gate(machine: str, sampled: int | None, seed: int, floor: float,
     return Gate(machine, score(outcomes, eq), floor, left)
 
 
-def quick_loop_gate(path: str, sampled: int | None, seed: int, floor: float = 1.0) -> Gate:
-    """A :data:`QUICK_LOOP_ONLY` file's ``sampled`` mutants (all for None) against its tests."""
-    mutants = sample(enumerate_mutants([Path(path)]), sampled, seed)
-    outcomes = list(run(mutants, quick_check(QUICK_LOOP_ONLY[path]), 60.0, 1))
+def quick_loop_gate(machine: str, path: str, sampled: int | None, seed: int, floor: float = 1.0) -> Gate:
+    """A :data:`QUICK_LOOP_ONLY` file's ``sampled`` mutants (all for None) against its tests, run
+    by this tool in a process of its own: inside a test run the tests may be imported already,
+    bound to the unmutated functions, and a forked child would then never see the mutant."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as work:
+        out = Path(work) / "report.json"
+        command = [sys.executable, "-m", "tests.quality.mutation", machine, "--against", "quick",
+                   "--tests", *QUICK_LOOP_ONLY[path], "--files", path, "--seed", str(seed),
+                   "--workers", "1", "--out", str(out)]
+        if sampled is not None:
+            command += ["--sample", str(sampled)]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if done.returncode != 0 or not out.exists():
+            raise MutationError(f"the quick loop on {path} did not run: {done.stderr[-2000:]}")
+        doc = json.loads(out.read_text(encoding="utf-8"))
+    outcomes = [Outcome(Mutant(m["path"], m["operator"], m["occurrence"], m["line"]), m["status"],
+                        m["seconds"], m["diff"]) for m in doc["mutants"]]
     eq = left_out("quick")
     left = tuple(o.mutant.key for o in outcomes if o.status == "survived" and o.mutant.key not in eq)
     return Gate(path, score(outcomes, eq), floor, left)

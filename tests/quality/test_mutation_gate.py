@@ -32,8 +32,18 @@ def test_the_vectors_keep_their_full_mutation_score() -> None:
 
 @pytest.mark.parametrize("path", sorted(mutation.QUICK_LOOP_ONLY))
 def test_files_the_vectors_cannot_see_are_held_by_their_own_tests(path: str) -> None:
-    result = mutation.quick_loop_gate(path, FLOORS["sample"] // 3, FLOORS["seed"])
+    machine = next(m for m in FLOORS["sampled"] if Path(path) in mutation.impl_files(m))
+    result = mutation.quick_loop_gate(machine, path, FLOORS["sample"] // 3, FLOORS["seed"])
     assert result.holds, result.explain()
+
+
+def test_the_quick_loop_gate_fails_when_the_tests_see_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: tests that never touch the file kill none of its mutants, and the gate says so."""
+    path = "impl/classic_group/fast_offsets.py"
+    monkeypatch.setitem(mutation.QUICK_LOOP_ONLY, path, ("tests/cover/test_codec_varint.py",))
+    result = mutation.quick_loop_gate("classic_group", path, 3, FLOORS["seed"])
+    assert not result.holds and result.score.killed == 0 and result.survivors
+    assert "its tests kill 0.0%" in result.explain()
 
 
 def test_files_the_vectors_cannot_see_are_left_out_of_the_vectors_sample() -> None:
