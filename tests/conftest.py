@@ -25,6 +25,12 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def scaled_budget(scale: int) -> settings:
+    """The loaded profile with ``scale`` times its examples: for a planted bug that only a rarer
+    sequence shows (tests/quality/test_planted_bugs.py), so its search grows with the profile."""
+    return settings(settings.default, max_examples=settings.default.max_examples * scale)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--vectors-out", type=Path, default=None, metavar="DIR",
                      help="tests/scenarios/test_cases.py: each case also writes its conformance vector "

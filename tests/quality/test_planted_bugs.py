@@ -37,6 +37,7 @@ from groupspec.types.classic_group import OffsetCommit
 from groupspec.types.share_consumer import Tick, Unsubscribe
 from groupspec.types.share_group import ShareGroupHeartbeat
 from groupspec.types.share_partition import Acknowledge
+from tests.conftest import scaled_budget
 from tests.stateful import (
     test_assignor_stateful,
     test_classic_consumer_stateful,
@@ -53,7 +54,7 @@ RELEASE, REJECT = 2, 3
 def _fails(machine: type[RuleBasedStateMachine], scale: int = 1) -> None:
     """Run ``machine`` with the current profile's budget (``scale`` times its examples, for a
     bug only a rarer sequence shows); it must fail on an assertion."""
-    budget = settings(settings.default, database=None, max_examples=settings.default.max_examples * scale,
+    budget = settings(scaled_budget(scale), database=None,
                       phases=[Phase.explicit, Phase.reuse, Phase.generate])
     # AssertionError from the test's own checks; Failed from a pytest.raises inside it that the
     # planted implementation no longer satisfies.
