@@ -18,6 +18,7 @@ stays put.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from hypothesis import event, given
@@ -204,6 +205,22 @@ def overlooked_empty(group: ClassicAssignorInput) -> bool:
     return kafka_subscriptions_equal(members) and len({frozenset(m.topics) for m in members}) > 1
 
 
+def older_claimant_set_aside(group: ClassicAssignorInput) -> bool:
+    """A member claimed partitions in an older generation than the group's newest and can take
+    nothing from anyone (each topic it subscribes to has it alone): Kafka's balancing sets it
+    aside, and a hand-back to it then reads its size from a map without it, which throws even on
+    clean claims (docs/divergences.md, classic_sticky_general_invalid_claims)."""
+    claims = {m.member_id: claim(group, m) for m in group.members}
+    newest = max((gen for _, gen in claims.values()), default=-1)
+    subscribers = Counter(t for m in group.members for t in set(m.topics))
+    return any(
+        claims[m.member_id][0]
+        and claims[m.member_id][1] < newest
+        and all(subscribers[t] == 1 for t in m.topics if group.partition_count(t))
+        for m in group.members
+    )
+
+
 @given(mixed_groups())
 def test_mixed_groups_keep_the_rules_in_both_layers_and_in_kafka_mode(group: ClassicAssignorInput) -> None:
     spec = spec_assign(group)
@@ -216,7 +233,9 @@ def test_mixed_groups_keep_the_rules_in_both_layers_and_in_kafka_mode(group: Cla
         kafka = impl_assign(group, compat="kafka")
     except PartitionAssignorError as exc:
         event(f"Kafka throws {exc.kafka_exception}")
-        assert not clean(group)
+        assert not clean(group) or (
+            exc.kafka_exception == "NullPointerException" and older_claimant_set_aside(group)
+        ), group
         return
     assert {m: sorted(ps) for m, ps in kafka.items()} != {} or not group.members
     if clean(group):

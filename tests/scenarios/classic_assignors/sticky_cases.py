@@ -792,6 +792,21 @@ def mixed_hand_cases() -> list[Case]:
                 ),
             )
         )
+        # b claimed t-0 in an older generation and subscribes to nothing, so the balancing sets
+        # it aside; with racks in play the hand-back still reads its size (Kafka throws
+        # NullPointerException on claims that are otherwise clean).
+        out.append(
+            _hand(
+                f"hand_{a}_older_owner_subscribed_to_nothing_with_racks",
+                "an older-generation claimant subscribed to nothing, in a rack-aware group",
+                ClassicAssignorInput(
+                    a,
+                    (m("a", ("t",)), m("b", (), [("t", 0)], 0), replace(m("c", ("t",), [], 1), rack_id="r1")),
+                    {"t": 4},
+                    {"t": (frozenset(), frozenset(), frozenset(), frozenset({"r1"}))},
+                ),
+            )
+        )
     out += _older_claim_cases()
     out += _set_aside_subscriber_cases()
     return out
