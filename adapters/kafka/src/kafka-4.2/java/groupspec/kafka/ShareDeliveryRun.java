@@ -126,6 +126,9 @@ final class ShareDeliveryRun {
     private static final int NODE_ID = 0;
     private static final Node NODE = new Node(NODE_ID, "localhost", 9092);
     private static final long CALL_WAIT_S = 20;
+    private static final long RETRY_BACKOFF_MS = 100;
+    private static final int PASSES = 5;
+    private static final long BACKOFF_PASSED_MS = 200;
 
     private final ScriptedClock time = new ScriptedClock(0);
     private final LogContext logContext = new LogContext();
@@ -178,7 +181,7 @@ final class ShareDeliveryRun {
         ShareFetchConfig fetchConfig = new ShareFetchConfig(1, 52428800, 500, 1048576, maxPollRecords, true, null,
             IsolationLevel.READ_UNCOMMITTED, org.apache.kafka.clients.consumer.internals.ShareAcquireMode.BATCH_OPTIMIZED);
         manager = ShareDeliveryAccess.manager(time, logContext, "g", metadata, subscriptions, fetchConfig, buffer,
-            new ShareAcknowledgementEventHandler(acknowledgementEvents), metrics, 100, 1000);
+            new ShareAcknowledgementEventHandler(acknowledgementEvents), metrics, RETRY_BACKOFF_MS, RETRY_BACKOFF_MS);
         manager.onMemberEpochUpdated(Optional.of(1), Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ").toString());
         processor = new ApplicationEventProcessor(logContext,
             new RequestManagers(logContext, manager, Optional.empty(), Optional.empty(), Optional.empty()),
@@ -212,7 +215,7 @@ final class ShareDeliveryRun {
                 c.put("partition", tip.partition());
                 ArrayNode os = c.putArray("offsets");
                 new TreeSet<>(set).forEach(os::add);
-                c.put("error", exception == null ? "NONE" : Errors.forException(exception).name());
+                c.put("error", errorName(exception));
                 heard.add(c);
             }));
             return null;
@@ -323,7 +326,16 @@ final class ShareDeliveryRun {
         } else if (!application) {
             throw new Unsupported("no event " + type + " in share_delivery");
         }
-        sent = pass();
+        // groupspec's machine has no time: each event comes after any retry backoff of the
+        // request states has passed (at most 120 ms: 100 ms with Kafka's 20% jitter).
+        // Kafka's network thread loops: between two events it polls the request manager until it
+        // sends (at most one request is in flight to the node) or has nothing left to do. A pass
+        // can change state without sending (acknowledgements failed unsent at epoch 0, the close
+        // completed), so the next pass may send what the first held back.
+        time.sleep(BACKOFF_PASSED_MS);
+        for (int i = 0; i < PASSES && sent == null; i++) {
+            sent = pass();
+        }
         if (blockedCall != null && blockingOn.get() != null && blockingOn.get().isDone()) {
             Future<ObjectNode> f = blockedCall;
             blockedCall = null;
@@ -403,7 +415,7 @@ final class ShareDeliveryRun {
                         ObjectNode c = committed.addObject();
                         c.put("topic", tip.topic());
                         c.put("partition", tip.partition());
-                        c.put("error", result.get(tip).map(e -> Errors.forException(e).name()).orElse("NONE"));
+                        c.put("error", errorName(result.get(tip).orElse(null)));
                     }
                     return n;
                 });
@@ -434,10 +446,8 @@ final class ShareDeliveryRun {
 
     private void assign(JsonNode event) {
         Set<TopicPartition> partitions = new java.util.HashSet<>();
-        Set<String> topics = new java.util.HashSet<>();
         for (JsonNode p : event.path("partitions")) {
             partitions.add(new TopicPartition(p.path("topic").asText(), p.path("partition").asInt()));
-            topics.add(p.path("topic").asText());
         }
         subscriptions.assignFromSubscribed(partitions);
     }
@@ -566,15 +576,18 @@ final class ShareDeliveryRun {
                 int count = a.path("delivery_count").asInt(1);
                 acquired.add(new ShareFetchResponseData.AcquiredRecords().setFirstOffset(first).setLastOffset(last)
                     .setDeliveryCount((short) count));
-                MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(1024), Compression.NONE,
-                    TimestampType.CREATE_TIME, first);
+                // Each record a log batch of its own: groupspec's model has no log batches, and
+                // Kafka's poll returns the rest of a log batch beyond max.poll.records
+                // (ShareCompletedFetch#fetchRecords reads on while currentBatchHasMoreRecords).
                 for (long o = first; o <= last; o++) {
+                    MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(256), Compression.NONE,
+                        TimestampType.CREATE_TIME, o);
                     b.append(0L, null, ("v" + o).getBytes(StandardCharsets.UTF_8));
                     fetched.put(key(topic, p.path("partition").asInt(), o), record(topic, p.path("partition").asInt(), o, count));
+                    ByteBuffer built = b.build().buffer();
+                    size += built.remaining();
+                    batches.add(built);
                 }
-                ByteBuffer built = b.build().buffer();
-                size += built.remaining();
-                batches.add(built);
             }
             ByteBuffer all = ByteBuffer.allocate(size);
             batches.forEach(all::put);
@@ -675,6 +688,19 @@ final class ShareDeliveryRun {
     /** Stops the application thread (a call still blocked is abandoned with the run). */
     void close() {
         application.shutdownNow();
+    }
+
+    /** The error code an exception stands for. A lost connection completes the acknowledgements
+     *  with DisconnectException, which has no code of its own (Errors.forException would say
+     *  UNKNOWN_SERVER_ERROR): groupspec's vocabulary names that failure NETWORK_EXCEPTION. */
+    private static String errorName(Throwable exception) {
+        if (exception == null) {
+            return "NONE";
+        }
+        if (exception instanceof org.apache.kafka.common.errors.DisconnectException) {
+            return Errors.NETWORK_EXCEPTION.name();
+        }
+        return Errors.forException(exception).name();
     }
 
     private static void batch(ArrayNode batches, long first, long last, List<Byte> types) {
