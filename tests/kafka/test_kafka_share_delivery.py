@@ -100,9 +100,10 @@ def test_a_wrong_expectation_fails_on_kafka(tmp_path: Path) -> None:
         expected = doc["expected"]
         assert isinstance(expected, dict)
         sent = expected["outputs"][4]["sent"]
-        assert sent["session_epoch"] == 1 and sent["acknowledgements"][0]["batches"][0]["acknowledge_types"] == [1]
+        batch = sent["acknowledgements"][0]["batches"][0]
+        assert sent["session_epoch"] == 1 and batch["acknowledge_types"] == [1]
         sent["session_epoch"] = 2
-        sent["acknowledgements"][0]["batches"][0]["acknowledge_types"] = [2]
+        batch["acknowledge_types"] = [2]
         expected["view"]["session_epoch"] = 5
 
     report = _planted(tmp_path, "implicit_next_poll_accepts_and_piggybacks", edit)
