@@ -159,8 +159,6 @@ final class ShareDeliveryRun {
     private final List<ObjectNode> heard = new ArrayList<>();
     /** The record objects the last poll that returned records handed to the application. */
     private final Map<String, ConsumerRecord<byte[], byte[]>> returned = new HashMap<>();
-    /** Records fetched and not yet returned by a poll (read from the answers and the polls). */
-    private final TreeMap<String, ObjectNode> fetched = new TreeMap<>();
 
     ShareDeliveryRun(JsonNode config, JsonNode events) throws Unsupported {
         String mode = config.path("mode").asText("IMPLICIT").toLowerCase(java.util.Locale.ROOT);
@@ -319,11 +317,11 @@ final class ShareDeliveryRun {
         boolean application = Set.of("Poll", "Acknowledge", "CommitSync", "CommitAsync", "Close").contains(type);
         if (application && blockedCall == null) {
             appOut = application(type, event);
-        } else if (type.equals("Assign")) {
+        } else if (type.equals("Assign") && !closed) {
             assign(event);
         } else if (type.equals("FetchAnswered") || type.equals("AcknowledgeAnswered") || type.equals("RequestFailed")) {
             answer(type, event);
-        } else if (!application) {
+        } else if (!application && !type.equals("Assign")) {
             throw new Unsupported("no event " + type + " in share_delivery");
         }
         // groupspec's machine has no time: each event comes after any retry backoff of the
@@ -367,8 +365,6 @@ final class ShareDeliveryRun {
                     ArrayNode rs = o.putArray("records");
                     List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
                     got.forEach(all::add);
-                    all.sort(Comparator.<ConsumerRecord<byte[], byte[]>, String>comparing(ConsumerRecord::topic)
-                        .thenComparingInt(ConsumerRecord::partition).thenComparingLong(ConsumerRecord::offset));
                     if (!all.isEmpty()) {
                         returned.clear();
                     }
@@ -379,7 +375,6 @@ final class ShareDeliveryRun {
                         n.put("partition", r.partition());
                         n.put("offset", r.offset());
                         n.put("delivery_count", r.deliveryCount().map(Short::intValue).orElse(0));
-                        fetched.remove(key(r.topic(), r.partition(), r.offset()));
                     }
                     return o;
                 });
@@ -583,7 +578,6 @@ final class ShareDeliveryRun {
                     MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(256), Compression.NONE,
                         TimestampType.CREATE_TIME, o);
                     b.append(0L, null, ("v" + o).getBytes(StandardCharsets.UTF_8));
-                    fetched.put(key(topic, p.path("partition").asInt(), o), record(topic, p.path("partition").asInt(), o, count));
                     ByteBuffer built = b.build().buffer();
                     size += built.remaining();
                     batches.add(built);
@@ -636,7 +630,11 @@ final class ShareDeliveryRun {
         v.putArray("session_partitions").addAll(session.values());
         v.set("in_flight", inFlightKind == null ? Adapter.JSON.nullNode() : com.fasterxml.jackson.databind.node.TextNode.valueOf(inFlightKind));
         v.put("fetch_wanted", ShareDeliveryAccess.fetchMoreRecords(manager));
-        v.putArray("buffered").addAll(fetched.values());
+        ArrayNode buffered = v.putArray("buffered");
+        for (Object[] r : ShareDeliveryAccess.buffered(buffer)) {
+            TopicIdPartition tip = (TopicIdPartition) r[0];
+            buffered.add(record(tip.topic(), tip.partition(), (Long) r[1], (Integer) r[2]));
+        }
         TreeMap<String, ObjectNode> delivered = new TreeMap<>();
         TreeMap<String, ObjectNode> marked = new TreeMap<>();
         ShareFetch<?, ?> current = ShareDeliveryAccess.currentFetch(consumer);

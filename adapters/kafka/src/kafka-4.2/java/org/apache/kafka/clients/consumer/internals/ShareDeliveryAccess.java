@@ -138,6 +138,50 @@ public final class ShareDeliveryAccess {
         return (Acknowledgements) get(ShareInFlightBatch.class, batch, "acknowledgements");
     }
 
+    /** The records the buffer still holds, in the order polls will return them: the fetch in line
+     *  first, then the completed fetches in arrival order; each {partition, offset, delivery count}
+     *  (the acquired records not yet read, since every acquired offset of groupspec's answers is a
+     *  record). */
+    @SuppressWarnings("unchecked")
+    public static java.util.List<Object[]> buffered(ShareFetchBuffer buffer) {
+        java.util.List<Object[]> out = new java.util.ArrayList<>();
+        java.util.List<ShareCompletedFetch> fetches = new java.util.ArrayList<>();
+        ShareCompletedFetch inLine = (ShareCompletedFetch) get(ShareFetchBuffer.class, buffer, "nextInLineFetch");
+        if (inLine != null) {
+            fetches.add(inLine);
+        }
+        fetches.addAll((java.util.Collection<ShareCompletedFetch>) get(ShareFetchBuffer.class, buffer, "completedFetches"));
+        for (ShareCompletedFetch fetch : fetches) {
+            if ((Boolean) get(ShareCompletedFetch.class, fetch, "isConsumed")) {
+                continue;
+            }
+            java.util.List<?> acquired = (java.util.List<?>) get(ShareCompletedFetch.class, fetch, "acquiredRecordList");
+            java.util.ListIterator<?> at = (java.util.ListIterator<?>) get(ShareCompletedFetch.class, fetch, "acquiredRecordIterator");
+            Object next = get(ShareCompletedFetch.class, fetch, "nextAcquired");
+            java.util.List<Object> left = new java.util.ArrayList<>();
+            if (at == null) {
+                left.addAll(acquired);
+            } else {
+                if (next != null) {
+                    left.add(next);
+                }
+                left.addAll(acquired.subList(at.nextIndex(), acquired.size()));
+            }
+            for (Object o : left) {
+                try {
+                    Field offset = o.getClass().getDeclaredField("offset");
+                    Field count = o.getClass().getDeclaredField("deliveryCount");
+                    offset.setAccessible(true);
+                    count.setAccessible(true);
+                    out.add(new Object[] {fetch.partition, offset.getLong(o), (int) count.getShort(o)});
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException("kafka-clients' acquired record has no offset or delivery count", e);
+                }
+            }
+        }
+        return out;
+    }
+
     private static Object get(Class<?> owner, Object target, String name) {
         try {
             Field field = owner.getDeclaredField(name);
