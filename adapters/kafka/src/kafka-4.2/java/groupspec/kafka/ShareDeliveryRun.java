@@ -478,9 +478,6 @@ final class ShareDeliveryRun {
                 String topic = names.get(t.topicId());
                 for (ShareFetchRequestData.FetchPartition p : t.partitions()) {
                     TopicIdPartition tip = new TopicIdPartition(t.topicId(), p.partitionIndex(), topic);
-                    if (data.shareSessionEpoch() == 0 || !sessionBefore.contains(tip)) {
-                        addedSorted.put(key(topic, p.partitionIndex(), 0), partition(topic, p.partitionIndex()));
-                    }
                     if (!p.acknowledgementBatches().isEmpty()) {
                         ObjectNode pa = partition(topic, p.partitionIndex());
                         ArrayNode batches = pa.putArray("batches");
@@ -489,6 +486,13 @@ final class ShareDeliveryRun {
                         }
                         acksSorted.put(key(topic, p.partitionIndex(), 0), pa);
                     }
+                }
+            }
+            // Added: what the handler took into its session for this request (a partition whose
+            // acknowledgements ride alone is listed in the request without joining the session).
+            for (TopicIdPartition tip : manager.sessionHandler(NODE_ID).sessionPartitions()) {
+                if (data.shareSessionEpoch() == 0 || !sessionBefore.contains(tip)) {
+                    addedSorted.put(key(tip.topic(), tip.partition(), 0), partition(tip.topic(), tip.partition()));
                 }
             }
             TreeMap<String, ObjectNode> forgottenSorted = new TreeMap<>();
