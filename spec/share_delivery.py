@@ -450,10 +450,9 @@ def _acknowledge_answered(st: _Step, event: AcknowledgeAnswered) -> None:
 
 
 def _request_failed(st: _Step, event: RequestFailed) -> None:
-    """No answer: the acknowledgements fail and the session starts over. A ShareFetch's fail with
-    the disconnect itself (NETWORK_EXCEPTION); a ShareAcknowledge's with the code Kafka's client
-    derives from it, which the disconnect has none of: UNKNOWN_SERVER_ERROR
-    (``handleShareAcknowledgeFailure``; docs/divergences.md, share_acknowledge_failure_code)."""
+    """No answer: the acknowledgements fail (a ShareFetch's with the disconnect, NETWORK_EXCEPTION;
+    a ShareAcknowledge's with UNKNOWN_SERVER_ERROR, ``handleShareAcknowledgeFailure``'s code for
+    it) and the session starts over."""
     if st.state.in_flight is None:
         return
     kind, acks = _take_in_flight(st)
