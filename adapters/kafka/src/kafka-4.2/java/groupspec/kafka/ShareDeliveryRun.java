@@ -22,7 +22,6 @@ import org.apache.kafka.clients.consumer.internals.ShareFetch;
 import org.apache.kafka.clients.consumer.internals.ShareFetchBuffer;
 import org.apache.kafka.clients.consumer.internals.ShareFetchCollector;
 import org.apache.kafka.clients.consumer.internals.ShareFetchConfig;
-import org.apache.kafka.clients.consumer.internals.ShareInFlightBatch;
 import org.apache.kafka.clients.consumer.internals.ShareSessionHandler;
 import org.apache.kafka.clients.consumer.internals.SubscriptionState;
 import org.apache.kafka.clients.consumer.internals.Deserializers;
@@ -31,7 +30,6 @@ import org.apache.kafka.clients.consumer.internals.events.ApplicationEventHandle
 import org.apache.kafka.clients.consumer.internals.events.ApplicationEventProcessor;
 import org.apache.kafka.clients.consumer.internals.events.BackgroundEvent;
 import org.apache.kafka.clients.consumer.internals.events.CompletableApplicationEvent;
-import org.apache.kafka.clients.consumer.internals.events.ShareAcknowledgeOnCloseEvent;
 import org.apache.kafka.clients.consumer.internals.events.ShareAcknowledgeSyncEvent;
 import org.apache.kafka.clients.consumer.internals.events.ShareAcknowledgementEvent;
 import org.apache.kafka.clients.consumer.internals.events.ShareAcknowledgementEventHandler;
@@ -101,8 +99,9 @@ import static org.mockito.Mockito.when;
  * through its constructor for tests, whose ApplicationEventHandler is a mock that hands each event
  * to Kafka's own {@link ApplicationEventProcessor} (over a RequestManagers holding only the share
  * consume request manager) at once, instead of queueing it for a network thread. This class is that
- * network thread: after each event it polls the request manager once (one pass) and keeps what it
- * sends in flight until the vector answers or fails it ({@code FutureCompletionHandler}).
+ * network thread: after each event it polls the request manager until it sends or has nothing left
+ * to do, and keeps what it sends in flight until the vector answers or fails it
+ * ({@code FutureCompletionHandler}). Between events the clock moves past any retry backoff.
  *
  * <p>Why a thread of its own for the application: commitSync and close block on a future that only
  * the network thread completes, exactly as in a KafkaShareConsumer, so the application's calls run
@@ -111,8 +110,8 @@ import static org.mockito.Mockito.when;
  * brings arrive after the poll that asked for them (groupspec's rule: the poll's timeout passes
  * before any answer).
  *
- * <p>Membership is share_consumer's machine: an Assign is SubscriptionState's subscribe and
- * assignFromSubscribed, the member id is set once (onMemberEpochUpdated), leaving the group on
+ * <p>Membership is share_consumer's machine: the consumer is subscribed to every topic the run
+ * names, an Assign is SubscriptionState's assignFromSubscribed, the member id is set once (onMemberEpochUpdated), leaving the group on
  * close is answered at once, and the metadata is a mock naming one node (0) as the leader of every
  * partition and each topic's id.
  */
