@@ -36,6 +36,7 @@ from groupspec.types.classic_consumer import (
     Subscribe,
     SubscribePattern,
     SyncAnswered,
+    Tick,
     TopicMetadata,
     Unsubscribe,
 )
@@ -109,9 +110,7 @@ class Case:
 
 _INTERNALS = "clients/src/test/java/org/apache/kafka/clients/consumer/internals/"
 #: Each divergence's upstream file (under the client's internals) and the place in it.
-_DIVERGENCES = {
-    "classic_heartbeat_in_flight": ("AbstractCoordinator.java", "AbstractCoordinator.HeartbeatThread#run"),
-}
+_DIVERGENCES: dict[str, tuple[str, str]] = {}
 _TESTS = {"ConsumerCoordinatorTest": _INTERNALS + "ConsumerCoordinatorTest.java",
           "AbstractCoordinatorTest": _INTERNALS + "AbstractCoordinatorTest.java"}
 MACHINE = "classic_consumer"
@@ -1752,6 +1751,160 @@ KAFKA_CLIENT_CASES: tuple[Case, ...] = (
 )
 
 CASES = CASES + KAFKA_CLIENT_CASES
+
+
+# --- the heartbeat thread ------------------------------------------------------------------------
+
+#: max.poll.interval.ms (the rebalance timeout) short enough for a run to outlast it.
+POLL10 = Config(group_id=GROUP, rebalance_timeout_ms=10_000)
+STATIC_POLL10 = replace(POLL10, group_instance_id="i1")
+POLL_TIMEOUT = "consumer poll timeout has expired."
+
+
+def left_on_poll_timeout(member: str) -> Sent:
+    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason=POLL_TIMEOUT),)))
+
+
+def _older_generation_error(error: Errors, test: str) -> Case:
+    """A heartbeat that went at generation 1 is answered with a fencing error once the member
+    is in generation 2: the error is about a generation it has left, and changes nothing."""
+    return Case(f"{error.name.lower()}_on_a_heartbeat_of_an_older_generation_is_ignored",
+                ACT + test + "OldGeneration", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),  # answers the first
+        Step(Poll(6_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE, expect_epoch=2),
+        Step(beat(error), ends=S.STABLE, expect_epoch=2),  # answers the second, sent in generation 1
+        Step(Poll(6_002), ends=S.STABLE, expect_epoch=2),  # nothing to throw, nothing to rejoin
+    ))
+
+
+HEARTBEAT_CASES: tuple[Case, ...] = (
+    Case("no_heartbeat_before_the_join_answer", "AbstractCoordinator.HeartbeatThread#run (hasNotJoinedGroup)",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Tick(10_000), ends=S.PREPARING_REBALANCE),
+        Step(Poll(10_000), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("the_heartbeat_thread_beats_between_polls", ACT + "testPollHeartbeatAwakesHeartbeatThread", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(2_999)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(5_999)),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),  # the first is still unanswered
+        Step(beat()),
+        Step(beat(), ends=S.STABLE, expect_epoch=1),
+    )),
+    _older_generation_error(Errors.ILLEGAL_GENERATION, "testHeartbeatIllegalGenerationResponseWith"),
+    _older_generation_error(Errors.UNKNOWN_MEMBER_ID, "testHeartbeatUnknownMemberResponseWith"),
+    _older_generation_error(Errors.FENCED_INSTANCE_ID, "testHeartbeatInstanceFencedResponseWith"),
+    Case("poll_timeout_leaves_the_group_and_the_next_poll_loses_the_partitions",
+         "AbstractCoordinator.HeartbeatThread#run, handlePollTimeoutExpiry", POLL10, (
+        *_stable(POLL10, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_999), ends=S.STABLE),
+        # ten seconds since the last poll (the JoinGroup answer restarted the count): the member
+        # leaves, and forgets its generation and member id
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Tick(20_000), ends=S.UNJOINED),  # no heartbeat from a member out of the group
+        Step(Poll(20_001), (Callback("lost", (T0,)), join(POLL10, ("t",), reason=LEFT)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("poll_timeout_of_a_static_member_sends_no_leave_but_resets_it",
+         "AbstractCoordinator.maybeLeaveGroup (static member, DEFAULT operation)", STATIC_POLL10, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC_POLL10, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(9_000), (static(heartbeat("m1", 1)),)),
+        Step(beat()),
+        # the poll timeout is looked at before the heartbeat that is also due: no heartbeat,
+        # and no LeaveGroup from a static member, but its generation and member id are gone
+        Step(Tick(19_000), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(19_001), (Callback("lost", (T0,)), static(join(STATIC_POLL10, ("t",), reason=LEFT)))),
+    )),
+    Case("a_poll_restarts_the_poll_timeout", CCT + "testUpdateLastHeartbeatPollWhenCoordinatorUnknown",
+         POLL10, (
+        *_stable(POLL10, T0),
+        Step(Poll(9_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(18_999), (heartbeat("m1", 1),), ends=S.STABLE),
+        Step(beat()),
+        Step(Tick(19_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED),
+    )),
+    Case("poll_timeout_while_the_sync_awaits_rejoins_on_its_answer",
+         "AbstractCoordinator.SyncGroupResponseHandler (generation cleared by the heartbeat thread)",
+         POLL10, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(POLL10, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(synced(T0), (join(POLL10, ("t",), reason=failed("IllegalGenerationException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    # Kafka draws each backoff within 20% either side of the one the model takes: the ticks
+    # below stay outside those bands
+    Case("session_timeout_drops_the_coordinator_and_the_heartbeat_backs_off",
+         "AbstractCoordinator.HeartbeatThread#run (sessionTimeoutExpired), Heartbeat#failHeartbeat", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(44_999), (heartbeat("m1", 1),)),
+        # 45 s without a successful answer: both heartbeats are lost with the connection, each
+        # doubling the backoff (100 ms, then 200 ms)
+        Step(Tick(45_000), ends=S.STABLE, expect_epoch=1),
+        Step(beat()),  # nothing is in flight any more: ignored
+        Step(Tick(45_159)),
+        Step(Tick(45_240), (heartbeat("m1", 1),)),
+        Step(beat(Errors.UNKNOWN_SERVER_ERROR)),  # a failure again: 400 ms
+        Step(Tick(45_559)),
+        Step(Tick(45_720), (heartbeat("m1", 1),)),
+        Step(beat()),  # answered: the backoff is over, the interval is back
+        Step(Tick(48_719)),
+        Step(Tick(48_720), (heartbeat("m1", 1),), ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("coordinator_error_on_a_heartbeat_fails_the_commit_in_flight",
+         "AbstractCoordinator.HeartbeatResponseHandler (NOT_COORDINATOR: markCoordinatorUnknown)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.NOT_COORDINATOR)),
+        Step(Poll(3_001), (CommitCallback(((T0, 5),), "RetriableCommitFailedException"),)),
+        Step(Tick(3_079)),
+        Step(Tick(3_120), (heartbeat("m1", 1),), ends=S.STABLE),
+    )),
+    Case("session_timeout_fails_the_sync_in_flight",
+         "AbstractCoordinator.joinGroupIfNeeded (a disconnected round is retriable)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(45_000), ends=S.COMPLETING_REBALANCE),
+        Step(synced(T0)),  # its request went with the connection: nobody waits for it
+        Step(Poll(45_001)),  # the join loop finds the round failed; no time is left in this poll
+        Step(Poll(45_002), (join(EAGER, ("t",), "m1", 1, reason=failed("DisconnectException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("close_stops_the_heartbeat_thread", CCT + "testHeartbeatThreadClose", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Close(), (Callback("revoked", (T0,)), leaving("m1"))),
+        Step(beat()),
+        Step(Tick(10_000), ends=S.UNJOINED),
+    )),
+)
+
+CASES = CASES + HEARTBEAT_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
