@@ -421,9 +421,10 @@ def _give_up(st: _Step) -> None:
 
 
 def _poll(st: _Step, ev: Poll) -> None:
-    """All membership work happens inside poll: finished commits' callbacks first, then the join
-    (after the auto-commit and giving partitions up) or a due heartbeat, then a due auto-commit
-    unless a rebalance is under way."""
+    """The application's membership work happens inside poll: finished commits' callbacks
+    first, then (the application being alive) the poll timeout starts again, then the join
+    (after the auto-commit and giving partitions up), then a due auto-commit unless a rebalance
+    is under way. Heartbeats are the heartbeat thread's, which acts after the poll."""
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
     if st.state.mode is Mode.NONE or not _run_callbacks(st):
         return
