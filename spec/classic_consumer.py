@@ -216,6 +216,7 @@ class PendingCommit:
     offsets: Offsets
     generation: int
     member_id: str
+    sent_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -262,8 +263,10 @@ class State:
     poll_deadline_ms: int = 0
     #: Failed heartbeats since the last answered one (the backoff doubles with each).
     heartbeat_failures: int = 0
-    #: The (generation, member id) each unanswered heartbeat went with, oldest first.
-    heartbeats: tuple[tuple[int, str], ...] = ()
+    #: The (generation, member id, time sent) of each unanswered heartbeat, oldest first.
+    heartbeats: tuple[tuple[int, str, int], ...] = ()
+    #: When the JoinGroup or SyncGroup in flight went (its request timeout counts from there).
+    in_flight_since_ms: int = 0
     #: The topics the last metadata refresh described (what the leader's assignor reads).
     metadata: tuple[TopicMetadata, ...] = ()
     #: OffsetCommits sent and not yet answered, oldest first (answers come in order).
@@ -333,6 +336,7 @@ def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
             raise InputError("event", f"{type(event).__name__}: the application is still blocked in close()")
         TABLE.rule(state.state, event)(st, event)
         if not st.state.closed:
+            _time_out_requests(st)
             _heartbeat_thread(st)
         # a position lives only while its partition is owned (a partition given up and later
         # assigned again starts from its committed offset, not from where it was)
@@ -473,6 +477,27 @@ def _tick(st: _Step, ev: Tick) -> None:
 # --- the heartbeat thread ------------------------------------------------------------------------
 
 
+def _request_timed_out(s: State) -> bool:
+    """Whether a request has gone unanswered past its timeout: a JoinGroup may wait out the
+    rebalance (and 5 s more), every other request the request timeout."""
+    c = s.config
+    sent = [ms for _, _, ms in s.heartbeats] + [p.sent_ms for p in s.commits]
+    if any(ms + c.request_timeout_ms <= s.now_ms for ms in sent):
+        return True
+    if s.in_flight is None or s.in_flight_lost:
+        return False
+    wait = max(c.request_timeout_ms, c.rebalance_timeout_ms + 5_000) if s.in_flight == "join" \
+        else c.request_timeout_ms
+    return s.in_flight_since_ms + wait <= s.now_ms
+
+
+def _time_out_requests(st: _Step) -> None:
+    """A request unanswered for too long closes the connection it went on, which is the
+    coordinator's: everything in flight there is lost, as when the coordinator is lost."""
+    if _request_timed_out(st.state):
+        _coordinator_lost(st)
+
+
 def _heartbeat_thread(st: _Step) -> None:
     """The heartbeat thread wakes at the event's time and acts until it only has to wait.
 
@@ -493,7 +518,7 @@ def _heartbeat_thread(st: _Step) -> None:
         elif s.now_ms >= s.heartbeat_due_ms:
             c = s.config
             st.emit(Sent(Heartbeat(c.group_id, s.generation, s.member_id, c.group_instance_id)))
-            st.set(heartbeats=(*s.heartbeats, (s.generation, s.member_id)),
+            st.set(heartbeats=(*s.heartbeats, (s.generation, s.member_id, s.now_ms)),
                    heartbeat_due_ms=s.now_ms + c.heartbeat_interval_ms)
         else:
             return
@@ -655,7 +680,8 @@ def _send_join(st: _Step) -> None:
                                                 generation_id=s.generation, rack_id=c.client_rack,
                                                 user_data=user_data)
     st.emit(Sent(request, subscription))
-    st.set(state=S.PREPARING_REBALANCE, in_flight="join", joined_subscription=s.subscription)
+    st.set(state=S.PREPARING_REBALANCE, in_flight="join", joined_subscription=s.subscription,
+           in_flight_since_ms=s.now_ms)
 
 
 def _commit(st: _Step, ev: CommitSync) -> None:
@@ -709,7 +735,7 @@ def _commit_now(st: _Step, kind: Kind, offsets: Offsets) -> bool:
                    for t in sorted({t for t, _ in by_tp}))
     st.emit(Sent(OffsetCommit(s.config.group_id, generation, member, group_instance_id=instance,
                               topics=topics)))
-    st.set(commits=(*s.commits, PendingCommit(kind, offsets, generation, member)))
+    st.set(commits=(*s.commits, PendingCommit(kind, offsets, generation, member, s.now_ms)))
     return True
 
 
@@ -887,7 +913,7 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
                                group_instance_id=st.state.config.group_instance_id,
                                protocol_type=r.protocol_type, protocol_name=r.protocol_name),
                      assignments=assignments))
-        st.set(in_flight="sync")
+        st.set(in_flight="sync", in_flight_since_ms=st.state.now_ms)
     elif r.error is Errors.UNKNOWN_MEMBER_ID:
         st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
@@ -1106,7 +1132,8 @@ def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
     s = st.state
     if not s.heartbeats:
         return  # no heartbeat outstanding: an answer the member no longer waits for
-    sent, rest = s.heartbeats[0], s.heartbeats[1:]
+    (generation, member_id, _), rest = s.heartbeats[0], s.heartbeats[1:]
+    sent = (generation, member_id)
     st.set(heartbeats=rest)
     e = ev.response.error
     if e is Errors.NONE:

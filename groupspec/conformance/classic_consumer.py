@@ -30,8 +30,9 @@ def _violated(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, lis
     """one_request_in_flight: after a JoinGroup or SyncGroup goes, no other of them goes until an
     answer arrives, except the JoinGroup an answer itself sends back (Kafka's join loop retries
     at once), a LeaveGroup (unsubscribe leaves whatever is outstanding), and once the request may
-    have gone down with the coordinator (a heartbeat answered, or a session timeout's worth of
-    time passed). Heartbeats are not held back: Kafka's heartbeat thread sends on its own timer.
+    have gone down with the coordinator (a heartbeat answered, or a session or request
+    timeout's worth of time passed). Heartbeats are not held back: Kafka's heartbeat thread
+    sends on its own timer.
     heartbeat_in_a_generation: a Heartbeat names a generation and a member id (the thread is
     idle until a JoinGroup answer gives them)."""
     from groupspec.conformance.classic_consumer_json import run_input_from_json, run_output_from_json
@@ -53,11 +54,14 @@ def _violated(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, lis
         found.append(f"{len(result.outputs)} output(s) for {len(run.events)} event(s)")
     waiting: int | None = None
     clock = sent_at = 0
+    # after this long a request may have gone down with its connection (request timeout) or
+    # the coordinator (session timeout), and be sent again without an answer
+    lost_after = min(run.config.session_timeout_ms, run.config.request_timeout_ms)
     for k, (event, out) in enumerate(zip(run.events, result.outputs, strict=False)):
         if isinstance(event, Poll | Tick):
             clock = max(clock, event.now_ms)
         answered = isinstance(event, JoinAnswered | SyncAnswered | HeartbeatAnswered | Unsubscribe)
-        if answered or clock >= sent_at + run.config.session_timeout_ms:
+        if answered or clock >= sent_at + lost_after:
             waiting = None
         for o in out:
             if not isinstance(o, Sent):

@@ -160,6 +160,9 @@ class Config:
     #: ``retry.backoff.ms``: how long a retriable auto-commit failure delays the next one, and
     #: the first backoff of the heartbeat thread after a failed heartbeat.
     retry_backoff_ms: int = 100
+    #: ``request.timeout.ms``: a request unanswered this long (a JoinGroup: the rebalance timeout
+    #: and 5 s more, if that is longer) closes the connection, losing everything in flight on it.
+    request_timeout_ms: int = 30_000
     #: ``retry.backoff.max.ms``: the failed heartbeats' backoff doubles from ``retry_backoff_ms``
     #: up to this (Kafka draws it within 20% either side; the model takes the middle).
     retry_backoff_max_ms: int = 1_000
@@ -184,6 +187,8 @@ class Config:
             # Kafka's Heartbeat refuses it: the session would end before the first heartbeat
             raise InputError("heartbeat_interval_ms", f"must be below session_timeout_ms "
                              f"({self.session_timeout_ms}), got {self.heartbeat_interval_ms}")
+        if self.request_timeout_ms <= 0:
+            raise InputError("request_timeout_ms", f"must be positive, got {self.request_timeout_ms}")
         if self.rebalance_timeout_ms <= 0:
             raise InputError("rebalance_timeout_ms", f"must be positive, got {self.rebalance_timeout_ms}")
         if self.auto_offset_reset not in _RESETS:

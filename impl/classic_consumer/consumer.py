@@ -115,6 +115,7 @@ class _CommitFuture:
     offsets: Offsets
     generation: int
     member_id: str
+    sent_ms: int = 0
     done: bool = False
     error: str | None = None
     retriable: bool = False
@@ -128,6 +129,15 @@ class _Completion:
     offsets: Offsets
     error: str | None
     retriable: bool
+
+
+@dataclass(frozen=True)
+class _InFlight:
+    """A heartbeat on the wire: the generation it speaks for, and when it went."""
+
+    generation: int
+    member_id: str
+    sent_ms: int
 
 
 #: JoinGroupResponseHandler raises these as their own class, anything else as "unexpected";
@@ -165,7 +175,8 @@ class ClassicConsumer:
         self.now_ms = 0
         self.heartbeat = hb.Heartbeat(config)
         # (generation, member id) of each heartbeat sent and not answered, oldest first
-        self.heartbeats_in_flight: deque[tuple[int, str]] = deque()
+        self.heartbeats_in_flight: deque[_InFlight] = deque()
+        self.pending_since_ms = 0
         # the JoinGroup / SyncGroup in flight was disconnected: its future has failed
         self.pending_lost = False
         self.cluster: dict[str, TopicMetadata] = {}
@@ -240,6 +251,7 @@ class ClassicConsumer:
         elif isinstance(event, Consumed):
             self.subscriptions.consumed(event.offsets)
         if not self.closed:
+            self.poll_network()
             self.run_heartbeat_thread()
         return tuple(self._out)
 
@@ -392,7 +404,7 @@ class ClassicConsumer:
         topics = tuple(CommitTopic(t, tuple(ps)) for t, ps in by_topic.items())
         self._out.append(Sent(OffsetCommit(self.config.group_id, generation, member,
                                            group_instance_id=instance, topics=topics)))
-        future = _CommitFuture(kind, offsets, generation, member)
+        future = _CommitFuture(kind, offsets, generation, member, sent_ms=self.now_ms)
         self.in_flight_commits.append(future)
         return future
 
@@ -556,6 +568,7 @@ class ClassicConsumer:
     def send_join_group(self) -> None:
         self.state = MemberState.PREPARING_REBALANCE
         self.pending = "join"
+        self.pending_since_ms = self.now_ms
         self.joined_subscription = frozenset(self.subscriptions.subscription)
         owned: dict[str, list[int]] = {}
         for topic, partition in sorted(self.subscriptions.assigned):
@@ -598,6 +611,7 @@ class ClassicConsumer:
                     self._out.append(Raised("IllegalStateException", str(e)))
                     return
             self.pending = "sync"
+            self.pending_since_ms = self.now_ms
             self._out.append(Sent(
                 SyncGroup(self.config.group_id, response.generation_id, response.member_id,
                           group_instance_id=self.config.group_instance_id,
@@ -720,6 +734,19 @@ class ClassicConsumer:
 
     # --- the heartbeat thread (AbstractCoordinator.HeartbeatThread) -----------------------------
 
+    def poll_network(self) -> None:
+        """NetworkClient's request timeouts: a request unanswered past its timeout closes the
+        coordinator's connection (a JoinGroup waits out the rebalance timeout and 5 s more)."""
+        now, timeout = self.now_ms, self.config.request_timeout_ms
+        expired = any(h.sent_ms + timeout <= now for h in self.heartbeats_in_flight)
+        expired = expired or any(f.sent_ms + timeout <= now for f in self.in_flight_commits)
+        if self.pending is not None and not self.pending_lost:
+            if self.pending == "join":
+                timeout = max(timeout, self.config.rebalance_timeout_ms + 5_000)
+            expired = expired or self.pending_since_ms + timeout <= now
+        if expired:
+            self.mark_coordinator_unknown()
+
     def run_heartbeat_thread(self) -> None:
         """HeartbeatThread#run's loop at the current time, until it would wait."""
         while True:
@@ -737,7 +764,7 @@ class ClassicConsumer:
                 self.send_heartbeat_request()
 
     def send_heartbeat_request(self) -> None:
-        self.heartbeats_in_flight.append((self.generation_id, self.member_id))
+        self.heartbeats_in_flight.append(_InFlight(self.generation_id, self.member_id, self.now_ms))
         self._out.append(Sent(Heartbeat(self.config.group_id, self.generation_id, self.member_id,
                                         self.config.group_instance_id)))
 
@@ -745,7 +772,7 @@ class ClassicConsumer:
         """HeartbeatResponseHandler and the thread's listener on the heartbeat's future."""
         if not self.heartbeats_in_flight:
             return
-        sent_generation = self.heartbeats_in_flight.popleft()
+        sent = self.heartbeats_in_flight.popleft()
         now = self.now_ms
         if error is Errors.NONE:
             self.heartbeat.receive_heartbeat(now)
@@ -757,7 +784,7 @@ class ClassicConsumer:
                 self.request_rejoin("group is already rebalancing")
             self.heartbeat.receive_heartbeat(now)  # still a member while the group rebalances
         elif error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID):
-            if sent_generation != (self.generation_id, self.member_id):
+            if (sent.generation, sent.member_id) != (self.generation_id, self.member_id):
                 self.heartbeat.receive_heartbeat(now)  # generationUnchanged() is false: ignored
                 return
             self.reset_state_on_response_error("HEARTBEAT", error)

@@ -824,8 +824,10 @@ def fails(error: str) -> Raised:
 
 AUTO = Config(group_id=GROUP, enable_auto_commit=True, auto_commit_interval_ms=2_000)
 AUTO_ASSIGN = Config(group_id=GROUP, enable_auto_commit=True)
-#: AUTO whose session and heartbeat interval outlast a run that waits out a rebalance timeout.
-AUTO_LONG = replace(AUTO, session_timeout_ms=900_000, heartbeat_interval_ms=800_000)
+#: AUTO whose session, heartbeat interval and request timeout outlast a run that waits out a
+#: rebalance timeout (only that timeout is the run's subject).
+AUTO_LONG = replace(AUTO, session_timeout_ms=900_000, heartbeat_interval_ms=800_000,
+                    request_timeout_ms=900_000)
 FENCED = Raised("FencedInstanceIdException", "an asynchronous commit was fenced")
 OK = Errors.NONE
 
@@ -1097,7 +1099,8 @@ COMMIT_CASES: tuple[Case, ...] = (
                                                      reason=encountered(Errors.UNKNOWN_MEMBER_ID,
                                                                         "OFFSET_COMMIT")))),
     )),
-    # the session and the heartbeat interval outlast the run: only the rebalance timeout counts
+    # the session, heartbeat interval and request timeout outlast the run: only the rebalance
+    # timeout counts
     Case("rejoin_stops_waiting_for_the_commit_at_the_rebalance_timeout",
          CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO_LONG, (
         *_stable(AUTO_LONG, T0),
@@ -1519,12 +1522,12 @@ CORNER_CASES: tuple[Case, ...] = (
                                                               reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("an_abandoned_rejoin_commit_does_not_settle_the_next_one",
-         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
-        *_stable(AUTO, T0),
+         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO_LONG, (
+        *_stable(AUTO_LONG, T0),
         Step(Consumed(((T0, 9),))),
         Step(Subscribe(("u", "t"))),
         Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
-        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO_LONG, ("t", "u"), "m1", 1,
                                                               reason=SUBSCRIPTION_CHANGED))),
         Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
         Step(synced(T0), (Callback("assigned", (T0,)),)),
@@ -1535,7 +1538,7 @@ CORNER_CASES: tuple[Case, ...] = (
         Step(committed((T0, OK)), ()),
         Step(Poll(300_012), ()),
         Step(committed((T0, OK)), ()),
-        Step(Poll(300_013), (Callback("revoked", (T0,)), join(AUTO, ("t",), "m1", 2,
+        Step(Poll(300_013), (Callback("revoked", (T0,)), join(AUTO_LONG, ("t",), "m1", 2,
                                                               reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("fenced_auto_commit_fences_every_later_call", "ConsumerCoordinator.doCommitOffsetsAsync",
@@ -1758,6 +1761,8 @@ CASES = CASES + KAFKA_CLIENT_CASES
 #: max.poll.interval.ms (the rebalance timeout) short enough for a run to outlast it.
 POLL10 = Config(group_id=GROUP, rebalance_timeout_ms=10_000)
 STATIC_POLL10 = replace(POLL10, group_instance_id="i1")
+#: A session shorter than the request timeout, so that it ends first.
+SHORT_SESSION = Config(group_id=GROUP, session_timeout_ms=10_000)
 POLL_TIMEOUT = "consumer poll timeout has expired."
 
 
@@ -1856,22 +1861,38 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
     # Kafka draws each backoff within 20% either side of the one the model takes: the ticks
     # below stay outside those bands
     Case("session_timeout_drops_the_coordinator_and_the_heartbeat_backs_off",
-         "AbstractCoordinator.HeartbeatThread#run (sessionTimeoutExpired), Heartbeat#failHeartbeat", EAGER, (
+         "AbstractCoordinator.HeartbeatThread#run (sessionTimeoutExpired), Heartbeat#failHeartbeat",
+         SHORT_SESSION, (
+        *_stable(SHORT_SESSION, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(9_999), (heartbeat("m1", 1),)),
+        # 10 s without a successful answer: both heartbeats are lost with the connection, each
+        # doubling the backoff (100 ms, then 200 ms)
+        Step(Tick(10_000), ends=S.STABLE, expect_epoch=1),
+        Step(beat()),  # nothing is in flight any more: ignored
+        Step(Tick(10_159)),
+        Step(Tick(10_240), (heartbeat("m1", 1),)),
+        Step(beat(Errors.UNKNOWN_SERVER_ERROR)),  # a failure again: 400 ms
+        Step(Tick(10_559)),
+        Step(Tick(10_720), (heartbeat("m1", 1),)),
+        Step(beat()),  # answered: the backoff is over, the interval is back
+        Step(Tick(13_719)),
+        Step(Tick(13_720), (heartbeat("m1", 1),), ends=S.STABLE, expect_epoch=1),
+    )),
+    Case("an_unanswered_heartbeat_times_out_the_connection",
+         "NetworkClient request timeout (request.timeout.ms), AbstractCoordinator.CoordinatorResponseHandler",
+         EAGER, (
         *_stable(EAGER, T0),
         Step(Tick(3_000), (heartbeat("m1", 1),)),
-        Step(Tick(44_999), (heartbeat("m1", 1),)),
-        # 45 s without a successful answer: both heartbeats are lost with the connection, each
-        # doubling the backoff (100 ms, then 200 ms)
-        Step(Tick(45_000), ends=S.STABLE, expect_epoch=1),
-        Step(beat()),  # nothing is in flight any more: ignored
-        Step(Tick(45_159)),
-        Step(Tick(45_240), (heartbeat("m1", 1),)),
-        Step(beat(Errors.UNKNOWN_SERVER_ERROR)),  # a failure again: 400 ms
-        Step(Tick(45_559)),
-        Step(Tick(45_720), (heartbeat("m1", 1),)),
-        Step(beat()),  # answered: the backoff is over, the interval is back
-        Step(Tick(48_719)),
-        Step(Tick(48_720), (heartbeat("m1", 1),), ends=S.STABLE, expect_epoch=1),
+        Step(Tick(32_999), (heartbeat("m1", 1),)),
+        # the first heartbeat has waited 30 s: the connection closes, both are lost, and the
+        # coordinator found again starts a new session
+        Step(Tick(33_000), ends=S.STABLE, expect_epoch=1),
+        Step(Tick(33_159)),
+        Step(Tick(33_240), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(36_239)),
+        Step(Tick(36_240), (heartbeat("m1", 1),), ends=S.STABLE),
     )),
     Case("coordinator_error_on_a_heartbeat_fails_the_commit_in_flight",
          "AbstractCoordinator.HeartbeatResponseHandler (NOT_COORDINATOR: markCoordinatorUnknown)", EAGER, (
@@ -1883,16 +1904,17 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(Tick(3_079)),
         Step(Tick(3_120), (heartbeat("m1", 1),), ends=S.STABLE),
     )),
-    Case("session_timeout_fails_the_sync_in_flight",
+    Case("an_unanswered_sync_times_out_and_its_round_fails",
          "AbstractCoordinator.joinGroupIfNeeded (a disconnected round is retriable)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
         Step(Tick(3_000), (heartbeat("m1", 1),)),
-        Step(Tick(45_000), ends=S.COMPLETING_REBALANCE),
+        Step(Tick(29_999), (heartbeat("m1", 1),)),
+        Step(Tick(30_000), ends=S.COMPLETING_REBALANCE),  # the SyncGroup waited 30 s
         Step(synced(T0)),  # its request went with the connection: nobody waits for it
-        Step(Poll(45_001)),  # the join loop finds the round failed; no time is left in this poll
-        Step(Poll(45_002), (join(EAGER, ("t",), "m1", 1, reason=failed("DisconnectException")),),
+        Step(Poll(30_001)),  # the join loop finds the round failed; no time is left in this poll
+        Step(Poll(30_002), (join(EAGER, ("t",), "m1", 1, reason=failed("DisconnectException")),),
              ends=S.PREPARING_REBALANCE),
     )),
     Case("close_stops_the_heartbeat_thread", CCT + "testHeartbeatThreadClose", EAGER, (
