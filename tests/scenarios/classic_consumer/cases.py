@@ -1917,6 +1917,16 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(Poll(30_002), (join(EAGER, ("t",), "m1", 1, reason=failed("DisconnectException")),),
              ends=S.PREPARING_REBALANCE),
     )),
+    Case("an_unanswered_commit_times_out_and_fails_retriably",
+         "NetworkClient request timeout, ConsumerCoordinator.doCommitOffsetsAsync (retriable)",
+         EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 3),)), (commit(-1, "", (T0, 3)),)),
+        Step(Poll(29_999)),
+        Step(Poll(30_000)),  # 30 s unanswered: the connection closes after this poll's work
+        Step(Poll(30_001), (CommitCallback(((T0, 3),), "RetriableCommitFailedException"),)),
+        Step(committed((T0, OK)), ends=S.UNJOINED),  # nothing is in flight to answer
+    )),
     Case("close_stops_the_heartbeat_thread", CCT + "testHeartbeatThreadClose", EAGER, (
         *_stable(EAGER, T0),
         Step(Tick(3_000), (heartbeat("m1", 1),)),
