@@ -452,6 +452,11 @@ def _poll(st: _Step, ev: Poll) -> None:
         st.set(refused_protocol=None)
     s = st.state
     if s.mode is Mode.SUBSCRIBED:
+        if s.in_flight is not None and not s.in_flight_lost:
+            # the join loop polls the network while it waits for its round: a request that timed
+            # out closes the connection there, and the loop sees its round fail in this poll
+            _time_out_requests(st)
+            s = st.state
         if s.in_flight_lost:
             # the join loop finds its round failed; with no time left in the poll it stops there
             st.set(in_flight=None, in_flight_lost=False)

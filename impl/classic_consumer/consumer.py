@@ -343,6 +343,8 @@ class ClassicConsumer:
                     self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
                     return
                 self.refused_protocol = None
+            if self.pending is not None and not self.pending_lost:
+                self.poll_network()  # the join loop's client.poll on the pending round's future
             if self.pending_lost:
                 # joinGroupIfNeeded finds the join future failed (retriable) and, its timer
                 # spent, returns: the JoinGroup goes at the next poll

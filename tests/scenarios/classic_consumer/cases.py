@@ -1878,6 +1878,9 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(beat()),  # answered: the backoff is over, the interval is back
         Step(Tick(13_719)),
         Step(Tick(13_720), (heartbeat("m1", 1),), ends=S.STABLE, expect_epoch=1),
+        Step(beat(Errors.UNKNOWN_SERVER_ERROR)),  # the answer reset the count: 100 ms again
+        Step(Tick(13_799)),
+        Step(Tick(13_840), (heartbeat("m1", 1),), ends=S.STABLE),
     )),
     Case("an_unanswered_heartbeat_times_out_the_connection",
          "NetworkClient request timeout (request.timeout.ms), AbstractCoordinator.CoordinatorResponseHandler",
@@ -1916,6 +1919,15 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(Poll(30_001)),  # the join loop finds the round failed; no time is left in this poll
         Step(Poll(30_002), (join(EAGER, ("t",), "m1", 1, reason=failed("DisconnectException")),),
              ends=S.PREPARING_REBALANCE),
+    )),
+    Case("an_unanswered_join_times_out_after_the_rebalance_timeout_and_5_s",
+         "AbstractCoordinator.sendJoinGroupRequest (joinGroupTimeoutMs), joinGroupIfNeeded", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Poll(304_999), ends=S.PREPARING_REBALANCE),
+        # the join loop's network poll closes the connection, and the loop sees its round fail
+        Step(Poll(305_000), ends=S.PREPARING_REBALANCE),
+        Step(Poll(305_001), (join(EAGER, ("t",), reason=failed("DisconnectException")),)),
     )),
     Case("an_unanswered_commit_times_out_and_fails_retriably",
          "NetworkClient request timeout, ConsumerCoordinator.doCommitOffsetsAsync (retriable)",
