@@ -79,6 +79,8 @@ COMMIT = (Errors.NONE,) * 10 + (
     Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_SERVER_ERROR,
 )
 
+FENCING = (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID)
+
 #: What a heartbeat answer may carry: every branch of Kafka's handler and the thread's listener.
 HEARTBEAT = (Errors.NONE,) * 6 + (
     Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID,
@@ -194,6 +196,23 @@ class Agreement(RuleBasedStateMachine):
     @rule(error=st.sampled_from(HEARTBEAT))
     def heartbeat_answered(self, error: Errors) -> None:
         self._send(HeartbeatAnswered(HeartbeatResponse(error)))
+
+    @rule(error=st.sampled_from(FENCING),
+          partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))
+    def stale_heartbeat_answered(self, error: Errors, partitions: list[tuple[str, int]]) -> None:
+        """From STABLE: two heartbeats go, the first reports a rebalance, the member joins a new
+        generation, and only then is the second answered, with a fencing error about the old one."""
+        if self.state.state.value != "STABLE" or self.state.heartbeats:
+            return
+        self.tick(self.state.config.heartbeat_interval_ms)
+        self.tick(self.state.config.heartbeat_interval_ms)
+        self.heartbeat_answered(Errors.REBALANCE_IN_PROGRESS)
+        for _ in range(3):
+            self.poll(1)
+            if self.state.in_flight is None:
+                break
+            self.answer(Errors.NONE, False, partitions)
+        self.heartbeat_answered(error)
 
     @rule(ms=st.sampled_from((0, 3_000)), error=st.sampled_from(ERRORS), leader=st.booleans(),
           partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))
