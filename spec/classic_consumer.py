@@ -58,7 +58,8 @@ One step function over client events; the member state is AbstractCoordinator's 
   ILLEGAL_GENERATION), so the next join loses the partitions, but only when the heartbeat went
   with the generation the member still has (an error about an older one is ignored);
   FENCED_INSTANCE_ID also fails the heartbeat thread, which the next poll throws before it does
-  anything else.
+  anything else. A request unanswered for the request timeout (a JoinGroup: the rebalance
+  timeout and 5 s more) closes the connection, with the same losses as a dead coordinator.
 * Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
   way, revoked otherwise), sends LeaveGroup if the member had joined and is dynamic (a static
   member, one with a group instance id, stays in the group until its session times out), and
