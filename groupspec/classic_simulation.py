@@ -13,7 +13,10 @@ The world:
 
 * N classic consumers (``groupspec.impl.classic_consumer.ClassicConsumer``), all subscribed to
   the same topics, polling every ``poll_interval_ms``; each poll consumes a few records of every
-  partition it owns and every ``commit_every`` polls commits its positions (CommitSync);
+  partition it owns and every ``commit_every`` polls commits its positions (commitAsync: the
+  driver does not hand commit answers back to the client, so a commitSync would stay pending
+  in it for ever, and be sent again, with its old offsets, whenever the client's heartbeat
+  thread loses the coordinator);
 * the leader's assignor: when a JoinGroup answer names the member its own leader, the driver
   decodes every member's subscription from the answer and runs the chosen assignor
   (``groupspec.impl.classic_assignors``) on it, and hands the result to the consumer with the
@@ -67,7 +70,7 @@ from groupspec.types.classic_assignors import (
 )
 from groupspec.types.classic_consumer import (
     Callback,
-    CommitSync,
+    CommitAsync,
     Config,
     HeartbeatAnswered,
     JoinAnswered,
@@ -457,7 +460,7 @@ class ClassicSimulation:
         view = member.client.view()
         if (every and member.polls % every == 0 and view.state is MemberState.STABLE and member.positions
                 and not member.committing):
-            self._client(member, CommitSync(tuple(sorted(member.positions.items()))))
+            self._client(member, CommitAsync(tuple(sorted(member.positions.items()))))
         self._at(self.now + self.config.poll_interval_ms, functools.partial(self._poll_loop, member))
 
     def _client(self, member: Member, event: Any) -> None:

@@ -216,14 +216,17 @@ CLASSIC_CONSUMER = Diagram(
         Arrow("COMPLETING_REBALANCE", "PREPARING_REBALANCE", "SyncGroup error: JoinGroup again"),
         Arrow("COMPLETING_REBALANCE", "STABLE", "SyncGroup answered<br/>(onPartitionsAssigned)"),
         Arrow("STABLE", "UNJOINED", "heartbeat or OffsetCommit fenced<br/>"
-              "(generation reset), or unsubscribe / close"),
+              "(generation reset), poll timeout (the heartbeat thread<br/>"
+              "leaves: LeaveGroup if dynamic), or unsubscribe / close"),
         Arrow("PREPARING_REBALANCE", "UNJOINED", "unsubscribe / close (partitions lost),<br/>"
-              "or OffsetCommit fenced"),
+              "or OffsetCommit or an older heartbeat fenced"),
         Arrow("COMPLETING_REBALANCE", "UNJOINED", "unsubscribe / close (partitions lost),<br/>"
-              "or OffsetCommit fenced"),
+              "OffsetCommit or heartbeat fenced, or poll timeout"),
     ),
     notes=(("UNJOINED", "assign() mode stays here:<br/>commits carry generation -1 and no member id;<br/>"
-                        "a closed consumer ends here"),),
+                        "a closed consumer ends here"),
+           ("COMPLETING_REBALANCE", "the heartbeat thread runs here and in STABLE:<br/>"
+                                    "the JoinGroup answer restarts its timers")),
 )
 
 DIAGRAMS = (CLASSIC_GROUP, SHARE_CONSUMER, SHARE_STATE, SHARE_DELIVERY, CLASSIC_CONSUMER)

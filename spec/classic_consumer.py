@@ -43,12 +43,23 @@ One step function over client events; the member state is AbstractCoordinator's 
   subscription changed meanwhile) gives partitions up and sends JoinGroup at once. A follower
   that finds the chosen protocol is not one it offered takes nothing and throws
   IllegalStateException, then again at every poll until its generation is lost.
-* Heartbeats go from a poll in STABLE once the interval has passed since the last one (the
-  heartbeat thread's timing, folded into polls). REBALANCE_IN_PROGRESS in STABLE asks for a
-  rejoin (partitions revoked normally); ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID and
-  FENCED_INSTANCE_ID reset the generation (the member id too, except for ILLEGAL_GENERATION),
-  so the next join loses the partitions; FENCED_INSTANCE_ID also fails the heartbeat, which the
-  next poll throws before it does anything else.
+* The heartbeat thread runs on the injected clock after every event, at the event's time (a
+  ``Tick`` moves the clock with nothing else happening). It acts only once the member has a
+  JoinGroup answer (COMPLETING_REBALANCE and STABLE); that answer restarts its three timers. In
+  order it looks at: the session (no successful heartbeat answer for the session timeout: the
+  coordinator is taken for dead and found again at once, and what was in flight to it is lost),
+  the poll timeout (no poll for ``rebalance_timeout_ms``, Kafka's max.poll.interval.ms: a
+  dynamic member sends LeaveGroup; static or dynamic, the generation and member id are reset, so
+  the next poll rejoins and loses the partitions), and the heartbeat interval (a heartbeat goes
+  whatever is in flight, and the interval restarts). A failed heartbeat moves the next one to a
+  doubling backoff instead. Answers come in the order heartbeats went: REBALANCE_IN_PROGRESS in
+  STABLE asks for a rejoin (partitions revoked normally); ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID
+  and FENCED_INSTANCE_ID reset the generation (the member id too, except for
+  ILLEGAL_GENERATION), so the next join loses the partitions, but only when the heartbeat went
+  with the generation the member still has (an error about an older one is ignored);
+  FENCED_INSTANCE_ID also fails the heartbeat thread, which the next poll throws before it does
+  anything else. A request unanswered for the request timeout (a JoinGroup: the rebalance
+  timeout and 5 s more) closes the connection, with the same losses as a dead coordinator.
 * Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
   way, revoked otherwise), sends LeaveGroup if the member had joined and is dynamic (a static
   member, one with a group instance id, stays in the group until its session times out), and
@@ -125,6 +136,7 @@ from groupspec.types.classic_consumer import (
     Subscribe,
     SubscribePattern,
     SyncAnswered,
+    Tick,
     TopicMetadata,
     Unsubscribe,
     View,
@@ -138,8 +150,10 @@ from groupspec.types.classic_group import (
     MemberIdentity,
     OffsetCommit,
     OffsetCommitResponse,
+    PartitionResult,
     Protocol,
     SyncGroup,
+    TopicResult,
 )
 from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
@@ -158,6 +172,12 @@ SYNC_RAISES_OWN = frozenset({Errors.GROUP_AUTHORIZATION_FAILED, Errors.REBALANCE
 RETRIABLE_JOIN = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                             Errors.COORDINATOR_LOAD_IN_PROGRESS})
 LEAVING = "consumer pro-actively leaving the group"
+#: A SyncGroup answer reaching a member reset meanwhile, that the join loop retries in the same
+#: poll (a success stands for ILLEGAL_GENERATION there).
+SYNC_AGAIN_AT_ONCE = frozenset({Errors.NONE, Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID,
+                                Errors.ILLEGAL_GENERATION})
+#: The LeaveGroup reason of a member whose application stopped polling (handlePollTimeoutExpiry).
+POLL_TIMEOUT = "consumer poll timeout has expired."
 RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                            Errors.COORDINATOR_LOAD_IN_PROGRESS})
 FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
@@ -197,6 +217,7 @@ class PendingCommit:
     offsets: Offsets
     generation: int
     member_id: str
+    sent_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -223,6 +244,9 @@ class State:
     #: again once a SyncGroup succeeds.
     rejoin_reason: str = ""
     in_flight: str | None = None
+    #: The JoinGroup or SyncGroup in flight went down with the coordinator: no answer will come,
+    #: and the next poll finds the round failed (the one after sends JoinGroup again).
+    in_flight_lost: bool = False
     #: The heartbeat's failure the next poll raises (the heartbeat thread's failure cause).
     fatal: str | None = None
     #: The protocol the coordinator chose at the last successful JoinGroup.
@@ -233,7 +257,17 @@ class State:
     #: throws again until the generation is lost (the join's result is never taken).
     refused_protocol: str | None = None
     now_ms: int = 0
-    last_heartbeat_ms: int = 0
+    #: The heartbeat thread's timers (Kafka's Heartbeat): when the next heartbeat is due, when
+    #: the session runs out without a successful answer, when the poll timeout does.
+    heartbeat_due_ms: int = 0
+    session_deadline_ms: int = 0
+    poll_deadline_ms: int = 0
+    #: Failed heartbeats since the last answered one (the backoff doubles with each).
+    heartbeat_failures: int = 0
+    #: The (generation, member id, time sent) of each unanswered heartbeat, oldest first.
+    heartbeats: tuple[tuple[int, str, int], ...] = ()
+    #: When the JoinGroup or SyncGroup in flight went (its request timeout counts from there).
+    in_flight_since_ms: int = 0
     #: The topics the last metadata refresh described (what the leader's assignor reads).
     metadata: tuple[TopicMetadata, ...] = ()
     #: OffsetCommits sent and not yet answered, oldest first (answers come in order).
@@ -265,11 +299,13 @@ class State:
     closed: bool = False
 
     def view(self) -> View:
+        in_flight = self.in_flight or ("heartbeat" if self.heartbeats else None)
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
                     subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
-                    in_flight=self.in_flight, fatal=self.fatal, positions=self.positions,
+                    in_flight=in_flight, fatal=self.fatal, positions=self.positions,
                     commits_in_flight=len(self.commits), pattern=self.pattern,
-                    closing=self.closing is not None, closed=self.closed)
+                    closing=self.closing is not None, closed=self.closed,
+                    heartbeats_in_flight=len(self.heartbeats))
 
 
 class _Step(kernel.Step[State]):
@@ -300,6 +336,9 @@ def step(state: State, event: Event) -> tuple[State, tuple[Output, ...]]:
         if calling and state.closing is not None:
             raise InputError("event", f"{type(event).__name__}: the application is still blocked in close()")
         TABLE.rule(state.state, event)(st, event)
+        if not st.state.closed:
+            _time_out_requests(st)
+            _heartbeat_thread(st)
         # a position lives only while its partition is owned (a partition given up and later
         # assigned again starts from its committed offset, not from where it was)
         owned = set(st.state.owned)
@@ -373,7 +412,7 @@ def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
         leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed from all topics")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
-           subscription=(), owned=(), rejoin_needed=False, in_flight=None, pattern=None,
+           subscription=(), owned=(), rejoin_needed=False, in_flight=None, in_flight_lost=False, pattern=None,
            group_subscription=(), rejoin_reason=LEAVING, refused_protocol=None)
 
 
@@ -387,9 +426,10 @@ def _give_up(st: _Step) -> None:
 
 
 def _poll(st: _Step, ev: Poll) -> None:
-    """All membership work happens inside poll: finished commits' callbacks first, then the join
-    (after the auto-commit and giving partitions up) or a due heartbeat, then a due auto-commit
-    unless a rebalance is under way."""
+    """The application's membership work happens inside poll: finished commits' callbacks
+    first, then (the application being alive) the poll timeout starts again, then the join
+    (after the auto-commit and giving partitions up), then a due auto-commit unless a rebalance
+    is under way. Heartbeats are the heartbeat thread's, which acts after the poll."""
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
     if st.state.mode is Mode.NONE or not _run_callbacks(st):
         return
@@ -398,6 +438,8 @@ def _poll(st: _Step, ev: Poll) -> None:
         st.emit(Raised(EXCEPTION_CLASSES[Errors[st.state.fatal]], st.state.fatal))
         st.set(fatal=None)
         return
+    if st.state.mode is Mode.SUBSCRIBED:  # the application is alive: the poll timeout restarts
+        st.set(poll_deadline_ms=st.state.now_ms + st.state.config.rebalance_timeout_ms)
     if st.state.mode is Mode.SUBSCRIBED:
         due = _rejoin_due(st.state)
         if due is not None:
@@ -411,23 +453,137 @@ def _poll(st: _Step, ev: Poll) -> None:
         st.set(refused_protocol=None)
     s = st.state
     if s.mode is Mode.SUBSCRIBED:
-        if s.in_flight in ("join", "sync"):
+        if s.in_flight is not None and not s.in_flight_lost:
+            # the join loop polls the network while it waits for its round: a request that timed
+            # out closes the connection there, and the loop sees its round fail in this poll
+            _time_out_requests(st)
+            s = st.state
+        if s.in_flight_lost:
+            # the join loop finds its round failed; with no time left in the poll it stops there
+            st.set(in_flight=None, in_flight_lost=False)
+            _rebalance_failed(st, "DisconnectException")
             return
-        if s.in_flight is None:
-            if s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE):
-                # a join or sync error came between: the join-prepare step was spent already
-                _send_join(st)
-                return
-            if s.rejoin_needed:
-                _join_loop(st)
-                return
-            if s.state is S.STABLE and s.now_ms - s.last_heartbeat_ms >= s.config.heartbeat_interval_ms:
-                c = s.config
-                st.emit(Sent(Heartbeat(c.group_id, s.generation, s.member_id, c.group_instance_id)))
-                st.set(in_flight="heartbeat", last_heartbeat_ms=s.now_ms)
-        elif s.rejoin_needed or s.state is not S.STABLE:
+        if s.in_flight is not None:  # a JoinGroup or SyncGroup awaits its answer
+            return
+        if s.state in (S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE):
+            # a join or sync error came between: the join-prepare step was spent already
+            _send_join(st)
+            return
+        if s.rejoin_needed:
+            _join_loop(st)
             return
     _maybe_auto_commit(st)
+
+
+def _tick(st: _Step, ev: Tick) -> None:
+    """Time passes without a call: only the heartbeat thread, run after every event, acts."""
+    st.set(now_ms=max(st.state.now_ms, ev.now_ms))
+
+
+# --- the heartbeat thread ------------------------------------------------------------------------
+
+
+def _request_timed_out(s: State) -> bool:
+    """Whether a request has gone unanswered past its timeout: a JoinGroup may wait out the
+    rebalance (and 5 s more), every other request the request timeout."""
+    c = s.config
+    sent = [ms for _, _, ms in s.heartbeats] + [p.sent_ms for p in s.commits]
+    if any(ms + c.request_timeout_ms <= s.now_ms for ms in sent):
+        return True
+    if s.in_flight is None or s.in_flight_lost:
+        return False
+    wait = max(c.request_timeout_ms, c.rebalance_timeout_ms + 5_000) if s.in_flight == "join" \
+        else c.request_timeout_ms
+    return s.in_flight_since_ms + wait <= s.now_ms
+
+
+def _time_out_requests(st: _Step) -> None:
+    """A request unanswered for too long closes the connection it went on, which is the
+    coordinator's: everything in flight there is lost, as when the coordinator is lost."""
+    if _request_timed_out(st.state):
+        _coordinator_lost(st)
+
+
+def _heartbeat_thread(st: _Step) -> None:
+    """The heartbeat thread wakes at the event's time and acts until it only has to wait.
+
+    It has nothing to do before a JoinGroup answer or after a reset (the member is not in a
+    generation), nor once it failed. A session without a successful answer means the
+    coordinator may be gone: it is dropped and found again, which loses what was in flight. An
+    application that stopped polling would hold partitions the group cannot move: the member
+    leaves. Otherwise the heartbeat keeps the membership alive, sent on its timer alone.
+    """
+    while True:
+        s = st.state
+        if s.state not in (S.COMPLETING_REBALANCE, S.STABLE) or s.fatal is not None:
+            return
+        if s.now_ms >= s.session_deadline_ms:
+            _coordinator_lost(st)
+        elif s.now_ms >= s.poll_deadline_ms:
+            _leave_on_poll_timeout(st)
+        elif s.now_ms >= s.heartbeat_due_ms:
+            c = s.config
+            st.emit(Sent(Heartbeat(c.group_id, s.generation, s.member_id, c.group_instance_id)))
+            st.set(heartbeats=(*s.heartbeats, (s.generation, s.member_id, s.now_ms)),
+                   heartbeat_due_ms=s.now_ms + c.heartbeat_interval_ms)
+        else:
+            return
+
+
+def _heartbeat_backoff(c: Config, failures: int) -> int:
+    """The delay after a failed heartbeat: the retry backoff doubled per earlier failure, capped
+    (the middle of Kafka's jittered ExponentialBackoff)."""
+    first = min(c.retry_backoff_ms, c.retry_backoff_max_ms)
+    if c.retry_backoff_max_ms <= first:
+        return first
+    return int(min(first * 2 ** min(failures, 64), c.retry_backoff_max_ms))
+
+
+def _heartbeat_failed(st: _Step) -> None:
+    s = st.state
+    st.set(heartbeat_due_ms=s.now_ms + _heartbeat_backoff(s.config, s.heartbeat_failures),
+           heartbeat_failures=s.heartbeat_failures + 1)
+
+
+def _heartbeat_received(st: _Step) -> None:
+    """An answer that keeps the membership alive: the session starts again."""
+    s = st.state
+    st.set(session_deadline_ms=s.now_ms + s.config.session_timeout_ms, heartbeat_failures=0)
+
+
+def _coordinator_lost(st: _Step) -> None:
+    """The coordinator is taken for dead: every request in flight to it fails as disconnected
+    (heartbeats back off, a JoinGroup or SyncGroup is sent again at the next poll, commits fail
+    retriably), and it is found again at once (FindCoordinator is not modelled), which restarts
+    the session."""
+    s = st.state
+    for _ in s.heartbeats:
+        _heartbeat_failed(st)
+    st.set(heartbeats=())
+    if s.in_flight is not None:
+        st.set(in_flight_lost=True)
+    for _ in s.commits:
+        if not st.state.commits:
+            break  # close() was waiting on one of them, and is done
+        sent = st.state.commits[0]
+        by_topic = sorted({t for (t, _), _ in sent.offsets})
+        lost = OffsetCommitResponse(tuple(
+            TopicResult(t, tuple(PartitionResult(p, Errors.NOT_COORDINATOR)
+                                 for (u, p), _ in sorted(sent.offsets) if u == t)) for t in by_topic))
+        _commit_answered(st, OffsetCommitAnswered(lost))
+    st.set(session_deadline_ms=st.state.now_ms + s.config.session_timeout_ms)
+
+
+def _leave_on_poll_timeout(st: _Step) -> None:
+    """The application went longer than the poll timeout without a poll: a dynamic member
+    leaves so the group can move its partitions on; a static one stays until its session runs
+    out. Either way the generation is forgotten, so the next poll rejoins and loses them."""
+    s = st.state
+    if s.member_id != UNKNOWN_MEMBER_ID and s.config.group_instance_id is None:
+        leaving = MemberIdentity(s.member_id, reason=POLL_TIMEOUT)
+        st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
+    st.set(state=S.UNJOINED, generation=NO_GENERATION, member_id=UNKNOWN_MEMBER_ID)
+    _request_rejoin(st, LEAVING)
 
 
 def _join_loop(st: _Step) -> None:
@@ -530,7 +686,8 @@ def _send_join(st: _Step) -> None:
                                                 generation_id=s.generation, rack_id=c.client_rack,
                                                 user_data=user_data)
     st.emit(Sent(request, subscription))
-    st.set(state=S.PREPARING_REBALANCE, in_flight="join", joined_subscription=s.subscription)
+    st.set(state=S.PREPARING_REBALANCE, in_flight="join", joined_subscription=s.subscription,
+           in_flight_since_ms=s.now_ms)
 
 
 def _commit(st: _Step, ev: CommitSync) -> None:
@@ -584,7 +741,7 @@ def _commit_now(st: _Step, kind: Kind, offsets: Offsets) -> bool:
                    for t in sorted({t for t, _ in by_tp}))
     st.emit(Sent(OffsetCommit(s.config.group_id, generation, member, group_instance_id=instance,
                               topics=topics)))
-    st.set(commits=(*s.commits, PendingCommit(kind, offsets, generation, member)))
+    st.set(commits=(*s.commits, PendingCommit(kind, offsets, generation, member, s.now_ms)))
     return True
 
 
@@ -721,6 +878,7 @@ def _finish_close(st: _Step) -> None:
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION, owned=(),
            rejoin_needed=False, in_flight=None, commits=(), completed=(), closing=None, closed=True,
+           heartbeats=(), in_flight_lost=False,
            rejoin_reason=LEAVING)
 
 
@@ -738,10 +896,16 @@ def _consumed(st: _Step, ev: Consumed) -> None:
 def _join_answered(st: _Step, ev: JoinAnswered) -> None:
     """Success moves on to SyncGroup; transient errors resend JoinGroup at once, as Kafka's join loop does."""
     r = ev.response
+    if st.state.in_flight_lost:
+        return  # its request went down with the coordinator: nobody waits for this answer
     st.set(in_flight=None)
     if r.error is Errors.NONE:
+        c = st.state.config
+        now = st.state.now_ms
+        # the heartbeat thread is enabled from here on, its timers started afresh
         st.set(member_id=r.member_id, generation=r.generation_id, state=S.COMPLETING_REBALANCE,
-               protocol_name=r.protocol_name)
+               protocol_name=r.protocol_name, heartbeat_due_ms=now + c.heartbeat_interval_ms,
+               session_deadline_ms=now + c.session_timeout_ms, poll_deadline_ms=now + c.rebalance_timeout_ms)
         assignments: Assignments = ()
         if r.leader == r.member_id:
             found = _leader_assignments(st, ev)
@@ -755,7 +919,7 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
                                group_instance_id=st.state.config.group_instance_id,
                                protocol_type=r.protocol_type, protocol_name=r.protocol_name),
                      assignments=assignments))
-        st.set(in_flight="sync")
+        st.set(in_flight="sync", in_flight_since_ms=st.state.now_ms)
     elif r.error is Errors.UNKNOWN_MEMBER_ID:
         st.set(state=S.UNJOINED, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION)
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
@@ -907,6 +1071,8 @@ def _subscribed_to(s: State, topic: str) -> bool:
 def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
     """Success completes the rebalance and calls the listener; errors go back to joining."""
     r = ev.response
+    if st.state.in_flight_lost:
+        return  # its request went down with the coordinator: nobody waits for this answer
     st.set(in_flight=None)
     if r.error is Errors.NONE:
         _sync_succeeded(st, ev)
@@ -933,7 +1099,7 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
 def _sync_succeeded(st: _Step, ev: SyncAnswered) -> None:
     s = st.state
     assigned = _sorted((tp.topic, p) for tp in ev.assignment.assigned_partitions for p in tp.partitions)
-    st.set(state=S.STABLE, rejoin_needed=False, last_heartbeat_ms=s.now_ms, rejoin_reason="")
+    st.set(state=S.STABLE, rejoin_needed=False, rejoin_reason="")
     if not s.is_leader:
         st.set(assignment_snapshot=None)  # only the member that assigned watches the metadata
     if (s.protocol_name or "") not in s.config.assignors:
@@ -966,20 +1132,38 @@ def _sync_succeeded(st: _Step, ev: SyncAnswered) -> None:
 
 
 def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
-    """A rebalance or fencing seen by a heartbeat only flags the rejoin; the next poll acts on it."""
-    if st.state.in_flight != "heartbeat":
+    """A rebalance or fencing seen by a heartbeat only flags the rejoin; the next poll acts on
+    it. A fencing error about a generation the member has already left behind says nothing
+    about the one it is in, and is ignored."""
+    s = st.state
+    if not s.heartbeats:
         return  # no heartbeat outstanding: an answer the member no longer waits for
-    st.set(in_flight=None)
+    (generation, member_id, _), rest = s.heartbeats[0], s.heartbeats[1:]
+    sent = (generation, member_id)
+    st.set(heartbeats=rest)
     e = ev.response.error
-    if e is Errors.REBALANCE_IN_PROGRESS and st.state.state is S.STABLE:
-        _request_rejoin(st, "group is already rebalancing")
-    elif e in FENCING:
+    if e is Errors.NONE:
+        _heartbeat_received(st)
+    elif e in COORDINATOR:
+        _heartbeat_failed(st)
+        _coordinator_lost(st)
+    elif e is Errors.REBALANCE_IN_PROGRESS:
+        if s.state is S.STABLE:
+            _request_rejoin(st, "group is already rebalancing")
+        _heartbeat_received(st)  # the member is still in the group while it rebalances
+    elif e in FENCING and sent == (s.generation, s.member_id):
         st.set(state=S.UNJOINED, generation=NO_GENERATION)
         _request_rejoin(st, f"encountered {e.name} from HEARTBEAT response")
         if e is not Errors.ILLEGAL_GENERATION:
             st.set(member_id=UNKNOWN_MEMBER_ID)
         if e is Errors.FENCED_INSTANCE_ID:  # the heartbeat thread fails: the next poll throws
             st.set(fatal=e.name)
+        else:
+            _heartbeat_failed(st)
+    elif e in FENCING:
+        _heartbeat_received(st)  # about a generation gone by: answered, not failed
+    else:
+        _heartbeat_failed(st)
 
 
 def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
@@ -1013,9 +1197,18 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
 
 def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     """A join or sync answer outside the round trip it belongs to is dropped; if it was the one
-    awaited (a commit's fencing error reset the member meanwhile) the next poll joins again."""
-    if st.state.in_flight == ("join" if isinstance(ev, JoinAnswered) else "sync"):
-        st.set(in_flight=None)
+    awaited (a commit's fencing error, a fenced heartbeat or the poll timeout reset the member
+    meanwhile) the member joins again: after a JoinGroup at the next poll, after a SyncGroup at
+    once, as the join loop does with a round whose generation is gone (the success is read as
+    ILLEGAL_GENERATION; the errors that loop retries at once are retried at once)."""
+    s = st.state
+    if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
+        return
+    st.set(in_flight=None)
+    if isinstance(ev, SyncAnswered) and ev.response.error in SYNC_AGAIN_AT_ONCE:
+        error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
+        _rebalance_failed(st, EXCEPTION_CLASSES[error])
+        _prepare_again_and_join(st)
 
 
 def _fail(st: _Step, error: Errors, exception: str, raised: bool = True) -> None:
@@ -1042,6 +1235,7 @@ TABLE = kernel.Table("classic_consumer", {
     **kernel.rows(_commit_answered, OffsetCommitAnswered),
     **kernel.rows(_consumed, Consumed),
     **kernel.rows(_close, Close),
+    **kernel.rows(_tick, Tick),
     **kernel.rows(_stale, JoinAnswered, SyncAnswered),
 })
 

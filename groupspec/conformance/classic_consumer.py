@@ -10,7 +10,7 @@ from typing import Any
 from groupspec.conformance import run_form
 from groupspec.conformance.judging import Judge, diff, kept
 
-PROPERTIES = ("one_request_in_flight",)
+PROPERTIES = ("one_request_in_flight", "heartbeat_in_a_generation")
 
 
 def _compare(expected: Any, actual: Any) -> list[str]:
@@ -27,34 +27,54 @@ def _compare(expected: Any, actual: Any) -> list[str]:
 
 
 def _violated(doc: Any, output: Any, properties: Sequence[str]) -> dict[str, list[str]]:
-    """one_request_in_flight: after a JoinGroup, SyncGroup or Heartbeat goes, no other of them
-    goes until an answer to it arrives, except the JoinGroup an answer itself sends back (Kafka's
-    join loop retries at once) and a LeaveGroup (unsubscribe leaves whatever is outstanding)."""
+    """one_request_in_flight: after a JoinGroup or SyncGroup goes, no other of them goes until an
+    answer arrives, except the JoinGroup an answer itself sends back (Kafka's join loop retries
+    at once), a LeaveGroup (unsubscribe leaves whatever is outstanding), and once the request may
+    have gone down with the coordinator (a heartbeat answered, or a session or request
+    timeout's worth of time passed). Heartbeats are not held back: Kafka's heartbeat thread
+    sends on its own timer.
+    heartbeat_in_a_generation: a Heartbeat names a generation and a member id (the thread is
+    idle until a JoinGroup answer gives them)."""
     from groupspec.conformance.classic_consumer_json import run_input_from_json, run_output_from_json
     from groupspec.types.classic_consumer import (
         HeartbeatAnswered,
         JoinAnswered,
+        Poll,
         Sent,
         SyncAnswered,
+        Tick,
         Unsubscribe,
     )
     from groupspec.types.classic_group import Heartbeat, JoinGroup, SyncGroup
 
     run, result = run_input_from_json(doc), run_output_from_json(output)
     found: list[str] = []
+    anonymous: list[str] = []
     if len(result.outputs) != len(run.events):
         found.append(f"{len(result.outputs)} output(s) for {len(run.events)} event(s)")
     waiting: int | None = None
+    clock = sent_at = 0
+    # after this long a request may have gone down with its connection (request timeout) or
+    # the coordinator (session timeout), and be sent again without an answer
+    lost_after = min(run.config.session_timeout_ms, run.config.request_timeout_ms)
     for k, (event, out) in enumerate(zip(run.events, result.outputs, strict=False)):
-        if isinstance(event, JoinAnswered | SyncAnswered | HeartbeatAnswered | Unsubscribe):
+        if isinstance(event, Poll | Tick):
+            clock = max(clock, event.now_ms)
+        answered = isinstance(event, JoinAnswered | SyncAnswered | HeartbeatAnswered | Unsubscribe)
+        if answered or clock >= sent_at + lost_after:
             waiting = None
         for o in out:
-            if isinstance(o, Sent) and isinstance(o.request, JoinGroup | SyncGroup | Heartbeat):
+            if not isinstance(o, Sent):
+                continue
+            if isinstance(o.request, JoinGroup | SyncGroup):
                 if waiting is not None:
                     found.append(f"event {k} sent {type(o.request).__name__} while the request of "
                                  f"event {waiting} awaited its answer")
-                waiting = k
-    return kept(properties, {"one_request_in_flight": found})
+                waiting, sent_at = k, clock
+            elif isinstance(o.request, Heartbeat) and (o.request.generation_id < 0
+                                                       or not o.request.member_id):
+                anonymous.append(f"event {k} sent a Heartbeat outside a generation")
+    return kept(properties, {"one_request_in_flight": found, "heartbeat_in_a_generation": anonymous})
 
 
 JUDGE = Judge(_compare, _violated, unit="difference(s)")

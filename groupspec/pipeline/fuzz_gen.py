@@ -619,6 +619,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
             ConsumerProtocolAssignment.TopicPartition(t, tuple(sorted(p for u, p in held if u == t)))
             for t in sorted({t for t, _ in held})))
 
+    # a heartbeat's answer may carry any error the thread handles
+    heartbeat_errors = (*errors, Errors.UNKNOWN_SERVER_ERROR)
     commit_errors = (Errors.NONE,) * 6 + (Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID,
                                           Errors.ILLEGAL_GENERATION, Errors.COORDINATOR_NOT_AVAILABLE,
                                           Errors.TOPIC_AUTHORIZATION_FAILED, Errors.FENCED_INSTANCE_ID)
@@ -647,8 +649,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
             # the protocol the member offered: Kafka refuses any other (IllegalStateException)
             return cc.SyncAnswered(c.SyncGroupResponse(error, "consumer", config.assignors[0]),
                                    assignment(partitions(4)))
-        if flight == "heartbeat":
-            return cc.HeartbeatAnswered(c.HeartbeatResponse(error))
+        if flight is None and shadow.state.heartbeats:  # the oldest heartbeat's answer
+            return cc.HeartbeatAnswered(c.HeartbeatResponse(rng.choice(heartbeat_errors)))
         generation += 1
         member = shadow.state.member_id or "m1"
         return cc.JoinAnswered(
@@ -660,8 +662,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
 
     while shadow.more(length):
         kind = rng.choices(("subscribe", "assign", "unsubscribe", "poll", "poll_answer", "answer", "commit",
-                            "fetched", "metadata", "commit_async", "consumed", "committed", "close"),
-                           (2, 1, 1, 3, 6, 3, 1, 1, 1, 1, 1, 1, 0.1))[0]
+                            "fetched", "metadata", "commit_async", "consumed", "committed", "close", "tick"),
+                           (2, 1, 1, 3, 6, 3, 1, 1, 1, 1, 1, 1, 0.1, 1))[0]
         event: Any
         if kind == "subscribe":
             event = cc.Subscribe(tuple(rng.sample(("t", "u"), rng.randint(1, 2))))
@@ -692,6 +694,9 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
             event = cc.OffsetCommitAnswered(c.OffsetCommitResponse((c.TopicResult("t", results),)))
         elif kind == "close":
             event = cc.Close(rng.choice(cc.CLOSE_OPERATIONS))
+        elif kind == "tick":  # time passes without a poll: the heartbeat thread's timers run
+            now += rng.choice((1, 100, 3_000, 12_000, 40_000))
+            event = cc.Tick(now)
         else:
             offsets = [(tp, rng.randint(-1, 5), rng.choice(fetch_errors)) for tp in partitions(3)]
             topics = tuple(c.FetchedTopic(t, tuple(c.FetchedPartition(p, o, error=e)

@@ -65,6 +65,7 @@ __all__ = [
     "Subscribe",
     "SubscribePattern",
     "SyncAnswered",
+    "Tick",
     "TopicMetadata",
     "Unsubscribe",
     "View",
@@ -139,7 +140,11 @@ class Config:
     assignors: tuple[str, ...] = ("range",)
     protocol: RebalanceProtocol = RebalanceProtocol.EAGER
     heartbeat_interval_ms: int = 3_000
+    #: How long the heartbeat thread goes without a successful heartbeat answer before it takes
+    #: the coordinator for dead (and finds it again: the requests in flight are lost).
     session_timeout_ms: int = 45_000
+    #: ``max.poll.interval.ms``: the consumer's rebalance timeout, and how long the heartbeat
+    #: thread lets the application go without a poll before it leaves the group for it.
     rebalance_timeout_ms: int = 300_000
     auto_offset_reset: str = "latest"
     #: ``group.instance.id``: a static member when set. It goes with every JoinGroup, SyncGroup,
@@ -152,8 +157,15 @@ class Config:
     #: false, so a run commits only where it says so unless it asks for auto-commit.
     enable_auto_commit: bool = False
     auto_commit_interval_ms: int = 5_000
-    #: ``retry.backoff.ms``: how long a retriable auto-commit failure delays the next one.
+    #: ``retry.backoff.ms``: how long a retriable auto-commit failure delays the next one, and
+    #: the first backoff of the heartbeat thread after a failed heartbeat.
     retry_backoff_ms: int = 100
+    #: ``request.timeout.ms``: a request unanswered this long (a JoinGroup: the rebalance timeout
+    #: and 5 s more, if that is longer) closes the connection, losing everything in flight on it.
+    request_timeout_ms: int = 30_000
+    #: ``retry.backoff.max.ms``: the failed heartbeats' backoff doubles from ``retry_backoff_ms``
+    #: up to this (Kafka draws it within 20% either side; the model takes the middle).
+    retry_backoff_max_ms: int = 1_000
 
     def __post_init__(self) -> None:
         if not self.group_id:
@@ -169,6 +181,16 @@ class Config:
                              f"must be positive, got {self.auto_commit_interval_ms}")
         if self.retry_backoff_ms < 0:
             raise InputError("retry_backoff_ms", f"must be 0 or more, got {self.retry_backoff_ms}")
+        if self.retry_backoff_max_ms < 0:
+            raise InputError("retry_backoff_max_ms", f"must be 0 or more, got {self.retry_backoff_max_ms}")
+        if self.heartbeat_interval_ms >= self.session_timeout_ms:
+            # Kafka's Heartbeat refuses it: the session would end before the first heartbeat
+            raise InputError("heartbeat_interval_ms", f"must be below session_timeout_ms "
+                             f"({self.session_timeout_ms}), got {self.heartbeat_interval_ms}")
+        if self.request_timeout_ms <= 0:
+            raise InputError("request_timeout_ms", f"must be positive, got {self.request_timeout_ms}")
+        if self.rebalance_timeout_ms <= 0:
+            raise InputError("rebalance_timeout_ms", f"must be positive, got {self.rebalance_timeout_ms}")
         if self.auto_offset_reset not in _RESETS:
             raise InputError("auto_offset_reset", f"must be one of {_RESETS}, got {self.auto_offset_reset!r}")
 
@@ -219,6 +241,18 @@ class Poll:
         # in the run, not a time the client could see.
         if self.now_ms < 0:
             raise InputError("now_ms", f"a poll's time is 0 or later, got {self.now_ms}")
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passes while the application is busy elsewhere: the clock moves to ``now_ms`` and
+    only the heartbeat thread acts (a heartbeat, the session or the poll timeout)."""
+
+    now_ms: int
+
+    def __post_init__(self) -> None:
+        if self.now_ms < 0:
+            raise InputError("now_ms", f"a tick's time is 0 or later, got {self.now_ms}")
 
 
 @dataclass(frozen=True)
@@ -330,6 +364,8 @@ class SyncAnswered:
 
 @dataclass(frozen=True)
 class HeartbeatAnswered:
+    """The answer to the oldest heartbeat still unanswered (one connection answers in order)."""
+
     response: HeartbeatResponse
 
 
@@ -347,7 +383,7 @@ class OffsetCommitAnswered:
 
 Event = (Subscribe | SubscribePattern | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered
          | SyncAnswered | HeartbeatAnswered | OffsetFetchAnswered | Metadata | CommitAsync | Consumed
-         | OffsetCommitAnswered | Close)
+         | OffsetCommitAnswered | Close | Tick)
 
 #: The events that are the application's own calls (the others arrive from the network): a
 #: closed consumer refuses them, and none can happen while close() waits for its commit.
@@ -429,3 +465,6 @@ class View:
     #: close() is waiting for its commit's answer.
     closing: bool = False
     closed: bool = False
+    #: Heartbeats sent and not yet answered (the thread does not wait for one before the next;
+    #: ``in_flight`` says "heartbeat" when they are all that is outstanding).
+    heartbeats_in_flight: int = 0

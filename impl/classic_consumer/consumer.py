@@ -4,7 +4,9 @@ hooks (ConsumerCoordinator's join-prepare and join-complete), and SubscriptionSt
 
 Kafka's join loop (``joinGroupIfNeeded``) retries a failed JoinGroup or SyncGroup within the same
 poll for the errors it knows are transient; here the answer handler sends the retry directly,
-which gives the same requests in the same order. The heartbeat thread is folded into polls.
+which gives the same requests in the same order. The heartbeat thread has no thread of its own:
+after every event it runs its loop at the event's time until it only has to wait (``Tick``
+moves the time with nothing else happening), so the interleaving is one fixed order.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from groupspec.impl import classic_assignors
+from groupspec.impl.classic_consumer import heartbeat as hb
 from groupspec.impl.classic_consumer.subscriptions import SubscriptionState
 from groupspec.types.classic_assignors import (
     ASSIGNORS,
@@ -52,6 +55,7 @@ from groupspec.types.classic_consumer import (
     Subscribe,
     SubscribePattern,
     SyncAnswered,
+    Tick,
     TopicMetadata,
     Unsubscribe,
     View,
@@ -72,6 +76,8 @@ from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 COOPERATIVE_STICKY_ASSIGNOR_NAME = "cooperative-sticky"
+LEAVE_GROUP_REASON = "consumer pro-actively leaving the group"
+POLL_TIMEOUT_LEAVE_REASON = "consumer poll timeout has expired."
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,7 @@ class _CommitFuture:
     offsets: Offsets
     generation: int
     member_id: str
+    sent_ms: int = 0
     done: bool = False
     error: str | None = None
     retriable: bool = False
@@ -122,6 +129,15 @@ class _Completion:
     offsets: Offsets
     error: str | None
     retriable: bool
+
+
+@dataclass(frozen=True)
+class _InFlight:
+    """A heartbeat on the wire: the generation it speaks for, and when it went."""
+
+    generation: int
+    member_id: str
+    sent_ms: int
 
 
 #: JoinGroupResponseHandler raises these as their own class, anything else as "unexpected";
@@ -157,7 +173,12 @@ class ClassicConsumer:
         self.refused_protocol: str | None = None
         self.assignor_generation = NO_GENERATION  # CooperativeStickyAssignor's own generation
         self.now_ms = 0
-        self.last_heartbeat_ms = 0
+        self.heartbeat = hb.Heartbeat(config)
+        # (generation, member id) of each heartbeat sent and not answered, oldest first
+        self.heartbeats_in_flight: deque[_InFlight] = deque()
+        self.pending_since_ms = 0
+        # the JoinGroup / SyncGroup in flight was disconnected: its future has failed
+        self.pending_lost = False
         self.cluster: dict[str, TopicMetadata] = {}
         self.is_leader = False
         # ConsumerCoordinator's commit bookkeeping
@@ -197,15 +218,21 @@ class ClassicConsumer:
         elif isinstance(event, CommitSync):
             self.commit_sync(event.offsets)
         elif isinstance(event, JoinAnswered):
-            if self.state is MemberState.PREPARING_REBALANCE:
+            if self.pending_lost:
+                pass  # its request was disconnected: no answer is awaited on that connection
+            elif self.state is MemberState.PREPARING_REBALANCE:
                 self.on_join_response(event)
             elif self.pending == "join":
                 self.pending = None  # UnjoinedGroupException: the member was reset meanwhile
         elif isinstance(event, SyncAnswered):
-            if self.state is MemberState.COMPLETING_REBALANCE:
+            if self.pending_lost:
+                pass
+            elif self.state is MemberState.COMPLETING_REBALANCE:
                 self.on_sync_response(event)
             elif self.pending == "sync":
-                self.pending = None
+                self.on_sync_response_after_reset(event.response.error)
+        elif isinstance(event, Tick):
+            self.now_ms = max(self.now_ms, event.now_ms)
         elif isinstance(event, HeartbeatAnswered):
             self.on_heartbeat_response(event.response.error)
         elif isinstance(event, OffsetFetchAnswered):
@@ -223,6 +250,9 @@ class ClassicConsumer:
             self.on_offset_commit_response(event.response)
         elif isinstance(event, Consumed):
             self.subscriptions.consumed(event.offsets)
+        if not self.closed:
+            self.poll_network()
+            self.run_heartbeat_thread()
         return tuple(self._out)
 
     def subscribe(self, topics: tuple[str, ...]) -> None:
@@ -267,6 +297,7 @@ class ClassicConsumer:
         self.refused_protocol = None
         self.on_leave_prepare()
         self.maybe_leave_group("DEFAULT", "the consumer unsubscribed from all topics")
+        self.pending, self.pending_lost = None, False
         self.subscriptions.unsubscribe()
         self.rejoin_needed = False
 
@@ -285,6 +316,8 @@ class ClassicConsumer:
         operation = self.closing or "DEFAULT"
         self.on_leave_prepare()
         self.maybe_leave_group(operation, "the consumer is being closed")
+        self.pending, self.pending_lost = None, False
+        self.heartbeats_in_flight.clear()  # the heartbeat thread is closed with the consumer
         self.subscriptions.assign_from_subscribed(set())
         self.rejoin_needed = False
         self.in_flight_commits.clear()
@@ -303,28 +336,28 @@ class ClassicConsumer:
                 failure, self.heartbeat_failure = self.heartbeat_failure, None
                 self._out.append(Raised(EXCEPTION_CLASSES[failure], failure.name))
                 return
+            self.heartbeat.poll(self.now_ms)  # the application is alive
             self.check_rejoin_triggers()
             if self.refused_protocol is not None:
                 if not self.generation_reset():
                     self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
                     return
                 self.refused_protocol = None
-            if self.pending in ("join", "sync"):
+            if self.pending is not None and not self.pending_lost:
+                self.poll_network()  # the join loop's client.poll on the pending round's future
+            if self.pending_lost:
+                # joinGroupIfNeeded finds the join future failed (retriable) and, its timer
+                # spent, returns: the JoinGroup goes at the next poll
+                self.pending, self.pending_lost = None, False
+                self.request_rejoin("rebalance failed due to DisconnectException")
+                return
+            if self.pending is not None:
                 return  # a rebalance is under way: the poll ends before the auto-commit
-            if self.pending is None:
-                if self.state in (MemberState.PREPARING_REBALANCE, MemberState.COMPLETING_REBALANCE):
-                    self.send_join_group()  # after a failed round: needsJoinPrepare is spent
-                    return
-                if self.rejoin_needed:
-                    self.join_group_if_needed()
-                    return
-                if (self.state is MemberState.STABLE
-                        and self.now_ms >= self.last_heartbeat_ms + self.config.heartbeat_interval_ms):
-                    self.last_heartbeat_ms = self.now_ms
-                    self.pending = "heartbeat"
-                    self._out.append(Sent(Heartbeat(self.config.group_id, self.generation_id, self.member_id,
-                                                    self.config.group_instance_id)))
-            elif self.rejoin_needed or self.state is not MemberState.STABLE:
+            if self.state in (MemberState.PREPARING_REBALANCE, MemberState.COMPLETING_REBALANCE):
+                self.send_join_group()  # after a failed round: needsJoinPrepare is spent
+                return
+            if self.rejoin_needed:
+                self.join_group_if_needed()
                 return
         self.maybe_auto_commit_offsets_async()
 
@@ -373,7 +406,7 @@ class ClassicConsumer:
         topics = tuple(CommitTopic(t, tuple(ps)) for t, ps in by_topic.items())
         self._out.append(Sent(OffsetCommit(self.config.group_id, generation, member,
                                            group_instance_id=instance, topics=topics)))
-        future = _CommitFuture(kind, offsets, generation, member)
+        future = _CommitFuture(kind, offsets, generation, member, sent_ms=self.now_ms)
         self.in_flight_commits.append(future)
         return future
 
@@ -435,6 +468,10 @@ class ClassicConsumer:
             return
         future = self.in_flight_commits.popleft()
         error, retriable = self.commit_error(future, response)
+        self.complete_offset_commit(future, error, retriable)
+
+    def complete_offset_commit(self, future: _CommitFuture, error: str | None, retriable: bool) -> None:
+        """The commit's future completes: answered, or failed by a disconnect."""
         future.done, future.error, future.retriable = True, error, retriable
         if future.kind is _Kind.CLOSE:
             if (self.invoke_completed_offset_commit_callbacks(swallow=True) and retriable
@@ -502,6 +539,10 @@ class ClassicConsumer:
 
     # --- AbstractCoordinator ------------------------------------------------------------------
 
+    def has_not_joined_group(self) -> bool:
+        """MemberState#hasNotJoinedGroup: no JoinGroup answer yet for the current round."""
+        return self.state in (MemberState.UNJOINED, MemberState.PREPARING_REBALANCE)
+
     def rebalance_in_progress(self) -> bool:
         return self.state in (MemberState.PREPARING_REBALANCE, MemberState.COMPLETING_REBALANCE)
 
@@ -529,6 +570,7 @@ class ClassicConsumer:
     def send_join_group(self) -> None:
         self.state = MemberState.PREPARING_REBALANCE
         self.pending = "join"
+        self.pending_since_ms = self.now_ms
         self.joined_subscription = frozenset(self.subscriptions.subscription)
         owned: dict[str, list[int]] = {}
         for topic, partition in sorted(self.subscriptions.assigned):
@@ -558,6 +600,7 @@ class ClassicConsumer:
             self.generation_id = response.generation_id
             self.protocol_name = response.protocol_name
             self.state = MemberState.COMPLETING_REBALANCE
+            self.heartbeat.reset_timeouts(self.now_ms)  # HeartbeatThread#enable
             group_assignment: tuple[tuple[str, ConsumerProtocolAssignment], ...] = ()
             if response.leader == response.member_id:
                 try:
@@ -570,6 +613,7 @@ class ClassicConsumer:
                     self._out.append(Raised("IllegalStateException", str(e)))
                     return
             self.pending = "sync"
+            self.pending_since_ms = self.now_ms
             self._out.append(Sent(
                 SyncGroup(self.config.group_id, response.generation_id, response.member_id,
                           group_instance_id=self.config.group_instance_id,
@@ -657,7 +701,6 @@ class ClassicConsumer:
         if error is Errors.NONE:
             self.state = MemberState.STABLE
             self.rejoin_needed = False
-            self.last_heartbeat_ms = self.now_ms
             assigned = {(tp.topic, p) for tp in event.assignment.assigned_partitions for p in tp.partitions}
             self.rejoin_reason = ""
             if not self.on_join_complete(assigned):
@@ -680,25 +723,106 @@ class ClassicConsumer:
         else:
             self.join_failed(error, exception)
 
-    def on_heartbeat_response(self, error: Errors) -> None:
-        if self.pending != "heartbeat":
-            return
+    def on_sync_response_after_reset(self, error: Errors) -> None:
+        """SyncGroupResponseHandler when the generation was cleared meanwhile: a success is
+        raised as ILLEGAL_GENERATION, and the join loop goes round again at once for it and for
+        the errors it always retries at once."""
         self.pending = None
-        if error is Errors.REBALANCE_IN_PROGRESS:
+        if error is Errors.NONE:
+            error = Errors.ILLEGAL_GENERATION
+        if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
+            self.join_failed(error, EXCEPTION_CLASSES[error], thrown=False)
+            self.join_group_if_needed()
+
+    # --- the heartbeat thread (AbstractCoordinator.HeartbeatThread) -----------------------------
+
+    def poll_network(self) -> None:
+        """NetworkClient's request timeouts: a request unanswered past its timeout closes the
+        coordinator's connection (a JoinGroup waits out the rebalance timeout and 5 s more)."""
+        now, timeout = self.now_ms, self.config.request_timeout_ms
+        expired = any(h.sent_ms + timeout <= now for h in self.heartbeats_in_flight)
+        expired = expired or any(f.sent_ms + timeout <= now for f in self.in_flight_commits)
+        if self.pending is not None and not self.pending_lost:
+            if self.pending == "join":
+                timeout = max(timeout, self.config.rebalance_timeout_ms + 5_000)
+            expired = expired or self.pending_since_ms + timeout <= now
+        if expired:
+            self.mark_coordinator_unknown()
+
+    def run_heartbeat_thread(self) -> None:
+        """HeartbeatThread#run's loop at the current time, until it would wait."""
+        while True:
+            if self.has_not_joined_group() or self.heartbeat_failure is not None:
+                return  # disabled until the next JoinGroup answer enables it
+            now = self.now_ms
+            if self.heartbeat.session_timeout_expired(now):
+                self.mark_coordinator_unknown()
+            elif self.heartbeat.poll_timeout_expired(now):
+                self.handle_poll_timeout_expiry()
+            elif not self.heartbeat.should_heartbeat(now):
+                return
+            else:
+                self.heartbeat.sent_heartbeat(now)
+                self.send_heartbeat_request()
+
+    def send_heartbeat_request(self) -> None:
+        self.heartbeats_in_flight.append(_InFlight(self.generation_id, self.member_id, self.now_ms))
+        self._out.append(Sent(Heartbeat(self.config.group_id, self.generation_id, self.member_id,
+                                        self.config.group_instance_id)))
+
+    def on_heartbeat_response(self, error: Errors) -> None:
+        """HeartbeatResponseHandler and the thread's listener on the heartbeat's future."""
+        if not self.heartbeats_in_flight:
+            return
+        sent = self.heartbeats_in_flight.popleft()
+        now = self.now_ms
+        if error is Errors.NONE:
+            self.heartbeat.receive_heartbeat(now)
+        elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            self.heartbeat.fail_heartbeat(now)
+            self.mark_coordinator_unknown()
+        elif error is Errors.REBALANCE_IN_PROGRESS:
             if self.state is MemberState.STABLE:
                 self.request_rejoin("group is already rebalancing")
+            self.heartbeat.receive_heartbeat(now)  # still a member while the group rebalances
         elif error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID):
+            if (sent.generation, sent.member_id) != (self.generation_id, self.member_id):
+                self.heartbeat.receive_heartbeat(now)  # generationUnchanged() is false: ignored
+                return
             self.reset_state_on_response_error("HEARTBEAT", error)
             if error is Errors.FENCED_INSTANCE_ID:
                 self.heartbeat_failure = error
+            else:
+                self.heartbeat.fail_heartbeat(now)
+        else:
+            self.heartbeat.fail_heartbeat(now)
+
+    def mark_coordinator_unknown(self) -> None:
+        """The coordinator is dropped and its connection closed: every request in flight on it
+        fails as disconnected. Discovery is not modelled: it is found again at once
+        (FindCoordinatorResponseHandler resets the session timer)."""
+        now = self.now_ms
+        while self.heartbeats_in_flight:
+            self.heartbeats_in_flight.popleft()
+            self.heartbeat.fail_heartbeat(now)
+        if self.pending is not None:
+            self.pending_lost = True
+        for _ in range(len(self.in_flight_commits)):
+            if not self.in_flight_commits:
+                break  # close() finished on one of them
+            self.complete_offset_commit(self.in_flight_commits.popleft(),
+                                        "RetriableCommitFailedException", retriable=True)
+        self.heartbeat.reset_session_timeout(now)
+
+    def handle_poll_timeout_expiry(self) -> None:
+        self.maybe_leave_group("DEFAULT", POLL_TIMEOUT_LEAVE_REASON)
 
     def maybe_leave_group(self, operation: str, reason: str) -> None:
         if self.should_send_leave_group_request(operation):
             leaving = MemberIdentity(self.member_id, reason=reason)
             self._out.append(Sent(LeaveGroup(self.config.group_id, (leaving,))))
         self.reset_state(reset_member_id=True)
-        self.request_rejoin("consumer pro-actively leaving the group")  # resetGenerationOnLeaveGroup
-        self.pending = None
+        self.request_rejoin(LEAVE_GROUP_REASON)  # resetGenerationOnLeaveGroup
 
     def should_send_leave_group_request(self, operation: str) -> bool:
         if self.state is MemberState.UNJOINED or self.member_id == UNKNOWN_MEMBER_ID:
@@ -839,8 +963,9 @@ class ClassicConsumer:
                     generation=self.generation_id,
                     subscription=tuple(sorted(self.subscriptions.subscription)),
                     owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
-                    in_flight=self.pending,
+                    in_flight=self.pending or ("heartbeat" if self.heartbeats_in_flight else None),
                     fatal=None if self.heartbeat_failure is None else self.heartbeat_failure.name,
                     positions=self.subscriptions.all_consumed(),
                     commits_in_flight=len(self.in_flight_commits), pattern=self.subscriptions.pattern,
-                    closing=self.closing is not None, closed=self.closed)
+                    closing=self.closing is not None, closed=self.closed,
+                    heartbeats_in_flight=len(self.heartbeats_in_flight))

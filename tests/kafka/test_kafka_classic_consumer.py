@@ -8,8 +8,9 @@ and SyncGroup answers arrive while the application's poll is blocked in the join
 OffsetFetchAnswered is a poll whose committed-offset fetch gets that answer. Two runs:
 
 - flavour ``kafka`` (the target's default; the vectors carry no ``expected_kafka``, so the
-  property ``one_request_in_flight``): every vector passes but the two that diverge
-  (docs/divergences.md, classic_heartbeat_in_flight);
+  properties ``one_request_in_flight`` and ``heartbeat_in_a_generation``): every vector passes
+  (the heartbeat divergence, classic_heartbeat_in_flight, is resolved: groupspec's heartbeat
+  thread is Kafka's);
 - flavour ``groupspec``: every difference between a vector's exact expectation and Kafka's answer
   is one of CAUSES, and each cause still shows. A difference of no listed cause, a cause that no
   longer shows, or a vector that starts or stops passing means Kafka, the adapter or groupspec
@@ -36,8 +37,8 @@ pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mv
 MACHINE = "classic_consumer"
 
 #: Why Kafka 4.2.1's client answers otherwise than a vector's exact expectation: per cause, the
-#: vectors it may show in (None: any) and the form of its difference lines. HEARTBEAT_IN_FLIGHT is the
-#: divergence groupspec keeps; METADATA_ON_SUBSCRIBE is the adapter's metadata, not Kafka's rule.
+#: vectors it may show in (None: any) and the form of its difference lines. METADATA_ON_SUBSCRIBE is
+#: the adapter's metadata, not Kafka's rule.
 #: The causes groupspec followed (docs/divergences.md, "Classic consumer: Kafka's client against
 #: groupspec's vectors") no longer show.
 CAUSES: dict[str, tuple[frozenset[str] | None, str]] = {
@@ -49,24 +50,18 @@ CAUSES: dict[str, tuple[frozenset[str] | None, str]] = {
                                          "a_new_subscription_rejoins_at_the_next_poll"}),
                               r"event 5\[1\]\.request\.reason: expected 'subscription has changed', "
                               r"got 'cached metadata has changed'"),
-    # The heartbeat thread sends whenever the interval is over, from the JoinGroup's answer on,
-    # whatever else is in flight: a heartbeat, or the SyncGroup (docs/divergences.md,
-    # classic_heartbeat_in_flight).
-    "HEARTBEAT_IN_FLIGHT": (frozenset({"heartbeat_after_the_interval", "heartbeat_waits_for_the_sync"}),
-                            r"event 6: expected 0 item\(s\), got 1|event 8: expected 1 item\(s\), got 0"
-                            r"|event 3: expected 0 item\(s\), got 1"
-                            r"|view\.in_flight: expected None, got 'heartbeat'"),
 }
 #: The vectors Kafka's answer meets exactly.
-PASS_EXACTLY = 54
+PASS_EXACTLY = 64
 
 #: The events ClassicConsumerRun.java drives. Vectors with others (commit answers, commitAsync,
 #: positions, metadata refreshes, patterns, close()) wait for the adapter to drive them, and so do
-#: those whose final view has commits in flight (the adapter does not report that count yet) and
+#: those whose final view has commits or heartbeats in flight (the adapter does not report those
+#: counts yet) and
 #: a cooperative protocol Kafka would not derive from the assignors, and assignors of the
 #: application's own (the adapter builds Kafka's only).
 DRIVEN = frozenset({"Subscribe", "Assign", "Unsubscribe", "Poll", "CommitSync", "JoinAnswered",
-                    "SyncAnswered", "HeartbeatAnswered", "OffsetFetchAnswered"})
+                    "SyncAnswered", "HeartbeatAnswered", "OffsetFetchAnswered", "Tick"})
 
 
 def _driven(v: vf.Vector) -> bool:
@@ -77,7 +72,8 @@ def _driven(v: vf.Vector) -> bool:
     kafkas = {"range", "roundrobin", "sticky", "cooperative-sticky"}  # an application's own: not built
     return (all(e["type"] in DRIVEN for e in events) and not cooperative_range
             and set(config["assignors"]) <= kafkas
-            and not v.expected["view"].get("commits_in_flight"))
+            and not v.expected["view"].get("commits_in_flight")
+            and not v.expected["view"].get("heartbeats_in_flight"))
 
 
 def _vectors() -> tuple[list[vf.Vector], Path]:
@@ -92,15 +88,13 @@ def _explained(case: str, line: str) -> str | None:
     return None
 
 
-def test_every_vector_passes_on_kafka_but_the_divergence() -> None:
+def test_every_vector_passes_on_kafka() -> None:
     vectors, root = _vectors()
     report = run_on_kafka(vectors, root, "kafka")
     assert [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"] == []
     assert [o.status for o in report.outcomes if o.status == "unsupported"] == []
-    diverged = {o.case: o.diverged for o in report.outcomes if o.status == "diverged"}
-    assert diverged == {"heartbeat_after_the_interval": "classic_heartbeat_in_flight",
-                        "heartbeat_waits_for_the_sync": "classic_heartbeat_in_flight"}
-    assert sum(o.status == "passed" for o in report.outcomes) == len(vectors) - 2
+    assert [o.case for o in report.outcomes if o.status == "diverged"] == []
+    assert sum(o.status == "passed" for o in report.outcomes) == len(vectors)
 
 
 def test_events_the_driver_does_not_realise_are_unsupported_not_failed() -> None:

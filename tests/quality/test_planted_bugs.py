@@ -32,7 +32,7 @@ from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.share_consumer import ShareConsumerMembership
 from groupspec.impl.share_group import ShareGroupCoordinator
 from groupspec.impl.share_partition import SharePartitionMachine
-from groupspec.types.classic_consumer import OffsetCommitAnswered
+from groupspec.types.classic_consumer import HeartbeatAnswered, OffsetCommitAnswered
 from groupspec.types.classic_group import OffsetCommit
 from groupspec.types.share_consumer import Tick, Unsubscribe
 from groupspec.types.share_group import ShareGroupHeartbeat
@@ -112,6 +112,21 @@ def test_classic_consumer_agreement_catches_a_commit_answer_read_from_its_first_
     _wrap(monkeypatch, ClassicConsumer, plant)
     # It shows only on a commit answer with an error past its first partition: the profile's
     # budget missed it in about 1 run of 15 (2026-11-27), so this one searches five times as long.
+    _fails(test_classic_consumer_stateful.Agreement, scale=5)
+
+
+def test_classic_consumer_agreement_catches_a_heartbeat_error_judged_against_the_current_generation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka ignores a fencing error about a generation the member has left (generationUnchanged);
+    a client that takes every such answer as about its current generation resets for nothing."""
+    def plant(original: Any, self: Any, event: Any) -> Any:
+        if isinstance(event, HeartbeatAnswered) and self.heartbeats_in_flight:
+            sent = self.heartbeats_in_flight[0]
+            self.heartbeats_in_flight[0] = dataclasses.replace(
+                sent, generation=self.generation_id, member_id=self.member_id)
+        return original(self, event)
+
+    _wrap(monkeypatch, ClassicConsumer, plant)
     _fails(test_classic_consumer_stateful.Agreement, scale=5)
 
 

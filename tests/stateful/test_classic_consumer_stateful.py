@@ -1,12 +1,14 @@
 """The classic consumer's client side: spec and implementation driven side by side.
 
-The application subscribes, assigns, polls as time passes, commits and unsubscribes; whatever
-request is in flight is answered with success or one of the errors the client handles (and one
-it does not). Answers are built from what the client last sent, so joins, syncs and heartbeats
-succeed often enough to reach STABLE and rebalance again, eager and cooperative alike. After
-every step both layers did the same things in the same order and show the same view; every
-state change was one the vocabulary's table allows (the spec's contract); and a member never
-has two of JoinGroup, SyncGroup and Heartbeat outstanding.
+The application subscribes, assigns, polls as time passes, commits and unsubscribes; time also
+passes without a poll (the heartbeat thread alone acts: heartbeats, session and request
+timeouts, the poll timeout's leave); whatever request is in flight is answered with success or
+one of the errors the client handles (and one it does not). Answers are built from what the
+client last sent, so joins, syncs and heartbeats succeed often enough to reach STABLE and
+rebalance again, eager and cooperative alike. After every step both layers did the same things
+in the same order and show the same view; every state change was one the vocabulary's table
+allows (the spec's contract); a member never has two of JoinGroup and SyncGroup outstanding
+(heartbeats go on their own timer, but only with a generation and member id).
 """
 
 from __future__ import annotations
@@ -40,14 +42,17 @@ from groupspec.types.classic_consumer import (
     Subscribe,
     SubscribePattern,
     SyncAnswered,
+    Tick,
     TopicMetadata,
     Unsubscribe,
 )
 from groupspec.types.classic_group import (
     FetchedPartition,
     FetchedTopic,
+    Heartbeat,
     HeartbeatResponse,
     JoinGroupResponse,
+    LeaveGroup,
     OffsetCommitResponse,
     OffsetFetchResponse,
     PartitionResult,
@@ -74,6 +79,15 @@ COMMIT = (Errors.NONE,) * 10 + (
     Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_SERVER_ERROR,
 )
 
+FENCING = (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID)
+
+#: What a heartbeat answer may carry: every branch of Kafka's handler and the thread's listener.
+HEARTBEAT = (Errors.NONE,) * 6 + (
+    Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID,
+    Errors.FENCED_INSTANCE_ID, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+    Errors.GROUP_AUTHORIZATION_FAILED, Errors.UNKNOWN_SERVER_ERROR,
+)
+
 FETCH = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                               Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.GROUP_AUTHORIZATION_FAILED)
 
@@ -87,9 +101,11 @@ def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment
 class Agreement(RuleBasedStateMachine):
     @initialize(cooperative=st.booleans(), reset=st.sampled_from(("earliest", "latest", "none")),
                 assigning=st.integers(0, 4), instance=st.sampled_from((None, "i1")),
-                assignor=st.sampled_from(("range", "roundrobin", "sticky")), auto_commit=st.booleans())
+                assignor=st.sampled_from(("range", "roundrobin", "sticky")), auto_commit=st.booleans(),
+                session=st.sampled_from((10_000, 45_000)), request=st.sampled_from((20_000, 30_000)),
+                max_poll=st.sampled_from((15_000, 300_000)))
     def start(self, cooperative: bool, reset: str, assigning: int, instance: str | None,
-              assignor: str, auto_commit: bool) -> None:
+              assignor: str, auto_commit: bool, session: int, request: int, max_poll: int) -> None:
         """One run in five may assign() (which locks subscribe() out), so most runs reach STABLE.
         A cooperative member offers cooperative-sticky or range (the latter a stand-in for a
         custom cooperative assignor, whose answers the leader must check)."""
@@ -101,12 +117,12 @@ class Agreement(RuleBasedStateMachine):
         config = Config(assignors=assignors,
                         protocol=RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
                         auto_offset_reset=reset, group_instance_id=instance,
-                        enable_auto_commit=auto_commit, auto_commit_interval_ms=4_000)
+                        enable_auto_commit=auto_commit, auto_commit_interval_ms=4_000,
+                        session_timeout_ms=session, request_timeout_ms=request, rebalance_timeout_ms=max_poll)
         self.state = spec.initial(config)
         self.impl = ClassicConsumer(config)
         self.now = 0
         self.generation = 0
-        self.waiting: str | None = None
         self.joined: ConsumerProtocolSubscription | None = None
 
     def _send(self, event: Event) -> None:
@@ -114,22 +130,33 @@ class Agreement(RuleBasedStateMachine):
             return  # the application is blocked in close() until its commit is answered
         note(repr(event))
         hypothesis.event(f"from {self.state.state.value}")
+        # a JoinGroup or SyncGroup already out (and not lost with its connection) holds back
+        # another, but for the one its own answer sends, or an unsubscribe's reset
+        before = self.state
+        waiting = before.in_flight if not before.in_flight_lost else None
         self.state, want = spec.step(self.state, event)
         got = self.impl.handle(event)
         assert got == want
         assert self.impl.view() == self.state.view()
-        # An empty subscribe or assign is an unsubscribe, which drops what was outstanding.
         emptied = isinstance(event, Subscribe | Assign) and not (
             event.topics if isinstance(event, Subscribe) else event.partitions)
-        if emptied or isinstance(event, JoinAnswered | SyncAnswered | HeartbeatAnswered | Unsubscribe):
-            self.waiting = None
+        if emptied or isinstance(event, JoinAnswered | SyncAnswered | Unsubscribe):
+            waiting = None
         for output in want:
             if isinstance(output, Sent) and output.subscription is not None:
                 self.joined = output.subscription
-            name = type(output.request).__name__ if isinstance(output, Sent) else ""
-            if name in ("JoinGroup", "SyncGroup", "Heartbeat"):
-                assert self.waiting is None, f"{name} while {self.waiting} outstanding"
-                self.waiting = name
+            if not isinstance(output, Sent):
+                continue
+            name = type(output.request).__name__
+            if name in ("JoinGroup", "SyncGroup"):
+                assert waiting is None, f"{name} while a {waiting} is outstanding"
+                waiting = name
+            if isinstance(output.request, Heartbeat):
+                hypothesis.event("heartbeat sent")
+                assert output.request.generation_id >= 0 and output.request.member_id
+            if isinstance(output.request, LeaveGroup) and event.__class__ in (Tick, Poll, HeartbeatAnswered,
+                                                                              JoinAnswered, SyncAnswered):
+                hypothesis.event("left on the poll timeout")
 
     @rule(topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=2))
     def subscribe(self, topics: list[str]) -> None:
@@ -159,6 +186,33 @@ class Agreement(RuleBasedStateMachine):
     def poll(self, ms: int) -> None:
         self.now += ms
         self._send(Poll(self.now))
+
+    @rule(ms=st.sampled_from((1, 100, 3_000, 12_000, 40_000)))
+    def tick(self, ms: int) -> None:
+        """Time passes with the application busy: only the heartbeat thread acts."""
+        self.now += ms
+        self._send(Tick(self.now))
+
+    @rule(error=st.sampled_from(HEARTBEAT))
+    def heartbeat_answered(self, error: Errors) -> None:
+        self._send(HeartbeatAnswered(HeartbeatResponse(error)))
+
+    @rule(error=st.sampled_from(FENCING),
+          partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))
+    def stale_heartbeat_answered(self, error: Errors, partitions: list[tuple[str, int]]) -> None:
+        """From STABLE: two heartbeats go, the first reports a rebalance, the member joins a new
+        generation, and only then is the second answered, with a fencing error about the old one."""
+        if self.state.state.value != "STABLE" or self.state.heartbeats:
+            return
+        self.tick(self.state.config.heartbeat_interval_ms)
+        self.tick(self.state.config.heartbeat_interval_ms)
+        self.heartbeat_answered(Errors.REBALANCE_IN_PROGRESS)
+        for _ in range(3):
+            self.poll(1)
+            if self.state.in_flight is None:
+                break
+            self.answer(Errors.NONE, False, partitions)
+        self.heartbeat_answered(error)
 
     @rule(ms=st.sampled_from((0, 3_000)), error=st.sampled_from(ERRORS), leader=st.booleans(),
           partitions=st.lists(st.sampled_from(PARTITIONS), max_size=4))
@@ -204,7 +258,7 @@ class Agreement(RuleBasedStateMachine):
         flight = self.state.in_flight
         if flight == "sync":
             self._send(SyncAnswered(SyncGroupResponse(error, "consumer", "range"), _assignment(partitions)))
-        elif flight == "heartbeat":
+        elif flight is None and self.state.heartbeats:
             self._send(HeartbeatAnswered(HeartbeatResponse(error)))
         else:
             self.generation += 1

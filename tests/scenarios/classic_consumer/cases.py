@@ -36,6 +36,7 @@ from groupspec.types.classic_consumer import (
     Subscribe,
     SubscribePattern,
     SyncAnswered,
+    Tick,
     TopicMetadata,
     Unsubscribe,
 )
@@ -109,9 +110,7 @@ class Case:
 
 _INTERNALS = "clients/src/test/java/org/apache/kafka/clients/consumer/internals/"
 #: Each divergence's upstream file (under the client's internals) and the place in it.
-_DIVERGENCES = {
-    "classic_heartbeat_in_flight": ("AbstractCoordinator.java", "AbstractCoordinator.HeartbeatThread#run"),
-}
+_DIVERGENCES: dict[str, tuple[str, str]] = {}
 _TESTS = {"ConsumerCoordinatorTest": _INTERNALS + "ConsumerCoordinatorTest.java",
           "AbstractCoordinatorTest": _INTERNALS + "AbstractCoordinatorTest.java"}
 MACHINE = "classic_consumer"
@@ -148,7 +147,9 @@ def join(config: Config, topics: tuple[str, ...], member: str = "", generation: 
     grouped = tuple(ConsumerProtocolSubscription.TopicPartition(t, tuple(p for u, p in owned if u == t))
                     for t in sorted({t for t, _ in owned}))
     protocols = tuple(Protocol(a) for a in config.assignors)
-    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols, reason=reason)
+    request = JoinGroup(group_id=GROUP, member_id=member, protocols=protocols, reason=reason,
+                        session_timeout_ms=config.session_timeout_ms,
+                        rebalance_timeout_ms=config.rebalance_timeout_ms)
     user_data = None
     if config.assignors[0] == "cooperative-sticky":
         user_data = (generation if assigned_in is None else assigned_in).to_bytes(4, "big", signed=True)
@@ -258,17 +259,21 @@ CASES: tuple[Case, ...] = (
         *_stable(EAGER, T0),
         Step(Poll(2_999)),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
-        Step(Poll(7_000)),  # one heartbeat at a time
-        Step(beat(), ends=S.STABLE),
+        # the interval ran out again at 6000: the thread does not wait for the first answer
         Step(Poll(7_000), (heartbeat("m1", 1),)),
-    ), divergence="classic_heartbeat_in_flight"),
-    Case("heartbeat_waits_for_the_sync", "AbstractCoordinator.JoinGroupResponseHandler", EAGER, (
+        Step(beat(), ends=S.STABLE),
+        Step(Poll(7_000)),  # the interval restarted at the second heartbeat
+    )),
+    Case("heartbeat_goes_while_the_sync_awaits", ACT + "testHeartbeatSentWhenCompletingRebalance", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),), ends=S.COMPLETING_REBALANCE),
-        Step(Poll(3_000), ends=S.COMPLETING_REBALANCE),  # the SyncGroup awaits its answer
+        # the JoinGroup answer enabled the heartbeat thread: it beats while the SyncGroup awaits
+        Step(Poll(3_000), (heartbeat("m1", 1),), ends=S.COMPLETING_REBALANCE),
+        # a rebalance reported while the member is rebalancing already changes nothing
+        Step(beat(Errors.REBALANCE_IN_PROGRESS), ends=S.COMPLETING_REBALANCE, expect_epoch=1),
         Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE, expect_epoch=1),
-    ), divergence="classic_heartbeat_in_flight"),
+    )),
     Case("member_id_required_rejoins_at_once_with_the_given_id",
          ACT + "testJoinGroupRequestWithMemberIdRequired", EAGER, (
         Step(Subscribe(("t",))),
@@ -819,6 +824,10 @@ def fails(error: str) -> Raised:
 
 AUTO = Config(group_id=GROUP, enable_auto_commit=True, auto_commit_interval_ms=2_000)
 AUTO_ASSIGN = Config(group_id=GROUP, enable_auto_commit=True)
+#: AUTO whose session, heartbeat interval and request timeout outlast a run that waits out a
+#: rebalance timeout (only that timeout is the run's subject).
+AUTO_LONG = replace(AUTO, session_timeout_ms=900_000, heartbeat_interval_ms=800_000,
+                    request_timeout_ms=900_000)
 FENCED = Raised("FencedInstanceIdException", "an asynchronous commit was fenced")
 OK = Errors.NONE
 
@@ -1090,14 +1099,16 @@ COMMIT_CASES: tuple[Case, ...] = (
                                                      reason=encountered(Errors.UNKNOWN_MEMBER_ID,
                                                                         "OFFSET_COMMIT")))),
     )),
+    # the session, heartbeat interval and request timeout outlast the run: only the rebalance
+    # timeout counts
     Case("rejoin_stops_waiting_for_the_commit_at_the_rebalance_timeout",
-         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO, (
-        *_stable(AUTO, T0),
+         CCT + "testOnJoinPrepareWithOffsetCommitShouldKeepJoinAfterRebalanceTimeout", AUTO_LONG, (
+        *_stable(AUTO_LONG, T0),
         Step(Consumed(((T0, 9),))),
         Step(Subscribe(("u", "t"))),
         Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
         Step(Poll(300_009), ()),
-        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO_LONG, ("t", "u"), "m1", 1,
                                                               reason=SUBSCRIPTION_CHANGED))),
         # the late answer changes nothing
         Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), (), ends=S.PREPARING_REBALANCE),
@@ -1419,7 +1430,8 @@ CORNER_CASES: tuple[Case, ...] = (
                                                                             "OFFSET_COMMIT")),),
              ends=S.PREPARING_REBALANCE),
     )),
-    Case("commit_reset_while_syncing_drops_the_sync_answer", CCT + "testCommitOffsetUnknownMemberId", EAGER, (
+    Case("commit_reset_while_syncing_rejoins_on_the_sync_answer", CCT + "testCommitOffsetUnknownMemberId",
+         EAGER, (
         *_stable(EAGER, T0),
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
         *_rebalancing(EAGER, T0),
@@ -1427,9 +1439,11 @@ CORNER_CASES: tuple[Case, ...] = (
         # a newer generation, but not rebalancing-before-join: the member is reset
         Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
              ends=S.UNJOINED, expect_epoch=-1),
-        Step(synced(T0), (), ends=S.UNJOINED),
-        Step(Poll(3_002), (join(EAGER, ("t",), reason=encountered(Errors.UNKNOWN_MEMBER_ID,
-                                                                  "OFFSET_COMMIT")),)),
+        # the join loop reads the success for a generation gone as ILLEGAL_GENERATION and joins
+        # again at once (AbstractCoordinator.SyncGroupResponseHandler: "Generation data was cleared")
+        Step(synced(T0), (join(EAGER, ("t",), reason=failed("IllegalGenerationException")),),
+             ends=S.PREPARING_REBALANCE),
+        Step(Poll(3_002), ()),
     )),
     Case("stray_answers_change_nothing", "AbstractCoordinator (answers to nothing outstanding)", EAGER, (
         *_stable(EAGER, T0),
@@ -1508,12 +1522,12 @@ CORNER_CASES: tuple[Case, ...] = (
                                                               reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("an_abandoned_rejoin_commit_does_not_settle_the_next_one",
-         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
-        *_stable(AUTO, T0),
+         "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO_LONG, (
+        *_stable(AUTO_LONG, T0),
         Step(Consumed(((T0, 9),))),
         Step(Subscribe(("u", "t"))),
         Step(Poll(10), (commit(1, "m1", (T0, 9)),)),
-        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+        Step(Poll(300_010), (Callback("revoked", (T0,)), join(AUTO_LONG, ("t", "u"), "m1", 1,
                                                               reason=SUBSCRIPTION_CHANGED))),
         Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
         Step(synced(T0), (Callback("assigned", (T0,)),)),
@@ -1524,7 +1538,7 @@ CORNER_CASES: tuple[Case, ...] = (
         Step(committed((T0, OK)), ()),
         Step(Poll(300_012), ()),
         Step(committed((T0, OK)), ()),
-        Step(Poll(300_013), (Callback("revoked", (T0,)), join(AUTO, ("t",), "m1", 2,
+        Step(Poll(300_013), (Callback("revoked", (T0,)), join(AUTO_LONG, ("t",), "m1", 2,
                                                               reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("fenced_auto_commit_fences_every_later_call", "ConsumerCoordinator.doCommitOffsetsAsync",
@@ -1563,7 +1577,7 @@ CORNER_CASES: tuple[Case, ...] = (
         Step(committed((T0, Errors.FENCED_INSTANCE_ID)), ()),
         Step(committed((T0, OK)), (Callback("revoked", (T0,)),), ends=S.UNJOINED),
     )),
-    Case("auto_commit_waits_while_a_heartbeat_and_a_rejoin_are_pending",
+    Case("a_heartbeat_in_flight_does_not_hold_the_rejoin",
          "ConsumerCoordinator.poll (a rejoin pending ends the poll before the auto-commit)", AUTO, (
         *_stable(AUTO, T0),
         Step(Consumed(((T0, 1),))),
@@ -1571,9 +1585,14 @@ CORNER_CASES: tuple[Case, ...] = (
         Step(committed((T0, OK)), ()),
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(Subscribe(("t", "u"))),
-        Step(Poll(4_000), ()),  # due, but a rejoin is pending (and waits for the heartbeat's answer)
+        # the auto-commit is due, but the rejoin comes first: its own commit goes, unanswered
+        # heartbeat or not, and the rejoin waits for that commit only
+        Step(Poll(4_000), (commit(1, "m1", (T0, 1)),)),
         Step(beat()),
-        Step(Poll(4_001), (commit(1, "m1", (T0, 1)),)),  # the rejoin's own commit
+        Step(Poll(4_001), ()),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(4_002), (Callback("revoked", (T0,)), join(AUTO, ("t", "u"), "m1", 1,
+                                                            reason=SUBSCRIPTION_CHANGED))),
     )),
     Case("an_earlier_async_answer_does_not_settle_the_rejoin_commit",
          "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
@@ -1735,6 +1754,201 @@ KAFKA_CLIENT_CASES: tuple[Case, ...] = (
 )
 
 CASES = CASES + KAFKA_CLIENT_CASES
+
+
+# --- the heartbeat thread ------------------------------------------------------------------------
+
+#: max.poll.interval.ms (the rebalance timeout) short enough for a run to outlast it.
+POLL10 = Config(group_id=GROUP, rebalance_timeout_ms=10_000)
+STATIC_POLL10 = replace(POLL10, group_instance_id="i1")
+#: A session shorter than the request timeout, so that it ends first.
+SHORT_SESSION = Config(group_id=GROUP, session_timeout_ms=10_000)
+POLL_TIMEOUT = "consumer poll timeout has expired."
+
+
+def left_on_poll_timeout(member: str) -> Sent:
+    return Sent(LeaveGroup(GROUP, (MemberIdentity(member, reason=POLL_TIMEOUT),)))
+
+
+def _older_generation_error(error: Errors, test: str) -> Case:
+    """A heartbeat that went at generation 1 is answered with a fencing error once the member
+    is in generation 2: the error is about a generation it has left, and changes nothing."""
+    return Case(f"{error.name.lower()}_on_a_heartbeat_of_an_older_generation_is_ignored",
+                ACT + test + "OldGeneration", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),  # answers the first
+        Step(Poll(6_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE, expect_epoch=2),
+        Step(beat(error), ends=S.STABLE, expect_epoch=2),  # answers the second, sent in generation 1
+        Step(Poll(6_002), ends=S.STABLE, expect_epoch=2),  # nothing to throw, nothing to rejoin
+    ))
+
+
+HEARTBEAT_CASES: tuple[Case, ...] = (
+    Case("no_heartbeat_before_the_join_answer", "AbstractCoordinator.HeartbeatThread#run (hasNotJoinedGroup)",
+         EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Tick(10_000), ends=S.PREPARING_REBALANCE),
+        Step(Poll(10_000), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("the_heartbeat_thread_beats_between_polls", ACT + "testPollHeartbeatAwakesHeartbeatThread", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(2_999)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(5_999)),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),  # the first is still unanswered
+        Step(beat()),
+        Step(beat(), ends=S.STABLE, expect_epoch=1),
+    )),
+    _older_generation_error(Errors.ILLEGAL_GENERATION, "testHeartbeatIllegalGenerationResponseWith"),
+    _older_generation_error(Errors.UNKNOWN_MEMBER_ID, "testHeartbeatUnknownMemberResponseWith"),
+    _older_generation_error(Errors.FENCED_INSTANCE_ID, "testHeartbeatInstanceFencedResponseWith"),
+    Case("poll_timeout_leaves_the_group_and_the_next_poll_loses_the_partitions",
+         "AbstractCoordinator.HeartbeatThread#run, handlePollTimeoutExpiry", POLL10, (
+        *_stable(POLL10, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_999), ends=S.STABLE),
+        # ten seconds since the last poll (the JoinGroup answer restarted the count): the member
+        # leaves, and forgets its generation and member id
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Tick(20_000), ends=S.UNJOINED),  # no heartbeat from a member out of the group
+        Step(Poll(20_001), (Callback("lost", (T0,)), join(POLL10, ("t",), reason=LEFT)),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("poll_timeout_of_a_static_member_sends_no_leave_but_resets_it",
+         "AbstractCoordinator.maybeLeaveGroup (static member, DEFAULT operation)", STATIC_POLL10, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (static(join(STATIC_POLL10, ("t",))),)),
+        Step(joined("m1", 1, "m0"), (static(sync("m1", 1)),)),
+        Step(synced(T0), (Callback("assigned", (T0,)),), ends=S.STABLE),
+        Step(Poll(9_000), (static(heartbeat("m1", 1)),)),
+        Step(beat()),
+        # the poll timeout is looked at before the heartbeat that is also due: no heartbeat,
+        # and no LeaveGroup from a static member, but its generation and member id are gone
+        Step(Tick(19_000), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(19_001), (Callback("lost", (T0,)), static(join(STATIC_POLL10, ("t",), reason=LEFT)))),
+    )),
+    Case("a_poll_restarts_the_poll_timeout", CCT + "testUpdateLastHeartbeatPollWhenCoordinatorUnknown",
+         POLL10, (
+        *_stable(POLL10, T0),
+        Step(Poll(9_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(18_999), (heartbeat("m1", 1),), ends=S.STABLE),
+        Step(beat()),
+        Step(Tick(19_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED),
+    )),
+    Case("poll_timeout_while_the_sync_awaits_rejoins_on_its_answer",
+         "AbstractCoordinator.SyncGroupResponseHandler (generation cleared by the heartbeat thread)",
+         POLL10, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(POLL10, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(synced(T0), (join(POLL10, ("t",), reason=failed("IllegalGenerationException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    # Kafka draws each backoff within 20% either side of the one the model takes: the ticks
+    # below stay outside those bands
+    Case("session_timeout_drops_the_coordinator_and_the_heartbeat_backs_off",
+         "AbstractCoordinator.HeartbeatThread#run (sessionTimeoutExpired), Heartbeat#failHeartbeat",
+         SHORT_SESSION, (
+        *_stable(SHORT_SESSION, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(9_999), (heartbeat("m1", 1),)),
+        # 10 s without a successful answer: both heartbeats are lost with the connection, each
+        # doubling the backoff (100 ms, then 200 ms)
+        Step(Tick(10_000), ends=S.STABLE, expect_epoch=1),
+        Step(beat()),  # nothing is in flight any more: ignored
+        Step(Tick(10_159)),
+        Step(Tick(10_240), (heartbeat("m1", 1),)),
+        Step(beat(Errors.UNKNOWN_SERVER_ERROR)),  # a failure again: 400 ms
+        Step(Tick(10_559)),
+        Step(Tick(10_720), (heartbeat("m1", 1),)),
+        Step(beat()),  # answered: the backoff is over, the interval is back
+        Step(Tick(13_719)),
+        Step(Tick(13_720), (heartbeat("m1", 1),), ends=S.STABLE, expect_epoch=1),
+        Step(beat(Errors.UNKNOWN_SERVER_ERROR)),  # the answer reset the count: 100 ms again
+        Step(Tick(13_799)),
+        Step(Tick(13_840), (heartbeat("m1", 1),), ends=S.STABLE),
+    )),
+    Case("an_unanswered_heartbeat_times_out_the_connection",
+         "NetworkClient request timeout (request.timeout.ms), AbstractCoordinator.CoordinatorResponseHandler",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(32_999), (heartbeat("m1", 1),)),
+        # the first heartbeat has waited 30 s: the connection closes, both are lost, and the
+        # coordinator found again starts a new session
+        Step(Tick(33_000), ends=S.STABLE, expect_epoch=1),
+        Step(Tick(33_159)),
+        Step(Tick(33_240), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(36_239)),
+        Step(Tick(36_240), (heartbeat("m1", 1),), ends=S.STABLE),
+    )),
+    Case("coordinator_error_on_a_heartbeat_fails_the_commit_in_flight",
+         "AbstractCoordinator.HeartbeatResponseHandler (NOT_COORDINATOR: markCoordinatorUnknown)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.NOT_COORDINATOR)),
+        Step(Poll(3_001), (CommitCallback(((T0, 5),), "RetriableCommitFailedException"),)),
+        Step(Tick(3_079)),
+        Step(Tick(3_120), (heartbeat("m1", 1),), ends=S.STABLE),
+    )),
+    Case("an_unanswered_sync_times_out_and_its_round_fails",
+         "AbstractCoordinator.joinGroupIfNeeded (a disconnected round is retriable)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(29_999), (heartbeat("m1", 1),)),
+        Step(Tick(30_000), ends=S.COMPLETING_REBALANCE),  # the SyncGroup waited 30 s
+        Step(synced(T0)),  # its request went with the connection: nobody waits for it
+        Step(Poll(30_001)),  # the join loop finds the round failed; no time is left in this poll
+        Step(Poll(30_002), (join(EAGER, ("t",), "m1", 1, reason=failed("DisconnectException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("an_unanswered_join_times_out_after_the_rebalance_timeout_and_5_s",
+         "AbstractCoordinator.sendJoinGroupRequest (joinGroupTimeoutMs), joinGroupIfNeeded", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Poll(304_999), ends=S.PREPARING_REBALANCE),
+        # the join loop's network poll closes the connection, and the loop sees its round fail
+        Step(Poll(305_000), ends=S.PREPARING_REBALANCE),
+        Step(Poll(305_001), (join(EAGER, ("t",), reason=failed("DisconnectException")),)),
+    )),
+    Case("an_unanswered_commit_times_out_and_fails_retriably",
+         "NetworkClient request timeout, ConsumerCoordinator.doCommitOffsetsAsync (retriable)",
+         EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 3),)), (commit(-1, "", (T0, 3)),)),
+        Step(Poll(29_999)),
+        Step(Poll(30_000)),  # 30 s unanswered: the connection closes after this poll's work
+        Step(Poll(30_001), (CommitCallback(((T0, 3),), "RetriableCommitFailedException"),)),
+        Step(committed((T0, OK)), ends=S.UNJOINED),  # nothing is in flight to answer
+    )),
+    Case("close_stops_the_heartbeat_thread", CCT + "testHeartbeatThreadClose", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Close(), (Callback("revoked", (T0,)), leaving("m1"))),
+        Step(beat()),
+        Step(Tick(10_000), ends=S.UNJOINED),
+    )),
+)
+
+CASES = CASES + HEARTBEAT_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
