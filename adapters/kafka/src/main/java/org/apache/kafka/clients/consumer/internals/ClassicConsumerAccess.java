@@ -4,7 +4,13 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Timer;
+
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -96,6 +102,31 @@ public final class ClassicConsumerAccess {
     public static boolean joinPending(AbstractCoordinator c) {
         synchronized (c) {
             return get(JOIN_FUTURE, c) != null;
+        }
+    }
+
+    public static void invokeCompletedOffsetCommitCallbacks(ConsumerCoordinator c) {
+        c.invokeCompletedOffsetCommitCallbacks();
+    }
+
+    public static boolean ensureCoordinatorReady(AbstractCoordinator c, Timer timer) {
+        return c.ensureCoordinatorReady(timer);
+    }
+
+    /** The OffsetCommit commitOffsetsSync sends in each round of its loop, and its future. */
+    public static RequestFuture<Void> sendOffsetCommitRequest(ConsumerCoordinator c,
+                                                              Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return c.sendOffsetCommitRequest(offsets);
+    }
+
+    /** AbstractCoordinator#close's first step: the heartbeat thread stops for good. */
+    public static void closeHeartbeatThread(AbstractCoordinator c) {
+        try {
+            Method m = AbstractCoordinator.class.getDeclaredMethod("closeHeartbeatThread");
+            m.setAccessible(true);
+            m.invoke(c);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
     }
 
