@@ -999,6 +999,15 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
         st.emit(Raised("KafkaException", f"offset fetch failed for {t}-{p}: {e.name}"))
     if failed:  # an unstable offset alone: fetched again once its transaction settles
         return
+    # a committed offset is where fetching starts: the partition's position, which the
+    # auto-commit commits again, unless the application's records moved it already
+    positions = dict(st.state.positions)
+    owned = set(st.state.owned)
+    for t in ev.response.topics:
+        for p in t.partitions:
+            if p.committed_offset >= 0 and (t.name, p.partition) in owned:
+                positions.setdefault((t.name, p.partition), p.committed_offset)
+    st.set(positions=tuple(sorted(positions.items())))
     missing = _sorted((t.name, p.partition) for t in ev.response.topics for p in t.partitions
                       if p.committed_offset < 0)
     policy = st.state.config.auto_offset_reset

@@ -822,6 +822,9 @@ class ClassicConsumer:
                     return
         if unstable:
             return  # fetched again once the pending transaction is settled
+        self.subscriptions.start_from_committed(
+            tuple(((t.name, p.partition), p.committed_offset) for t in event.response.topics
+                  for p in t.partitions if p.committed_offset >= 0))
         missing = sorted({(t.name, p.partition) for t in event.response.topics for p in t.partitions
                           if p.committed_offset < 0})
         if not missing:

@@ -1024,6 +1024,14 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Poll(3_999), ()),
         Step(Poll(4_000), (commit(1, "m1", (T0, 10), (T1, 3)),)),
     )),
+    Case("a_fetched_committed_offset_is_the_position_auto_commit_commits",
+         "ConsumerCoordinator#refreshCommittedOffsets", AUTO_ASSIGN, (
+        Step(Assign((T0, T1))),
+        Step(Consumed(((T1, 3),))),
+        # t-0 starts at its committed offset (t-1 has a position, so only t-0 was fetched)
+        Step(fetched((T0, 7)), ()),
+        Step(Poll(5_000), (commit(-1, "", (T0, 7), (T1, 3)),)),
+    )),
     Case("auto_commit_backs_off_after_a_retriable_failure", CCT + "testAutoCommitRetryBackoff", AUTO_ASSIGN, (
         Step(Assign((T0,))),
         Step(Consumed(((T0, 7),))),

@@ -502,17 +502,26 @@ final class ClassicConsumerRun {
 
     /**
      * The application's map as ClassicKafkaConsumer hands it on: {@code new HashMap<>(offsets)}.
-     * An offset below 0 never gets that far: OffsetAndMetadata refuses it when the application
-     * builds it (IllegalArgumentException, "Invalid negative offset"); groupspec's detail names
-     * the first such offset, as sendOffsetCommitRequest's own check would.
+     * An offset below 0 is built past OffsetAndMetadata's constructor, which would refuse it in
+     * the application's own code ("Invalid negative offset"), so that the coordinator's check in
+     * sendOffsetCommitRequest, the one groupspec's rule retells, answers.
      */
     private static Map<TopicPartition, OffsetAndMetadata> committing(Map<TopicPartition, Long> offsets) {
-        offsets.keySet().stream().sorted(BY_PARTITION).filter(tp -> offsets.get(tp) < 0).findFirst().ifPresent(tp -> {
-            throw new IllegalArgumentException("Invalid offset: " + offsets.get(tp));
-        });
         Map<TopicPartition, OffsetAndMetadata> m = new HashMap<>();
-        offsets.forEach((tp, o) -> m.put(tp, new OffsetAndMetadata(o)));
+        offsets.forEach((tp, o) -> m.put(tp, o >= 0 ? new OffsetAndMetadata(o) : negative(o)));
         return m;
+    }
+
+    private static OffsetAndMetadata negative(long offset) {
+        OffsetAndMetadata o = new OffsetAndMetadata(0);
+        try {
+            java.lang.reflect.Field f = OffsetAndMetadata.class.getDeclaredField("offset");
+            f.setAccessible(true);
+            f.setLong(o, offset);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+        return o;
     }
 
     /**
@@ -662,8 +671,11 @@ final class ClassicConsumerRun {
 
     /**
      * ClassicKafkaConsumer#subscribe(Pattern): SubscriptionState takes the pattern, the coordinator
-     * matches it against the metadata it has, and a metadata fetch is asked for (answered with
-     * the cluster as it stands).
+     * matches it against the metadata it has, and a metadata fetch is asked for. Kafka's cached
+     * metadata holds only the topics it was interested in, so a new pattern's further matches
+     * wait for that fetch; it is answered here, before the next poll (whose loop, in a real
+     * client, goes round once the answer arrives), as groupspec matches a pattern against every
+     * topic the last refresh named.
      */
     private void subscribePattern(String regex) {
         Pattern compiled = Pattern.compile(regex);
@@ -671,7 +683,7 @@ final class ClassicConsumerRun {
         pattern = regex;
         coordinator.updatePatternSubscription(metadata.fetch());
         metadata.requestUpdateForNewTopics();
-        // likewise: the fetch is answered in the application's next poll
+        refreshMetadata();
     }
 
     /** ClassicKafkaConsumer#updateFetchPositions's committed-offset part, its OffsetFetch answered with {@code answer}. */
@@ -1178,10 +1190,14 @@ final class ClassicConsumerRun {
         v.put("generation", ClassicConsumerAccess.generationId(coordinator));
         ArrayNode subscription = v.putArray("subscription");
         new TreeSet<>(subscriptions.subscription()).forEach(subscription::add);
-        v.set("owned", sortedPartitions(subscriptions.assignedPartitions()));
+        // A closed consumer holds nothing the application could read (ClassicKafkaConsumer refuses
+        // assignment() and position() once closed) and never rejoins; Kafka's classes keep a
+        // self-assigned consumer's partitions and the rejoin flag maybeLeaveGroup raised.
+        v.set("owned", sortedPartitions(closed ? List.of() : subscriptions.assignedPartitions()));
         // ConsumerCoordinator#rejoinNeededOrPending: only a subscribed consumer rejoins; Kafka's
         // flag itself starts true and is only cleared by a completed join.
-        v.put("rejoin_needed", subscriptions.hasAutoAssignedPartitions() && ClassicConsumerAccess.rejoinNeeded(coordinator));
+        v.put("rejoin_needed", !closed && subscriptions.hasAutoAssignedPartitions()
+            && ClassicConsumerAccess.rejoinNeeded(coordinator));
         String inFlight = null;
         if (ClassicConsumerAccess.joinPending(coordinator) && state.equals("PREPARING_REBALANCE")) {
             inFlight = "join";
@@ -1194,7 +1210,7 @@ final class ClassicConsumerRun {
         RuntimeException failure = ClassicConsumerAccess.heartbeatFailure(coordinator);
         putNullable(v, "fatal", failure == null ? null : Errors.forException(failure).name());
         ArrayNode positions = v.putArray("positions");
-        Map<TopicPartition, OffsetAndMetadata> consumed = subscriptions.allConsumed();
+        Map<TopicPartition, OffsetAndMetadata> consumed = closed ? Map.of() : subscriptions.allConsumed();
         consumed.keySet().stream().sorted(BY_PARTITION).forEach(tp -> {
             ArrayNode pair = positions.addArray();
             pair.add(partition(tp));
