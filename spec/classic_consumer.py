@@ -1003,10 +1003,10 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
     # auto-commit commits again, unless the application's records moved it already
     positions = dict(st.state.positions)
     owned = set(st.state.owned)
-    for t in ev.response.topics:
-        for p in t.partitions:
-            if p.committed_offset >= 0 and (t.name, p.partition) in owned:
-                positions.setdefault((t.name, p.partition), p.committed_offset)
+    for topic in ev.response.topics:
+        for part in topic.partitions:
+            if part.committed_offset >= 0 and (topic.name, part.partition) in owned:
+                positions.setdefault((topic.name, part.partition), part.committed_offset)
     st.set(positions=tuple(sorted(positions.items())))
     missing = _sorted((t.name, p.partition) for t in ev.response.topics for p in t.partitions
                       if p.committed_offset < 0)
@@ -1022,9 +1022,22 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
 
 def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     """A join or sync answer outside the round trip it belongs to is dropped; if it was the one
-    awaited (a commit's fencing error reset the member meanwhile) the next poll joins again."""
-    if st.state.in_flight == ("join" if isinstance(ev, JoinAnswered) else "sync"):
-        st.set(in_flight=None)
+    awaited (a commit's fencing error reset the member meanwhile) the next poll joins again.
+
+    A successful answer the member can no longer take fails the round all the same, and the
+    failure names the next JoinGroup: a join's as UnjoinedGroupException (retriable: the next
+    poll joins), a sync's as IllegalGenerationException, which the join loop retries at once.
+    """
+    if st.state.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync"):
+        return
+    st.set(in_flight=None)
+    if ev.response.error is not Errors.NONE:
+        return
+    if isinstance(ev, JoinAnswered):
+        _rebalance_failed(st, "UnjoinedGroupException")
+    else:
+        _rebalance_failed(st, EXCEPTION_CLASSES[Errors.ILLEGAL_GENERATION])
+        _prepare_again_and_join(st)
 
 
 def _fail(st: _Step, error: Errors, exception: str, raised: bool = True) -> None:

@@ -200,12 +200,18 @@ class ClassicConsumer:
             if self.state is MemberState.PREPARING_REBALANCE:
                 self.on_join_response(event)
             elif self.pending == "join":
-                self.pending = None  # UnjoinedGroupException: the member was reset meanwhile
+                self.pending = None  # the member was reset meanwhile
+                if event.response.error is Errors.NONE:  # JoinGroupResponseHandler's refusal
+                    self.request_rejoin("rebalance failed due to UnjoinedGroupException")
         elif isinstance(event, SyncAnswered):
             if self.state is MemberState.COMPLETING_REBALANCE:
                 self.on_sync_response(event)
             elif self.pending == "sync":
                 self.pending = None
+                if event.response.error is Errors.NONE:
+                    # SyncGroupResponseHandler fails it as ILLEGAL_GENERATION: the loop goes round
+                    self.request_rejoin("rebalance failed due to IllegalGenerationException")
+                    self.join_group_if_needed()
         elif isinstance(event, HeartbeatAnswered):
             self.on_heartbeat_response(event.response.error)
         elif isinstance(event, OffsetFetchAnswered):

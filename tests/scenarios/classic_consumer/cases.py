@@ -1026,11 +1026,11 @@ COMMIT_CASES: tuple[Case, ...] = (
     )),
     Case("a_fetched_committed_offset_is_the_position_auto_commit_commits",
          "ConsumerCoordinator#refreshCommittedOffsets", AUTO_ASSIGN, (
-        Step(Assign((T0, T1))),
-        Step(Consumed(((T1, 3),))),
-        # t-0 starts at its committed offset (t-1 has a position, so only t-0 was fetched)
+        Step(Assign((T0, U0))),
+        Step(Consumed(((U0, 3),))),
+        # t-0 starts at its committed offset (u-0 has a position, so only t-0 was fetched)
         Step(fetched((T0, 7)), ()),
-        Step(Poll(5_000), (commit(-1, "", (T0, 7), (T1, 3)),)),
+        Step(Poll(5_000), (commit(-1, "", (T0, 7), (U0, 3)),)),
     )),
     Case("auto_commit_backs_off_after_a_retriable_failure", CCT + "testAutoCommitRetryBackoff", AUTO_ASSIGN, (
         Step(Assign((T0,))),
@@ -1422,9 +1422,11 @@ CORNER_CASES: tuple[Case, ...] = (
         # the commit's generation is still the member's: it is reset although a join is out
         Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
              ends=S.UNJOINED, expect_epoch=-1),
-        Step(joined("m1", 2, "m0"), (), ends=S.UNJOINED),  # answers a join the reset abandoned
-        Step(Poll(3_002), (join(EAGER, ("t",), "m1", -1, reason=encountered(Errors.ILLEGAL_GENERATION,
-                                                                            "OFFSET_COMMIT")),),
+        # answers a join the reset abandoned: JoinGroupResponseHandler fails it
+        # (UnjoinedGroupException, retriable), which names the next JoinGroup
+        Step(joined("m1", 2, "m0"), (), ends=S.UNJOINED),
+        Step(Poll(3_002), (join(EAGER, ("t",), "m1", -1,
+                                reason="rebalance failed due to UnjoinedGroupException"),),
              ends=S.PREPARING_REBALANCE),
     )),
     Case("commit_reset_while_syncing_drops_the_sync_answer", CCT + "testCommitOffsetUnknownMemberId", EAGER, (
@@ -1435,9 +1437,11 @@ CORNER_CASES: tuple[Case, ...] = (
         # a newer generation, but not rebalancing-before-join: the member is reset
         Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
              ends=S.UNJOINED, expect_epoch=-1),
-        Step(synced(T0), (), ends=S.UNJOINED),
-        Step(Poll(3_002), (join(EAGER, ("t",), reason=encountered(Errors.UNKNOWN_MEMBER_ID,
-                                                                  "OFFSET_COMMIT")),)),
+        # the sync the reset abandoned: SyncGroupResponseHandler fails it as ILLEGAL_GENERATION,
+        # which the join loop retries at once
+        Step(synced(T0), (join(EAGER, ("t",), reason="rebalance failed due to IllegalGenerationException"),),
+             ends=S.PREPARING_REBALANCE),
+        Step(Poll(3_002), ()),
     )),
     Case("stray_answers_change_nothing", "AbstractCoordinator (answers to nothing outstanding)", EAGER, (
         *_stable(EAGER, T0),
