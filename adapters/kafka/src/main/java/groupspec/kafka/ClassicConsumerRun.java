@@ -197,8 +197,11 @@ final class ClassicConsumerRun {
             config.path("heartbeat_interval_ms").asInt(3_000), groupId, Optional.ofNullable(instance), rack,
             retryBackoff, Math.max(retryBackoff, 1000L));
         autoCommit = config.path("enable_auto_commit").asBoolean(false);
-        // ConsumerConfig's defaults: retry.backoff.ms 100, request.timeout.ms 30 s, max.poll.interval.ms 300 s.
-        client = new ConsumerNetworkClient(log, network, metadata, time, 100L, 30_000, 300_000);
+        // retry.backoff.ms as configured, max.poll.interval.ms 300 s (ConsumerConfig's default); a
+        // request waits for its answer as long as the run lets it (groupspec's vocabulary has no
+        // request timeout: with Kafka's 30 s, an OffsetCommit left unanswered would fail and be
+        // sent again by the join-prepare step, at a time the vector never chose)
+        client = new ConsumerNetworkClient(log, network, metadata, time, retryBackoff, Integer.MAX_VALUE, 300_000);
         List<ConsumerPartitionAssignor> assignors = new ArrayList<>();
         for (JsonNode a : config.path("assignors")) {
             assignors.add(new ScriptedLeader(assignor(a.asText())));
