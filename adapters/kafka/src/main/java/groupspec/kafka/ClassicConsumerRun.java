@@ -1,5 +1,8 @@
 package groupspec.kafka;
 
+import static groupspec.kafka.KafkaObjects.nullableText;
+import static groupspec.kafka.KafkaObjects.putNullable;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -190,7 +193,7 @@ final class ClassicConsumerRun {
             }
         }
         refreshMetadata();
-        String rack = textOrNull(config.path("client_rack"));
+        String rack = nullableText(config.path("client_rack"));
         long retryBackoff = config.path("retry_backoff_ms").asLong(100L);
         GroupRebalanceConfig rebalance = new GroupRebalanceConfig(
             config.path("session_timeout_ms").asInt(45_000), config.path("rebalance_timeout_ms").asInt(300_000),
@@ -517,13 +520,7 @@ final class ClassicConsumerRun {
 
     private static OffsetAndMetadata negative(long offset) {
         OffsetAndMetadata o = new OffsetAndMetadata(0);
-        try {
-            java.lang.reflect.Field f = OffsetAndMetadata.class.getDeclaredField("offset");
-            f.setAccessible(true);
-            f.setLong(o, offset);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
+        KafkaObjects.setField(OffsetAndMetadata.class, o, "offset", offset);
         return o;
     }
 
@@ -762,10 +759,6 @@ final class ClassicConsumerRun {
         }
     }
 
-    private static String textOrNull(JsonNode n) {
-        return n.isTextual() ? n.asText() : null;
-    }
-
     /**
      * The JoinGroup answer; a leader's members come from the event's typed list (their
      * subscriptions serialized as ConsumerProtocol does) when the response lists none itself.
@@ -774,8 +767,8 @@ final class ClassicConsumerRun {
         JoinGroupResponseData d = new JoinGroupResponseData()
             .setErrorCode(error(r.path("error")).code())
             .setGenerationId(r.path("generation_id").asInt(-1))
-            .setProtocolType(textOrNull(r.path("protocol_type")))
-            .setProtocolName(textOrNull(r.path("protocol_name")))
+            .setProtocolType(nullableText(r.path("protocol_type")))
+            .setProtocolName(nullableText(r.path("protocol_name")))
             .setLeader(r.path("leader").asText(""))
             .setSkipAssignment(r.path("skip_assignment").asBoolean(false))
             .setMemberId(r.path("member_id").asText(""));
@@ -783,14 +776,14 @@ final class ClassicConsumerRun {
         for (JsonNode m : r.path("members")) {
             members.add(new JoinGroupResponseData.JoinGroupResponseMember()
                 .setMemberId(m.path("member_id").asText())
-                .setGroupInstanceId(textOrNull(m.path("group_instance_id")))
-                .setMetadata(hex(m.path("metadata").asText(""))));
+                .setGroupInstanceId(nullableText(m.path("group_instance_id")))
+                .setMetadata(KafkaObjects.bytes(m.path("metadata"))));
         }
         if (members.isEmpty()) {
             for (JsonNode m : typed) {
                 members.add(new JoinGroupResponseData.JoinGroupResponseMember()
                     .setMemberId(m.path("member_id").asText())
-                    .setGroupInstanceId(textOrNull(m.path("group_instance_id")))
+                    .setGroupInstanceId(nullableText(m.path("group_instance_id")))
                     .setMetadata(Utils.toArray(ConsumerProtocol.serializeSubscription(subscriptionOf(m.path("subscription"))))));
             }
         }
@@ -806,8 +799,8 @@ final class ClassicConsumerRun {
         }
         return new SyncGroupResponse(new SyncGroupResponseData()
             .setErrorCode(e.code())
-            .setProtocolType(textOrNull(r.path("protocol_type")))
-            .setProtocolName(textOrNull(r.path("protocol_name")))
+            .setProtocolType(nullableText(r.path("protocol_type")))
+            .setProtocolName(nullableText(r.path("protocol_name")))
             .setAssignment(bytes));
     }
 
@@ -818,9 +811,9 @@ final class ClassicConsumerRun {
                 owned.add(new TopicPartition(t.path("topic").asText(), p.asInt()));
             }
         }
-        ByteBuffer user = s.path("user_data").isTextual() ? ByteBuffer.wrap(hex(s.path("user_data").asText())) : null;
+        ByteBuffer user = s.path("user_data").isTextual() ? ByteBuffer.wrap(KafkaObjects.bytes(s.path("user_data"))) : null;
         return new ConsumerPartitionAssignor.Subscription(strings(s.path("topics")), user, owned,
-            s.path("generation_id").asInt(-1), Optional.ofNullable(textOrNull(s.path("rack_id"))));
+            s.path("generation_id").asInt(-1), Optional.ofNullable(nullableText(s.path("rack_id"))));
     }
 
     private static ConsumerPartitionAssignor.Assignment assignmentOf(JsonNode a) {
@@ -830,7 +823,7 @@ final class ClassicConsumerRun {
                 tps.add(new TopicPartition(t.path("topic").asText(), p.asInt()));
             }
         }
-        ByteBuffer user = a.path("user_data").isTextual() ? ByteBuffer.wrap(hex(a.path("user_data").asText())) : null;
+        ByteBuffer user = a.path("user_data").isTextual() ? ByteBuffer.wrap(KafkaObjects.bytes(a.path("user_data"))) : null;
         return new ConsumerPartitionAssignor.Assignment(tps, user);
     }
 
@@ -907,23 +900,6 @@ final class ClassicConsumerRun {
 
     // --- outputs ----------------------------------------------------------------------------
 
-    private static byte[] hex(String s) {
-        byte[] b = new byte[s.length() / 2];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
-        }
-        return b;
-    }
-
-    private static String hexOf(ByteBuffer buf) {
-        StringBuilder sb = new StringBuilder();
-        ByteBuffer b = buf.duplicate();
-        while (b.hasRemaining()) {
-            sb.append(String.format("%02x", b.get() & 0xff));
-        }
-        return sb.toString();
-    }
-
     private static ArrayNode partition(TopicPartition tp) {
         ArrayNode a = Adapter.JSON.createArrayNode();
         a.add(tp.topic());
@@ -953,14 +929,6 @@ final class ClassicConsumerRun {
             ps.forEach(list::add);
         });
         return a;
-    }
-
-    private static void putNullable(ObjectNode o, String key, String value) {
-        if (value == null) {
-            o.putNull(key);
-        } else {
-            o.put(key, value);
-        }
     }
 
     private static ObjectNode sent(AbstractRequest request, short version) {
@@ -1010,7 +978,7 @@ final class ClassicConsumerRun {
                 pair.add(a.memberId());
                 ObjectNode ao = pair.addObject();
                 ao.set("assigned_partitions", byTopic(as.partitions()));
-                putNullable(ao, "user_data", as.userData() == null ? null : hexOf(as.userData()));
+                putNullable(ao, "user_data", as.userData() == null ? null : KafkaObjects.hex(as.userData()));
             }
         } else if (request instanceof HeartbeatRequest) {
             HeartbeatRequestData d = ((HeartbeatRequest) request).data();
@@ -1071,7 +1039,7 @@ final class ClassicConsumerRun {
         ObjectNode o = Adapter.JSON.createObjectNode();
         ArrayNode topics = o.putArray("topics");
         s.topics().forEach(topics::add);
-        putNullable(o, "user_data", s.userData() == null ? null : hexOf(s.userData()));
+        putNullable(o, "user_data", s.userData() == null ? null : KafkaObjects.hex(s.userData()));
         o.set("owned_partitions", byTopic(s.ownedPartitions()));
         o.put("generation_id", s.generationId().orElse(-1));
         putNullable(o, "rack_id", s.rackId().orElse(null));
