@@ -746,8 +746,9 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         if r.leader == r.member_id:
             found = _leader_assignments(st, ev)
             if isinstance(found, str):  # the leader's assignment failed: no SyncGroup goes
+                # (the member stays COMPLETING_REBALANCE, where the answer put it; the next
+                # poll joins again from there)
                 st.emit(Raised("IllegalStateException", found))
-                st.set(state=S.PREPARING_REBALANCE)
                 _rebalance_failed(st, "IllegalStateException")
                 return
             assignments = found

@@ -570,8 +570,8 @@ class ClassicConsumer:
                     group_assignment = self.on_leader_elected(event)
                 except _AssignmentFailed as e:
                     # the join future fails: no SyncGroup; the next poll joins again (without
-                    # another join-prepare, as joinGroupIfNeeded's needsJoinPrepare is spent)
-                    self.state = MemberState.PREPARING_REBALANCE
+                    # another join-prepare, as joinGroupIfNeeded's needsJoinPrepare is spent).
+                    # The state stays COMPLETING_REBALANCE, set before onLeaderElected ran.
                     self.request_rejoin("rebalance failed due to IllegalStateException")
                     self._out.append(Raised("IllegalStateException", str(e)))
                     return

@@ -736,7 +736,7 @@ LEADER_CASES: tuple[Case, ...] = (
         Step(led("m1", 1, "roundrobin", member("m1", "t")),
              (Raised("IllegalStateException", "the coordinator chose assignment protocol 'roundrobin', "
                                               "which this member did not offer"),),
-             ends=S.PREPARING_REBALANCE, expect_epoch=1),
+             ends=S.COMPLETING_REBALANCE, expect_epoch=1),  # where the answer put it
         # no SyncGroup went; the next poll joins again without revoking a second time
         Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("IllegalStateException")),),
              ends=S.PREPARING_REBALANCE),
@@ -751,7 +751,7 @@ LEADER_CASES: tuple[Case, ...] = (
                  member("m2", "t", owned=(T0,), generation=1)),
              (Raised("IllegalStateException", "the cooperative protocol forbids handing owned partitions "
                                               "straight over (t-0, t-1)"),),
-             ends=S.PREPARING_REBALANCE),
+             ends=S.COMPLETING_REBALANCE),
     )),
     Case("cooperative_leader_accepts_an_assignment_that_keeps_owners",
          CCT + "testPerformAssignmentShouldValidateCooperativeAssignment", COOP_RANGE, (

@@ -206,8 +206,13 @@ final class ClassicConsumerRun {
         // sent again by the join-prepare step, at a time the vector never chose)
         client = new ConsumerNetworkClient(log, network, metadata, time, retryBackoff, Integer.MAX_VALUE, 300_000);
         List<ConsumerPartitionAssignor> assignors = new ArrayList<>();
+        // A cooperative run over assignors Kafka builds for the eager protocol only: the
+        // application's own assignors doing what Kafka's do, offering both protocols (Kafka then
+        // checks the leader's cooperative assignment itself, as for any but cooperative-sticky).
+        boolean cooperativeToo = config.path("protocol").asText("EAGER").equals("COOPERATIVE");
         for (JsonNode a : config.path("assignors")) {
-            assignors.add(new ScriptedLeader(assignor(a.asText())));
+            ConsumerPartitionAssignor kafka = assignor(a.asText());
+            assignors.add(new ScriptedLeader(cooperativeToo ? new CooperativeToo(kafka) : kafka));
         }
         if (assignors.isEmpty()) {
             assignors.add(new ScriptedLeader(new RangeAssignor()));
@@ -1250,6 +1255,44 @@ final class ClassicConsumerRun {
      * An assignor of the application's own (a name none of Kafka's has): the eager protocol, no
      * subscription user data, and no assignment of its own (a run gives the leader's).
      */
+    private static final class CooperativeToo implements ConsumerPartitionAssignor {
+        private final ConsumerPartitionAssignor kafka;
+
+        CooperativeToo(ConsumerPartitionAssignor kafka) {
+            this.kafka = kafka;
+        }
+
+        @Override
+        public ByteBuffer subscriptionUserData(Set<String> topics) {
+            return kafka.subscriptionUserData(topics);
+        }
+
+        @Override
+        public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+            return kafka.assign(metadata, groupSubscription);
+        }
+
+        @Override
+        public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
+            kafka.onAssignment(assignment, metadata);
+        }
+
+        @Override
+        public List<RebalanceProtocol> supportedProtocols() {
+            return List.of(RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE);
+        }
+
+        @Override
+        public short version() {
+            return kafka.version();
+        }
+
+        @Override
+        public String name() {
+            return kafka.name();
+        }
+    }
+
     private static final class ApplicationAssignor implements ConsumerPartitionAssignor {
         private final String name;
 
