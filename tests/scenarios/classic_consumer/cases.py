@@ -111,6 +111,7 @@ _INTERNALS = "clients/src/test/java/org/apache/kafka/clients/consumer/internals/
 #: Each divergence's upstream file (under the client's internals) and the place in it.
 _DIVERGENCES = {
     "classic_heartbeat_in_flight": ("AbstractCoordinator.java", "AbstractCoordinator.HeartbeatThread#run"),
+    "classic_commit_partition_order": ("ConsumerCoordinator.java", "ConsumerCoordinator#sendOffsetCommitRequest"),
 }
 _TESTS = {"ConsumerCoordinatorTest": _INTERNALS + "ConsumerCoordinatorTest.java",
           "AbstractCoordinatorTest": _INTERNALS + "AbstractCoordinatorTest.java"}
@@ -528,7 +529,7 @@ CASES: tuple[Case, ...] = (
     Case("a_commit_groups_its_offsets_by_topic", CCT + "testCommitOffsetMetadataSync", EAGER, (
         Step(Assign((T0, T1, U0))),
         Step(CommitSync(((U0, 3), (T1, 2), (T0, 1))), (commit(-1, "", (T0, 1), (T1, 2), (U0, 3)),)),
-    )),
+    ), divergence="classic_commit_partition_order"),
     Case("commit_while_rebalancing_fails", CCT + "testCommitOffsetRebalanceInProgress", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
@@ -934,7 +935,7 @@ COMMIT_CASES: tuple[Case, ...] = (
         # a failed partition after a committed one of the same topic still decides
         Step(CommitSync(((T0, 1), (T1, 1))), (commit(-1, "", (T0, 1), (T1, 1)),)),
         Step(committed((T0, OK), (T1, Errors.UNKNOWN_SERVER_ERROR)), (fails("KafkaException"),)),
-    )),
+    ), divergence="classic_commit_partition_order"),
     Case("commit_topic_authorization_waits_for_every_partition",
          "ConsumerCoordinator.OffsetCommitResponseHandler (unauthorized topics)", EAGER, (
         Step(Assign((T0, T1, U0))),
@@ -950,7 +951,7 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T0, 1), (T1, 1))), (commit(-1, "", (T0, 1), (T1, 1)),)),
         Step(committed((T0, Errors.TOPIC_AUTHORIZATION_FAILED), (T1, Errors.GROUP_AUTHORIZATION_FAILED)),
              (fails("GroupAuthorizationException"),)),
-    )),
+    ), divergence="classic_commit_partition_order"),
     Case("commit_of_a_negative_offset_is_refused", "ConsumerCoordinator.sendOffsetCommitRequest", EAGER, (
         Step(Assign((T0,))),
         Step(CommitSync(((T0, -1),)), (Raised("IllegalArgumentException", "Invalid offset: -1"),)),
@@ -958,7 +959,7 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(CommitSync(((T1, -3), (T0, -1))), (Raised("IllegalArgumentException", "Invalid offset: -1"),)),
         Step(CommitAsync(((T0, -2),)), ()),
         Step(Poll(0), (CommitCallback(((T0, -2),), "IllegalArgumentException"),)),
-    )),
+    ), divergence="classic_commit_partition_order"),
     Case("commit_async_calls_back_at_the_next_poll", CCT + "testCommitOffsetAsyncWithDefaultCallback",
          EAGER, (
         *_stable(EAGER, T0),
@@ -1023,7 +1024,7 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Poll(3_000), (heartbeat("m1", 1),)),
         Step(Poll(3_999), ()),
         Step(Poll(4_000), (commit(1, "m1", (T0, 10), (T1, 3)),)),
-    )),
+    ), divergence="classic_commit_partition_order"),
     Case("a_fetched_committed_offset_is_the_position_auto_commit_commits",
          "ConsumerCoordinator#refreshCommittedOffsets", AUTO_ASSIGN, (
         Step(Assign((T0, U0))),
