@@ -1110,7 +1110,7 @@ COMMIT_CASES: tuple[Case, ...] = (
                                                               reason=SUBSCRIPTION_CHANGED))),
         # the late answer changes nothing
         Step(committed((T0, Errors.COORDINATOR_NOT_AVAILABLE)), (), ends=S.PREPARING_REBALANCE),
-    )),
+    ), divergence="classic_heartbeat_in_flight"),
     Case("rejoin_with_nothing_consumed_joins_at_once", CCT + "testJoinPrepareWithDisableAutoCommit", AUTO, (
         *_stable(AUTO, T0),
         Step(Subscribe(("u", "t"))),
@@ -1587,7 +1587,7 @@ CORNER_CASES: tuple[Case, ...] = (
         Step(Poll(4_000), ()),  # due, but a rejoin is pending (and waits for the heartbeat's answer)
         Step(beat()),
         Step(Poll(4_001), (commit(1, "m1", (T0, 1)),)),  # the rejoin's own commit
-    )),
+    ), divergence="classic_heartbeat_in_flight"),
     Case("an_earlier_async_answer_does_not_settle_the_rejoin_commit",
          "ConsumerCoordinator.onJoinPrepare (autoCommitOffsetRequestFuture)", AUTO, (
         *_stable(AUTO, T0),
