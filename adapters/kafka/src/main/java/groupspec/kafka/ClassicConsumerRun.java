@@ -94,26 +94,29 @@ import java.util.regex.Pattern;
  * ConsumerCoordinatorTest), the clock moved only by the vector's polls.
  *
  * <p>This class plays what surrounds them in a ClassicKafkaConsumer, as that class does it:
- * subscribe, assign and unsubscribe are its calls on SubscriptionState and the coordinator
- * ({@code subscribeInternal}, {@code assign}, {@code unsubscribe}); a Poll moves the clock and runs
- * {@code coordinator.poll(timer, false)} (the join loop with a zero timer, as
- * {@code updateAssignmentMetadataIfNeeded} runs it) and then a network poll, which sends what the
- * loop queued; CommitSync is {@code commitOffsetsSync} with a zero timer (the OffsetCommit goes, no
- * answer is awaited). An answer to JoinGroup or SyncGroup arrives while the application's poll is
- * still blocked in the join loop (ClassicKafkaConsumer#poll loops until its timeout), so the driver
- * delivers it and continues that poll. An OffsetFetchAnswered stands for a poll whose
- * {@code updateFetchPositions} fetches the committed offsets and gets that answer:
- * {@code initWithCommittedOffsetsIfNeeded}, the answer given to the OffsetFetch it sends, then
- * {@code resetInitializingPositions}. The heartbeat thread is run in passes after every event, at the
+ * subscribe (topics or a pattern), assign and unsubscribe are its calls on SubscriptionState and
+ * the coordinator; a Poll moves the clock and runs {@code coordinator.poll(timer, false)} (the join
+ * loop with a zero timer, as {@code updateAssignmentMetadataIfNeeded} runs it) and then a network
+ * poll, which sends what the loop queued. An answer to JoinGroup or SyncGroup arrives while the
+ * application's poll is still blocked in the join loop (ClassicKafkaConsumer#poll loops until its
+ * timeout), so the driver delivers it and continues that poll. An OffsetFetchAnswered stands for a
+ * poll whose {@code updateFetchPositions} fetches the committed offsets and gets that answer. A
+ * commitSync, and close()'s auto-commit, is commitOffsetsSync's loop retold a round at a time
+ * ({@link #sendSync}); commitAsync is Kafka's own, its callback recorded when Kafka runs it; an
+ * OffsetCommitAnswered answers the oldest OffsetCommit in flight; Consumed seeks the fetch
+ * positions; close() is ConsumerCoordinator#close split at its commit ({@link #close}). A
+ * Metadata event is the cluster Kafka's own metadata fetches are answered with
+ * ({@link ScriptedMetadata}). The heartbeat thread is run in passes after every event, at the
  * event's time (see ClassicConsumerAccess). A HeartbeatAnswered is delivered to the oldest
  * heartbeat in flight and processed at once by a network poll (the heartbeat thread's, which also
- * polls while it is disabled here: the application's next poll would process it otherwise). A FindCoordinator is answered at once (node 0).
- * An answer that finds no request of its kind in flight is dropped, as a network would never
- * deliver it.
+ * polls while it is disabled here: the application's next poll would process it otherwise). A
+ * FindCoordinator is answered at once (node 0). An answer that finds no request of its kind in
+ * flight is dropped, as a network would never deliver it.
  *
- * <p>The leader's assignor is Kafka's own (its name, protocols and subscription user data), except
- * that its {@code assign} returns the vector's {@code leader_assignments}: groupspec's machine takes
- * the leader's assignment as given (machine classic_assignors checks the assignors themselves).
+ * <p>The leader's assignor is Kafka's own (its name, protocols and subscription user data); its
+ * {@code assign} returns the vector's {@code leader_assignments} when the event gives them, and
+ * runs Kafka's over the answer's members otherwise (machine classic_assignors checks the
+ * assignors themselves).
  */
 final class ClassicConsumerRun {
     static final class Unsupported extends Exception {
