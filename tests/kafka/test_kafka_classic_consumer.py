@@ -38,9 +38,8 @@ pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mv
 MACHINE = "classic_consumer"
 
 #: Why Kafka 4.2.1's client answers otherwise than a vector's exact expectation: per cause, the
-#: vectors it may show in (None: any) and the form of its difference lines. HEARTBEAT_IN_FLIGHT
-#: and COMMIT_PARTITION_ORDER are divergences groupspec keeps (docs/divergences.md); the other two
-#: are where the adapter cannot put the vector's story to Kafka's classes word for word. The
+#: vectors it may show in (None: any) and the form of its difference lines: both are divergences
+#: groupspec keeps (docs/divergences.md). The
 #: causes groupspec followed (docs/divergences.md, "Classic consumer: Kafka's client against
 #: groupspec's vectors", and the rules fixed once the adapter drove commits, positions and
 #: metadata) no longer show.
@@ -66,26 +65,9 @@ CAUSES: dict[str, tuple[frozenset[str] | None, str]] = {
                                r"(partition|committed_offset): expected \d+, got \d+"
                                r"|event 3\[0\]\.detail: expected 'Invalid offset: -1', "
                                r"got 'Invalid offset: -3'"),
-    # Kafka's refusal of a cooperative assignment that hands owned partitions straight over
-    # names no partition (they go to its log); groupspec's detail lists them.
-    "COOPERATIVE_CHECK_WORDING": (
-        frozenset({"cooperative_leader_refuses_an_assignment_that_moves_owned_partitions"}),
-        r"event 3\[0\]\.detail: expected 'the cooperative protocol forbids handing owned partitions "
-        r"straight over \(t-0, t-1\)', got 'Assignor supporting the COOPERATIVE protocol violates its "
-        r"requirements'"),
-    # The leader assigns a topic (tx) the run's cluster never names; after the assignment Kafka
-    # fetches metadata for it itself, the adapter answers with the run's cluster, the pattern
-    # no longer matches tx and the follower rejoins. groupspec's metadata moves only with a
-    # Metadata event, so its follower keeps tx.
-    "UNKNOWN_TOPIC_REFRESHED": (frozenset({"pattern_follower_takes_matching_topics_it_did_not_know"}),
-                                r"event 5: expected 0 item\(s\), got 2|view\.state: expected STABLE, got "
-                                r"PREPARING_REBALANCE|view\.subscription: expected 2 item\(s\), got 1"
-                                r"|view\.owned: expected 2 item\(s\), got 0"
-                                r"|view\.rejoin_needed: expected False, got True"
-                                r"|view\.in_flight: expected None, got 'join'"),
 }
 #: The vectors Kafka's answer meets exactly.
-PASS_EXACTLY = 133
+PASS_EXACTLY = 135
 #: The vectors that diverge with ``--flavour kafka`` (the property one_request_in_flight breaks,
 #: or a vector marked as a divergence fails): all classic_heartbeat_in_flight.
 DIVERGED = {"heartbeat_after_the_interval": "classic_heartbeat_in_flight",

@@ -156,6 +156,8 @@ final class ClassicConsumerRun {
     /** How the consumer subscribed before the event (for the wording of a refused mix), or null. */
     private String modeBefore;
     private String pattern;
+    /** The last leader assignment's partitions handed straight from one owner to another. */
+    private Set<TopicPartition> handedOver = Set.of();
     private boolean applicationPolling;
     private JsonNode leaderAssignments = Adapter.JSON.createArrayNode();
     private JsonNode fetchAnswer;
@@ -1106,6 +1108,12 @@ final class ClassicConsumerRun {
         if (e instanceof IllegalStateException) {
             String invalid = "Coordinator selected invalid assignment protocol: ";
             String said = String.valueOf(e.getMessage());
+            if (said.equals("Assignor supporting the COOPERATIVE protocol violates its requirements")) {
+                List<String> names = new ArrayList<>();
+                sortedPartitions(handedOver).forEach(tp -> names.add(tp.get(0).asText() + "-" + tp.get(1).asInt()));
+                return "the cooperative protocol forbids handing owned partitions straight over ("
+                    + String.join(", ", names) + ")";
+            }
             if (said.startsWith(invalid)) { // groupspec's wording of lookupAssignor's refusal
                 return "the coordinator chose assignment protocol '" + said.substring(invalid.length())
                     + "', which this member did not offer";
@@ -1208,6 +1216,26 @@ final class ClassicConsumerRun {
 
     // --- the leader's assignor and the listener ---------------------------------------------
 
+    /**
+     * The partitions an assignment gives a member while another still owns them: what
+     * ConsumerCoordinator#validateCooperativeAssignment refuses under the cooperative protocol,
+     * naming them only in its log line ("the assignor has reassigned partitions ... which are
+     * still owned by some members"); groupspec's detail names them.
+     */
+    private static Set<TopicPartition> handedOver(ConsumerPartitionAssignor.GroupSubscription group,
+                                                  ConsumerPartitionAssignor.GroupAssignment result) {
+        Set<TopicPartition> added = new HashSet<>();
+        Set<TopicPartition> revoked = new HashSet<>();
+        group.groupSubscription().forEach((member, subscription) -> {
+            ConsumerPartitionAssignor.Assignment a = result.groupAssignment().get(member);
+            List<TopicPartition> assigned = a == null ? List.of() : a.partitions();
+            assigned.stream().filter(tp -> !subscription.ownedPartitions().contains(tp)).forEach(added::add);
+            subscription.ownedPartitions().stream().filter(tp -> !assigned.contains(tp)).forEach(revoked::add);
+        });
+        added.retainAll(revoked);
+        return added;
+    }
+
     /** Kafka's assignor in all but {@code assign}, which gives the vector's leader assignments. */
     private final class ScriptedLeader implements ConsumerPartitionAssignor {
         private final ConsumerPartitionAssignor kafka;
@@ -1223,14 +1251,18 @@ final class ClassicConsumerRun {
 
         @Override
         public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+            GroupAssignment result;
             if (leaderAssignments.isEmpty()) {
-                return kafka.assign(metadata, groupSubscription);  // the answer's members, Kafka's assignor
+                result = kafka.assign(metadata, groupSubscription);  // the answer's members, Kafka's assignor
+            } else {
+                Map<String, Assignment> m = new LinkedHashMap<>();
+                for (JsonNode pair : leaderAssignments) {
+                    m.put(pair.get(0).asText(), assignmentOf(pair.get(1)));
+                }
+                result = new GroupAssignment(m);
             }
-            Map<String, Assignment> m = new LinkedHashMap<>();
-            for (JsonNode pair : leaderAssignments) {
-                m.put(pair.get(0).asText(), assignmentOf(pair.get(1)));
-            }
-            return new GroupAssignment(m);
+            handedOver = handedOver(groupSubscription, result);
+            return result;
         }
 
         @Override
