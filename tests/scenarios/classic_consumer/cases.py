@@ -111,7 +111,8 @@ _INTERNALS = "clients/src/test/java/org/apache/kafka/clients/consumer/internals/
 #: Each divergence's upstream file (under the client's internals) and the place in it.
 _DIVERGENCES = {
     "classic_heartbeat_in_flight": ("AbstractCoordinator.java", "AbstractCoordinator.HeartbeatThread#run"),
-    "classic_commit_partition_order": ("ConsumerCoordinator.java", "ConsumerCoordinator#sendOffsetCommitRequest"),
+    "classic_commit_partition_order": ("ConsumerCoordinator.java",
+                                       "ConsumerCoordinator#sendOffsetCommitRequest"),
 }
 _TESTS = {"ConsumerCoordinatorTest": _INTERNALS + "ConsumerCoordinatorTest.java",
           "AbstractCoordinatorTest": _INTERNALS + "AbstractCoordinatorTest.java"}
