@@ -96,6 +96,7 @@ from groupspec.types.classic_consumer import (
     APPLICATION_CALLS,
     EXCEPTION_CLASSES,
     NO_GENERATION,
+    NOT_SUBSCRIBED,
     PREDECESSORS,
     TP,
     UNKNOWN_MEMBER_ID,
@@ -391,7 +392,10 @@ def _poll(st: _Step, ev: Poll) -> None:
     (after the auto-commit and giving partitions up) or a due heartbeat, then a due auto-commit
     unless a rebalance is under way."""
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
-    if st.state.mode is Mode.NONE or not _run_callbacks(st):
+    if st.state.mode is Mode.NONE:  # refused before anything runs, even finished callbacks
+        st.emit(Raised("IllegalStateException", NOT_SUBSCRIBED))
+        return
+    if not _run_callbacks(st):
         return
     if st.state.mode is Mode.SUBSCRIBED and st.state.fatal is not None:
         # the heartbeat failed for good: this poll throws it, the next one goes on

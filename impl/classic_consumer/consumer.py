@@ -25,6 +25,7 @@ from groupspec.types.classic_consumer import (
     APPLICATION_CALLS,
     EXCEPTION_CLASSES,
     NO_GENERATION,
+    NOT_SUBSCRIBED,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
@@ -300,7 +301,8 @@ class ClassicConsumer:
 
     def poll(self, now_ms: int) -> None:
         self.now_ms = max(self.now_ms, now_ms)
-        if self.subscriptions.mode is Mode.NONE:
+        if self.subscriptions.mode is Mode.NONE:  # ClassicKafkaConsumer#poll refuses first
+            self._out.append(Raised("IllegalStateException", NOT_SUBSCRIBED))
             return
         if not self.invoke_completed_offset_commit_callbacks():
             return

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from groupspec.types.classic_consumer import (
+    NOT_SUBSCRIBED,
     TP,
     Assign,
     Callback,
@@ -1033,6 +1034,14 @@ COMMIT_CASES: tuple[Case, ...] = (
         # t-0 starts at its committed offset (u-0 has a position, so only t-0 was fetched)
         Step(fetched((T0, 7)), ()),
         Step(Poll(5_000), (commit(-1, "", (T0, 7), (U0, 3)),)),
+    )),
+    Case("poll_without_a_subscription_or_assignment_is_refused",
+         "ClassicKafkaConsumer#poll (hasNoSubscriptionOrUserAssignment)", EAGER, (
+        Step(CommitAsync(())),
+        # refused before anything runs: the finished commitAsync's callback waits
+        Step(Poll(5_000), (Raised("IllegalStateException", NOT_SUBSCRIBED),)),
+        Step(Assign((T0,))),
+        Step(Poll(5_001), (CommitCallback(()),)),
     )),
     Case("auto_commit_backs_off_after_a_retriable_failure", CCT + "testAutoCommitRetryBackoff", AUTO_ASSIGN, (
         Step(Assign((T0,))),

@@ -399,6 +399,9 @@ final class ClassicConsumerRun {
                     if (now > time.milliseconds()) {
                         time.setCurrentTimeMs(now);
                     }
+                    if (subscriptions.hasNoSubscriptionOrUserAssignment()) {  // ClassicKafkaConsumer#poll's first check
+                        throw new IllegalStateException(NOT_SUBSCRIBED);
+                    }
                     applicationPoll();
                     break;
                 }
@@ -1077,6 +1080,7 @@ final class ClassicConsumerRun {
      * partition), in groupspec's words, read from the exception's type and message.
      */
     private static final String LOCAL_COMMIT = "Offset commit cannot be completed since the consumer is ";
+    private static final String NOT_SUBSCRIBED = "Consumer is not subscribed to any topics or assigned any partitions";
     /** SubscriptionState's refusal of a second kind of subscription. */
     private static final String MUTUALLY_EXCLUSIVE = "Subscription to topics, partitions and pattern are mutually exclusive";
 
@@ -1099,6 +1103,9 @@ final class ClassicConsumerRun {
         }
         if (e instanceof IllegalArgumentException && said0.startsWith("Invalid offset: ")) {
             return said0;
+        }
+        if (e instanceof IllegalStateException && said0.equals(NOT_SUBSCRIBED)) {
+            return "the consumer is not subscribed to any topics or assigned any partitions";
         }
         if (e instanceof IllegalStateException && said0.equals(MUTUALLY_EXCLUSIVE)) {
             String call = event.equals("SubscribePattern") ? "subscribe(Pattern)"
