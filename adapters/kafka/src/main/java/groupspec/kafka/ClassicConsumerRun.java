@@ -435,6 +435,10 @@ final class ClassicConsumerRun {
                     break;
                 }
                 case "OffsetFetchAnswered":
+                    if (subscriptions.initializingPartitions().isEmpty()) {
+                        throw new Unsupported("no assigned partition awaits its starting position, so Kafka's "
+                            + "client sends no OffsetFetch for this answer");
+                    }
                     fetchPositions(event.path("response"));
                     break;
                 case "SubscribePattern":
@@ -597,10 +601,24 @@ final class ClassicConsumerRun {
      * The oldest OffsetCommit in flight gets the answer, which the network poll hands to its
      * handler; an application blocked in commitOffsetsSync on it goes on.
      */
-    private void commitAnswered(JsonNode response) {
+    private void commitAnswered(JsonNode response) throws Unsupported {
         ClientRequest r = inFlight(ApiKeys.OFFSET_COMMIT);
         if (r == null) {
             return;
+        }
+        // OffsetCommitResponseHandler reads each answered partition's offset from the commit: an
+        // answer naming a partition the commit did not carry is one no broker sends
+        Set<String> sent = new HashSet<>();
+        OffsetCommitRequestData d = ((OffsetCommitRequest) r.requestBuilder().build()).data();
+        d.topics().forEach(t -> t.partitions().forEach(p -> sent.add(t.name() + "-" + p.partitionIndex())));
+        for (JsonNode t : response.path("topics")) {
+            for (JsonNode p : t.path("partitions")) {
+                String tp = t.path("name").asText() + "-" + p.path("partition").asInt();
+                if (!sent.contains(tp)) {
+                    throw new Unsupported("the OffsetCommit answer names " + tp + ", which the commit did not "
+                        + "carry (Kafka's handler reads the answered partitions' offsets from the commit)");
+                }
+            }
         }
         network.respondToRequest(r, commitResponse(response));
         client.pollNoWakeup();
