@@ -363,6 +363,13 @@ def _assign(st: _Step, ev: Assign) -> None:
     if st.state.mode is Mode.SUBSCRIBED:
         st.emit(Raised("IllegalStateException", "assign() after subscribe()"))
         return
+    s = st.state
+    if s.config.enable_auto_commit and s.now_ms >= s.next_auto_commit_ms:
+        # a due auto-commit goes first (the partitions given up meet no rebalance that would
+        # commit them), finished callbacks before it; a fenced async commit stops the call
+        if not _run_callbacks(st):
+            return
+        _maybe_auto_commit(st)
     st.set(mode=Mode.ASSIGNED, owned=_sorted(ev.partitions))
 
 

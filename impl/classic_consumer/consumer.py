@@ -268,6 +268,13 @@ class ClassicConsumer:
         elif self.subscriptions.mode is Mode.SUBSCRIBED:
             self._out.append(Raised("IllegalStateException", "assign() after subscribe()"))
         else:
+            # ClassicKafkaConsumer#assign: maybeAutoCommitOffsetsAsync first (the partitions
+            # given up meet no rebalance that would commit them); commitOffsetsAsync runs the
+            # finished callbacks before it sends, and a fenced async commit stops the call
+            if self.config.enable_auto_commit and self.now_ms >= self.next_auto_commit_deadline:
+                if not self.invoke_completed_offset_commit_callbacks():
+                    return
+                self.maybe_auto_commit_offsets_async()
             self.subscriptions.assign_from_user(set(partitions))
 
     def unsubscribe(self) -> None:

@@ -1043,6 +1043,17 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Assign((T0,))),
         Step(Poll(5_001), (CommitCallback(()),)),
     )),
+    Case("assign_runs_a_due_auto_commit_first", "ClassicKafkaConsumer#assign (maybeAutoCommitOffsetsAsync)",
+         AUTO_ASSIGN, (
+        Step(CommitAsync(())),
+        Step(Poll(5_000), (Raised("IllegalStateException", NOT_SUBSCRIBED),)),  # the clock moved
+        # the auto-commit is due: the finished commitAsync's callback runs before it (nothing to
+        # commit yet), and the next one is due 5 s later
+        Step(Assign((T0,)), (CommitCallback(()),)),
+        Step(Consumed(((T0, 4),))),
+        Step(Poll(5_001), ()),
+        Step(Poll(10_000), (commit(-1, "", (T0, 4)),)),
+    )),
     Case("auto_commit_backs_off_after_a_retriable_failure", CCT + "testAutoCommitRetryBackoff", AUTO_ASSIGN, (
         Step(Assign((T0,))),
         Step(Consumed(((T0, 7),))),
