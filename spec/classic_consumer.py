@@ -107,6 +107,7 @@ from groupspec.types.classic_consumer import (
     APPLICATION_CALLS,
     EXCEPTION_CLASSES,
     NO_GENERATION,
+    NOT_SUBSCRIBED,
     PREDECESSORS,
     TP,
     UNKNOWN_MEMBER_ID,
@@ -401,6 +402,13 @@ def _assign(st: _Step, ev: Assign) -> None:
     if st.state.mode is Mode.SUBSCRIBED:
         st.emit(Raised("IllegalStateException", "assign() after subscribe()"))
         return
+    s = st.state
+    if s.config.enable_auto_commit and s.now_ms >= s.next_auto_commit_ms:
+        # a due auto-commit goes first (the partitions given up meet no rebalance that would
+        # commit them), finished callbacks before it; a fenced async commit stops the call
+        if not _run_callbacks(st):
+            return
+        _maybe_auto_commit(st)
     st.set(mode=Mode.ASSIGNED, owned=_sorted(ev.partitions))
 
 
@@ -431,7 +439,10 @@ def _poll(st: _Step, ev: Poll) -> None:
     (after the auto-commit and giving partitions up), then a due auto-commit unless a rebalance
     is under way. Heartbeats are the heartbeat thread's, which acts after the poll."""
     st.set(now_ms=max(st.state.now_ms, ev.now_ms))
-    if st.state.mode is Mode.NONE or not _run_callbacks(st):
+    if st.state.mode is Mode.NONE:  # refused before anything runs, even finished callbacks
+        st.emit(Raised("IllegalStateException", NOT_SUBSCRIBED))
+        return
+    if not _run_callbacks(st):
         return
     if st.state.mode is Mode.SUBSCRIBED and st.state.fatal is not None:
         # the heartbeat failed for good: this poll throws it, the next one goes on
@@ -910,8 +921,9 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         if r.leader == r.member_id:
             found = _leader_assignments(st, ev)
             if isinstance(found, str):  # the leader's assignment failed: no SyncGroup goes
+                # (the member stays COMPLETING_REBALANCE, where the answer put it; the next
+                # poll joins again from there)
                 st.emit(Raised("IllegalStateException", found))
-                st.set(state=S.PREPARING_REBALANCE)
                 _rebalance_failed(st, "IllegalStateException")
                 return
             assignments = found
@@ -1183,6 +1195,15 @@ def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
         st.emit(Raised("KafkaException", f"offset fetch failed for {t}-{p}: {e.name}"))
     if failed:  # an unstable offset alone: fetched again once its transaction settles
         return
+    # a committed offset is where fetching starts: the partition's position, which the
+    # auto-commit commits again, unless the application's records moved it already
+    positions = dict(st.state.positions)
+    owned = set(st.state.owned)
+    for topic in ev.response.topics:
+        for part in topic.partitions:
+            if part.committed_offset >= 0 and (topic.name, part.partition) in owned:
+                positions.setdefault((topic.name, part.partition), part.committed_offset)
+    st.set(positions=tuple(sorted(positions.items())))
     missing = _sorted((t.name, p.partition) for t in ev.response.topics for p in t.partitions
                       if p.committed_offset < 0)
     policy = st.state.config.auto_offset_reset
@@ -1199,13 +1220,21 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     """A join or sync answer outside the round trip it belongs to is dropped; if it was the one
     awaited (a commit's fencing error, a fenced heartbeat or the poll timeout reset the member
     meanwhile) the member joins again: after a JoinGroup at the next poll, after a SyncGroup at
-    once, as the join loop does with a round whose generation is gone (the success is read as
-    ILLEGAL_GENERATION; the errors that loop retries at once are retried at once)."""
+    once, as the join loop does with a round whose generation is gone.
+
+    A successful answer the member can no longer take fails the round all the same, and the
+    failure names the next JoinGroup: a join's as UnjoinedGroupException (retriable: the next
+    poll joins), a sync's as IllegalGenerationException; the errors the join loop retries at
+    once are retried at once."""
     s = st.state
     if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
         return
     st.set(in_flight=None)
-    if isinstance(ev, SyncAnswered) and ev.response.error in SYNC_AGAIN_AT_ONCE:
+    if isinstance(ev, JoinAnswered):
+        if ev.response.error is Errors.NONE:
+            _rebalance_failed(st, "UnjoinedGroupException")
+        return
+    if ev.response.error in SYNC_AGAIN_AT_ONCE:
         error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
         _rebalance_failed(st, EXCEPTION_CLASSES[error])
         _prepare_again_and_join(st)

@@ -35,6 +35,7 @@ __all__ = [
     "APPLICATION_CALLS",
     "CLOSE_OPERATIONS",
     "EXCEPTION_CLASSES",
+    "NOT_SUBSCRIBED",
     "NO_GENERATION",
     "PREDECESSORS",
     "TP",
@@ -384,6 +385,10 @@ class OffsetCommitAnswered:
 Event = (Subscribe | SubscribePattern | Assign | Unsubscribe | Poll | CommitSync | JoinAnswered
          | SyncAnswered | HeartbeatAnswered | OffsetFetchAnswered | Metadata | CommitAsync | Consumed
          | OffsetCommitAnswered | Close | Tick)
+
+#: What poll() raises (IllegalStateException) when the consumer neither subscribed nor assigned
+#: itself partitions (ClassicKafkaConsumer#poll's first check).
+NOT_SUBSCRIBED = "the consumer is not subscribed to any topics or assigned any partitions"
 
 #: The events that are the application's own calls (the others arrive from the network): a
 #: closed consumer refuses them, and none can happen while close() waits for its commit.

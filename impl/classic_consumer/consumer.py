@@ -28,6 +28,7 @@ from groupspec.types.classic_consumer import (
     APPLICATION_CALLS,
     EXCEPTION_CLASSES,
     NO_GENERATION,
+    NOT_SUBSCRIBED,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
@@ -223,7 +224,9 @@ class ClassicConsumer:
             elif self.state is MemberState.PREPARING_REBALANCE:
                 self.on_join_response(event)
             elif self.pending == "join":
-                self.pending = None  # UnjoinedGroupException: the member was reset meanwhile
+                self.pending = None  # the member was reset meanwhile
+                if event.response.error is Errors.NONE:  # JoinGroupResponseHandler's refusal
+                    self.request_rejoin("rebalance failed due to UnjoinedGroupException")
         elif isinstance(event, SyncAnswered):
             if self.pending_lost:
                 pass
@@ -291,6 +294,13 @@ class ClassicConsumer:
         elif self.subscriptions.mode is Mode.SUBSCRIBED:
             self._out.append(Raised("IllegalStateException", "assign() after subscribe()"))
         else:
+            # ClassicKafkaConsumer#assign: maybeAutoCommitOffsetsAsync first (the partitions
+            # given up meet no rebalance that would commit them); commitOffsetsAsync runs the
+            # finished callbacks before it sends, and a fenced async commit stops the call
+            if self.config.enable_auto_commit and self.now_ms >= self.next_auto_commit_deadline:
+                if not self.invoke_completed_offset_commit_callbacks():
+                    return
+                self.maybe_auto_commit_offsets_async()
             self.subscriptions.assign_from_user(set(partitions))
 
     def unsubscribe(self) -> None:
@@ -327,7 +337,8 @@ class ClassicConsumer:
 
     def poll(self, now_ms: int) -> None:
         self.now_ms = max(self.now_ms, now_ms)
-        if self.subscriptions.mode is Mode.NONE:
+        if self.subscriptions.mode is Mode.NONE:  # ClassicKafkaConsumer#poll refuses first
+            self._out.append(Raised("IllegalStateException", NOT_SUBSCRIBED))
             return
         if not self.invoke_completed_offset_commit_callbacks():
             return
@@ -607,8 +618,8 @@ class ClassicConsumer:
                     group_assignment = self.on_leader_elected(event)
                 except _AssignmentFailed as e:
                     # the join future fails: no SyncGroup; the next poll joins again (without
-                    # another join-prepare, as joinGroupIfNeeded's needsJoinPrepare is spent)
-                    self.state = MemberState.PREPARING_REBALANCE
+                    # another join-prepare, as joinGroupIfNeeded's needsJoinPrepare is spent).
+                    # The state stays COMPLETING_REBALANCE, set before onLeaderElected ran.
                     self.request_rejoin("rebalance failed due to IllegalStateException")
                     self._out.append(Raised("IllegalStateException", str(e)))
                     return
@@ -946,6 +957,9 @@ class ClassicConsumer:
                     return
         if unstable:
             return  # fetched again once the pending transaction is settled
+        self.subscriptions.start_from_committed(
+            tuple(((t.name, p.partition), p.committed_offset) for t in event.response.topics
+                  for p in t.partitions if p.committed_offset >= 0))
         missing = sorted({(t.name, p.partition) for t in event.response.topics for p in t.partitions
                           if p.committed_offset < 0})
         if not missing:

@@ -74,6 +74,12 @@ class SubscriptionState:
             if tp in self.assigned:
                 self.positions[tp] = offset
 
+    def start_from_committed(self, offsets: tuple[tuple[TP, int], ...]) -> None:
+        """refreshCommittedOffsets seeks only partitions still without a position."""
+        for tp, offset in offsets:
+            if tp in self.assigned:
+                self.positions.setdefault(tp, offset)
+
     def all_consumed(self) -> tuple[tuple[TP, int], ...]:
         return tuple(sorted(self.positions.items()))
 

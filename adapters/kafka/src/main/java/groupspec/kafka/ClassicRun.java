@@ -1,5 +1,10 @@
 package groupspec.kafka;
 
+import static groupspec.kafka.KafkaObjects.HEX;
+import static groupspec.kafka.KafkaObjects.bytes;
+import static groupspec.kafka.KafkaObjects.field;
+import static groupspec.kafka.KafkaObjects.nullableText;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -67,7 +72,6 @@ import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 import org.apache.kafka.server.common.ApiMessageAndVersion;
 import org.apache.kafka.timeline.SnapshotRegistry;
 
-import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -75,7 +79,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -111,7 +114,6 @@ import java.util.regex.Pattern;
  * vector's member ids back to Kafka's in every later request.
  */
 final class ClassicRun {
-    private static final HexFormat HEX = HexFormat.of();
     private static final Pattern UUID_FORM =
         Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final TopicPartition PARTITION = new TopicPartition("__consumer_offsets", 0);
@@ -624,14 +626,6 @@ final class ClassicRun {
 
     private static Errors errorOf(RuntimeException e) {
         return Errors.forException(e);
-    }
-
-    private static String nullableText(JsonNode node) {
-        return node == null || node.isNull() || node.isMissingNode() ? null : node.asText();
-    }
-
-    private static byte[] bytes(JsonNode node) {
-        return HEX.parseHex(node.asText(""));
     }
 
     private void join(JsonNode e, int index) {
@@ -1430,21 +1424,6 @@ final class ClassicRun {
         return c != 0 ? c : Integer.compare((Integer) a.get(1), (Integer) b.get(1));
     }
 
-    private static Object field(Object target, String name) {
-        Class<?> c = target.getClass();
-        while (c != null) {
-            try {
-                Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f.get(target);
-            } catch (NoSuchFieldException e) {
-                c = c.getSuperclass();
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException("no field " + name + " in " + target.getClass());
-    }
 
     /** Kafka's random UUIDs replaced by the vector's, in every string of the output. */
     void translateOut(JsonNode node) {

@@ -4,7 +4,13 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Timer;
+
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -99,6 +105,31 @@ public final class ClassicConsumerAccess {
         }
     }
 
+    public static void invokeCompletedOffsetCommitCallbacks(ConsumerCoordinator c) {
+        c.invokeCompletedOffsetCommitCallbacks();
+    }
+
+    public static boolean ensureCoordinatorReady(AbstractCoordinator c, Timer timer) {
+        return c.ensureCoordinatorReady(timer);
+    }
+
+    /** The OffsetCommit commitOffsetsSync sends in each round of its loop, and its future. */
+    public static RequestFuture<Void> sendOffsetCommitRequest(ConsumerCoordinator c,
+                                                              Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return c.sendOffsetCommitRequest(offsets);
+    }
+
+    /** AbstractCoordinator#close's first step: the heartbeat thread stops for good. */
+    public static void closeHeartbeatThread(AbstractCoordinator c) {
+        try {
+            Method m = AbstractCoordinator.class.getDeclaredMethod("closeHeartbeatThread");
+            m.setAccessible(true);
+            m.invoke(c);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static ConsumerPartitionAssignor.RebalanceProtocol protocol(ConsumerCoordinator c) {
         return c.getProtocol();
     }
@@ -134,8 +165,8 @@ public final class ClassicConsumerAccess {
                 c.markCoordinatorUnknown("session timed out without receiving a heartbeat response");
                 return true;
             } else if (heartbeat.pollTimeoutExpired(now)) {
-                throw new UnsupportedOperationException("max.poll.interval.ms expired: the heartbeat thread's "
-                    + "leave is not driven by groupspec's classic_consumer vectors");
+                c.handlePollTimeoutExpiry();
+                return true;
             } else if (!heartbeat.shouldHeartbeat(now)) {
                 return false;
             }
