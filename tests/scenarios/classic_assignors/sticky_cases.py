@@ -768,6 +768,23 @@ def mixed_hand_cases() -> list[Case]:
                 ),
             )
         )
+        # m's claims beyond t's one partition put it over its maximum (1), yet t has a second
+        # subscriber, so m is not set aside; Kafka's balance check skips only a member at exactly
+        # its maximum, so it scans m, finds t-0 with h, two above m, and moves t-0 to m.
+        out.append(
+            _hand(
+                f"hand_{a}_over_its_maximum_still_scanned",
+                "a member over its maximum (claims beyond the count) is scanned by the balance check",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("m", ("t",), [("t", 1), ("t", 2), ("t", 3)], 1),
+                        m("h", ("t", "u"), [("t", 0), ("u", 0), ("u", 1), ("u", 2), ("u", 3)], 1),
+                    ),
+                    {"t": 1, "u": 4},
+                ),
+            )
+        )
         out.append(
             _hand(
                 f"hand_{a}_lone_subscribers",
