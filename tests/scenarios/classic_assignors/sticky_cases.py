@@ -869,6 +869,26 @@ def _set_aside_subscriber_cases() -> list[Case]:
                     ClassicAssignorInput(a, members, {"t": 1, "u": len(replicas["u"])}, replicas),
                 )
             )
+    # The holder off the partition's racks: s is set aside as above; l (rack a) is dealt u's four
+    # partitions (all on a), then hands u-0 back to h (rack b) and the rest to g (rack c), its
+    # older owners, which leaves h two above l. When the next pass asks whether u-0 may move on,
+    # h is not on u-0's racks, so Kafka skips the subscribers on them and reads s's size first.
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        members = (
+            m("s", ("t", "u"), [("t", p) for p in range(10)], 2),
+            replace(m("h", ("a_h", "u"), [("u", 0)], 1), rack_id="b"),
+            replace(m("l", ("a_l", "u"), [("a_l", p) for p in range(3)], 2), rack_id="a"),
+            replace(m("g", ("u",), [("u", 1), ("u", 2), ("u", 3)], 1), rack_id="c"),
+        )
+        replicas = {"t": (a_,), "u": (a_,) * 4, "a_h": (b_,) * 5, "a_l": (a_,) * 3}
+        out.append(
+            _hand(
+                f"hand_{a}_set_aside_subscriber_holder_off_the_racks",
+                "a subscriber set aside over its maximum comes first; the holder is off the partition racks",
+                ClassicAssignorInput(a, members, {"t": 1, "u": 4, "a_h": 5, "a_l": 3}, replicas),
+            )
+        )
     return out
 
 
