@@ -875,7 +875,7 @@ def _set_aside_subscriber_cases() -> list[Case]:
     # h is not on u-0's racks, so Kafka skips the subscribers on them and reads s's size first.
     for a in ("sticky", "cooperative-sticky"):
         m = functools.partial(sticky_member, a)
-        members = (
+        off_rack = (
             m("s", ("t", "u"), [("t", p) for p in range(10)], 2),
             replace(m("h", ("a_h", "u"), [("u", 0)], 1), rack_id="b"),
             replace(m("l", ("a_l", "u"), [("a_l", p) for p in range(3)], 2), rack_id="a"),
@@ -886,7 +886,7 @@ def _set_aside_subscriber_cases() -> list[Case]:
             _hand(
                 f"hand_{a}_set_aside_subscriber_holder_off_the_racks",
                 "a subscriber set aside over its maximum comes first; the holder is off the partition racks",
-                ClassicAssignorInput(a, members, {"t": 1, "u": 4, "a_h": 5, "a_l": 3}, replicas),
+                ClassicAssignorInput(a, off_rack, {"t": 1, "u": 4, "a_h": 5, "a_l": 3}, replicas),
             )
         )
     return out
