@@ -826,6 +826,7 @@ def mixed_hand_cases() -> list[Case]:
         )
     out += _older_claim_cases()
     out += _set_aside_subscriber_cases()
+    out += _moved_on_cases()
     return out
 
 
@@ -887,6 +888,36 @@ def _set_aside_subscriber_cases() -> list[Case]:
                 f"hand_{a}_set_aside_subscriber_holder_off_the_racks",
                 "a subscriber set aside over its maximum comes first; the holder is off the partition racks",
                 ClassicAssignorInput(a, off_rack, {"t": 1, "u": 4, "a_h": 5, "a_l": 3}, replicas),
+            )
+        )
+    return out
+
+
+def _moved_on_cases() -> list[Case]:
+    """A partition moved on to a third member keeps its first source in Kafka's
+    PartitionMovements: t-0 goes m3 -> m1 -> m4, recorded as moved m3 -> m4; when t-1 (moved
+    m4 -> m1) is then asked to go to m3, Kafka looks for a partition moved m3 -> m4 and sends
+    t-0 from m4 back to m3 instead, so m3 ends with t-0 and m1 keeps t-1 (found by a search for
+    groups that read such a record)."""
+    out = []
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        u = [("u", p) for p in range(7)]
+        pn = [("pn", p) for p in range(4)]
+        members = (
+            m("m1", ("u", "t")),
+            m("m5", ("u", "px"), u + [("px", p) for p in range(5)], 3),
+            m("m2", ("v", "py"), [("v", 0)], 2),
+            m("m3", ("t", "pn", "v"), [("t", 0), ("t", 2), ("t", 3), *pn, ("v", 0)], 3),
+            m("m4", ("t", "ps"), [("t", 1), ("ps", 0), ("ps", 1), ("ps", 2)], 3),
+            m("m6", ("u", "ph"), [("t", 1)] + [tp for tp in u if tp != ("u", 5)], 1),
+        )
+        topics = {"pn": 4, "ps": 3, "ph": 3, "px": 5, "py": 2, "t": 4, "u": 7, "v": 1}
+        out.append(
+            _hand(
+                f"hand_{a}_partition_moved_on_keeps_its_first_source",
+                "a partition moved on to a third member: Kafka's record keeps where it first came from",
+                ClassicAssignorInput(a, members, topics),
             )
         )
     return out
