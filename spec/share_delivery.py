@@ -450,14 +450,17 @@ def _acknowledge_answered(st: _Step, event: AcknowledgeAnswered) -> None:
 
 
 def _request_failed(st: _Step, event: RequestFailed) -> None:
-    """No answer: the acknowledgements fail with NETWORK_EXCEPTION and the session starts over."""
+    """No answer: the acknowledgements fail (a ShareFetch's with the disconnect, NETWORK_EXCEPTION;
+    a ShareAcknowledge's with UNKNOWN_SERVER_ERROR, ``handleShareAcknowledgeFailure``'s code for
+    it) and the session starts over."""
     if st.state.in_flight is None:
         return
     kind, acks = _take_in_flight(st)
     st.set(session_epoch=0)
-    _complete(st, acks, Errors.NETWORK_EXCEPTION)
+    error = Errors.NETWORK_EXCEPTION if kind is Request.SHARE_FETCH else Errors.UNKNOWN_SERVER_ERROR
+    _complete(st, acks, error)
     if kind is Request.COMMIT_SYNC:
-        _finish_sync(st, acks, dict.fromkeys(acks, Errors.NETWORK_EXCEPTION))
+        _finish_sync(st, acks, dict.fromkeys(acks, error))
     elif kind is Request.CLOSE:
         _finish_close(st)
 

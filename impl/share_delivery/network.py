@@ -300,4 +300,6 @@ class ShareConsumeRequestManager:
         assert state is not None
         if kind is Request.CLOSE:
             self.handler = None
-        self._complete_state(state, dict.fromkeys(state.in_flight, Errors.NETWORK_EXCEPTION))
+        # handleShareAcknowledgeFailure completes with Errors.forException(the disconnect), which
+        # has no code of its own: UNKNOWN_SERVER_ERROR.
+        self._complete_state(state, dict.fromkeys(state.in_flight, Errors.UNKNOWN_SERVER_ERROR))

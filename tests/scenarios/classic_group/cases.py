@@ -1119,6 +1119,27 @@ def _restart_mid_rebalance() -> Case:
         _sheet("§1.2 Dead, §5.4; §8.5 item 13"))
 
 
+def _restart_brings_back_expired_members() -> Case:
+    s = Script()
+    a, b, c = s.stable("g", [("a", 1), ("b", 2), ("c", 3)], session_ms=10_000, rebalance_ms=20_000)
+    rejoin = s.add(JoinGroup("g", member_id=a, client_id="a", protocols=ORDERS,
+                             session_timeout_ms=10_000, rebalance_timeout_ms=10_000))
+    expiry = s.advance(10_000)                     # b and c time out; a alone makes generation 2
+    restart = s.add(Restart())
+    described = s.add(DescribeGroups(("g",)))
+    s.answered(rejoin, Errors.NONE)
+    gen1 = tuple((m, assignment({"orders": [k]})) for k, m in enumerate((a, b, c)))
+    s.claim(Wrote(expiry, ()), Wrote(restart, ()), Described(described, "g", "Stable", gen1, metadata=True),
+            Ends("g", "Stable", 1))
+    return s.case(
+        "restart_brings_back_expired_members",
+        "Three members at generation 1; the leader rejoins, b and c time out, and generation 2 "
+        "completes with a alone, none of it written (records come with the leader's SyncGroup). "
+        "A failover then replays the generation-1 record: the group is Stable at generation 1 "
+        "with all three members again, in the record's order.",
+        _sheet("§1.2 Dead, §5.4; §8.5 item 13"))
+
+
 def _restart_first_generation_lost() -> Case:
     s = Script()
     a, _ = s.new_member("g", "a", 1)
@@ -2418,7 +2439,8 @@ def all_cases() -> list[Case]:
         _testgroup_record, _retention_v2, _expire_empty_group, _expire_stable_unsubscribed,
         _txn_commit, _txn_abort, _offset_delete, _offset_delete_pending, _delete_groups,
         _describe_and_list, _max_size,
-        _join_errors, _protocol_tie, _restart_mid_rebalance, _restart_first_generation_lost,
+        _join_errors, _protocol_tie, _restart_mid_rebalance, _restart_brings_back_expired_members,
+        _restart_first_generation_lost,
         _restart_offsets, _heartbeat_while_loading, _requests_while_loading,
         _static_replace_answers, _static_replace_new_protocol, _static_replace_rebalancing,
         _new_member_flag_only_in_initial_delay, _initial_delay_bounded, _protocol_vote_majority,

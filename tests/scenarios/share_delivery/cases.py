@@ -348,8 +348,9 @@ def _acks_fail_on_new_session() -> Case:
     s.add(Poll(), "callbacks", absent=("sent",))
     return s.case(
         "acknowledgements_cannot_ride_on_a_new_session",
-        "A failed request sets the share session back to epoch 0 (its acknowledgements fail with "
-        "NETWORK_EXCEPTION). The next ShareFetch opens a new session and cannot carry "
+        "A failed request sets the share session back to epoch 0 (a ShareAcknowledge's "
+        "acknowledgements fail with UNKNOWN_SERVER_ERROR, the code Kafka's client derives from the "
+        "disconnect). The next ShareFetch opens a new session and cannot carry "
         "acknowledgements: they fail with INVALID_SHARE_SESSION_EPOCH without being sent. So do "
         "those of a partition revoked meanwhile, and with nothing assigned no ShareFetch goes.",
         MANAGER, "maybeAddAcknowledgements")
@@ -494,8 +495,9 @@ def _unsent_commit_then_close() -> Case:
         "unsent_commit_async_then_the_close_in_one_pass",
         "A commitAsync waits while another is in flight, and a close waits behind it. The request in "
         "flight fails: the session is back at epoch 0, the waiting commitAsync fails unsent "
-        "(SHARE_SESSION_NOT_FOUND), and in the same pass the close goes at epoch -1 with the last "
-        "acknowledgement; its answer runs every callback.",
+        "(SHARE_SESSION_NOT_FOUND), and the close goes at once at epoch -1 with the last "
+        "acknowledgement (Kafka's network thread takes a second pass for it before the next "
+        "event); its answer runs every callback: the failed one with UNKNOWN_SERVER_ERROR.",
         MANAGER, "processAcknowledgements")
 
 
@@ -538,6 +540,20 @@ def _failed_fetch_with_acknowledgements() -> Case:
         "A ShareFetch carrying acknowledgements gets no response: they fail with NETWORK_EXCEPTION "
         "(reported at the next poll), and the next ShareFetch opens a new session at once.",
         MANAGER, "handleShareFetchFailure")
+
+
+def _failed_commit_sync() -> Case:
+    s = _delivered()
+    s.add(CommitSync(), "sent", absent=("committed",))
+    s.add(RequestFailed(), "committed", "callbacks")
+    s.add(Poll(), "sent")
+    return s.case(
+        "failed_commit_sync_is_unknown_server_error",
+        "A commitSync whose ShareAcknowledge gets no response returns, and calls back, "
+        "UNKNOWN_SERVER_ERROR: Kafka's client completes a failed ShareAcknowledge with the code "
+        "Errors.forException gives the disconnect, which has none of its own (a failed ShareFetch "
+        "reports the disconnect itself, NETWORK_EXCEPTION). The session is back at epoch 0.",
+        MANAGER, "handleShareAcknowledgeFailure")
 
 
 def _long_run_batch() -> Case:
@@ -665,6 +681,7 @@ def all_cases() -> list[Case]:
         _batch_runs,
         _revoked_everything,
         _failed_fetch_with_acknowledgements,
+        _failed_commit_sync,
         _long_run_batch,
         _rejected_and_released_counts,
         _renew_returns_the_record,

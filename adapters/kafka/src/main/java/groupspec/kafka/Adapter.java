@@ -88,7 +88,12 @@ public final class Adapter {
         MACHINES.put("share_consumer", new ShareConsumerMachine());
         MACHINES.put("share_state", new ShareStateMachine());
         MACHINES.put("classic_consumer", new ClassicConsumerMachine());
-        ABSENT.put("share_delivery", "not yet driven through kafka-clients' ShareConsumeRequestManager");
+        Machine delivery = ShareDeliveryShim.machine();
+        if (delivery != null) {
+            MACHINES.put("share_delivery", delivery);
+        } else {
+            ABSENT.put("share_delivery", ShareDeliveryShim.ABSENT);
+        }
     }
 
     private Adapter() {

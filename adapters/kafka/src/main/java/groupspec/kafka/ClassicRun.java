@@ -268,6 +268,13 @@ final class ClassicRun {
      * from hash order (a new leader when the leader leaves) are left as Kafka made them.
      */
     private final Map<String, List<String>> addedOrder = new HashMap<>();
+    /**
+     * Each group's members in the order its last GroupMetadata record was shown in. A reload
+     * rebuilds the members from that record, and groupspec's replay keeps the record's order; the
+     * shard's HashMap would yield them in hash order, so after a load the added order starts again
+     * from here (members that left after the record and come back with the reload included).
+     */
+    private final Map<String, List<String>> writtenOrder = new HashMap<>();
     /** What the current event released and wrote. */
     private final ArrayNode currentAnswers = Adapter.JSON.createArrayNode();
     private final ArrayNode currentRecords = Adapter.JSON.createArrayNode();
@@ -337,6 +344,25 @@ final class ClassicRun {
         snapshots.idempotentCreateSnapshot(lastOffset);
         snapshots.deleteSnapshotsUpTo(lastOffset);
         shard.onLoaded(CoordinatorMetadataImage.EMPTY);
+        addedOrder.clear();
+        writtenOrder.forEach((group, ids) -> addedOrder.put(group, new ArrayList<>(ids)));
+    }
+
+    private void rememberWrittenOrder(CoordinatorRecord r) {
+        if (!(r.key() instanceof GroupMetadataKey k)) {
+            return;
+        }
+        if (r.value() == null) {
+            writtenOrder.remove(k.group());
+            return;
+        }
+        List<String> ids = new ArrayList<>();
+        GroupMetadataValue v = (GroupMetadataValue) r.value().message();
+        for (GroupMetadataValue.MemberMetadata m
+            : inAddedOrder(k.group(), v.members(), GroupMetadataValue.MemberMetadata::memberId)) {
+            ids.add(m.memberId());
+        }
+        writtenOrder.put(k.group(), ids);
     }
 
     /** The runtime's write: replay the records, append them, commit, complete the append future. */
@@ -354,6 +380,7 @@ final class ClassicRun {
                 shard.replay(lastOffset, producerId, producerEpoch, r);
             }
             log.add(new Entry(r, producerId, producerEpoch, null));
+            rememberWrittenOrder(r);
             currentRecords.add(producerId == LogRecordsShim.NO_PRODUCER_ID
                 ? recordJson(r, true)
                 : txnRecordJson(r, producerId, producerEpoch));
