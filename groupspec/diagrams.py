@@ -10,9 +10,12 @@ predecessors in both directions. A request table (request x state) is data too, 
 cells that names an error is sent to both layers in that state by the scenario tests.
 Each stateful spec's transition table (``TABLE``, spec/kernel.py) is rendered as well, row by
 row with the rule that handles it, on its machine's page: the rows the spec dispatches by are
-the rows the docs show. ``python -m groupspec.diagrams`` rewrites the blocks in the docs between
-``<!-- diagram: NAME -->`` / ``<!-- table: NAME -->`` / ``<!-- rules: NAME -->`` and their
-closing marks; ``--check`` only says which differ (the repository tests run that check).
+the rows the docs show. A spec that builds its answer in steps (``PATHS``: the classic
+assignors) has each path drawn as a flowchart of the steps ``assign`` runs, so the picture is the
+code's own order. ``python -m groupspec.diagrams`` rewrites the blocks in the docs between
+``<!-- diagram: NAME -->`` / ``<!-- table: NAME -->`` / ``<!-- rules: NAME -->`` /
+``<!-- steps: NAME -->`` and their closing marks; ``--check`` only says which differ (the
+repository tests run that check).
 """
 
 from __future__ import annotations
@@ -350,6 +353,59 @@ def render_rules(table: RuleTable) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------------------------------
+# A spec's paths (spec/classic_assignors.py's PATHS): the steps assign runs, as flowcharts
+
+
+@dataclass(frozen=True)
+class StepChart:
+    """One path of a spec's ``PATHS``, drawn as the steps ``assign`` runs for it: each box is the
+    first paragraph of a step's docstring, a diamond the question that decides whether a step
+    runs. Read from the module, so a step added, removed or reordered redraws the page."""
+
+    name: str
+    page: str
+    module: str
+    path: str
+
+
+def step_charts() -> tuple[StepChart, ...]:
+    """One for every path of every machine whose spec runs its answer through PATHS."""
+    from groupspec.machines import MACHINES
+
+    out = []
+    for m in MACHINES:
+        if m.spec is None or not hasattr(importlib.import_module(m.spec), "PATHS"):
+            continue
+        out += [StepChart(f"{m.name}_{p.name}", m.page, m.spec, p.name)
+                for p in importlib.import_module(m.spec).PATHS]
+    return tuple(out)
+
+
+def _label(doc: str | None) -> str:
+    """A docstring's first paragraph on one line, as a quoted mermaid label."""
+    text = " ".join((doc or "").strip().split("\n\n")[0].split()).replace("``", "").replace("`", "")
+    return '"' + text.replace('"', "#quot;") + '"'
+
+
+def render_steps(chart: StepChart) -> str:
+    path = next(p for p in importlib.import_module(chart.module).PATHS if p.name == chart.path)
+    entries = [f"Q{i}" if step.when is not None else f"S{i}" for i, step in enumerate(path.steps)]
+    entries.append("E")
+    lines = ["```mermaid", "flowchart TD"]
+    for i, step in enumerate(path.steps):
+        box = f"S{i}[{_label(step.rule.__doc__)}]"
+        if step.when is None:
+            lines.append(f"    {box} --> {entries[i + 1]}")
+        else:
+            lines.append(f"    Q{i}{{{_label(step.when.__doc__)}}} -- yes --> {box}")
+            lines.append(f"    Q{i} -- no --> {entries[i + 1]}")
+            lines.append(f"    S{i} --> {entries[i + 1]}")
+    lines.append('    E(["the answer: each list sorted by topic, then partition"])')
+    lines.append("```")
+    return "\n".join(lines)
+
+
 def render_table(table: RequestTable) -> str:
     """The markdown table of ``table``."""
     lines = [f"| request | {' | '.join(table.states)} |", "|---" * (len(table.states) + 1) + "|"]
@@ -368,6 +424,11 @@ def _rules_block(name: str) -> tuple[str, str]:
             "<!-- /rules -->")
 
 
+def _steps_block(name: str) -> tuple[str, str]:
+    return (f"<!-- steps: {name} (drawn by `python -m groupspec.diagrams` from the spec's PATHS) -->",
+            "<!-- /steps -->")
+
+
 def _block(name: str) -> tuple[str, str]:
     return (f"<!-- diagram: {name} (drawn by `python -m groupspec.diagrams` from "
             "groupspec/diagrams.py; edit the arrows there) -->", "<!-- /diagram -->")
@@ -382,8 +443,18 @@ def _replace(page: str, text: str, block: tuple[str, str], body: str) -> str:
     return text[:start + len(begin)] + "\n" + body + "\n" + text[stop:]
 
 
-def rendered_page(drawing: Diagram | RequestTable | RuleTable, text: str) -> str:
+Drawing = Diagram | RequestTable | RuleTable | StepChart
+
+
+def drawings() -> tuple[Drawing, ...]:
+    """Everything this module draws into the docs."""
+    return (*DIAGRAMS, *TABLES, *rule_tables(), *step_charts())
+
+
+def rendered_page(drawing: Drawing, text: str) -> str:
     """``text`` with the drawing's block replaced by its rendering; ValueError without a block."""
+    if isinstance(drawing, StepChart):
+        return _replace(drawing.page, text, _steps_block(drawing.name), render_steps(drawing))
     if isinstance(drawing, RuleTable):
         return _replace(drawing.page, text, _rules_block(drawing.name), render_rules(drawing))
     if isinstance(drawing, RequestTable):
@@ -397,8 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report pages that differ")
     args = parser.parse_args(argv)
     problems = [p for d in DIAGRAMS for p in drift(d)]
-    drawings: tuple[Diagram | RequestTable | RuleTable, ...] = (*DIAGRAMS, *TABLES, *rule_tables())
-    for drawing in drawings:
+    for drawing in drawings():
         page = args.root / drawing.page
         text = page.read_text(encoding="utf-8")
         new = rendered_page(drawing, text)

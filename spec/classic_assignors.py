@@ -58,7 +58,7 @@ when it has no rack or its rack holds one of the partition's replicas.
 
 *The plain case* (every member subscribes to the same topics, not rack-aware): members, by
 member id, keep valid partitions up to the quota (``base`` = partitions // members, ``extra``
-of them one more), and the rest are dealt (``assign_sticky``); the answer is exact.
+of them one more), and the rest are dealt (``sticky_keep``, ``sticky_deal``); the answer is exact.
 
 *Every other group* (different subscriptions, or racks): the rules are properties, which any
 answer must have (``check_properties``): every partition of an assigned topic is held once, by
@@ -67,7 +67,7 @@ partitions could hold (for CooperativeSticky, counting for each member the withh
 it could hold); *sticky*: no two members hold each other's keepable partitions of one topic
 (a *keepable* partition is one its valid owner subscribes to and, rack-aware, matches), and
 with one subscription every member keeps at least min(keepable, base) of them; withholding as
-above. The spec's own answer (``assign_sticky_general``) keeps every keepable partition, hands
+above. The spec's own answer (the ``sticky_general`` path) keeps every keepable partition, hands
 each other one to the least loaded subscriber (a matching one first when rack-aware), then moves
 partitions from the most loaded member to one with two fewer until none is left, preferring
 what the receiver validly owned, then what the giver did not, then a partition on the
@@ -82,6 +82,8 @@ topic names (docs/divergences.md, "Classic Range lists topics in hash order").
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import icontract
 
@@ -201,17 +203,27 @@ def _rack_phase(group: ClassicAssignorInput, topics: list[_TopicRanges]) -> None
                         break
 
 
-def assign_range(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
-    topics = [_TopicRanges(group, t) for t in assigned_topics(group)]
-    if any(needs_rack_matching(group, t.topic) for t in topics):
-        _rack_phase(group, topics)
-    for t in topics:
+def any_topic_needs_racks(group: ClassicAssignorInput) -> bool:
+    """Does any topic need rack matching?"""
+    return any(needs_rack_matching(group, t) for t in assigned_topics(group))
+
+
+def range_rack_phase(work: Work) -> None:
+    """Rack phase: partition p of co-partitioned topics (same subscribers and racks, same
+    partition count) to the first subscriber that matches p in all of them and has room in all
+    of them; a lone topic that needs it: each subscriber in order takes the partitions it
+    matches, up to its room."""
+    _rack_phase(work.group, work.ranges)
+
+
+def range_take(work: Work) -> None:
+    """Every topic: each subscriber in order takes the lowest unassigned partitions, up to its
+    room."""
+    for t in work.ranges:
         t.take_ranges(lambda m, p: True)
-    result: dict[str, list[TopicPartition]] = {m.member_id: [] for m in group.members}
-    for t in topics:
+    for t in work.ranges:
         for member, parts in t.held.items():
-            result[member] += [(t.topic, p) for p in parts]
-    return result
+            work.held[member] += [(t.topic, p) for p in parts]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,17 +231,17 @@ def assign_range(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]
 # ---------------------------------------------------------------------------------------------
 
 
-def assign_roundrobin(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
-    members = member_order(group)
-    result: dict[str, list[TopicPartition]] = {m.member_id: [] for m in group.members}
+def roundrobin_deal(work: Work) -> None:
+    """All partitions, sorted by topic then number, dealt to the members in member order,
+    cyclically, passing over a member that does not subscribe to the partition's topic."""
+    members = member_order(work.group)
     nxt = 0
-    for topic in assigned_topics(group):
-        for p in range(group.partition_count(topic)):
+    for topic in assigned_topics(work.group):
+        for p in range(work.group.partition_count(topic)):
             while topic not in members[nxt].topics:
                 nxt = (nxt + 1) % len(members)
-            result[members[nxt].member_id].append((topic, p))
+            work.held[members[nxt].member_id].append((topic, p))
             nxt = (nxt + 1) % len(members)
-    return result
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,47 +305,50 @@ def sticky_quota(group: ClassicAssignorInput) -> tuple[int, int]:
     return divmod(len(all_partitions(group)), len(group.members)) if group.members else (0, 0)
 
 
-def assign_sticky(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
-    """Keep, then deal.
+def sticky_keep(work: Work) -> None:
+    """Keep: members by member id; each keeps its valid owned partitions, lowest number first,
+    up to the base; up to base + 1 if it owns that many and a + 1 slot is left.
 
-    Keep: members in member id order; each keeps its valid owned partitions, lowest partition
-    number first (then topic), up to ``base``; up to ``base + 1`` if it owns that many and fewer
-    than ``extra`` members kept ``base + 1`` before it. Members left at exactly ``base`` while
-    such slots remain wait, in that order, for one more.
-    Deal: the partitions nobody kept, sorted by topic then number, go in turns to the members
-    below ``base`` (member id order, cyclically, each leaving the turn when it reaches
-    ``base`` and then waiting for one more at the back of the queue); once none is below, one
-    each to the waiting members, first come first served.
-    Cooperative: a dealt partition whose valid previous owner is another member, or whose
-    owner is disputed, is withheld this round: its owner revokes it, the next round deals it.
+    Lowest partition number first, then topic. A + 1 slot is left while fewer than ``extra``
+    members kept ``base + 1`` before it. Members left at exactly ``base`` while such slots
+    remain wait, in that order, for one more.
     """
+    group = work.group
     base, extra = sticky_quota(group)
     owners = valid_owners(group)
     members = sorted(group.members, key=lambda m: java_string_key(m.member_id))
-    held: dict[str, list[TopicPartition]] = {m.member_id: [] for m in group.members}
     kept_extra = 0
-    below: list[str] = []
-    waiting: list[str] = []
     for m in members:
         own = sorted(
             (tp for tp, o in owners.items() if o == m.member_id),
             key=lambda tp: (tp[1], java_string_key(tp[0])),
         )
         if len(own) < base:
-            held[m.member_id] = own
-            below.append(m.member_id)
+            work.held[m.member_id] = own
+            work.below.append(m.member_id)
         elif extra and len(own) > base and kept_extra < extra:
-            held[m.member_id] = own[: base + 1]
+            work.held[m.member_id] = own[: base + 1]
             kept_extra += 1
             if kept_extra == extra:
-                waiting.clear()
+                work.waiting.clear()
         else:
-            held[m.member_id] = own[:base]
+            work.held[m.member_id] = own[:base]
             if kept_extra < extra:
-                waiting.append(m.member_id)
+                work.waiting.append(m.member_id)
+
+
+def sticky_deal(work: Work) -> None:
+    """Deal the rest, sorted by topic and number: in turns to members below the base; then one
+    each to members waiting at the base, first come first served.
+
+    The turns go in member id order, cyclically; a member leaves them when it reaches ``base``
+    and then waits for one more at the back of the queue.
+    """
+    base, _ = sticky_quota(work.group)
+    held, below, waiting = work.held, work.below, work.waiting
     kept = {tp for parts in held.values() for tp in parts}
     turn = 0
-    for tp in sorted((tp for tp in all_partitions(group) if tp not in kept), key=partition_key):
+    for tp in sorted((tp for tp in all_partitions(work.group) if tp not in kept), key=partition_key):
         if below:
             turn %= len(below)
             member = below[turn]
@@ -345,9 +360,6 @@ def assign_sticky(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]
                 turn += 1
         else:
             held[waiting.pop(0)].append(tp)
-    if group.assignor == COOPERATIVE_STICKY:
-        withhold(group, held)
-    return held
 
 
 def sticky_rack_aware(group: ClassicAssignorInput) -> bool:
@@ -384,27 +396,45 @@ def matches(group: ClassicAssignorInput, m: ClassicMember, tp: TopicPartition) -
     return m.rack is None or m.rack in group.racks_of(*tp)
 
 
-def assign_sticky_general(group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
-    """Keep, hand out, then balance (the module docstring's reference answer)."""
-    aware = sticky_rack_aware(group)
-    owners = valid_owners(group)
-    keep = keepable(group)
-    held: dict[str, list[TopicPartition]] = {m: sorted(ps, key=partition_key) for m, ps in keep.items()}
-    kept = {tp for ps in keep.values() for tp in ps}
+def general_keep(work: Work) -> None:
+    """Keep: every member its keepable partitions (valid owned, of topics it still subscribes
+    to, and that it matches when rack-aware)."""
+    for member, parts in keepable(work.group).items():
+        work.held[member] = sorted(parts, key=partition_key)
 
-    def subs(tp: TopicPartition) -> list[ClassicMember]:
-        return [m for m in group.members if tp[0] in m.topics]
+
+def _subscribers_of(group: ClassicAssignorInput, tp: TopicPartition) -> list[ClassicMember]:
+    return [m for m in group.members if tp[0] in m.topics]
+
+
+def general_hand_out(work: Work) -> None:
+    """Hand out the rest, topics with fewer subscribers first: each to the least loaded
+    subscriber, a matching one first when rack-aware."""
+    group, held = work.group, work.held
+    aware = sticky_rack_aware(group)
+    kept = {tp for ps in held.values() for tp in ps}
 
     def load(m: ClassicMember) -> tuple[int, bytes]:
         return len(held[m.member_id]), java_string_key(m.member_id)
 
     rest = sorted(
         (tp for tp in all_partitions(group) if tp not in kept),
-        key=lambda tp: (len(subs(tp)), partition_key(tp)),
+        key=lambda tp: (len(_subscribers_of(group, tp)), partition_key(tp)),
     )
     for tp in rest:
-        candidates = [m for m in subs(tp) if not aware or matches(group, m, tp)] or subs(tp)
+        subs = _subscribers_of(group, tp)
+        candidates = [m for m in subs if not aware or matches(group, m, tp)] or subs
         held[min(candidates, key=load).member_id].append(tp)
+
+
+def general_balance(work: Work) -> None:
+    """Balance: while a member holds a partition that a subscriber with two fewer could take,
+    move one from the most loaded such member, preferring what the receiver owned, then what
+    the giver did not, then a partition on the receiver's rack."""
+    group, held = work.group, work.held
+    aware = sticky_rack_aware(group)
+    owners = valid_owners(group)
+    keep = keepable(group)
     while True:
         pairs = [
             (len(held[x]) - len(held[y.member_id]), x, y)
@@ -427,14 +457,19 @@ def assign_sticky_general(group: ClassicAssignorInput) -> dict[str, list[TopicPa
         )
         held[x].remove(tp)
         held[y.member_id].append(tp)
-    return held
 
 
-def withhold(group: ClassicAssignorInput, held: dict[str, list[TopicPartition]]) -> None:
-    """CooperativeSticky: drop every partition given to anyone but its valid owner."""
-    owners = valid_owners(group)
-    for member, parts in held.items():
-        held[member] = [tp for tp in parts if owners.get(tp, member) == member]
+def cooperative(group: ClassicAssignorInput) -> bool:
+    """CooperativeSticky?"""
+    return group.assignor == COOPERATIVE_STICKY
+
+
+def withhold(work: Work) -> None:
+    """Withhold every partition given to anyone but its valid owner, or whose ownership is
+    disputed: its owner revokes it, the next round hands it out."""
+    owners = valid_owners(work.group)
+    for member, parts in work.held.items():
+        work.held[member] = [tp for tp in parts if owners.get(tp, member) == member]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,18 +485,87 @@ def _valid_input(group: ClassicAssignorInput) -> bool:
     return True
 
 
+@dataclass
+class Work:
+    """An answer being built: what each member holds so far, and what one step hands on to the
+    next (Range's per-topic state, the plain sticky path's queues of members below and at the
+    base)."""
+
+    group: ClassicAssignorInput
+    held: dict[str, list[TopicPartition]]
+    below: list[str] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+
+    @cached_property
+    def ranges(self) -> list[_TopicRanges]:
+        return [_TopicRanges(self.group, t) for t in assigned_topics(self.group)]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a path; with ``when``, only for the groups that question says yes to. The
+    docs draw each path from these (``python -m groupspec.diagrams``): a step's box is the first
+    paragraph of its docstring, a question's diamond the first line of its."""
+
+    rule: Callable[[Work], None]
+    when: Callable[[ClassicAssignorInput], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Path:
+    """The steps one kind of group goes through; ``assign`` takes the first path that
+    ``applies`` to the group, in the order of PATHS."""
+
+    name: str
+    applies: Callable[[ClassicAssignorInput], bool]
+    steps: tuple[Step, ...]
+
+
+def _is_range(group: ClassicAssignorInput) -> bool:
+    return group.assignor == RANGE
+
+
+def _is_sticky_plain(group: ClassicAssignorInput) -> bool:
+    return group.assignor in STICKY_ASSIGNORS and sticky_plain(group)
+
+
+def _is_sticky(group: ClassicAssignorInput) -> bool:
+    return group.assignor in STICKY_ASSIGNORS
+
+
+PATHS = (
+    Path("range", _is_range, (Step(range_rack_phase, any_topic_needs_racks), Step(range_take))),
+    Path(
+        "sticky_plain",
+        _is_sticky_plain,
+        (Step(sticky_keep), Step(sticky_deal), Step(withhold, cooperative)),
+    ),
+    Path(
+        "sticky_general",
+        _is_sticky,
+        (Step(general_keep), Step(general_hand_out), Step(general_balance), Step(withhold, cooperative)),
+    ),
+    Path("roundrobin", lambda group: True, (Step(roundrobin_deal),)),
+)
+
+
+def path_of(group: ClassicAssignorInput) -> Path:
+    return next(p for p in PATHS if p.applies(group))
+
+
+def run_path(path: Path, group: ClassicAssignorInput) -> dict[str, list[TopicPartition]]:
+    work = Work(group, {m.member_id: [] for m in group.members})
+    for step in path.steps:
+        if step.when is None or step.when(group):
+            step.rule(work)
+    return work.held
+
+
 @icontract.require(_valid_input, "a known assignor, unique member ids, int32 counts, racks per partition")
 @icontract.ensure(lambda group, result: is_valid_assignment(group, result))
 def assign(group: ClassicAssignorInput) -> ClassicAssignment:
-    """Every member's partitions (members with none map to ())."""
-    if group.assignor in STICKY_ASSIGNORS and sticky_plain(group):
-        raw = assign_sticky(group)
-    elif group.assignor in STICKY_ASSIGNORS:
-        raw = assign_sticky_general(group)
-        if group.assignor == COOPERATIVE_STICKY:
-            withhold(group, raw)
-    else:
-        raw = assign_range(group) if group.assignor == RANGE else assign_roundrobin(group)
+    """Every member's partitions (members with none map to ()), sorted by topic, then number."""
+    raw = run_path(path_of(group), group)
     return {m: tuple(sorted(parts, key=partition_key)) for m, parts in raw.items()}
 
 

@@ -318,8 +318,10 @@ class GeneralBuilder:
     def _reassign(self, partitions: list[TopicPartition], prev: dict[TopicPartition, _Prev]) -> bool:
         performed = False
         modified = True
+        seen: set[tuple[object, ...]] = set()
         while modified:
             modified = False
+            self._no_cycle(seen)
             for tp in partitions:
                 if self._balanced():
                     break
@@ -335,6 +337,24 @@ class GeneralBuilder:
                     self._move(tp, self._least_loaded(tp[0]))
                     performed = modified = True
         return performed
+
+    def _no_cycle(self, seen: set[tuple[object, ...]]) -> None:
+        """Kafka's pass can cycle for ever: a partition asked to move on to a member that one of
+        its topic's partitions left is swapped for that one (PartitionMovements), which can put
+        back the very move that made the request, pass after pass. What the pass decides reads
+        only who holds what and the movement records, so a pass that starts from a state an
+        earlier one started from never ends; Kafka's leader hangs there, this raises."""
+        state = (
+            tuple(sorted(self.holder.items())),
+            tuple(sorted((t, pair, tuple(s.order())) for t, pairs in self.movements.by_topic.items()
+                         for pair, s in pairs.items())),
+        )
+        if state in seen:
+            raise PartitionAssignorError(
+                "general sticky builder: its balancing pass repeats itself and never ends (Kafka's hangs)",
+                kafka_exception="none (Kafka's leader loops for ever)",
+            )
+        seen.add(state)
 
     def _lighter_subscriber(self, tp: TopicPartition, member: str, size: int) -> bool:
         """Whether a subscriber of ``tp``'s topic holds at least two fewer than ``member``.

@@ -13,7 +13,7 @@ from groupspec.conformance import classic_assignors as form
 from groupspec.impl.classic_assignors import assign as impl_assign
 from groupspec.spec.classic_assignors import assign as spec_assign
 from groupspec.spec.classic_assignors import check_properties
-from groupspec.types import InputError
+from groupspec.types import InputError, PartitionAssignorError
 from groupspec.types.classic_assignors import ClassicAssignment, ClassicAssignorInput, ClassicMember
 from tests.scenarios.classic_assignors.cases import Case, all_cases
 from tests.scenarios.classic_assignors.sticky_cases import next_round
@@ -190,3 +190,38 @@ def test_roundrobin_balance_is_only_promised_for_equal_subscriptions() -> None:
     answer = spec_assign(group)
     assert answer == {"a": (("t", 0), ("u", 0), ("u", 1), ("u", 2)), "b": ()}
     assert all(check_properties(group, answer).values())
+
+
+def cycling_group(assignor: str) -> ClassicAssignorInput:
+    """Clean claims on which Kafka's general builder never ends: n is asked to give t-0 to s,
+    s to hand t-1 back to its older owner h (no longer subscribed to t); once h, fed u's
+    partitions by x, is two above n, t-1 is asked to go to n, and Kafka's PartitionMovements
+    swaps in t-0, moved n -> s before: t-0 goes back to n, n is again two above s, and so on
+    (tests/kafka/test_kafka_sticky_assignors.py: kafka-clients 4.2.1 gives no answer)."""
+    from tests.scenarios.classic_assignors.sticky_cases import sticky_member
+
+    def m(member: str, topics: tuple[str, ...], owned: list[tuple[str, int]], gen: int) -> ClassicMember:
+        return sticky_member(assignor, member, topics, owned, gen)
+
+    members = (
+        m("x", ("u", "px"), [("u", p) for p in range(4)] + [("px", p) for p in range(6)], 3),
+        m("n", ("t", "pn", "v"), [("t", 0)] + [("pn", p) for p in range(5)] + [("v", 0)], 3),
+        m("y", ("v", "py"), [("v", 0)], 2),
+        m("s", ("t", "ps"), [("t", 1), ("t", 2), ("ps", 0), ("ps", 1), ("ps", 2)], 3),
+        m("h", ("u", "ph"), [("t", 1)] + [("u", p) for p in range(4)], 2),
+    )
+    topics = {"ph": 4, "pn": 5, "ps": 3, "px": 6, "py": 4, "t": 3, "u": 4, "v": 1}
+    return ClassicAssignorInput(assignor, members, topics)
+
+
+@pytest.mark.parametrize("assignor", ["sticky", "cooperative-sticky"])
+def test_kafka_mode_refuses_a_group_kafkas_balancing_never_ends(assignor: str) -> None:
+    """Kafka's leader hangs on this group; the Kafka mode says so instead of hanging, and the
+    groupspec mode answers it by the rules."""
+    group = cycling_group(assignor)
+    with pytest.raises(PartitionAssignorError, match="repeats itself and never ends") as caught:
+        impl_assign(group, compat="kafka")
+    assert "loops for ever" in caught.value.kafka_exception
+    answer = spec_assign(group)
+    assert all(check_properties(group, answer).values())
+    assert impl_assign(group) == answer

@@ -99,3 +99,21 @@ def test_kafka_mode_matches_kafkas_general_builder_and_rack_aware_paths(kafka: t
             answers += 1
             group = next_round(group, mine, 10 + generation)
     assert answers > MIXED_GROUPS * 1.5 and thrown > 3
+
+
+@pytest.mark.parametrize("assignor", ["sticky", "cooperative-sticky"])
+def test_kafkas_general_builder_never_ends_on_a_cycling_group(assignor: str) -> None:
+    """The group of tests/cover/test_conformance_classic_assignors.py's cycling_group: Kafka's
+    own assignor gives no answer (its balancing pass cycles), where the Kafka mode raises."""
+    from tests.cover.test_conformance_classic_assignors import cycling_group
+
+    group = cycling_group(assignor)
+    with pytest.raises(PartitionAssignorError, match="never ends"):
+        assign(group, compat="kafka")
+    slow = targets.make_target("kafka", 15.0)
+    try:
+        response = slow.call("cycle", "classic_assignors", "assign", form.group_to_json(group))
+    finally:
+        slow.close()
+    assert response.output is None and response.error is None
+    assert response.broken is not None and "no answer within" in response.broken

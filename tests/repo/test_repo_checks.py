@@ -161,7 +161,7 @@ def test_state_diagrams_are_drawn_from_the_tables():
 
     for diagram in diagrams.DIAGRAMS:
         assert diagrams.drift(diagram) == []
-    for drawing in (*diagrams.DIAGRAMS, *diagrams.TABLES, *diagrams.rule_tables()):
+    for drawing in diagrams.drawings():
         text = (ROOT / drawing.page).read_text(encoding="utf-8")
         assert diagrams.rendered_page(drawing, text) == text, \
             f"run `python -m groupspec.diagrams` to redraw {drawing.page}"
@@ -202,6 +202,50 @@ def test_every_spec_transition_table_is_in_the_docs():
     finally:
         module.TABLE = table
     assert isinstance(table, kernel.Table)
+
+
+def test_the_assignors_charts_are_the_paths_assign_runs():
+    """The classic assignors' flowcharts are drawn from the spec's PATHS, the table ``assign``
+    runs: every path has its chart on the page, the chart's boxes are the steps in the order
+    they run, and a step taken out of a path, or a step changed, redraws the page."""
+    import dataclasses
+
+    from groupspec import diagrams
+    from groupspec.spec import classic_assignors as spec
+    from groupspec.types.classic_assignors import ClassicAssignorInput, ClassicMember
+
+    charts = {c.path: c for c in diagrams.step_charts() if c.module == spec.__name__}
+    assert set(charts) == {p.name for p in spec.PATHS}
+    assert set(charts) == {"range", "roundrobin", "sticky_plain", "sticky_general"}
+    page = (ROOT / "docs/machines/classic_assignors.md").read_text(encoding="utf-8")
+    general = next(p for p in spec.PATHS if p.name == "sticky_general")
+    chart = diagrams.render_steps(charts["sticky_general"])
+    boxes = [chart.index(" ".join(s.rule.__doc__.split("\n\n")[0].split()).replace("``", "")[:40])
+             for s in general.steps]
+    assert boxes == sorted(boxes) and chart.count("-- yes -->") == 1
+    # The dispatcher reads the same table: a group of two subscriptions takes the general path,
+    # and dropping its balance step changes the answer (a keeps all of t).
+    owned = (("t", 0), ("t", 1), ("t", 2), ("t", 3))
+    members = (ClassicMember("a", ("t", "u"), owned, None, 1), ClassicMember("b", ("t",), (), None, 1))
+    group = ClassicAssignorInput("cooperative-sticky", members, {"t": 4, "u": 1})
+    assert spec.path_of(group) is general
+    before = spec.run_path(general, group)
+    kept = tuple(s for s in general.steps if s.rule is not spec.general_balance)
+    fewer = dataclasses.replace(general, steps=kept)
+    assert spec.run_path(fewer, group) != before
+    original = spec.PATHS
+    try:
+        spec.PATHS = tuple(fewer if p is general else p for p in original)  # type: ignore[misc]
+        assert diagrams.rendered_page(charts["sticky_general"], page) != page
+        spec.PATHS = (*original, dataclasses.replace(general, name="unknown"))  # type: ignore[misc]
+        extra = next(c for c in diagrams.step_charts() if c.path == "unknown")
+        try:
+            diagrams.rendered_page(extra, page)
+            raise AssertionError("a path without a chart on the page went unnoticed")
+        except ValueError as e:
+            assert "has no block" in str(e)
+    finally:
+        spec.PATHS = original  # type: ignore[misc]
 
 
 def _slug(heading: str) -> str:

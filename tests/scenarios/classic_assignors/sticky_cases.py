@@ -768,6 +768,23 @@ def mixed_hand_cases() -> list[Case]:
                 ),
             )
         )
+        # m's claims beyond t's one partition put it over its maximum (1), yet t has a second
+        # subscriber, so m is not set aside; Kafka's balance check skips only a member at exactly
+        # its maximum, so it scans m, finds t-0 with h, two above m, and moves t-0 to m.
+        out.append(
+            _hand(
+                f"hand_{a}_over_its_maximum_still_scanned",
+                "a member over its maximum (claims beyond the count) is scanned by the balance check",
+                ClassicAssignorInput(
+                    a,
+                    (
+                        m("m", ("t",), [("t", 1), ("t", 2), ("t", 3)], 1),
+                        m("h", ("t", "u"), [("t", 0), ("u", 0), ("u", 1), ("u", 2), ("u", 3)], 1),
+                    ),
+                    {"t": 1, "u": 4},
+                ),
+            )
+        )
         out.append(
             _hand(
                 f"hand_{a}_lone_subscribers",
@@ -809,6 +826,7 @@ def mixed_hand_cases() -> list[Case]:
         )
     out += _older_claim_cases()
     out += _set_aside_subscriber_cases()
+    out += _moved_on_cases()
     return out
 
 
@@ -852,6 +870,56 @@ def _set_aside_subscriber_cases() -> list[Case]:
                     ClassicAssignorInput(a, members, {"t": 1, "u": len(replicas["u"])}, replicas),
                 )
             )
+    # The holder off the partition's racks: s is set aside as above; l (rack a) is dealt u's four
+    # partitions (all on a), then hands u-0 back to h (rack b) and the rest to g (rack c), its
+    # older owners, which leaves h two above l. When the next pass asks whether u-0 may move on,
+    # h is not on u-0's racks, so Kafka skips the subscribers on them and reads s's size first.
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        off_rack = (
+            m("s", ("t", "u"), [("t", p) for p in range(10)], 2),
+            replace(m("h", ("a_h", "u"), [("u", 0)], 1), rack_id="b"),
+            replace(m("l", ("a_l", "u"), [("a_l", p) for p in range(3)], 2), rack_id="a"),
+            replace(m("g", ("u",), [("u", 1), ("u", 2), ("u", 3)], 1), rack_id="c"),
+        )
+        replicas = {"t": (a_,), "u": (a_,) * 4, "a_h": (b_,) * 5, "a_l": (a_,) * 3}
+        out.append(
+            _hand(
+                f"hand_{a}_set_aside_subscriber_holder_off_the_racks",
+                "a subscriber set aside over its maximum comes first; the holder is off the partition racks",
+                ClassicAssignorInput(a, off_rack, {"t": 1, "u": 4, "a_h": 5, "a_l": 3}, replicas),
+            )
+        )
+    return out
+
+
+def _moved_on_cases() -> list[Case]:
+    """A partition moved on to a third member keeps its first source in Kafka's
+    PartitionMovements: t-0 goes m3 -> m1 -> m4, recorded as moved m3 -> m4; when t-1 (moved
+    m4 -> m1) is then asked to go to m3, Kafka looks for a partition moved m3 -> m4 and sends
+    t-0 from m4 back to m3 instead, so m3 ends with t-0 and m1 keeps t-1 (found by a search for
+    groups that read such a record)."""
+    out = []
+    for a in ("sticky", "cooperative-sticky"):
+        m = functools.partial(sticky_member, a)
+        u = [("u", p) for p in range(7)]
+        pn = [("pn", p) for p in range(4)]
+        members = (
+            m("m1", ("u", "t")),
+            m("m5", ("u", "px"), u + [("px", p) for p in range(5)], 3),
+            m("m2", ("v", "py"), [("v", 0)], 2),
+            m("m3", ("t", "pn", "v"), [("t", 0), ("t", 2), ("t", 3), *pn, ("v", 0)], 3),
+            m("m4", ("t", "ps"), [("t", 1), ("ps", 0), ("ps", 1), ("ps", 2)], 3),
+            m("m6", ("u", "ph"), [("t", 1)] + [tp for tp in u if tp != ("u", 5)], 1),
+        )
+        topics = {"pn": 4, "ps": 3, "ph": 3, "px": 5, "py": 2, "t": 4, "u": 7, "v": 1}
+        out.append(
+            _hand(
+                f"hand_{a}_partition_moved_on_keeps_its_first_source",
+                "a partition moved on to a third member: Kafka's record keeps where it first came from",
+                ClassicAssignorInput(a, members, topics),
+            )
+        )
     return out
 
 
