@@ -52,8 +52,8 @@ def _fuzz_outputs(out: Path) -> object:
     summary = json.loads((out / "summary.json").read_text())
     vectors = sorted(str(p.relative_to(out)) + p.read_text() for p in (out / "vectors").rglob("*.json")
                      if p.name != "manifest.json") if (out / "vectors").exists() else []
-    return summary["disagreements"], {m: (v["runs"], v["disagreements"]) for m, v in summary["machines"].items()}, \
-        vectors
+    machines = {m: (v["runs"], v["disagreements"]) for m, v in summary["machines"].items()}
+    return summary["disagreements"], machines, vectors
 
 
 def main() -> None:

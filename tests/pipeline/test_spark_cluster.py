@@ -75,7 +75,8 @@ def test_segment_paths_are_absolute_so_an_executor_in_another_folder_finds_them(
     monkeypatch.chdir(tmp_path)
     found = segment_inputs([str(Path("log") / d.name) for d in log.directories])
     assert found and all(Path(f.path).is_absolute() and Path(f.path).is_file() for f in found)
-    assert {(f.topic, str(f.partition)) for f in found} == {tuple(d.name.rsplit("-", 1)) for d in log.directories}
+    assert {(f.topic, str(f.partition)) for f in found} == {
+        tuple(d.name.rsplit("-", 1)) for d in log.directories}
 
 
 # -- probing the executors --------------------------------------------------------------------------
@@ -144,13 +145,14 @@ def test_an_executor_python_that_does_not_start_is_one_line():
     mismatch = ("pyspark.errors.exceptions.base.PySparkRuntimeError: [PYTHON_VERSION_MISMATCH] Python "
                 "in worker has different version: 3.12 than that in driver: 3.11, PySpark cannot run "
                 "with different minor versions.")
-    with pytest.raises(session.ExecutorEnvironmentError, match=r"\[PYTHON_VERSION_MISMATCH\] Python in worker"):
+    with pytest.raises(session.ExecutorEnvironmentError,
+                       match=r"\[PYTHON_VERSION_MISMATCH\] Python in worker"):
         session.check_executors(FakeSession(FakeContext(error=RuntimeError(mismatch))), ("json",))
 
 
 def test_a_cluster_that_gives_no_executor_is_an_error_not_a_hang():
     sc = FakeContext(hang=True)
-    with pytest.raises(session.ExecutorEnvironmentError, match="no executor ran a task within 0.2 s"):
+    with pytest.raises(session.ExecutorEnvironmentError, match=r"no executor ran a task within 0\.2 s"):
         session.check_executors(FakeSession(sc), ("json",), timeout_s=0.2)
     assert sc.cancelled.is_set()
 
@@ -272,12 +274,19 @@ def test_audit_on_a_standalone_cluster_gives_the_local_tables(spark, cluster, tm
 
     log = write_offsets_log(tmp_path / "log", groups=24, faults=True, seed=3, segment_bytes=8192)
     env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "SPARK_CONF_DIR")}
-    done = subprocess.run([sys.executable, "-m", "groupspec.cli", "audit",
-                           *[str(Path("log") / d.name) for d in log.directories],
-                           "--master", cluster.master_url, "--partitions", "3", "--out", "on-cluster",
-                           "--quiet"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1, done.stderr  # the planted faults
-    local = run_audit(spark, [str(d) for d in log.directories], tmp_path / "local", partitions=2)
+    remote_run = subprocess.Popen([sys.executable, "-m", "groupspec.cli", "audit",
+                                   *[str(Path("log") / d.name) for d in log.directories],
+                                   "--master", cluster.master_url, "--partitions", "3", "--out",
+                                   "on-cluster", "--quiet"], cwd=tmp_path, env=env, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:  # the local run meanwhile, while the other driver starts
+        local = run_audit(spark, [str(d) for d in log.directories], tmp_path / "local", partitions=2)
+        _, stderr = remote_run.communicate(timeout=300)
+    finally:
+        if remote_run.poll() is None:
+            remote_run.kill()
+            remote_run.wait()
+    assert remote_run.returncode == 1, stderr  # the planted faults
     remote = json.loads((tmp_path / "on-cluster" / "summary.json").read_text())
     assert remote["inputs"]["master"] == cluster.master_url
     assert set(remote["violations_by_kind"]) == set(PLANTED) and remote["quarantined"] == 1
