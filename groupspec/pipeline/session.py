@@ -114,7 +114,7 @@ class ExecutorEnvironmentError(GroupspecError):
 
 _FIX = ("set PYSPARK_PYTHON (or --conf spark.pyspark.python) to a Python {version} that has "
         "groupspec's dependencies on every node, or ship a packed environment "
-        "(docs/pipeline.md, \"On a cluster\")")
+        "(docs/pipeline.md, \"Running the Spark jobs on a cluster\")")
 
 
 def probe_imports(modules: Sequence[str], _index: int) -> tuple[str, str, str, tuple[str, ...]]:
