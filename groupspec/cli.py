@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                       "classic group's"),
     "broker": ("groupspec.commands.broker",
                "start, stop or inspect a real Kafka 4.2.1 node on this machine (Java, Maven)"),
+    "spark-cluster": ("groupspec.commands.spark_cluster",
+                      "start, stop or inspect a Spark standalone cluster on this machine (for --master)"),
     "compat": ("groupspec.commands.compat",
                "the compatibility matrix: start the brokers that run here, probe them, run the vectors"),
     "adapter": ("groupspec.commands.adapter",

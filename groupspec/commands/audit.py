@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from functools import partial
     from pathlib import Path
 
-    from groupspec.pipeline.audit import OUTPUTS, run_audit, segment_inputs
+    from groupspec.pipeline.audit import EXECUTOR_MODULES, OUTPUTS, run_audit, segment_inputs
     from groupspec.pipeline.options import check_spark_arguments, start_spark
     from groupspec.pipeline.session import default_master
 
@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     master = args.master or default_master()
     try:
-        spark = start_spark(master, app_name="groupspec-audit", conf=conf, quiet_start=conf is not None)
+        spark = start_spark(master, app_name="groupspec-audit", conf=conf, quiet_start=conf is not None,
+                            executor_modules=EXECUTOR_MODULES)
     except BaseException:
         out.discard()
         raise

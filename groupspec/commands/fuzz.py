@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from groupspec.pipeline.fuzz import OUTPUTS, FuzzConfig, check_call_available, run_fuzz
+    from groupspec.pipeline.fuzz import EXECUTOR_MODULES, OUTPUTS, FuzzConfig, check_call_available, run_fuzz
     from groupspec.pipeline.fuzz_gen import FUZZ_MACHINES
     from groupspec.pipeline.options import check_spark_arguments, start_spark
     from groupspec.pipeline.session import default_master
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             raise
     master = args.master or default_master()
     try:
-        spark = start_spark(master, app_name="groupspec-fuzz")
+        spark = start_spark(master, app_name="groupspec-fuzz", executor_modules=EXECUTOR_MODULES)
     except BaseException:
         out.discard()
         raise

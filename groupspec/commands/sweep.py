@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     out = check_spark_arguments(args, outputs=OUTPUTS)
     master = args.master or default_master()
     try:
-        spark = start_spark(master, app_name=f"groupspec-sweep-{args.target}")
+        spark = start_spark(master, app_name=f"groupspec-sweep-{args.target}",
+                            executor_modules=("groupspec.pipeline.sweep", "icontract"))
     except BaseException:
         out.discard()
         raise
@@ -141,7 +142,8 @@ def _run_classic(args: argparse.Namespace) -> int:
     out = check_spark_arguments(args, outputs=OUTPUTS)
     master = args.master or default_master()
     try:
-        spark = start_spark(master, app_name=f"groupspec-sweep-{args.assignor}-{args.target}")
+        spark = start_spark(master, app_name=f"groupspec-sweep-{args.assignor}-{args.target}",
+                            executor_modules=("groupspec.pipeline.classic_sweep", "icontract"))
     except BaseException:
         out.discard()
         raise

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -59,6 +60,9 @@ STATE_TABLE_COLUMNS = (*STATE_COLUMNS, ("lag", "array<lag>", True))
 #: Partitions the summary and report list by lag.
 LAG_SHOWN = 20
 EndOffsets = Callable[[set[tuple[str, int]]], Mapping[tuple[str, int], int]]
+#: What an executor imports to decode and replay (checked before the job on a cluster:
+#: groupspec.pipeline.session.check_executors); the codec needs cramjam and google-crc32c.
+EXECUTOR_MODULES = ("groupspec.pipeline.audit", "groupspec.pipeline.audit_core", "cramjam", "google_crc32c")
 OUTPUTS = ("state.parquet", "violations.parquet", "quarantine.parquet", "summary.json", "report.html")
 #: Commit counts are gathered per second of record time; the summary merges them into at most
 #: PLOT_BUCKETS buckets of whole seconds, whatever the log's time span.
@@ -76,7 +80,11 @@ class SegmentInput:
 
 def segment_inputs(paths: Iterable[str | Path]) -> list[SegmentInput]:
     """Every segment file under ``paths`` (files, or partition directories of a coordinator
-    topic), each once, in (topic, partition, base offset) order."""
+    topic), each once, in (topic, partition, base offset) order.
+
+    Paths are made absolute here, on the driver: an executor of a cluster runs in a work folder
+    of its own, where a relative path names nothing (found on a standalone cluster).
+    """
     found: dict[str, SegmentInput] = {}
     given = list(paths)
     if not given:
@@ -94,7 +102,8 @@ def segment_inputs(paths: Iterable[str | Path]) -> list[SegmentInput]:
         if not files:
             raise InputError(str(path), "holds no segment files (*.log)")
         for f in files:
-            found.setdefault(str(f.resolve()), SegmentInput(str(f), topic, number, f.stat().st_size))
+            found.setdefault(str(f.resolve()), SegmentInput(os.path.abspath(f), topic, number,
+                                                            f.stat().st_size))
     return sorted(found.values(), key=lambda s: (s.topic, s.partition, Path(s.path).name))
 
 

@@ -63,6 +63,9 @@ ADAPTER_TIMEOUT_S = 60.0
 TARGETS = (*machines.IN_PROCESS, "kafka")
 #: What the fuzz writes into --out (named in errors about that folder).
 OUTPUTS = ("summary.json", "report.html", "vectors")
+#: What an executor imports to generate and run both targets (checked before the job on a
+#: cluster: groupspec.pipeline.session.check_executors); the spec needs icontract.
+EXECUTOR_MODULES = ("groupspec.pipeline.fuzz", "groupspec.conformance.targets", "icontract")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,7 +19,7 @@ import socket
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -361,14 +361,21 @@ class _JvmStderr:
 
 
 def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | None = None,
-                quiet_start: bool = False) -> Any:
+                quiet_start: bool = False, executor_modules: Sequence[str] = ()) -> Any:
     """A SparkSession from :func:`groupspec.pipeline.session.get_spark`; a failure to start is
     one :class:`GroupspecError` line (the innermost cause Spark gave) instead of Java and Python
     stack traces. ``quiet_start`` drops what the JVM wrote while a start succeeded: with
     ``spark.jars.packages`` that is Ivy's resolution report, dozens of lines (warnings about
-    repositories it tried first included) that say nothing once the jars are there."""
-    from groupspec.pipeline.session import get_spark
+    repositories it tried first included) that say nothing once the jars are there.
 
+    On a cluster (any master but a local one) the start also imports ``executor_modules`` on the
+    executors (:func:`groupspec.pipeline.session.check_executors`): executors that cannot are
+    one line too, and the session is stopped. Local masters skip it: their Python workers run
+    the driver's interpreter, which has just imported the same modules.
+    """
+    from groupspec.pipeline.session import ExecutorEnvironmentError, check_executors, get_spark, is_local
+
+    unusable: ExecutorEnvironmentError | None = None
     with _JvmStderr() as jvm:
         try:
             spark = get_spark(master, app_name=app_name, conf=conf)
@@ -376,6 +383,15 @@ def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | Non
             failure: Exception | None = exc
         else:
             failure = None
+            if executor_modules and not is_local(str(spark.sparkContext.master)):
+                try:
+                    check_executors(spark, executor_modules)
+                except ExecutorEnvironmentError as exc:
+                    unusable = exc
+    if unusable is not None:
+        jvm.discard()  # the failed tasks' stack traces, and the JVM's shutdown, stay unseen
+        spark.stop()
+        raise unusable
     if failure is None:
         jvm.release(show_held=not quiet_start)
         return spark

@@ -11,13 +11,20 @@ executors and otherwise leaves the cluster's configuration alone.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import platform
+import re
 import sys
 import tempfile
+import threading
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from groupspec.types import GroupspecError
 
 _PIPELINE_DIR = Path(__file__).resolve().parent
 _PACKAGE_DIR = _PIPELINE_DIR.parent
@@ -54,6 +61,25 @@ def default_master() -> str | None:
     return None if launched_by_spark_submit() else "local[*]"
 
 
+_LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
+
+
+def on_this_machine(master: str | None) -> bool:
+    """True for a standalone master whose every address is a loopback one (``spark://127.0.0.1:
+    7077``, ``spark://localhost:7077``): its workers, and so its executors, can only run here."""
+    if master is None or not master.strip().startswith("spark://"):
+        return False
+    for part in master.strip().removeprefix("spark://").split(","):
+        host = part.rsplit(":", 1)[0].strip("[]").lower()
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host in _LOOPBACK_NAMES
+        if not loopback:
+            return False
+    return True
+
+
 def prepare_environment(master: str | None) -> None:
     """Set the environment the JVM and the Python workers read at start-up, never overriding
     what the user already set.
@@ -63,11 +89,100 @@ def prepare_environment(master: str | None) -> None:
     log4j = _PIPELINE_DIR / "log4j2.properties"
     if "SPARK_CONF_DIR" not in os.environ and log4j.is_file():
         os.environ["SPARK_CONF_DIR"] = str(_PIPELINE_DIR)
-    if is_local(master):
+    if is_local(master) or on_this_machine(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         # Workers are started with PYSPARK_PYTHON or plain "python3", which may not be the venv
-        # that has groupspec; on one machine the driver's interpreter is the right answer.
+        # that has groupspec; on one machine the driver's interpreter is the right answer. The
+        # driver sends this path with every task, so it holds for a standalone cluster's
+        # executors too, as long as they run here (on a loopback master they must).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
+# ---------------------------------------------------------------------------------------------
+# Whether a cluster's executors can run groupspec's tasks
+# ---------------------------------------------------------------------------------------------
+
+#: Seconds the probe job may wait for executors. A cluster whose workers have fewer free cores
+#: or less memory than the application asks for never gives it one, and Spark waits for ever.
+EXECUTOR_WAIT_S = 180.0
+
+
+class ExecutorEnvironmentError(GroupspecError):
+    """A cluster's executors cannot run groupspec's tasks (no executor came, their Python did not
+    start, or it lacks a module); the message says which and how to fix it."""
+
+
+_FIX = ("set PYSPARK_PYTHON (or --conf spark.pyspark.python) to a Python {version} that has "
+        "groupspec's dependencies on every node, or ship a packed environment "
+        "(docs/pipeline.md, \"Running the Spark jobs on a cluster\")")
+
+
+def probe_imports(modules: Sequence[str], _index: int) -> tuple[str, str, str, tuple[str, ...]]:
+    """Run on an executor: its host, interpreter and version, and which of ``modules`` do not
+    import there (``module (missing name)``)."""
+    import importlib
+    import platform
+    import socket
+
+    missing: set[str] = set()
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            missing.add(getattr(exc, "name", None) or name)
+    return socket.gethostname(), sys.executable, platform.python_version(), tuple(sorted(missing))
+
+
+def check_executors(spark: Any, modules: Sequence[str], timeout_s: float = EXECUTOR_WAIT_S) -> list[
+        tuple[str, str, str, tuple[str, ...]]]:
+    """Import ``modules`` on the executors in one small job before the real one; raise
+    ExecutorEnvironmentError (one line) when that cannot be done, else return what each answered.
+
+    Without it, a cluster whose Python lacks a dependency fails the first stage with a Python
+    traceback per task, and one that can give no executor hangs without a word (both seen on a
+    standalone cluster). The job runs as many tasks as the cluster has cores, so that every
+    executor present takes part; with dynamic allocation the ones started later are not probed.
+    """
+    sc = spark.sparkContext
+    tasks = max(2, int(sc.defaultParallelism))
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def job() -> None:
+        try:
+            outcome["rows"] = sc.parallelize(range(tasks), tasks).map(
+                partial(probe_imports, tuple(modules))).collect()
+        except Exception as exc:  # py4j and PySpark errors have no common type
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=job, daemon=True, name="groupspec-executor-probe").start()
+    version = ".".join(platform.python_version_tuple()[:2])
+    if not done.wait(timeout_s):
+        sc.cancelAllJobs()
+        done.wait(10.0)
+        raise ExecutorEnvironmentError(
+            f"no executor ran a task within {timeout_s:g} s on {sc.master}: the workers may have "
+            "fewer free cores or less memory than the application asks for (spark.executor.memory "
+            "is 1g unless set; see the master's web UI)")
+    if "error" in outcome:
+        from groupspec.pipeline.options import start_failure_reason
+
+        text = str(outcome["error"])
+        # The JVM's "Cannot run program" names the interpreter; its innermost cause does not.
+        program = re.search(r'Cannot run program "[^"]*"', text)
+        reason = program.group(0) if program else start_failure_reason(text) or text.strip()[:300]
+        raise ExecutorEnvironmentError(f"the executors' Python did not run a task ({reason}); "
+                                       + _FIX.format(version=version))
+    rows: list[tuple[str, str, str, tuple[str, ...]]] = sorted(set(outcome["rows"]))
+    bad = [r for r in rows if r[3]]
+    if bad:
+        where = "; ".join(f"{python} ({v}) on {host} cannot import {', '.join(missing)}"
+                          for host, python, v, missing in bad)
+        raise ExecutorEnvironmentError(f"the executors cannot run groupspec's tasks: {where}; "
+                                       + _FIX.format(version=version))
+    return rows
 
 
 def package_zip(target_dir: Path | None = None) -> Path:
