@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 from groupspec.types.records.schema import kfield, message
+from groupspec.wire.messages import common
 
 
 @message("ConsumerGroupHeartbeatRequest", "request", 68, "0-1", "0+")
 @dataclass(frozen=True, slots=True)
 class ConsumerGroupHeartbeatRequest:
-    @dataclass(frozen=True, slots=True)
-    class TopicPartitions:
-        topic_id: uuid.UUID = kfield("uuid", "0+")
-        partitions: tuple[int, ...] = kfield("[]int32", "0+")
+    TopicPartitions = common.TopicPartitions
 
     group_id: str = kfield("string", "0+")
     member_id: str = kfield("string", "0+")
@@ -25,27 +22,16 @@ class ConsumerGroupHeartbeatRequest:
     subscribed_topic_names: tuple[str, ...] | None = kfield("[]string", "0+", default=None, nullable="0+")
     subscribed_topic_regex: str | None = kfield("string", "1+", default=None, nullable="1+")
     server_assignor: str | None = kfield("string", "0+", default=None, nullable="0+")
-    topic_partitions: tuple[TopicPartitions, ...] | None = kfield(
-        "[]struct", "0+", default=None, nullable="0+", struct=TopicPartitions
+    topic_partitions: tuple[common.TopicPartitions, ...] | None = kfield(
+        "[]struct", "0+", default=None, nullable="0+", struct=common.TopicPartitions
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupHeartbeatResponseTopicPartitions:
-    topic_id: uuid.UUID = kfield("uuid", "0+")
-    partitions: tuple[int, ...] = kfield("[]int32", "0+")
 
 
 @message("ConsumerGroupHeartbeatResponse", "response", 68, "0-1", "0+")
 @dataclass(frozen=True, slots=True)
 class ConsumerGroupHeartbeatResponse:
-    TopicPartitions = ConsumerGroupHeartbeatResponseTopicPartitions
-
-    @dataclass(frozen=True, slots=True)
-    class Assignment:
-        topic_partitions: tuple[ConsumerGroupHeartbeatResponseTopicPartitions, ...] = kfield(
-            "[]struct", "0+", struct=ConsumerGroupHeartbeatResponseTopicPartitions
-        )
+    TopicPartitions = common.TopicPartitions
+    Assignment = common.Assignment
 
     throttle_time_ms: int = kfield("int32", "0+")
     error_code: int = kfield("int16", "0+")
@@ -53,7 +39,9 @@ class ConsumerGroupHeartbeatResponse:
     member_id: str | None = kfield("string", "0+", default=None, nullable="0+")
     member_epoch: int = kfield("int32", "0+")
     heartbeat_interval_ms: int = kfield("int32", "0+")
-    assignment: Assignment | None = kfield("struct", "0+", default=None, nullable="0+", struct=Assignment)
+    assignment: common.Assignment | None = kfield(
+        "struct", "0+", default=None, nullable="0+", struct=common.Assignment
+    )
 
 
 @message("ConsumerGroupDescribeRequest", "request", 69, "0-1", "0+")
@@ -64,16 +52,28 @@ class ConsumerGroupDescribeRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribeResponseTopicPartitions:
-    topic_id: uuid.UUID = kfield("uuid", "0+")
-    topic_name: str = kfield("string", "0+")
-    partitions: tuple[int, ...] = kfield("[]int32", "0+")
+class ConsumerGroupDescribedMember:
+    member_id: str = kfield("string", "0+")
+    instance_id: str | None = kfield("string", "0+", default=None, nullable="0+")
+    rack_id: str | None = kfield("string", "0+", default=None, nullable="0+")
+    member_epoch: int = kfield("int32", "0+")
+    client_id: str = kfield("string", "0+")
+    client_host: str = kfield("string", "0+")
+    subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
+    subscribed_topic_regex: str | None = kfield("string", "0+", default=None, nullable="0+")
+    assignment: common.DescribedAssignment = kfield("struct", "0+", struct=common.DescribedAssignment)
+    target_assignment: common.DescribedAssignment = kfield(
+        "struct", "0+", struct=common.DescribedAssignment
+    )
+    member_type: int = kfield("int8", "1+", default=-1, ignorable=True)
 
 
 @dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribeResponseAssignment:
-    topic_partitions: tuple[ConsumerGroupDescribeResponseTopicPartitions, ...] = kfield(
-        "[]struct", "0+", struct=ConsumerGroupDescribeResponseTopicPartitions
+class ConsumerGroupDescribedGroup(common.DescribedGroup[ConsumerGroupDescribedMember]):
+    Member = ConsumerGroupDescribedMember
+
+    members: tuple[ConsumerGroupDescribedMember, ...] = kfield(
+        "[]struct", "0+", struct=ConsumerGroupDescribedMember
     )
 
 
@@ -83,38 +83,11 @@ class ConsumerGroupDescribeResponse:
     """What the coordinator holds of a KIP-848 group: the epochs and each member's current and
     target assignment (the admin clients show less; groupspec's real-log tests need it all)."""
 
-    TopicPartitions = ConsumerGroupDescribeResponseTopicPartitions
-    Assignment = ConsumerGroupDescribeResponseAssignment
-
-    @dataclass(frozen=True, slots=True)
-    class DescribedGroup:
-        @dataclass(frozen=True, slots=True)
-        class Member:
-            member_id: str = kfield("string", "0+")
-            instance_id: str | None = kfield("string", "0+", default=None, nullable="0+")
-            rack_id: str | None = kfield("string", "0+", default=None, nullable="0+")
-            member_epoch: int = kfield("int32", "0+")
-            client_id: str = kfield("string", "0+")
-            client_host: str = kfield("string", "0+")
-            subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
-            subscribed_topic_regex: str | None = kfield("string", "0+", default=None, nullable="0+")
-            assignment: ConsumerGroupDescribeResponseAssignment = kfield(
-                "struct", "0+", struct=ConsumerGroupDescribeResponseAssignment
-            )
-            target_assignment: ConsumerGroupDescribeResponseAssignment = kfield(
-                "struct", "0+", struct=ConsumerGroupDescribeResponseAssignment
-            )
-            member_type: int = kfield("int8", "1+", default=-1, ignorable=True)
-
-        error_code: int = kfield("int16", "0+")
-        error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
-        group_id: str = kfield("string", "0+")
-        group_state: str = kfield("string", "0+")
-        group_epoch: int = kfield("int32", "0+")
-        assignment_epoch: int = kfield("int32", "0+")
-        assignor_name: str = kfield("string", "0+")
-        members: tuple[Member, ...] = kfield("[]struct", "0+", struct=Member)
-        authorized_operations: int = kfield("int32", "0+", default=-2147483648)
+    TopicPartitions = common.DescribedTopicPartitions
+    Assignment = common.DescribedAssignment
+    DescribedGroup = ConsumerGroupDescribedGroup
 
     throttle_time_ms: int = kfield("int32", "0+")
-    groups: tuple[DescribedGroup, ...] = kfield("[]struct", "0+", struct=DescribedGroup)
+    groups: tuple[ConsumerGroupDescribedGroup, ...] = kfield(
+        "[]struct", "0+", struct=ConsumerGroupDescribedGroup
+    )
