@@ -9,6 +9,12 @@ struct names as attributes (``ShareFetchRequest.ForgottenTopic``). The drift tes
 (``tests/cover/test_wire_schemas.py``) walks every API's fields by Kafka's field names, so a
 copy that one day gains a field in one API only shows up there and has to get its own class.
 
+The described group itself is not here: ConsumerGroupDescribe's and ShareGroupDescribe's groups
+have the same fields but for their member struct, and one class could serve both only as a
+base class whose ``members`` each API redeclares. The generated decoders build a struct through
+a slotted twin of a class that derives from ``object`` alone (``impl/codec/messages.py``,
+``_twin``); a subclass falls back to the constructor, so each response keeps its own group class.
+
 Every field here is ``"0+"``: each struct is used only where all its fields exist at every
 version of the API, which is what lets one class serve APIs with different version ranges.
 """
@@ -17,7 +23,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 from groupspec.types.records.schema import kfield
 
@@ -56,30 +61,6 @@ class DescribedAssignment:
     topic_partitions: tuple[DescribedTopicPartitions, ...] = kfield(
         "[]struct", "0+", struct=DescribedTopicPartitions
     )
-
-
-M = TypeVar("M")
-
-
-@dataclass(frozen=True, slots=True)
-class DescribedGroup(Generic[M]):
-    """One group of a ConsumerGroupDescribe or ShareGroupDescribe response.
-
-    The two APIs' groups differ only in their member struct, so each response subclasses this
-    and redeclares ``members`` with its own; a redeclared dataclass field keeps its place, so
-    the field order (the wire order) stays Kafka's. ``members`` here has no struct: this class
-    is never encoded itself.
-    """
-
-    error_code: int = kfield("int16", "0+")
-    error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
-    group_id: str = kfield("string", "0+")
-    group_state: str = kfield("string", "0+")
-    group_epoch: int = kfield("int32", "0+")
-    assignment_epoch: int = kfield("int32", "0+")
-    assignor_name: str = kfield("string", "0+")
-    members: tuple[M, ...] = kfield("[]struct", "0+")
-    authorized_operations: int = kfield("int32", "0+", default=-2147483648)
 
 
 # -- KIP-932 share sessions (ShareFetch, ShareAcknowledge) ------------------------------------------

@@ -51,32 +51,6 @@ class ConsumerGroupDescribeRequest:
     include_authorized_operations: bool = kfield("bool", "0+")
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribedMember:
-    member_id: str = kfield("string", "0+")
-    instance_id: str | None = kfield("string", "0+", default=None, nullable="0+")
-    rack_id: str | None = kfield("string", "0+", default=None, nullable="0+")
-    member_epoch: int = kfield("int32", "0+")
-    client_id: str = kfield("string", "0+")
-    client_host: str = kfield("string", "0+")
-    subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
-    subscribed_topic_regex: str | None = kfield("string", "0+", default=None, nullable="0+")
-    assignment: common.DescribedAssignment = kfield("struct", "0+", struct=common.DescribedAssignment)
-    target_assignment: common.DescribedAssignment = kfield(
-        "struct", "0+", struct=common.DescribedAssignment
-    )
-    member_type: int = kfield("int8", "1+", default=-1, ignorable=True)
-
-
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribedGroup(common.DescribedGroup[ConsumerGroupDescribedMember]):
-    Member = ConsumerGroupDescribedMember
-
-    members: tuple[ConsumerGroupDescribedMember, ...] = kfield(
-        "[]struct", "0+", struct=ConsumerGroupDescribedMember
-    )
-
-
 @message("ConsumerGroupDescribeResponse", "response", 69, "0-1", "0+")
 @dataclass(frozen=True, slots=True)
 class ConsumerGroupDescribeResponse:
@@ -85,9 +59,34 @@ class ConsumerGroupDescribeResponse:
 
     TopicPartitions = common.DescribedTopicPartitions
     Assignment = common.DescribedAssignment
-    DescribedGroup = ConsumerGroupDescribedGroup
+
+    @dataclass(frozen=True, slots=True)
+    class DescribedGroup:
+        @dataclass(frozen=True, slots=True)
+        class Member:
+            member_id: str = kfield("string", "0+")
+            instance_id: str | None = kfield("string", "0+", default=None, nullable="0+")
+            rack_id: str | None = kfield("string", "0+", default=None, nullable="0+")
+            member_epoch: int = kfield("int32", "0+")
+            client_id: str = kfield("string", "0+")
+            client_host: str = kfield("string", "0+")
+            subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
+            subscribed_topic_regex: str | None = kfield("string", "0+", default=None, nullable="0+")
+            assignment: common.DescribedAssignment = kfield("struct", "0+", struct=common.DescribedAssignment)
+            target_assignment: common.DescribedAssignment = kfield(
+                "struct", "0+", struct=common.DescribedAssignment
+            )
+            member_type: int = kfield("int8", "1+", default=-1, ignorable=True)
+
+        error_code: int = kfield("int16", "0+")
+        error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
+        group_id: str = kfield("string", "0+")
+        group_state: str = kfield("string", "0+")
+        group_epoch: int = kfield("int32", "0+")
+        assignment_epoch: int = kfield("int32", "0+")
+        assignor_name: str = kfield("string", "0+")
+        members: tuple[Member, ...] = kfield("[]struct", "0+", struct=Member)
+        authorized_operations: int = kfield("int32", "0+", default=-2147483648)
 
     throttle_time_ms: int = kfield("int32", "0+")
-    groups: tuple[ConsumerGroupDescribedGroup, ...] = kfield(
-        "[]struct", "0+", struct=ConsumerGroupDescribedGroup
-    )
+    groups: tuple[DescribedGroup, ...] = kfield("[]struct", "0+", struct=DescribedGroup)

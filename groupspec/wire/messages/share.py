@@ -44,35 +44,36 @@ class ShareGroupDescribeRequest:
     include_authorized_operations: bool = kfield("bool", "0+")
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupDescribedMember:
-    member_id: str = kfield("string", "0+")
-    rack_id: str | None = kfield("string", "0+", default=None, nullable="0+")
-    member_epoch: int = kfield("int32", "0+")
-    client_id: str = kfield("string", "0+")
-    client_host: str = kfield("string", "0+")
-    subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
-    assignment: common.DescribedAssignment = kfield("struct", "0+", struct=common.DescribedAssignment)
-
-
-@dataclass(frozen=True, slots=True)
-class ShareGroupDescribedGroup(common.DescribedGroup[ShareGroupDescribedMember]):
-    Member = ShareGroupDescribedMember
-
-    members: tuple[ShareGroupDescribedMember, ...] = kfield(
-        "[]struct", "0+", struct=ShareGroupDescribedMember
-    )
-
-
 @message("ShareGroupDescribeResponse", "response", 77, "1", "0+")
 @dataclass(frozen=True, slots=True)
 class ShareGroupDescribeResponse:
     TopicPartitions = common.DescribedTopicPartitions
     Assignment = common.DescribedAssignment
-    DescribedGroup = ShareGroupDescribedGroup
+
+    @dataclass(frozen=True, slots=True)
+    class DescribedGroup:
+        @dataclass(frozen=True, slots=True)
+        class Member:
+            member_id: str = kfield("string", "0+")
+            rack_id: str | None = kfield("string", "0+", default=None, nullable="0+")
+            member_epoch: int = kfield("int32", "0+")
+            client_id: str = kfield("string", "0+")
+            client_host: str = kfield("string", "0+")
+            subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
+            assignment: common.DescribedAssignment = kfield("struct", "0+", struct=common.DescribedAssignment)
+
+        error_code: int = kfield("int16", "0+")
+        error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
+        group_id: str = kfield("string", "0+")
+        group_state: str = kfield("string", "0+")
+        group_epoch: int = kfield("int32", "0+")
+        assignment_epoch: int = kfield("int32", "0+")
+        assignor_name: str = kfield("string", "0+")
+        members: tuple[Member, ...] = kfield("[]struct", "0+", struct=Member)
+        authorized_operations: int = kfield("int32", "0+", default=-2147483648)
 
     throttle_time_ms: int = kfield("int32", "0+")
-    groups: tuple[ShareGroupDescribedGroup, ...] = kfield("[]struct", "0+", struct=ShareGroupDescribedGroup)
+    groups: tuple[DescribedGroup, ...] = kfield("[]struct", "0+", struct=DescribedGroup)
 
 
 @message("ShareFetchRequest", "request", 78, "1-2", "0+")
