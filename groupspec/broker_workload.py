@@ -250,6 +250,20 @@ def _poll_all(consumers: list[Any]) -> None:
         c.poll(0.05)
 
 
+def _settle_then_commit(ck: Any, members: list[Any], topic: str, agreed: Callable[[], bool], first: int,
+                        timeout_s: float, what: str) -> None:
+    """Poll until the members hold every partition between them and ``agreed`` (the broker's
+    view) says the group is settled; then each commits ``first + partition`` for its own."""
+    def settled() -> bool:
+        _poll_all(members)
+        return sum(len(c.assignment()) for c in members) == LIVE_PARTITIONS and agreed()
+
+    _until(settled, timeout_s, what)
+    for c in members:
+        c.commit(offsets=[ck.TopicPartition(topic, tp.partition, first + tp.partition)
+                          for tp in c.assignment()], asynchronous=False)
+
+
 def _live_classic(ck: Any, bootstrap: str, rep: Reported, timeout_s: float) -> list[Any]:
     """Three members (``live-c`` static) settle on the three partitions; each commits its own."""
     members = []
@@ -264,17 +278,12 @@ def _live_classic(ck: Any, bootstrap: str, rep: Reported, timeout_s: float) -> l
         consumer.subscribe([rep.live_topic])
         members.append(consumer)
 
-    def settled() -> bool:
-        _poll_all(members)
-        if sum(len(c.assignment()) for c in members) != LIVE_PARTITIONS:
-            return False
+    def stable() -> bool:
         view = broker_view(bootstrap, classic=[rep.live_classic], timeout_s=timeout_s)[rep.live_classic]
         return view["state"] == "Stable" and len(view["members"]) == 3 and view["generation"] is not None
 
-    _until(settled, timeout_s, "the live classic group stable with three members")
-    for c in members:
-        c.commit(offsets=[ck.TopicPartition(rep.live_topic, tp.partition, 2 + tp.partition)
-                          for tp in c.assignment()], asynchronous=False)
+    _settle_then_commit(ck, members, rep.live_topic, stable, 2, timeout_s,
+                        "the live classic group stable with three members")
     return members
 
 
@@ -288,20 +297,15 @@ def _live_consumer(ck: Any, bootstrap: str, rep: Reported, timeout_s: float) -> 
         consumer.subscribe([rep.live_topic])
         members.append(consumer)
 
-    def settled() -> bool:
-        _poll_all(members)
-        if sum(len(c.assignment()) for c in members) != LIVE_PARTITIONS:
-            return False
+    def reconciled() -> bool:
         view = broker_view(bootstrap, consumer=[rep.live_consumer], timeout_s=timeout_s)[rep.live_consumer]
         return (view["state"] == "Stable" and len(view["members"]) == 2
                 and view["group_epoch"] == view["assignment_epoch"]
                 and all(m["member_epoch"] == view["group_epoch"] and m["assignment"] == m["target_assignment"]
                         and m["assignment"] for m in view["members"]))
 
-    _until(settled, timeout_s, "the live KIP-848 group reconciled with two members")
-    for c in members:
-        c.commit(offsets=[ck.TopicPartition(rep.live_topic, tp.partition, 5 + tp.partition)
-                          for tp in c.assignment()], asynchronous=False)
+    _settle_then_commit(ck, members, rep.live_topic, reconciled, 5, timeout_s,
+                        "the live KIP-848 group reconciled with two members")
     return members
 
 

@@ -52,6 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from groupspec.churn import Churn, check_plan
 from groupspec.history import History
 from groupspec.impl.classic_assignors import assign as run_assignor
 from groupspec.impl.classic_consumer import ClassicConsumer
@@ -162,15 +163,6 @@ def make_coordinator(layer: str, config: ClassicConfig) -> Coordinator:
 
 
 @dataclass(frozen=True)
-class Churn:
-    """At ``at_ms``, ``member`` joins, leaves (unsubscribes) or crashes; or the coordinator restarts."""
-
-    at_ms: int
-    member: str
-    action: str
-
-
-@dataclass(frozen=True)
 class Fault:
     """The ``nth`` (1-based) request of kind ``f`` (join, sync, heartbeat, commit, leave) that
     ``member`` sends meets the fault ``kind`` (:data:`FAULT_KINDS`); ``ms`` is a hold's length."""
@@ -254,22 +246,8 @@ def check_config(config: ClassicSimConfig) -> None:
                                              f"{(name, count)!r}")
     if config.bug is not None and config.bug not in DRIVER_BUGS:
         raise InputError("bug", f"one of {', '.join(DRIVER_BUGS)}, got {config.bug!r}")
-    joined: set[str] = set()
-    for i, churn in enumerate(sorted(config.plan, key=lambda c: c.at_ms)):
-        where = f"plan[{i}]"
-        if churn.at_ms < 0:
-            raise InputError(where, f"at_ms must not be negative, got {churn.at_ms}")
-        if churn.action == "join":
-            if churn.member in joined:
-                raise InputError(where, f"{churn.member!r} joins twice (a restarted consumer has a new name)")
-            if churn.member in ("nemesis", "coordinator"):
-                raise InputError(where, f"{churn.member!r} is the history's name for the faults")
-            joined.add(churn.member)
-        elif churn.action in ("leave", "crash"):
-            if churn.member not in joined:
-                raise InputError(where, f"{churn.member!r} {churn.action}s before it joins")
-        elif churn.action != "restart":
-            raise InputError(where, f"action must be one of {', '.join(ACTIONS)}, got {churn.action!r}")
+    check_plan(config.plan, renamed="name", expected=f"one of {', '.join(ACTIONS)}", also=("restart",),
+               reserved=("nemesis", "coordinator"))
     for i, fault in enumerate(config.faults):
         if fault.kind not in FAULT_KINDS:
             raise InputError(f"faults[{i}].kind", f"one of {', '.join(FAULT_KINDS)}, got {fault.kind!r}")

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from groupspec.churn import Churn, check_plan
 from groupspec.impl.share_consumer import ShareConsumerMembership
 from groupspec.impl.share_state import ShareCoordinator
 from groupspec.types import InputError
@@ -106,15 +107,6 @@ def make_coordinator(layer: str, config: ShareGroupConfig, topics: tuple[TopicMe
 
 
 @dataclass(frozen=True)
-class Churn:
-    """At ``at_ms``, ``member`` joins, leaves (unsubscribes) or crashes (falls silent)."""
-
-    at_ms: int
-    member: str
-    action: str  # "join" | "leave" | "crash"
-
-
-@dataclass(frozen=True)
 class SimConfig:
     topics: tuple[TopicMetadata, ...]
     subscription: tuple[str, ...]
@@ -173,20 +165,7 @@ def _check(config: SimConfig) -> None:
     for name in ("request_timeout_ms", "poll_interval_ms"):
         if getattr(config, name) < 1:
             raise InputError(name, f"must be at least 1, got {getattr(config, name)}")
-    joined: set[str] = set()
-    for i, churn in enumerate(sorted(config.plan, key=lambda c: c.at_ms)):
-        where = f"plan[{i}]"
-        if churn.at_ms < 0:
-            raise InputError(where, f"at_ms must not be negative, got {churn.at_ms}")
-        if churn.action == "join":
-            if churn.member in joined:
-                raise InputError(where, f"{churn.member!r} joins twice (a restarted consumer has a new id)")
-            joined.add(churn.member)
-        elif churn.action in ("leave", "crash"):
-            if churn.member not in joined:
-                raise InputError(where, f"{churn.member!r} {churn.action}s before it joins")
-        else:
-            raise InputError(where, f"action must be join, leave or crash, got {churn.action!r}")
+    check_plan(config.plan, renamed="id", expected="join, leave or crash")
 
 
 class Simulation:

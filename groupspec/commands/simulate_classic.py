@@ -12,9 +12,8 @@ import dataclasses
 import json
 import random
 import sys
-from pathlib import Path
 
-from groupspec.commands.simulate_delivery import _probability, _whole
+from groupspec.commands.simulate_delivery import _probability, _whole, _write_history
 from groupspec.types import InputError
 
 
@@ -67,14 +66,7 @@ def run(args: argparse.Namespace) -> int:
         config = ClassicSimConfig(plan=plan, assignor=assignor, seed=s, loss=loss)
         history, stats = simulate(config, args.layer)
         if s == seed and args.history is not None:
-            if args.history == "-":
-                history.write(sys.stdout)
-            else:
-                try:
-                    with Path(args.history).open("w", encoding="utf-8") as f:
-                        history.write(f)
-                except OSError as e:
-                    raise InputError("--history", f"cannot write {args.history}: {e.strerror}") from None
+            _write_history(history, args.history)
         violations = [v for v in check(history) if v.kind not in args.ignore]
         broken += bool(violations)
         for v in violations:

@@ -12,8 +12,12 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from groupspec.types import InputError
+
+if TYPE_CHECKING:
+    from groupspec.history import History
 
 
 def _whole(option: str, text: str, lowest: int) -> int:
@@ -34,6 +38,18 @@ def _probability(option: str, text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise InputError(option, f"a probability in 0..1, got {value}")
     return value
+
+
+def _write_history(history: History, target: str) -> None:
+    """``--history``: '-' is stdout; a file that cannot be written is a usage error, not a traceback."""
+    if target == "-":
+        history.write(sys.stdout)
+        return
+    try:
+        with Path(target).open("w", encoding="utf-8") as f:
+            history.write(f)
+    except OSError as e:
+        raise InputError("--history", f"cannot write {target}: {e.strerror}") from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,14 +86,7 @@ def run(args: argparse.Namespace) -> int:
         config = dataclasses.replace(base, seed=s)
         history, stats = simulate(config)
         if s == seed and args.history is not None:
-            if args.history == "-":
-                history.write(sys.stdout)
-            else:
-                try:
-                    with Path(args.history).open("w", encoding="utf-8") as f:
-                        history.write(f)
-                except OSError as e:
-                    raise InputError("--history", f"cannot write {args.history}: {e.strerror}") from None
+            _write_history(history, args.history)
         violations = check(history, config.delivery_limit)
         broken += bool(violations)
         for v in violations:

@@ -29,6 +29,7 @@ from groupspec.types.errors import Errors
 from groupspec.types.topic_id import parse_topic_id
 from groupspec.wire import messages as w
 from groupspec.wire.errors import BadResponseError, RequestEncodeError
+from groupspec.wire.messages import common
 
 MachineRequest = (
     cg.JoinGroup
@@ -270,13 +271,8 @@ def from_wire(response: Any, version: int) -> Any:
     if isinstance(response, w.OffsetCommitResponse):
         return cg.OffsetCommitResponse(
             tuple(
-                cg.TopicResult(
-                    str(t.topic_id) if version >= 10 else t.name,
-                    tuple(
-                        cg.PartitionResult(p.partition_index, error(p.error_code, "OffsetCommit", version))
-                        for p in t.partitions
-                    ),
-                )
+                cg.TopicResult(str(t.topic_id) if version >= 10 else t.name,
+                               _partition_results(t.partitions, "OffsetCommit", version))
                 for t in response.topics
             )
         )
@@ -331,12 +327,14 @@ def from_wire(response: Any, version: int) -> Any:
     raise TypeError(f"{type(response).__name__} has no machine form here")
 
 
-def _topic_results(topics: Any, api: str, version: int) -> tuple[cg.TopicResult, ...]:
-    return tuple(
-        cg.TopicResult(t.name, tuple(cg.PartitionResult(p.partition_index, error(p.error_code, api, version))
-                                     for p in t.partitions))
-        for t in topics
-    )
+def _partition_results(partitions: tuple[common.PartitionError, ...], api: str,
+                       version: int) -> tuple[cg.PartitionResult, ...]:
+    return tuple(cg.PartitionResult(p.partition_index, error(p.error_code, api, version)) for p in partitions)
+
+
+def _topic_results(topics: tuple[common.TopicPartitionErrors, ...], api: str,
+                   version: int) -> tuple[cg.TopicResult, ...]:
+    return tuple(cg.TopicResult(t.name, _partition_results(t.partitions, api, version)) for t in topics)
 
 
 def _fetched(response: w.OffsetFetchResponse, version: int) -> cg.OffsetFetchResponse:

@@ -40,6 +40,7 @@ def test_check_history_reports_a_broken_promise_with_exit_1(tmp_path: Path,
     (["simulate-delivery", "--seed", "x"], "--seed: 'x' is not a whole number"),
     (["simulate-delivery", "--loss", "2"], "--loss: a probability in 0..1, got 2.0"),
     (["simulate-delivery", "--renew", "-0.5"], "--renew: a probability in 0..1, got -0.5"),
+    (["simulate-delivery", "--history", "/nonexistent/dir/h.jsonl"], "--history: cannot write"),
     (["check-history", "/nonexistent/h.jsonl"], "FILE: cannot read /nonexistent/h.jsonl"),
     (["check-history", "-", "--delivery-limit", "0"], "delivery_limit: must be at least 1"),
 ])

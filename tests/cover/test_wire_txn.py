@@ -172,7 +172,7 @@ def test_deletion_and_transactional_commits_translate_both_ways() -> None:
     assert to_wire(cg.DeleteGroups(("a", "b")))[0] == w.DeleteGroupsRequest(("a", "b"))
     txn, version = to_wire(_commit(7), 5)
     assert version == 5 and (txn.transactional_id, txn.producer_id, txn.generation_id) == ("tx", 7, -1)
-    part = w.OffsetDeleteResponse.OffsetDeleteResponseTopic.OffsetDeleteResponsePartition
+    part = w.common.PartitionError
     answer = from_wire(w.OffsetDeleteResponse(0, 0, (w.OffsetDeleteResponse.OffsetDeleteResponseTopic(
         "o", (part(0, 86),)),)), 0)
     assert answer == cg.OffsetDeleteResponse(Errors.NONE, (cg.TopicResult("o", (
@@ -245,7 +245,7 @@ class GroupConn:
         request, _ = self.sent[-1]
         topic = w.TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic
         return w.TxnOffsetCommitResponse(0, tuple(
-            topic(t.name, tuple(topic.TxnOffsetCommitResponsePartition(p.partition_index, 0)
+            topic(t.name, tuple(w.common.PartitionError(p.partition_index, 0)
                                 for p in t.partitions)) for t in request.topics))
 
     def request(self, request: Any, version: int | None = None) -> Any:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 from groupspec.types.records.schema import kfield, message
+from groupspec.wire.messages import common
 
 
 @message("ConsumerGroupHeartbeatRequest", "request", 68, "0-1", "0+")
 @dataclass(frozen=True, slots=True)
 class ConsumerGroupHeartbeatRequest:
-    @dataclass(frozen=True, slots=True)
-    class TopicPartitions:
-        topic_id: uuid.UUID = kfield("uuid", "0+")
-        partitions: tuple[int, ...] = kfield("[]int32", "0+")
+    TopicPartitions = common.TopicPartitions
 
     group_id: str = kfield("string", "0+")
     member_id: str = kfield("string", "0+")
@@ -25,27 +22,16 @@ class ConsumerGroupHeartbeatRequest:
     subscribed_topic_names: tuple[str, ...] | None = kfield("[]string", "0+", default=None, nullable="0+")
     subscribed_topic_regex: str | None = kfield("string", "1+", default=None, nullable="1+")
     server_assignor: str | None = kfield("string", "0+", default=None, nullable="0+")
-    topic_partitions: tuple[TopicPartitions, ...] | None = kfield(
-        "[]struct", "0+", default=None, nullable="0+", struct=TopicPartitions
+    topic_partitions: tuple[common.TopicPartitions, ...] | None = kfield(
+        "[]struct", "0+", default=None, nullable="0+", struct=common.TopicPartitions
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupHeartbeatResponseTopicPartitions:
-    topic_id: uuid.UUID = kfield("uuid", "0+")
-    partitions: tuple[int, ...] = kfield("[]int32", "0+")
 
 
 @message("ConsumerGroupHeartbeatResponse", "response", 68, "0-1", "0+")
 @dataclass(frozen=True, slots=True)
 class ConsumerGroupHeartbeatResponse:
-    TopicPartitions = ConsumerGroupHeartbeatResponseTopicPartitions
-
-    @dataclass(frozen=True, slots=True)
-    class Assignment:
-        topic_partitions: tuple[ConsumerGroupHeartbeatResponseTopicPartitions, ...] = kfield(
-            "[]struct", "0+", struct=ConsumerGroupHeartbeatResponseTopicPartitions
-        )
+    TopicPartitions = common.TopicPartitions
+    Assignment = common.Assignment
 
     throttle_time_ms: int = kfield("int32", "0+")
     error_code: int = kfield("int16", "0+")
@@ -53,7 +39,9 @@ class ConsumerGroupHeartbeatResponse:
     member_id: str | None = kfield("string", "0+", default=None, nullable="0+")
     member_epoch: int = kfield("int32", "0+")
     heartbeat_interval_ms: int = kfield("int32", "0+")
-    assignment: Assignment | None = kfield("struct", "0+", default=None, nullable="0+", struct=Assignment)
+    assignment: common.Assignment | None = kfield(
+        "struct", "0+", default=None, nullable="0+", struct=common.Assignment
+    )
 
 
 @message("ConsumerGroupDescribeRequest", "request", 69, "0-1", "0+")
@@ -63,28 +51,14 @@ class ConsumerGroupDescribeRequest:
     include_authorized_operations: bool = kfield("bool", "0+")
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribeResponseTopicPartitions:
-    topic_id: uuid.UUID = kfield("uuid", "0+")
-    topic_name: str = kfield("string", "0+")
-    partitions: tuple[int, ...] = kfield("[]int32", "0+")
-
-
-@dataclass(frozen=True, slots=True)
-class ConsumerGroupDescribeResponseAssignment:
-    topic_partitions: tuple[ConsumerGroupDescribeResponseTopicPartitions, ...] = kfield(
-        "[]struct", "0+", struct=ConsumerGroupDescribeResponseTopicPartitions
-    )
-
-
 @message("ConsumerGroupDescribeResponse", "response", 69, "0-1", "0+")
 @dataclass(frozen=True, slots=True)
 class ConsumerGroupDescribeResponse:
     """What the coordinator holds of a KIP-848 group: the epochs and each member's current and
     target assignment (the admin clients show less; groupspec's real-log tests need it all)."""
 
-    TopicPartitions = ConsumerGroupDescribeResponseTopicPartitions
-    Assignment = ConsumerGroupDescribeResponseAssignment
+    TopicPartitions = common.DescribedTopicPartitions
+    Assignment = common.DescribedAssignment
 
     @dataclass(frozen=True, slots=True)
     class DescribedGroup:
@@ -98,11 +72,9 @@ class ConsumerGroupDescribeResponse:
             client_host: str = kfield("string", "0+")
             subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
             subscribed_topic_regex: str | None = kfield("string", "0+", default=None, nullable="0+")
-            assignment: ConsumerGroupDescribeResponseAssignment = kfield(
-                "struct", "0+", struct=ConsumerGroupDescribeResponseAssignment
-            )
-            target_assignment: ConsumerGroupDescribeResponseAssignment = kfield(
-                "struct", "0+", struct=ConsumerGroupDescribeResponseAssignment
+            assignment: common.DescribedAssignment = kfield("struct", "0+", struct=common.DescribedAssignment)
+            target_assignment: common.DescribedAssignment = kfield(
+                "struct", "0+", struct=common.DescribedAssignment
             )
             member_type: int = kfield("int8", "1+", default=-1, ignorable=True)
 

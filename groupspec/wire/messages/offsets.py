@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 
 from groupspec.types.records.schema import kfield, message
+from groupspec.wire.messages import common
 
 
 @message("OffsetCommitRequest", "request", 8, "2-10", "8+")
@@ -39,16 +40,11 @@ class OffsetCommitRequest:
 class OffsetCommitResponse:
     @dataclass(frozen=True, slots=True)
     class OffsetCommitResponseTopic:
-        @dataclass(frozen=True, slots=True)
-        class OffsetCommitResponsePartition:
-            partition_index: int = kfield("int32", "0+")
-            error_code: int = kfield("int16", "0+")
+        OffsetCommitResponsePartition = common.PartitionError
 
         name: str = kfield("string", "0-9", ignorable=True)
         topic_id: uuid.UUID = kfield("uuid", "10+", ignorable=True)
-        partitions: tuple[OffsetCommitResponsePartition, ...] = kfield(
-            "[]struct", "0+", struct=OffsetCommitResponsePartition
-        )
+        partitions: tuple[common.PartitionError, ...] = kfield("[]struct", "0+", struct=common.PartitionError)
 
     throttle_time_ms: int = kfield("int32", "3+", ignorable=True)
     topics: tuple[OffsetCommitResponseTopic, ...] = kfield("[]struct", "0+", struct=OffsetCommitResponseTopic)
@@ -154,18 +150,10 @@ class OffsetDeleteRequest:
 @message("OffsetDeleteResponse", "response", 47, "0", "none")
 @dataclass(frozen=True, slots=True)
 class OffsetDeleteResponse:
-    @dataclass(frozen=True, slots=True)
-    class OffsetDeleteResponseTopic:
-        @dataclass(frozen=True, slots=True)
-        class OffsetDeleteResponsePartition:
-            partition_index: int = kfield("int32", "0+")
-            error_code: int = kfield("int16", "0+")
-
-        name: str = kfield("string", "0+")
-        partitions: tuple[OffsetDeleteResponsePartition, ...] = kfield(
-            "[]struct", "0+", struct=OffsetDeleteResponsePartition
-        )
+    OffsetDeleteResponseTopic = common.TopicPartitionErrors
 
     error_code: int = kfield("int16", "0+")
     throttle_time_ms: int = kfield("int32", "0+", ignorable=True)
-    topics: tuple[OffsetDeleteResponseTopic, ...] = kfield("[]struct", "0+", struct=OffsetDeleteResponseTopic)
+    topics: tuple[common.TopicPartitionErrors, ...] = kfield(
+        "[]struct", "0+", struct=common.TopicPartitionErrors
+    )

@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 
 from groupspec.types.records.schema import kfield, message
+from groupspec.wire.messages import common
 
 
 @message("ShareGroupHeartbeatRequest", "request", 76, "1", "0+")
@@ -19,22 +20,11 @@ class ShareGroupHeartbeatRequest:
     subscribed_topic_names: tuple[str, ...] | None = kfield("[]string", "0+", default=None, nullable="0+")
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupHeartbeatResponseTopicPartitions:
-    topic_id: uuid.UUID = kfield("uuid", "0+")
-    partitions: tuple[int, ...] = kfield("[]int32", "0+")
-
-
 @message("ShareGroupHeartbeatResponse", "response", 76, "1", "0+")
 @dataclass(frozen=True, slots=True)
 class ShareGroupHeartbeatResponse:
-    TopicPartitions = ShareGroupHeartbeatResponseTopicPartitions
-
-    @dataclass(frozen=True, slots=True)
-    class Assignment:
-        topic_partitions: tuple[ShareGroupHeartbeatResponseTopicPartitions, ...] = kfield(
-            "[]struct", "0+", struct=ShareGroupHeartbeatResponseTopicPartitions
-        )
+    TopicPartitions = common.TopicPartitions
+    Assignment = common.Assignment
 
     throttle_time_ms: int = kfield("int32", "0+")
     error_code: int = kfield("int16", "0+")
@@ -42,7 +32,9 @@ class ShareGroupHeartbeatResponse:
     member_id: str | None = kfield("string", "0+", default=None, nullable="0+")
     member_epoch: int = kfield("int32", "0+")
     heartbeat_interval_ms: int = kfield("int32", "0+")
-    assignment: Assignment | None = kfield("struct", "0+", default=None, nullable="0+", struct=Assignment)
+    assignment: common.Assignment | None = kfield(
+        "struct", "0+", default=None, nullable="0+", struct=common.Assignment
+    )
 
 
 @message("ShareGroupDescribeRequest", "request", 77, "1", "0+")
@@ -52,25 +44,11 @@ class ShareGroupDescribeRequest:
     include_authorized_operations: bool = kfield("bool", "0+")
 
 
-@dataclass(frozen=True, slots=True)
-class ShareGroupDescribeResponseTopicPartitions:
-    topic_id: uuid.UUID = kfield("uuid", "0+")
-    topic_name: str = kfield("string", "0+")
-    partitions: tuple[int, ...] = kfield("[]int32", "0+")
-
-
-@dataclass(frozen=True, slots=True)
-class ShareGroupDescribeResponseAssignment:
-    topic_partitions: tuple[ShareGroupDescribeResponseTopicPartitions, ...] = kfield(
-        "[]struct", "0+", struct=ShareGroupDescribeResponseTopicPartitions
-    )
-
-
 @message("ShareGroupDescribeResponse", "response", 77, "1", "0+")
 @dataclass(frozen=True, slots=True)
 class ShareGroupDescribeResponse:
-    TopicPartitions = ShareGroupDescribeResponseTopicPartitions
-    Assignment = ShareGroupDescribeResponseAssignment
+    TopicPartitions = common.DescribedTopicPartitions
+    Assignment = common.DescribedAssignment
 
     @dataclass(frozen=True, slots=True)
     class DescribedGroup:
@@ -82,9 +60,7 @@ class ShareGroupDescribeResponse:
             client_id: str = kfield("string", "0+")
             client_host: str = kfield("string", "0+")
             subscribed_topic_names: tuple[str, ...] = kfield("[]string", "0+")
-            assignment: ShareGroupDescribeResponseAssignment = kfield(
-                "struct", "0+", struct=ShareGroupDescribeResponseAssignment
-            )
+            assignment: common.DescribedAssignment = kfield("struct", "0+", struct=common.DescribedAssignment)
 
         error_code: int = kfield("int16", "0+")
         error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
@@ -107,25 +83,18 @@ class ShareFetchRequest:
     class FetchTopic:
         @dataclass(frozen=True, slots=True)
         class FetchPartition:
-            @dataclass(frozen=True, slots=True)
-            class AcknowledgementBatch:
-                first_offset: int = kfield("int64", "0+")
-                last_offset: int = kfield("int64", "0+")
-                acknowledge_types: tuple[int, ...] = kfield("[]int8", "0+")
+            AcknowledgementBatch = common.AcknowledgementBatch
 
             partition_index: int = kfield("int32", "0+")
             partition_max_bytes: int = kfield("int32", "0")
-            acknowledgement_batches: tuple[AcknowledgementBatch, ...] = kfield(
-                "[]struct", "0+", struct=AcknowledgementBatch
+            acknowledgement_batches: tuple[common.AcknowledgementBatch, ...] = kfield(
+                "[]struct", "0+", struct=common.AcknowledgementBatch
             )
 
         topic_id: uuid.UUID = kfield("uuid", "0+")
         partitions: tuple[FetchPartition, ...] = kfield("[]struct", "0+", struct=FetchPartition)
 
-    @dataclass(frozen=True, slots=True)
-    class ForgottenTopic:
-        topic_id: uuid.UUID = kfield("uuid", "0+")
-        partitions: tuple[int, ...] = kfield("[]int32", "0+")
+    ForgottenTopic = common.TopicPartitions
 
     group_id: str | None = kfield("string", "0+", default=None, nullable="0+")
     member_id: str | None = kfield("string", "0+", nullable="0+")
@@ -138,7 +107,9 @@ class ShareFetchRequest:
     share_acquire_mode: int = kfield("int8", "2+", default=0, ignorable=True)
     is_renew_ack: bool = kfield("bool", "2+", default=False)
     topics: tuple[FetchTopic, ...] = kfield("[]struct", "0+", struct=FetchTopic)
-    forgotten_topics_data: tuple[ForgottenTopic, ...] = kfield("[]struct", "0+", struct=ForgottenTopic)
+    forgotten_topics_data: tuple[common.TopicPartitions, ...] = kfield(
+        "[]struct", "0+", struct=common.TopicPartitions
+    )
 
 
 @message("ShareFetchResponse", "response", 78, "1-2", "0+")
@@ -148,10 +119,7 @@ class ShareFetchResponse:
     class ShareFetchableTopicResponse:
         @dataclass(frozen=True, slots=True)
         class PartitionData:
-            @dataclass(frozen=True, slots=True)
-            class LeaderIdAndEpoch:
-                leader_id: int = kfield("int32", "0+")
-                leader_epoch: int = kfield("int32", "0+")
+            LeaderIdAndEpoch = common.LeaderIdAndEpoch
 
             @dataclass(frozen=True, slots=True)
             class AcquiredRecords:
@@ -164,19 +132,14 @@ class ShareFetchResponse:
             error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
             acknowledge_error_code: int = kfield("int16", "0+")
             acknowledge_error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
-            current_leader: LeaderIdAndEpoch = kfield("struct", "0+", struct=LeaderIdAndEpoch)
+            current_leader: common.LeaderIdAndEpoch = kfield("struct", "0+", struct=common.LeaderIdAndEpoch)
             records: bytes | None = kfield("bytes", "0+", nullable="0")
             acquired_records: tuple[AcquiredRecords, ...] = kfield("[]struct", "0+", struct=AcquiredRecords)
 
         topic_id: uuid.UUID = kfield("uuid", "0+")
         partitions: tuple[PartitionData, ...] = kfield("[]struct", "0+", struct=PartitionData)
 
-    @dataclass(frozen=True, slots=True)
-    class NodeEndpoint:
-        node_id: int = kfield("int32", "0+")
-        host: str = kfield("string", "0+")
-        port: int = kfield("int32", "0+")
-        rack: str | None = kfield("string", "0+", default=None, nullable="0+")
+    NodeEndpoint = common.NodeEndpoint
 
     throttle_time_ms: int = kfield("int32", "0+")
     error_code: int = kfield("int16", "0+")
@@ -185,7 +148,7 @@ class ShareFetchResponse:
     responses: tuple[ShareFetchableTopicResponse, ...] = kfield(
         "[]struct", "0+", struct=ShareFetchableTopicResponse
     )
-    node_endpoints: tuple[NodeEndpoint, ...] = kfield("[]struct", "0+", struct=NodeEndpoint)
+    node_endpoints: tuple[common.NodeEndpoint, ...] = kfield("[]struct", "0+", struct=common.NodeEndpoint)
 
 
 @message("ShareAcknowledgeRequest", "request", 79, "1-2", "0+")
@@ -195,15 +158,11 @@ class ShareAcknowledgeRequest:
     class AcknowledgeTopic:
         @dataclass(frozen=True, slots=True)
         class AcknowledgePartition:
-            @dataclass(frozen=True, slots=True)
-            class AcknowledgementBatch:
-                first_offset: int = kfield("int64", "0+")
-                last_offset: int = kfield("int64", "0+")
-                acknowledge_types: tuple[int, ...] = kfield("[]int8", "0+")
+            AcknowledgementBatch = common.AcknowledgementBatch
 
             partition_index: int = kfield("int32", "0+")
-            acknowledgement_batches: tuple[AcknowledgementBatch, ...] = kfield(
-                "[]struct", "0+", struct=AcknowledgementBatch
+            acknowledgement_batches: tuple[common.AcknowledgementBatch, ...] = kfield(
+                "[]struct", "0+", struct=common.AcknowledgementBatch
             )
 
         topic_id: uuid.UUID = kfield("uuid", "0+")
@@ -223,25 +182,17 @@ class ShareAcknowledgeResponse:
     class ShareAcknowledgeTopicResponse:
         @dataclass(frozen=True, slots=True)
         class PartitionData:
-            @dataclass(frozen=True, slots=True)
-            class LeaderIdAndEpoch:
-                leader_id: int = kfield("int32", "0+")
-                leader_epoch: int = kfield("int32", "0+")
+            LeaderIdAndEpoch = common.LeaderIdAndEpoch
 
             partition_index: int = kfield("int32", "0+")
             error_code: int = kfield("int16", "0+")
             error_message: str | None = kfield("string", "0+", default=None, nullable="0+")
-            current_leader: LeaderIdAndEpoch = kfield("struct", "0+", struct=LeaderIdAndEpoch)
+            current_leader: common.LeaderIdAndEpoch = kfield("struct", "0+", struct=common.LeaderIdAndEpoch)
 
         topic_id: uuid.UUID = kfield("uuid", "0+")
         partitions: tuple[PartitionData, ...] = kfield("[]struct", "0+", struct=PartitionData)
 
-    @dataclass(frozen=True, slots=True)
-    class NodeEndpoint:
-        node_id: int = kfield("int32", "0+")
-        host: str = kfield("string", "0+")
-        port: int = kfield("int32", "0+")
-        rack: str | None = kfield("string", "0+", default=None, nullable="0+")
+    NodeEndpoint = common.NodeEndpoint
 
     throttle_time_ms: int = kfield("int32", "0+")
     error_code: int = kfield("int16", "0+")
@@ -250,7 +201,7 @@ class ShareAcknowledgeResponse:
     responses: tuple[ShareAcknowledgeTopicResponse, ...] = kfield(
         "[]struct", "0+", struct=ShareAcknowledgeTopicResponse
     )
-    node_endpoints: tuple[NodeEndpoint, ...] = kfield("[]struct", "0+", struct=NodeEndpoint)
+    node_endpoints: tuple[common.NodeEndpoint, ...] = kfield("[]struct", "0+", struct=common.NodeEndpoint)
 
 
 @message("DescribeShareGroupOffsetsRequest", "request", 90, "0-1", "0+")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from groupspec.types.records.schema import kfield, message
+from groupspec.wire.messages import common
 
 
 @message("InitProducerIdRequest", "request", 22, "0-5", "2+")
@@ -101,19 +102,9 @@ class TxnOffsetCommitRequest:
 @message("TxnOffsetCommitResponse", "response", 28, "0-5", "3+")
 @dataclass(frozen=True, slots=True)
 class TxnOffsetCommitResponse:
-    @dataclass(frozen=True, slots=True)
-    class TxnOffsetCommitResponseTopic:
-        @dataclass(frozen=True, slots=True)
-        class TxnOffsetCommitResponsePartition:
-            partition_index: int = kfield("int32", "0+")
-            error_code: int = kfield("int16", "0+")
-
-        name: str = kfield("string", "0+")
-        partitions: tuple[TxnOffsetCommitResponsePartition, ...] = kfield(
-            "[]struct", "0+", struct=TxnOffsetCommitResponsePartition
-        )
+    TxnOffsetCommitResponseTopic = common.TopicPartitionErrors
 
     throttle_time_ms: int = kfield("int32", "0+")
-    topics: tuple[TxnOffsetCommitResponseTopic, ...] = kfield(
-        "[]struct", "0+", struct=TxnOffsetCommitResponseTopic
+    topics: tuple[common.TopicPartitionErrors, ...] = kfield(
+        "[]struct", "0+", struct=common.TopicPartitionErrors
     )
