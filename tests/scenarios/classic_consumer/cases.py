@@ -1074,6 +1074,18 @@ COMMIT_CASES: tuple[Case, ...] = (
         Step(Poll(5_149), ()),
         Step(Poll(5_150), (commit(-1, "", (T0, 7)),)),
     )),
+    Case("auto_commit_backs_off_after_its_request_timed_out",
+         "NetworkClient request timeout, ConsumerCoordinator.doAutoCommitOffsetsAsync (retriable: backoff)",
+         replace(AUTO_ASSIGN, auto_commit_interval_ms=60_000), (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 7),))),
+        Step(Poll(60_000), (commit(-1, "", (T0, 7)),)),
+        Step(Poll(90_000), ()),  # 30 s unanswered: the connection closes after this poll's work
+        # the failure is retriable: its callback, in this poll, makes the next try due 100 ms later
+        Step(Poll(90_001), ()),
+        Step(Poll(90_100), ()),
+        Step(Poll(90_101), (commit(-1, "", (T0, 7)),)),
+    )),
     Case("auto_commit_of_a_self_assigned_consumer", CCT + "testAutoCommitManualAssignment", AUTO_ASSIGN, (
         Step(Assign((T0,))),
         Step(Poll(4_999), ()),
