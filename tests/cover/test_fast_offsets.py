@@ -37,6 +37,17 @@ int64 = st.integers(-(2**63), 2**63 - 1)
 text = st.text(max_size=140)  # past 126 characters v4's length takes two varint bytes
 
 
+def fast_value(data: bytes) -> tuple[int, int, str, int, int] | None:
+    """What the fast reader makes of a value, as the general decoder's fields (the entry it
+    builds also carries the record's log offset, which must be the one passed)."""
+    entry = offset_commit_value(data, 42)
+    if entry is None:
+        return None
+    assert entry.log_offset == 42
+    return (entry.offset, entry.leader_epoch, entry.metadata, entry.commit_timestamp_ms,
+            entry.expire_timestamp_ms)
+
+
 def general_key(data: bytes) -> tuple[str, str, int] | None:
     try:
         key = decode_key(OFFSETS_TOPIC, data)
@@ -81,7 +92,7 @@ def test_values_of_every_version_read_as_the_general_decoder_reads_them(value: O
     data = encode_value(value, version)
     general = general_value(data)
     assert general is not None
-    fast = offset_commit_value(data)
+    fast = fast_value(data)
     agree(fast, general)
     if version < 4 or len(value.metadata.encode()) < 127:
         assert fast is not None  # the common shapes take the fast path
@@ -109,7 +120,7 @@ def test_damaged_keys_are_declined_or_read_alike(group: str, topic: str, partiti
 def test_damaged_values_are_declined_or_read_alike(value: OffsetCommitValue, version: int, cut: int,
                                                    extra: bytes, changes: list[tuple[int, int]]) -> None:
     data = mutate(encode_value(value, version), cut, extra, changes)
-    agree(offset_commit_value(data), general_value(data))
+    agree(fast_value(data), general_value(data))
 
 
 def test_what_the_fast_reader_declines_has_a_reason() -> None:
@@ -118,12 +129,12 @@ def test_what_the_fast_reader_declines_has_a_reason() -> None:
     assert offset_commit_key(b"\x00\x02" + key[2:]) is None  # another record type
     assert offset_commit_key(key[:-1]) is None
     value = encode_value(OffsetCommitValue(1, 2, "m", 3), 3)
-    assert offset_commit_value(b"\x00\x05" + value[2:]) is None  # an unknown version
-    assert offset_commit_value(value[:-2]) is None
+    assert fast_value(b"\x00\x05" + value[2:]) is None  # an unknown version
+    assert fast_value(value[:-2]) is None
     for short in (b"", b"\x00", b"\x00\x03"):  # too short to hold a version, or anything after it
-        assert offset_commit_value(short) is None
+        assert fast_value(short) is None
     bad_utf8 = encode_value(OffsetCommitValue(1, 2, "\u00e9", 3), 3).replace("\u00e9".encode(), b"\xff\xfe")
-    assert general_value(bad_utf8) is None and offset_commit_value(bad_utf8) is None
+    assert general_value(bad_utf8) is None and fast_value(bad_utf8) is None
 
 
 def test_real_broker_commits_take_the_fast_path() -> None:
@@ -139,7 +150,7 @@ def test_real_broker_commits_take_the_fast_path() -> None:
                     continue
                 assert fields is not None and fields == general_key(r.key)
                 if r.value is not None:
-                    fast = offset_commit_value(r.value)
+                    fast = fast_value(r.value)
                     assert fast is not None and fast == general_value(r.value)
                 seen += 1
     assert seen >= 40
@@ -401,7 +412,7 @@ def test_long_strings_take_the_fast_path(name: str) -> None:
 def test_metadata_at_the_end_of_one_varint_byte_takes_the_fast_path(name: str) -> None:
     value, version = WELL_FORMED_VALUES[name]
     data = encode_value(value, version)
-    fast = offset_commit_value(data)
+    fast = fast_value(data)
     assert fast is not None and fast == general_value(data)
 
 
@@ -435,7 +446,7 @@ def test_keys_the_general_decoder_refuses_are_declined(name: str) -> None:
 def test_values_the_general_decoder_refuses_are_declined(name: str) -> None:
     data = BAD_VALUES[name]
     assert general_value(data) is None
-    assert offset_commit_value(data) is None
+    assert fast_value(data) is None
     _replay_and_audit(encode_key(OffsetCommitKey("g", "t", 1)), data)
     general = replay([b for _, b in read_batches(encode_batch(
         [Record(0, 0, encode_key(OffsetCommitKey("g", "t", 1)), data)], base_offset=0))], False)
@@ -445,3 +456,22 @@ def test_values_the_general_decoder_refuses_are_declined(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(WELL_FORMED_KEYS))
 def test_long_keys_replay_and_audit_alike(name: str) -> None:
     _replay_and_audit(encode_key(WELL_FORMED_KEYS[name]), encode_value(OffsetCommitValue(1, 0, "", 5), 3))
+
+
+def test_a_commit_after_its_group_was_deleted_recreates_the_group_alike() -> None:
+    """The fast replay stores a commit straight into its group's table once the group has
+    committed offsets; after a group tombstone (which removes them) the next commit must again
+    create the "simple" group, as the general replay does, and not land in a stale table."""
+    from groupspec.types.records import GroupMetadataKey
+
+    v = OffsetCommitValue(9, 1, "x", 5)
+    records = [_commit(0, "g", 0, v), _commit(1, "g", 1, v), _commit(2, "h", 0, v),
+               Record(3, 0, encode_key(GroupMetadataKey("g")), None),
+               _commit(4, "g", 2, v), _commit(5, "h", 1, v), _commit(6, "g", 0, None)]
+    batches = [b for _, b in read_batches(encode_batch(records, base_offset=0))]
+    general, fast = replay(batches, False), replay(batches, True)
+    assert general[1] is None and fast == general
+    _view, groups, offsets, _pending, _open = general[0]
+    assert [g[0] for g in groups] == ["h", "g"]  # g made again by its commit at offset 4
+    assert [(g, [tp for tp, _ in tps]) for g, tps in offsets] == [("h", [("t", 0), ("t", 1)]),
+                                                                  ("g", [("t", 2)])]
