@@ -81,7 +81,8 @@ them as deltas from ``base_offset`` and the base timestamp.
 
 Speed: the uncompressed record loop decodes one- and two-byte varints inline and builds records
 without the dataclass ``__init__`` (a frozen dataclass's ``__init__`` goes through
-``object.__setattr__`` once per field, which is most of the cost of a small record).
+``object.__setattr__`` once per field, which is most of the cost of a small record): it fills an
+unfrozen class of the same slots and then re-labels it a :class:`Record` (``_UnfrozenRecord``).
 """
 
 from __future__ import annotations
