@@ -13,8 +13,8 @@ Two inputs, read into memory first (no disk in the timings):
   through every codec, transactions), its ``__consumer_offsets-N`` directories.
 
 Each path runs in this process on the same bytes, timed in CPU seconds of this process
-(``time.process_time``: other jobs on a shared machine move it less than wall time), best of
-``--repeats``:
+(``time.process_time``: other jobs on a shared machine move it less than wall time), best and
+median of ``--repeats``:
 
 * ``framing``: groupspec's batch reader (CRC checked, records split, nothing decoded);
 * ``kafka-python``: the peer, kafka-python's ``MemoryRecords`` over the same bytes, CRC
@@ -36,6 +36,7 @@ import cProfile
 import os
 import platform
 import pstats
+import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -133,14 +134,15 @@ PATHS: dict[str, Callable[[Input], int]] = {
 }
 
 
-def best(fn: Callable[[], int], repeats: int) -> tuple[float, int]:
+def timed(fn: Callable[[], int], repeats: int) -> tuple[list[float], int]:
+    """CPU seconds of each of ``repeats`` calls, and the record count of the last."""
     times = []
     n = 0
     for _ in range(repeats):
         t = time.process_time()
         n = fn()
         times.append(time.process_time() - t)
-    return min(times), n
+    return times, n
 
 
 def main() -> None:
@@ -156,7 +158,7 @@ def main() -> None:
                         help="which paths, comma-separated (the code before the fast path has only "
                              "the first four)")
     args = parser.parse_args()
-    print(f"python {platform.python_version()}, one core, CPU seconds (process_time), best of "
+    print(f"python {platform.python_version()}, one core, CPU seconds (process_time), best and median of "
           f"{args.repeats}; load average {os.getloadavg()[0]:.1f} at start", flush=True)
     inputs = [commits_input(args.records)] if args.records else []
     if args.log:
@@ -172,10 +174,12 @@ def main() -> None:
         rates = {}
         for name in args.paths.split(","):
             fn = PATHS[name]
-            seconds, n = best(lambda fn=fn, inp=inp: fn(inp), args.repeats)  # type: ignore[misc]
+            times, n = timed(lambda fn=fn, inp=inp: fn(inp), args.repeats)  # type: ignore[misc]
             assert n == inp.records or name == "decode", (name, n, inp.records)
+            seconds = min(times)
             rates[name] = n / seconds
-            print(f"  {name:<18} {rates[name]:>12,.0f} rec/s  ({seconds:.2f} s)", flush=True)
+            print(f"  {name:<18} {rates[name]:>12,.0f} rec/s best, {n / statistics.median(times):>12,.0f} "
+                  f"median  ({seconds:.2f} s; load {os.getloadavg()[0]:.1f})", flush=True)
         if len(LAST) < 2 or len(rates) < len(PATHS):
             continue
         g, f = LAST["general"].view(), LAST["fast"].view()
@@ -187,7 +191,8 @@ def main() -> None:
         from groupspec.describe import describe
 
         dirs = sorted(p for p in Path(args.log).iterdir() if p.is_dir())
-        seconds, n = best(lambda: describe(dirs).records, 1)
+        times, n = timed(lambda: describe(dirs).records, 1)
+        seconds = times[0]
         print(f"\ndescribe {args.log}: {n:,} records (every topic) {n / seconds:,.0f} rec/s "
               f"({seconds:.2f} s)", flush=True)
 

@@ -4,7 +4,8 @@ Most of a busy ``__consumer_offsets`` log is OffsetCommit records (type 1). Repl
 :func:`~groupspec.impl.codec.records.decode_record` builds a key object, a value object and a
 ``CoordinatorRecord``, and the shard then copies five numbers and a string out of them; those
 objects and the layers around them cost more than reading the bytes. The two functions here
-read the same struct layouts (key v0; value v0-v4) into tuples.
+read the same struct layouts (key v0; value v0-v4): the key into a tuple, the value straight
+into the offset manager's entry, since the replay needs nothing else of it.
 
 They accept only what the general decoders accept, with the same result, and return None for
 everything else: another record type, an unknown version, a null or non-UTF-8 string, a string
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import struct
 
+from groupspec.impl.classic_group.offsets import OffsetAndMetadata
+
 #: The key of an OffsetCommit record: type id 1 as int16.
 _KEY_TYPE = b"\x00\x01"
 
@@ -26,15 +29,12 @@ _INT64 = struct.Struct(">q")
 _TWO_INT64 = struct.Struct(">qq")
 _INT64_INT16 = struct.Struct(">qh")  # offset, metadata length (v0-v2)
 _INT64_INT32_INT16 = struct.Struct(">qih")  # offset, leader epoch, metadata length (v3)
-_INT64_INT32 = struct.Struct(">qi")  # offset, leader epoch (v4)
+_INT64_INT32_UINT8 = struct.Struct(">qiB")  # offset, leader epoch, metadata's first length byte (v4)
 #: v4's tagged fields when the topic id (tag 0, 16 bytes) is written: one field, tag 0, size 16.
 _TOPIC_ID_TAG = b"\x01\x00\x10"
 
 #: (group, topic, partition)
 KeyFields = tuple[str, str, int]
-#: (offset, leader epoch, metadata, commit timestamp, expire timestamp); -1 where the version
-#: lacks the field, as the value class's defaults say.
-ValueFields = tuple[int, int, str, int, int]
 
 
 def offset_commit_key(key: bytes) -> KeyFields | None:
@@ -62,16 +62,17 @@ def offset_commit_key(key: bytes) -> KeyFields | None:
     return group, topic, partition
 
 
-def offset_commit_value(value: bytes) -> ValueFields | None:
-    """The fields of an OffsetCommit value (v0-v4), or None where :func:`decode_value` must decide."""
+def offset_commit_value(value: bytes, log_offset: int) -> OffsetAndMetadata | None:
+    """The entry an OffsetCommit value (v0-v4) at ``log_offset`` replays to, or None where
+    :func:`decode_value` must decide. A field the version lacks is -1, as the value class's
+    defaults say."""
     size = len(value)
     if size < 2 or value[0] != 0:
         return None
     version = value[1]
     try:
         if version == 4:
-            offset, leader_epoch = _INT64_INT32.unpack_from(value, 2)
-            b = value[14]
+            offset, leader_epoch, b = _INT64_INT32_UINT8.unpack_from(value, 2)
             if b == 0 or b >= 0x80:  # null, or a length on more than one byte
                 return None
             end = 14 + b  # 15 + (b - 1)
@@ -81,9 +82,9 @@ def offset_commit_value(value: bytes) -> ValueFields | None:
             commit, = _INT64.unpack_from(value, end)
             pos = end + 8
             if pos + 1 == size and value[pos] == 0:
-                return offset, leader_epoch, metadata, commit, -1
-            if pos + 19 == size and value[pos:pos + 3] == _TOPIC_ID_TAG:
-                return offset, leader_epoch, metadata, commit, -1  # the topic id: not replayed
+                return OffsetAndMetadata(offset, leader_epoch, metadata, commit, -1, log_offset)
+            if pos + 19 == size and value[pos:pos + 3] == _TOPIC_ID_TAG:  # the topic id: not replayed
+                return OffsetAndMetadata(offset, leader_epoch, metadata, commit, -1, log_offset)
             return None
         if version == 3:
             offset, leader_epoch, n = _INT64_INT32_INT16.unpack_from(value, 2)
@@ -109,4 +110,4 @@ def offset_commit_value(value: bytes) -> ValueFields | None:
         return None
     if end != size:
         return None
-    return offset, leader_epoch, metadata, commit, expire
+    return OffsetAndMetadata(offset, leader_epoch, metadata, commit, expire, log_offset)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from groupspec.impl.classic_group.fast_offsets import offset_commit_key, offset_commit_value
 from groupspec.impl.classic_group.group import EMPTY
 from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
-from groupspec.impl.classic_group.offsets import OffsetAndMetadata, OffsetMetadataManager
+from groupspec.impl.classic_group.offsets import OffsetMetadataManager
 from groupspec.impl.codec.batch import RecordBatch
 from groupspec.impl.runtime.log import log_entries, record_entry
 from groupspec.impl.runtime.runtime import ShardContext, WriteResult
@@ -79,6 +79,13 @@ class GroupCoordinatorShard:
         (``groupspec describe`` notes each group's kind and partition).
         """
         store = self.offset_manager.replay_entry
+        # A plain commit of a group that already has committed offsets (nearly every commit of
+        # a long log) goes straight into that group's table: what replay_entry does, less the
+        # call and its checks. A group with committed offsets exists (replay_entry creates it
+        # before its first offset, and a group tombstone removes its offsets with it), so the
+        # "simple" group creation cannot be skipped.
+        committed_by_group = self.offset_manager.offsets
+        read_key, read_value = offset_commit_key, offset_commit_value
         fast = topic == OFFSETS_TOPIC  # type 1 is another record on __share_group_state
         for batch in batches:
             if batch.is_control:
@@ -90,20 +97,24 @@ class GroupCoordinatorShard:
             producer_id = batch.producer_id if batch.is_transactional else None
             for record in batch.records:
                 key = record.key
-                fields = None if key is None or not fast else offset_commit_key(key)
+                fields = None if key is None or not fast else read_key(key)
                 if fields is not None:
+                    group, topic_name, topic_partition = fields
                     value = record.value
                     if value is None:
                         if on_commit is not None:
-                            on_commit(fields[0])
-                        store(fields[0], (fields[1], fields[2]), None, producer_id)
+                            on_commit(group)
+                        store(group, (topic_name, topic_partition), None, producer_id)
                         continue
-                    v = offset_commit_value(value)
-                    if v is not None:
+                    commit = read_value(value, record.offset)
+                    if commit is not None:
                         if on_commit is not None:
-                            on_commit(fields[0])
-                        store(fields[0], (fields[1], fields[2]),
-                              OffsetAndMetadata(v[0], v[1], v[2], v[3], v[4], record.offset), producer_id)
+                            on_commit(group)
+                        committed = None if producer_id is not None else committed_by_group.get(group)
+                        if committed is not None:
+                            committed[topic_name, topic_partition] = commit
+                        else:
+                            store(group, (topic_name, topic_partition), commit, producer_id)
                         continue
                 found = record_entry(topic, partition, batch, record)
                 if found is not None:

@@ -81,17 +81,17 @@ them as deltas from ``base_offset`` and the base timestamp.
 
 Speed: the uncompressed record loop decodes one- and two-byte varints inline and builds records
 without the dataclass ``__init__`` (a frozen dataclass's ``__init__`` goes through
-``object.__setattr__`` once per field, which is most of the cost of a small record).
+``object.__setattr__`` once per field, which is most of the cost of a small record): it fills an
+unfrozen class of the same slots and then re-labels it a :class:`Record` (``_UnfrozenRecord``).
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
 
 import google_crc32c
 
@@ -281,13 +281,24 @@ Entry = RecordBatch | BadBatch | PartialBatch | UnframedRest
 _CODECS = tuple(Compression)
 _TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
 
-# Slot setters of Record: building a record through them skips the frozen dataclass's __init__.
-_new_record: Callable[[type[Record]], Record] = object.__new__
-_set_offset: Callable[[Record, int], None] = Record.__dict__["offset"].__set__
-_set_timestamp: Callable[[Record, int], None] = Record.__dict__["timestamp"].__set__
-_set_key: Callable[[Record, bytes | None], None] = Record.__dict__["key"].__set__
-_set_value: Callable[[Record, bytes | None], None] = Record.__dict__["value"].__set__
-_set_headers: Callable[[Record, tuple[Any, ...]], None] = Record.__dict__["headers"].__set__
+
+class _UnfrozenRecord:
+    """:class:`Record`'s slots without its frozen ``__setattr__``. The record loop fills one
+    with plain attribute stores and then turns it into a ``Record`` by assigning ``__class__``,
+    which Python allows between classes of one slot layout: a frozen dataclass's ``__init__``
+    (or its slots' ``__set__``, one call per field) costs about twice as much, and a log
+    replay builds one per record. The assignment below fails at import if the layouts ever
+    part, rather than on the first record."""
+
+    __slots__ = ("headers", "key", "offset", "timestamp", "value")  # Python sorts slots anyway
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+
+
+_UnfrozenRecord().__class__ = Record  # type: ignore[assignment]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -637,9 +648,7 @@ def _decode_records(
     """
     out: list[Record] = []
     append = out.append
-    new, set_offset, set_timestamp = _new_record, _set_offset, _set_timestamp
-    set_key, set_value, set_headers = _set_key, _set_value, _set_headers
-    record_class = Record
+    building, record_class = _UnfrozenRecord, Record
     no_headers: tuple[tuple[str, bytes | None], ...] = ()
     previous_delta = -1
     index = 0
@@ -742,14 +751,15 @@ def _decode_records(
             if pos != body_end:
                 raise MalformedError(f"record {index}: its fields take {pos - body_end + length} bytes, "
                                      f"its length says {length}")
-            record = new(record_class)
-            set_offset(record, base_offset + offset_delta)
-            set_timestamp(record, base_timestamp + timestamp_delta if log_append_time is None
-                          else log_append_time)
-            set_key(record, key)
-            set_value(record, value)
-            set_headers(record, headers)
-            append(record)
+            record = building()
+            record.offset = base_offset + offset_delta
+            record.timestamp = (base_timestamp + timestamp_delta if log_append_time is None
+                                else log_append_time)
+            record.key = key
+            record.value = value
+            record.headers = headers
+            record.__class__ = record_class  # type: ignore[assignment]
+            append(record)  # type: ignore[arg-type]
     except IndexError:
         raise TruncatedError(f"record {index} runs past the end of the records") from None
     if pos != end:

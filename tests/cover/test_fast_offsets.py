@@ -37,6 +37,17 @@ int64 = st.integers(-(2**63), 2**63 - 1)
 text = st.text(max_size=140)  # past 126 characters v4's length takes two varint bytes
 
 
+def fast_value(data: bytes) -> tuple[int, int, str, int, int] | None:
+    """What the fast reader makes of a value, as the general decoder's fields (the entry it
+    builds also carries the record's log offset, which must be the one passed)."""
+    entry = offset_commit_value(data, 42)
+    if entry is None:
+        return None
+    assert entry.log_offset == 42
+    return (entry.offset, entry.leader_epoch, entry.metadata, entry.commit_timestamp_ms,
+            entry.expire_timestamp_ms)
+
+
 def general_key(data: bytes) -> tuple[str, str, int] | None:
     try:
         key = decode_key(OFFSETS_TOPIC, data)
@@ -81,7 +92,7 @@ def test_values_of_every_version_read_as_the_general_decoder_reads_them(value: O
     data = encode_value(value, version)
     general = general_value(data)
     assert general is not None
-    fast = offset_commit_value(data)
+    fast = fast_value(data)
     agree(fast, general)
     if version < 4 or len(value.metadata.encode()) < 127:
         assert fast is not None  # the common shapes take the fast path
@@ -109,7 +120,7 @@ def test_damaged_keys_are_declined_or_read_alike(group: str, topic: str, partiti
 def test_damaged_values_are_declined_or_read_alike(value: OffsetCommitValue, version: int, cut: int,
                                                    extra: bytes, changes: list[tuple[int, int]]) -> None:
     data = mutate(encode_value(value, version), cut, extra, changes)
-    agree(offset_commit_value(data), general_value(data))
+    agree(fast_value(data), general_value(data))
 
 
 def test_what_the_fast_reader_declines_has_a_reason() -> None:
@@ -118,12 +129,12 @@ def test_what_the_fast_reader_declines_has_a_reason() -> None:
     assert offset_commit_key(b"\x00\x02" + key[2:]) is None  # another record type
     assert offset_commit_key(key[:-1]) is None
     value = encode_value(OffsetCommitValue(1, 2, "m", 3), 3)
-    assert offset_commit_value(b"\x00\x05" + value[2:]) is None  # an unknown version
-    assert offset_commit_value(value[:-2]) is None
+    assert fast_value(b"\x00\x05" + value[2:]) is None  # an unknown version
+    assert fast_value(value[:-2]) is None
     for short in (b"", b"\x00", b"\x00\x03"):  # too short to hold a version, or anything after it
-        assert offset_commit_value(short) is None
+        assert fast_value(short) is None
     bad_utf8 = encode_value(OffsetCommitValue(1, 2, "\u00e9", 3), 3).replace("\u00e9".encode(), b"\xff\xfe")
-    assert general_value(bad_utf8) is None and offset_commit_value(bad_utf8) is None
+    assert general_value(bad_utf8) is None and fast_value(bad_utf8) is None
 
 
 def test_real_broker_commits_take_the_fast_path() -> None:
@@ -139,7 +150,7 @@ def test_real_broker_commits_take_the_fast_path() -> None:
                     continue
                 assert fields is not None and fields == general_key(r.key)
                 if r.value is not None:
-                    fast = offset_commit_value(r.value)
+                    fast = fast_value(r.value)
                     assert fast is not None and fast == general_value(r.value)
                 seen += 1
     assert seen >= 40
@@ -322,3 +333,145 @@ def test_describe_says_the_same_with_and_without_its_fast_reads(
         assert isinstance(fast, str) and "does not decode" in fast
     else:
         assert not isinstance(fast, str) and fast.groups and fast.records > 0
+
+
+# -- crafted records at the fast reader's edges -----------------------------------------------------
+#
+# Each record below sits on one of the fast reader's boundaries: a string length at the int16
+# limits or past 255 bytes, a v4 metadata length at the end of one varint byte, a negative or
+# null length, an unknown version, a tagged-field section that is nearly the topic id's. Random
+# edits (the damaged-bytes tests above) almost never land on them, and a wrong boundary there
+# either declines a record it should read (slower, invisible to a replay) or reads one the
+# general decoder refuses (a state, or a quarantine reason, the general path would not give).
+
+_HEAD4 = b"\x00\x04" + (5).to_bytes(8, "big") + (2).to_bytes(4, "big")  # v4: offset 5, epoch 2
+_COMMIT_TS = (7).to_bytes(8, "big")
+
+
+def _raw_key(group_length: int, group: bytes, topic_length: int, topic: bytes, partition: int = 0) -> bytes:
+    return (b"\x00\x01" + group_length.to_bytes(2, "big") + group + topic_length.to_bytes(2, "big")
+            + topic + partition.to_bytes(4, "big"))
+
+
+#: Well-formed records the fast reader must read itself: strings whose int16 length has a high
+#: byte (256 bytes and more, up to the int16 maximum), and v4 metadata of 126 bytes (length 127,
+#: the last that fits one varint byte).
+WELL_FORMED_KEYS = {
+    "group of 256 bytes": OffsetCommitKey("g" * 256, "t", 1),
+    "group of 300 bytes": OffsetCommitKey("g" * 300, "t", 2),
+    "topic of 256 bytes": OffsetCommitKey("g", "t" * 256, 3),
+    "topic of 300 bytes": OffsetCommitKey("g", "t" * 300, 4),
+    "group of 32767 bytes (the int16 maximum)": OffsetCommitKey("g" * 32767, "t", 5),
+    "topic of 32767 bytes (the int16 maximum)": OffsetCommitKey("g", "t" * 32767, 6),
+}
+WELL_FORMED_VALUES = {
+    "v4 metadata of 126 bytes": (OffsetCommitValue(1, 2, "m" * 126, 3), 4),
+    "v4 metadata of 125 bytes": (OffsetCommitValue(1, 2, "m" * 125, 3), 4),
+    "v4 metadata of 126 bytes with a topic id":
+        (OffsetCommitValue(1, 2, "m" * 126, 3, topic_id=uuid.UUID(int=9)), 4),
+}
+
+#: Keys the general decoder refuses and a loosened bound would read: negative int16 string
+#: lengths followed by as many bytes as the length read unsigned, and a group length past the end.
+BAD_KEYS = {
+    "group length -32768": _raw_key(0x8000, b"a" * 0x8000, 1, b"t"),
+    "group length -32767": _raw_key(0x8001, b"a" * 0x8001, 1, b"t"),
+    "topic length -32768": _raw_key(1, b"g", 0x8000, b"a" * 0x8000),
+    "topic length -32767": _raw_key(1, b"g", 0x8001, b"a" * 0x8001),
+    "group length past the end": b"\x00\x01\x00\x08abcdef",
+}
+
+_v3 = encode_value(OffsetCommitValue(1, 2, "m", 3), 3)
+_v4 = encode_value(OffsetCommitValue(1, 2, "m", 3), 4)
+assert _v4.endswith(b"\x00")  # no tagged field: the section is its count, 0
+#: Values the general decoder refuses and a loosened bound would read.
+BAD_VALUES = {
+    "version 259 (first version byte not 0)": b"\x01\x03" + _v3[2:],
+    "version 5 with a v4 body": b"\x00\x05" + _v4[2:],
+    "v4 null metadata": _HEAD4 + b"\x00" + b"\x00" * 7 + b"\x00",
+    "v4 metadata length 0x80 0x61: two varint bytes": _HEAD4 + b"\x80" + b"a" * 127 + _COMMIT_TS + b"\x00",
+    "v4 metadata length 0x81 0x61: two varint bytes": _HEAD4 + b"\x81" + b"a" * 128 + _COMMIT_TS + b"\x00",
+    "v4 one tagged field announced, none there": _v4[:-1] + b"\x01",
+    "v4 a byte after the tagged fields": _v4 + b"\x00",
+    "v4 topic id tag whose size says 17": _v4[:-1] + b"\x01\x00\x11" + b"\x00" * 16,
+    "v4 topic id tag whose size says 15": _v4[:-1] + b"\x01\x00\x0f" + b"\x00" * 16,
+    "v3 null metadata":
+        b"\x00\x03" + (1).to_bytes(8, "big") + (2).to_bytes(4, "big") + b"\xff\xff" + b"\x00" * 7,
+    "v1 metadata length -2": b"\x00\x01" + (1).to_bytes(8, "big") + b"\xff\xfe" + b"\x00" * 14,
+}
+
+
+@pytest.mark.parametrize("name", sorted(WELL_FORMED_KEYS))
+def test_long_strings_take_the_fast_path(name: str) -> None:
+    key = WELL_FORMED_KEYS[name]
+    data = encode_key(key)
+    assert offset_commit_key(data) == general_key(data) == (key.group, key.topic, key.partition)
+
+
+@pytest.mark.parametrize("name", sorted(WELL_FORMED_VALUES))
+def test_metadata_at_the_end_of_one_varint_byte_takes_the_fast_path(name: str) -> None:
+    value, version = WELL_FORMED_VALUES[name]
+    data = encode_value(value, version)
+    fast = fast_value(data)
+    assert fast is not None and fast == general_value(data)
+
+
+def _replay_and_audit(key: bytes, value: bytes | None) -> None:
+    """A good commit then the crafted record, replayed with and without the fast reader (the
+    same state, or the same error at the same offset) and audited with and without the fast key
+    (the same states, violations and quarantined records with their reasons)."""
+    from groupspec.pipeline import audit_core
+
+    good = _commit(0, "g", 0, OffsetCommitValue(1, 0, "", 5))
+    batches = [b for _, b in read_batches(encode_batch([good, Record(1, 0, key, value)], base_offset=0))]
+    general, fast = replay(batches, False), replay(batches, True)
+    assert fast == general
+    rows = [(r.key, r.value, OFFSETS_TOPIC, 0, r.offset, 0) for r in (good, Record(1, 0, key, value))]
+    with_fast = audit_core.audit_rows(rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(audit_core, "offset_commit_key", lambda key: None)
+        without = audit_core.audit_rows(rows)
+    assert with_fast == without
+
+
+@pytest.mark.parametrize("name", sorted(BAD_KEYS))
+def test_keys_the_general_decoder_refuses_are_declined(name: str) -> None:
+    data = BAD_KEYS[name]
+    assert general_key(data) is None
+    assert offset_commit_key(data) is None
+    _replay_and_audit(data, encode_value(OffsetCommitValue(1, 0, "", 5), 3))
+
+
+@pytest.mark.parametrize("name", sorted(BAD_VALUES))
+def test_values_the_general_decoder_refuses_are_declined(name: str) -> None:
+    data = BAD_VALUES[name]
+    assert general_value(data) is None
+    assert fast_value(data) is None
+    _replay_and_audit(encode_key(OffsetCommitKey("g", "t", 1)), data)
+    general = replay([b for _, b in read_batches(encode_batch(
+        [Record(0, 0, encode_key(OffsetCommitKey("g", "t", 1)), data)], base_offset=0))], False)
+    assert general[0] is None and general[1] is not None and "offset 0" in general[1]
+
+
+@pytest.mark.parametrize("name", sorted(WELL_FORMED_KEYS))
+def test_long_keys_replay_and_audit_alike(name: str) -> None:
+    _replay_and_audit(encode_key(WELL_FORMED_KEYS[name]), encode_value(OffsetCommitValue(1, 0, "", 5), 3))
+
+
+def test_a_commit_after_its_group_was_deleted_recreates_the_group_alike() -> None:
+    """The fast replay stores a commit straight into its group's table once the group has
+    committed offsets; after a group tombstone (which removes them) the next commit must again
+    create the "simple" group, as the general replay does, and not land in a stale table."""
+    from groupspec.types.records import GroupMetadataKey
+
+    v = OffsetCommitValue(9, 1, "x", 5)
+    records = [_commit(0, "g", 0, v), _commit(1, "g", 1, v), _commit(2, "h", 0, v),
+               Record(3, 0, encode_key(GroupMetadataKey("g")), None),
+               _commit(4, "g", 2, v), _commit(5, "h", 1, v), _commit(6, "g", 0, None)]
+    batches = [b for _, b in read_batches(encode_batch(records, base_offset=0))]
+    general, fast = replay(batches, False), replay(batches, True)
+    assert general[1] is None and fast == general
+    _view, groups, offsets, _pending, _open = general[0]
+    assert [g[0] for g in groups] == ["h", "g"]  # g made again by its commit at offset 4
+    assert [(g, [tp for tp, _ in tps]) for g, tps in offsets] == [("h", [("t", 0), ("t", 1)]),
+                                                                  ("g", [("t", 2)])]
