@@ -36,6 +36,11 @@ counterexample) to the other balance claims the classic assignors make or rely o
   that any M counts summing to P with max - min <= 1 are minQuota or maxQuota with exactly
   ``expected`` at maxQuota (M = 1..``SHAPE_MAX_M``, one unknown per member; P unbounded): the
   balanced answers are exactly those the quotas describe.
+* **Sticky moves and the balance score.** The general builder reverts a balancing that ends no
+  lower on getBalanceScore (the sum over member pairs of their count difference).
+  ``sticky_move_score`` proves a move from count x to count y with x >= y + 2 lowers it by
+  2 + 2 * #{others strictly between}, and one with x <= y + 1 never lowers it (M = 2..``MOVE_MAX_M``,
+  counts unbounded); the planted "x >= y + 1 lowers it" is refuted.
 
 Every lemma takes its terms as arguments where a test can plant a wrong one.
 """
