@@ -36,13 +36,18 @@ counterexample) to the other balance claims the classic assignors make or rely o
   that any M counts summing to P with max - min <= 1 are minQuota or maxQuota with exactly
   ``expected`` at maxQuota (M = 1..``SHAPE_MAX_M``, one unknown per member; P unbounded): the
   balanced answers are exactly those the quotas describe.
+* **Sticky moves and the balance score.** The general builder reverts a balancing that ends no
+  lower on getBalanceScore (the sum over member pairs of their count difference).
+  ``sticky_move_score`` proves a move from count x to count y with x >= y + 2 lowers it by
+  2 + 2 * #{others strictly between}, and one with x <= y + 1 never lowers it (M = 2..``MOVE_MAX_M``,
+  counts unbounded); the planted "x >= y + 1 lowers it" is refuted.
 
 Every lemma takes its terms as arguments where a test can plant a wrong one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import z3
@@ -191,9 +196,47 @@ def lemma_sticky_balanced_shape(max_m: int = SHAPE_MAX_M, max_q: Callable[[Any, 
                              obligations, timeout_ms)
 
 
+#: The one-move score lemma is proved for groups of up to this many members (one unknown each).
+MOVE_MAX_M = 8
+
+
+def balance_score(sizes: Sequence[Any]) -> Any:
+    """getBalanceScore (AbstractStickyAssignor.java): the sum over member pairs of the absolute
+    difference of their partition counts."""
+    terms = [z3.If(a >= b, a - b, b - a) for i, a in enumerate(sizes) for b in sizes[i + 1:]]
+    return z3.Sum(terms) if terms else z3.IntVal(0)
+
+
+def lemma_sticky_move_score(max_m: int = MOVE_MAX_M, gap: int = 2,
+                            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> ProofResult:
+    """Why the general builder's revert needs a hand-back to be reached: a move from a member of
+    count x to one of count y with x >= y + ``gap`` lowers the score by 2 + 2 * #{others strictly
+    between y and x}, so never less than 2; with x <= y + 1 (what the reverse-pair hand-back of
+    PartitionMovements can do, the partition taken from its first source) it never lowers it.
+    The revert fires only on a pass ending no lower than it began, so only on a pass with such a
+    hand-back (tests/quality/test_sticky_revert_guard.py enumerates the small groups)."""
+    obligations = []
+    for m in range(2, max_m + 1):
+        xs = list(z3.Ints(" ".join(f"s{k}" for k in range(m))))
+        giver, taker, others = xs[0], xs[1], xs[2:]
+        after = [giver - 1, taker + 1, *others]
+        change = balance_score(after) - balance_score(xs)
+        flags = [z3.If(z3.And(taker < o, o < giver), 1, 0) for o in others]
+        between = z3.Sum(flags) if flags else z3.IntVal(0)
+        counts = tuple(x >= 0 for x in xs)
+        obligations.append(Obligation(f"M = {m}, x >= y + {gap}", (*counts, giver >= taker + gap),
+                                      change == -2 - 2 * between, tuple(xs)))
+        obligations.append(Obligation(f"M = {m}, x <= y + 1", (*counts, giver >= 1, giver <= taker + 1),
+                                      change >= 0, tuple(xs)))
+    return check_obligations("sticky_move_score",
+                             f"x >= y + 2 => score drops by 2 + 2 * #between; x <= y + 1 => it does not drop"
+                             f" (M <= {max_m})", obligations, timeout_ms)
+
+
 LEMMAS: tuple[Callable[[], ProofResult], ...] = (
     lemma_roundrobin_is_range, lemma_roundrobin_split, lemma_roundrobin_two_members,
     lemma_range_total_bound, lemma_range_total_tight, lemma_sticky_quotas, lemma_sticky_balanced_shape,
+    lemma_sticky_move_score,
 )
 
 

@@ -118,6 +118,27 @@ def test_planted_round_up_quota_is_refuted():
     assert p % m == 0  # only an exact division tells the two apart
 
 
+def test_planted_move_between_near_equal_members_lowering_the_score_is_refuted():
+    """A move to a member holding one fewer only swaps the two counts: the score stays, which is
+    why the general builder's hand-back can leave it where it was."""
+    result = cb.lemma_sticky_move_score(max_m=3, gap=1)
+    assert result.status == "refuted", result
+    ce = result.counterexample
+    assert ce["s0"] == ce["s1"] + 1
+
+
+def test_move_score_term_matches_the_builder():
+    from groupspec.impl.classic_assignors.sticky_general import _score
+
+    rnd = random.Random(5)
+    for _ in range(200):
+        sizes = [rnd.randint(0, 6) for _ in range(rnd.randint(1, 6))]
+        assignment = {f"m{k}": [("t", p) for p in range(n)] for k, n in enumerate(sizes)}
+        names = [f"s{k}" for k in range(len(sizes))]
+        term = cb.balance_score([cb.z3.Int(n) for n in names])
+        assert evaluate(term, **dict(zip(names, sizes, strict=True))) == _score(assignment)
+
+
 def test_planted_extra_last_roundrobin_is_refuted():
     result = cb.lemma_roundrobin_is_range(lambda p, m, i: p / m + cb.z3.If(i >= m - p % m, 1, 0))
     assert result.status == "refuted", result
