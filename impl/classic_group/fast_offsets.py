@@ -21,9 +21,8 @@ import struct
 
 from groupspec.impl.classic_group.offsets import OffsetAndMetadata
 
-#: The key of an OffsetCommit record: type id 1 as int16.
-_KEY_TYPE = b"\x00\x01"
-
+#: A key's record type and its group's string length, read in one call (both int16).
+_TYPE_AND_LENGTH = struct.Struct(">hh")
 _INT32 = struct.Struct(">i")
 _INT64 = struct.Struct(">q")
 _TWO_INT64 = struct.Struct(">qq")
@@ -39,14 +38,12 @@ KeyFields = tuple[str, str, int]
 
 def offset_commit_key(key: bytes) -> KeyFields | None:
     """The fields of an OffsetCommit key, or None where :func:`decode_key` must decide."""
-    if key[:2] != _KEY_TYPE:
-        return None
     size = len(key)
     if size < 10:  # type, two string lengths, the partition
         return None
-    n = key[2] << 8 | key[3]
+    kind, n = _TYPE_AND_LENGTH.unpack_from(key)
     end = 4 + n
-    if n >= 0x8000 or end + 6 > size:  # a negative (null) length, or no room for the rest
+    if kind != 1 or n < 0 or end + 6 > size:  # a negative (null) length, or no room for the rest
         return None
     n = key[end] << 8 | key[end + 1]
     start = end + 2

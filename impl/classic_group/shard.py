@@ -97,8 +97,7 @@ class GroupCoordinatorShard:
             producer_id = batch.producer_id if batch.is_transactional else None
             for record in batch.records:
                 key = record.key
-                fields = None if key is None or not fast else read_key(key)
-                if fields is not None:
+                if key is not None and fast and (fields := read_key(key)) is not None:
                     group, topic_name, topic_partition = fields
                     value = record.value
                     if value is None:
