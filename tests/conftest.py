@@ -31,6 +31,22 @@ def scaled_budget(scale: int) -> settings:
     return settings(settings.default, max_examples=settings.default.max_examples * scale)
 
 
+#: Test files whose tests take a minute or more each (the sampled mutation gates, the live
+#: broker's runs; see the slowest durations CI prints). They are collected first, so that the two
+#: xdist workers share them from the start instead of one worker finishing the suite alone on
+#: the last of them (the longest-first rule); ``--dist worksteal`` evens out the rest.
+SLOW_FIRST = ("tests/quality/test_mutation_gate.py", "tests/broker/", "tests/quality/test_mutation.py",
+              "tests/crosshair/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)),
+                    len(SLOW_FIRST))
+
+    items.sort(key=rank)  # stable: the order within each group is kept
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--vectors-out", type=Path, default=None, metavar="DIR",
                      help="tests/scenarios/test_cases.py: each case also writes its conformance vector "
