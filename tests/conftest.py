@@ -36,7 +36,7 @@ def scaled_budget(scale: int) -> settings:
 #: xdist workers share them from the start instead of one worker finishing the suite alone on
 #: the last of them (the longest-first rule); ``--dist worksteal`` evens out the rest.
 SLOW_FIRST = ("tests/quality/test_mutation_gate.py", "tests/broker/", "tests/quality/test_mutation.py",
-              "tests/crosshair/")
+              "tests/crosshair/", "tests/pipeline/test_spark_cluster.py")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -3,11 +3,9 @@ worker on this machine run `groupspec audit --master spark://...` to the same ta
 and what a cluster takes away (the driver's working folder and interpreter) is handled or refused
 in one line.
 
-The cluster test is marked ``spark`` and runs with the deep profile only
-(HYPOTHESIS_PROFILE=deep): a master, a worker, a second driver and its executor are four more
-JVMs (97 s for the test and its cluster on the shared 2-core machine at load average 9), more
-than CI's twenty minutes can spare. The rest, in every run, fake the JVMs, the clock and the
-executors.
+The cluster test is marked ``spark``: a master, a worker, a second driver and its executor are
+four more JVMs, started on every run (97 s for the test and its cluster on the shared 2-core
+machine at load average 9). The rest fake the JVMs, the clock and the executors.
 """
 
 from __future__ import annotations
@@ -269,8 +267,6 @@ def _tables(out):
 
 
 @pytest.mark.spark
-@pytest.mark.skipif(os.environ.get("HYPOTHESIS_PROFILE") != "deep",
-                    reason="deep profile only (four more JVMs: about 1.5 min)")
 def test_audit_on_a_standalone_cluster_gives_the_local_tables(spark, cluster, tmp_path):
     """The CLI as a user runs it: relative segment paths and no PYSPARK_PYTHON, which are what
     broke on the first cluster run (executors work in a folder of their own, and ran the system
