@@ -64,15 +64,17 @@ def _version_line() -> str:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``only``, just that command's module is imported to fill in its options."""
+    # No abbreviated options: `compat --target kafka://...` would otherwise be taken for
+    # `--target-options` and start every broker of the matrix instead of failing.
     parser = argparse.ArgumentParser(
-        prog="groupspec",
+        prog="groupspec", allow_abbrev=False,
         description="Executable specification and reference implementation of Kafka's group "
         "protocols.",
     )
     parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
         if only is None or name == only:
             importlib.import_module(module).add_arguments(p)
     return parser
@@ -90,6 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 1
+    except KeyboardInterrupt:
+        # Ctrl-C is the user's choice, not a crash: one line, the shell's code for SIGINT. What
+        # the command started is stopped by its own finally blocks on the way out.
+        print(f"groupspec {args.command}: interrupted", file=sys.stderr)
+        return 130
     return code
 
 

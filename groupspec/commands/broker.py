@@ -17,6 +17,7 @@ Exit status: 0 done (``status``: the node runs); 1 ``status`` of a node that is 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -33,10 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from groupspec import broker
 
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    start = sub.add_parser("start", help="format and start a node; print its bootstrap address")
-    stop = sub.add_parser("stop", help="stop the node started in --dir")
-    status = sub.add_parser("status", help="whether the node in --dir runs, its address and memory")
-    workload = sub.add_parser("workload", help="run real clients (confluent-kafka) on the node in --dir; "
+    add = functools.partial(sub.add_parser, allow_abbrev=False)  # as groupspec.cli: no guessing
+    start = add("start", help="format and start a node; print its bootstrap address")
+    stop = add("stop", help="stop the node started in --dir")
+    status = add("status", help="whether the node in --dir runs, its address and memory")
+    workload = add("workload", help="run real clients (confluent-kafka) on the node in --dir; "
                               "print what the broker reported")
     for p in (start, stop, status, workload):
         p.add_argument("--dir", type=Path, default=None, metavar="DIR",

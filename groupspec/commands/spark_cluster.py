@@ -15,6 +15,7 @@ its log's last lines follow).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from pathlib import Path
 
@@ -29,9 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from groupspec.pipeline import standalone
 
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    start = sub.add_parser("start", help="start a master and its workers; print the master URL")
-    stop = sub.add_parser("stop", help="stop the cluster started in --dir")
-    status = sub.add_parser("status", help="whether the cluster in --dir runs, its workers and memory")
+    add = functools.partial(sub.add_parser, allow_abbrev=False)  # as groupspec.cli: no guessing
+    start = add("start", help="start a master and its workers; print the master URL")
+    stop = add("stop", help="stop the cluster started in --dir")
+    status = add("status", help="whether the cluster in --dir runs, its workers and memory")
     for p in (start, stop, status):
         p.add_argument("--dir", type=Path, default=None, metavar="DIR",
                        help="the cluster's folder: state file, logs/, work/ (default: "
