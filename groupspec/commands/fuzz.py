@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     config.validate()
     check_call_available(config)
     out = check_spark_arguments(args, outputs=OUTPUTS)
+    adapter_paths: tuple[str, ...] = ()
     if "kafka" in (config.target_a, config.target_b):
         import dataclasses
 
@@ -63,9 +64,11 @@ def run(args: argparse.Namespace) -> int:
         except BaseException:
             out.discard()
             raise
+        adapter_paths = kafka_target.command_paths(config.kafka_command or "")
     master = args.master or default_master()
     try:
-        spark = start_spark(master, app_name="groupspec-fuzz", executor_modules=EXECUTOR_MODULES)
+        spark = start_spark(master, app_name="groupspec-fuzz", executor_modules=EXECUTOR_MODULES,
+                            executor_paths=adapter_paths, paths_for="the Kafka adapter (target kafka)")
     except BaseException:
         out.discard()
         raise

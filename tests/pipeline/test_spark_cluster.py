@@ -151,6 +151,60 @@ def test_an_executor_python_that_does_not_start_is_one_line():
         session.check_executors(FakeSession(FakeContext(error=RuntimeError(mismatch))), ("json",))
 
 
+def test_the_probe_looks_for_the_paths_a_job_runs_by_the_drivers_path(tmp_path):
+    there = tmp_path / "adapter.jar"
+    there.write_bytes(b"")
+    gone = str(tmp_path / "nowhere" / "lib")
+    *_, missing = session.probe_imports(("json", "no_such_module_xyz"), 0, paths=(str(there), gone))
+    assert missing == tuple(sorted(("no_such_module_xyz", gone)))
+    rows = [("node-1", "/usr/bin/python3", "3.11.2", (gone,)), ("node-2", "/usr/bin/python3", "3.11.2", ())]
+    with pytest.raises(session.ExecutorEnvironmentError) as caught:
+        session.check_executors(FakeSession(FakeContext(rows=rows)), ("json",), paths=(str(there), gone),
+                                paths_for="the Kafka adapter (target kafka)")
+    message = str(caught.value)
+    assert message.startswith(f"the executors cannot start the Kafka adapter (target kafka): no {gone} on "
+                              "node-1; every node needs it at the driver's path") and "\n" not in message
+    # A module the executors lack is said first: their Python is the thing to fix.
+    rows = [("node-1", "/usr/bin/python3", "3.11.2", ("icontract", gone))]
+    with pytest.raises(session.ExecutorEnvironmentError, match=r"on node-1 cannot import icontract; set "):
+        session.check_executors(FakeSession(FakeContext(rows=rows)), ("icontract",), paths=(gone,))
+    assert session.check_executors(FakeSession(FakeContext()), ("json",), paths=(str(there),))
+
+
+@pytest.mark.spark
+def test_the_probe_finds_a_missing_path_on_real_executors(spark, tmp_path):
+    """On local Spark, where the probe is not run before a job (its executors share the driver's
+    files) but runs the same way when asked."""
+    gone = str(tmp_path / "kafka-adapter" / "groupspec-kafka-adapter.jar")
+    with pytest.raises(session.ExecutorEnvironmentError, match=f"cannot start the adapter: no {gone} on "):
+        session.check_executors(spark, ("json",), paths=(str(tmp_path), gone), paths_for="the adapter")
+    assert session.check_executors(spark, ("json",), paths=(str(tmp_path),))
+
+
+def test_fuzz_against_kafka_refuses_executors_without_the_adapter(tmp_path, monkeypatch, capsys):
+    """The whole command up to Spark, with a fake session whose probe runs in this process: the
+    adapter was "built" into a folder that holds nothing, as on a node without the driver's cache."""
+    from groupspec.conformance import kafka_target
+
+    java, built = tmp_path / "java", tmp_path / "kafka-adapter"
+    java.write_bytes(b"")
+    monkeypatch.setattr(kafka_target, "build", lambda *args, **kwargs: built)
+    monkeypatch.setattr(kafka_target, "_need", lambda tool: str(java))
+    monkeypatch.setattr(options, "check_reachable", lambda master: None)
+    fake = FakeSession(FakeContext())
+    monkeypatch.setattr(session, "get_spark", lambda *args, **kwargs: fake)
+    out = tmp_path / "out"
+    assert cli.main(["fuzz", "--machine", "share_state", "--target-a", "impl-kafka", "--target-b", "kafka",
+                     "--master", "spark://127.0.0.1:7077", "--out", str(out), "--quiet"]) == 2
+    host = session.probe_imports((), 0)[0]
+    assert capsys.readouterr().err == (
+        "groupspec fuzz: error: the executors cannot start the Kafka adapter (target kafka): no "
+        f"{built / kafka_target.JAR}, {built / 'lib'} on {host}; every node needs it at the driver's path "
+        '(a shared home, or the same install on each node; docs/pipeline.md, "Running the Spark jobs on '
+        'a cluster")\n')
+    assert fake.stopped and not out.exists()
+
+
 def test_a_cluster_that_gives_no_executor_is_an_error_not_a_hang():
     sc = FakeContext(hang=True)
     with pytest.raises(session.ExecutorEnvironmentError, match=r"no executor ran a task within 0\.2 s"):
@@ -254,9 +308,16 @@ def test_a_folder_without_a_cluster_is_a_clear_error(tmp_path, capsys):
 def cluster(tmp_path_factory):
     if standalone.shutil.which("java") is None:
         pytest.skip("java not on PATH")
-    started = standalone.start(tmp_path_factory.mktemp("spark-cluster"), workers=1, cores=1, detach=False)
+    # Two cores and two executors' memory: the test's two applications, one core each
+    # (_ONE_CORE), run side by side instead of one waiting for the other's executor to end.
+    started = standalone.start(tmp_path_factory.mktemp("spark-cluster"), workers=1, cores=2, memory="2g",
+                               detach=False)
     yield started
     started.stop()
+
+
+#: An application takes every free core of a standalone cluster unless it caps itself.
+_ONE_CORE = {"PYSPARK_SUBMIT_ARGS": "--conf spark.cores.max=1 pyspark-shell"}
 
 
 def _tables(out):
@@ -266,27 +327,74 @@ def _tables(out):
             for name in ("state", "violations", "quarantine")}
 
 
+#: The fuzz's driver on the cluster: ``run_fuzz`` with test_fuzz's planted pruning bug, as the
+#: hand run of docs/pipeline.md did. Its module is pickled by value, so the executors (which
+#: cannot import ``tests``) get the bugged call itself, not a reference to it.
+_FUZZ_DRIVER = """
+import sys
+from pyspark import cloudpickle
+import tests.pipeline.test_fuzz as planted
+from groupspec.pipeline import fuzz, options
+
+cloudpickle.register_pickle_by_value(planted)
+master, out, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+spark = options.start_spark(master, "groupspec-fuzz", executor_modules=fuzz.EXECUTOR_MODULES)
+try:
+    fuzz.run_fuzz(spark, fuzz.FuzzConfig(machines=("share_state",), runs=runs), out,
+                  call=planted.planted_call(), master=master)
+finally:
+    spark.stop()
+"""
+#: Runs of the cluster's fuzz: the planted bug shows in about a third of them (69 of 200), and
+#: the job's stages cost little next to the driver's start.
+_FUZZ_RUNS = 40
+
+
+def _shrunk(summary):
+    """What the fuzz says of its counterexamples, but the seconds each shrink took."""
+    return [{k: v for k, v in s.items() if k != "seconds"}
+            for s in summary["machines"]["share_state"]["shrunk"]]
+
+
+def _files(root):
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
 @pytest.mark.spark
-def test_audit_on_a_standalone_cluster_gives_the_local_tables(spark, cluster, tmp_path):
-    """The CLI as a user runs it: relative segment paths and no PYSPARK_PYTHON, which are what
-    broke on the first cluster run (executors work in a folder of their own, and ran the system
-    ``python3`` without the codec's modules)."""
+def test_audit_and_fuzz_on_a_standalone_cluster_give_the_local_results(spark, cluster, tmp_path):
+    """The audit through the CLI as a user runs it: relative segment paths and no PYSPARK_PYTHON,
+    which are what broke on the first cluster run (executors work in a folder of their own, and
+    ran the system ``python3`` without the codec's modules). The fuzz with a planted bug, from a
+    second driver started at the same time on the same cluster: the same disagreements and byte
+    for byte the same vectors as local mode."""
+    from groupspec.pipeline import fuzz
     from groupspec.pipeline.audit import run_audit
+    from tests.pipeline.test_fuzz import planted_call
 
     log = write_offsets_log(tmp_path / "log", groups=24, faults=True, seed=3)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "SPARK_CONF_DIR")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "SPARK_CONF_DIR")} | _ONE_CORE
     remote_run = subprocess.Popen([sys.executable, "-m", "groupspec.cli", "audit",
                                    *[str(Path("log") / d.name) for d in log.directories],
                                    "--master", cluster.master_url, "--partitions", "3", "--out",
                                    "on-cluster", "--quiet"], cwd=tmp_path, env=env, text=True,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:  # the local run meanwhile, while the other driver starts
+    root = Path(__file__).resolve().parents[2]
+    fuzz_env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)}
+    remote_fuzz = subprocess.Popen([sys.executable, "-c", _FUZZ_DRIVER, cluster.master_url,
+                                    str(tmp_path / "fuzz-on-cluster"), str(_FUZZ_RUNS)],
+                                   cwd=tmp_path, env=fuzz_env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:  # the local runs meanwhile, while the other drivers start
         local = run_audit(spark, [str(d) for d in log.directories], tmp_path / "local", partitions=2)
+        local_fuzz = fuzz.run_fuzz(spark, fuzz.FuzzConfig(machines=("share_state",), runs=_FUZZ_RUNS),
+                                   tmp_path / "fuzz-local", call=planted_call())
         _, stderr = remote_run.communicate(timeout=300)
+        _, fuzz_stderr = remote_fuzz.communicate(timeout=300)
     finally:
-        if remote_run.poll() is None:
-            remote_run.kill()
-            remote_run.wait()
+        for child in (remote_run, remote_fuzz):
+            if child.poll() is None:
+                child.kill()
+                child.wait()
     assert remote_run.returncode == 1, stderr  # the planted faults
     remote = json.loads((tmp_path / "on-cluster" / "summary.json").read_text())
     assert remote["inputs"]["master"] == cluster.master_url
@@ -297,6 +405,16 @@ def test_audit_on_a_standalone_cluster_gives_the_local_tables(spark, cluster, tm
     assert {k: remote[k] for k in counted} == {k: here[k] for k in counted}
     assert remote["timing"]["records"] == local.summary["timing"]["records"] == log.records
     assert _tables(tmp_path / "on-cluster") == _tables(tmp_path / "local")
-    # The cluster, not a local fallback, ran it: the master lists the finished application.
+
+    assert remote_fuzz.returncode == 0, fuzz_stderr
+    found = json.loads((tmp_path / "fuzz-on-cluster" / "summary.json").read_text())
+    assert found["inputs"]["master"] == cluster.master_url
+    assert found["disagreements"] == local_fuzz.summary["disagreements"] > 0  # the planted bug
+    assert _shrunk(found) == _shrunk(local_fuzz.summary)
+    vectors = _files(tmp_path / "fuzz-on-cluster" / "vectors")
+    assert len(vectors) == 1 + len(local_fuzz.vectors) > 1  # the manifest and each vector
+    assert vectors == _files(tmp_path / "fuzz-local" / "vectors")
+    # The cluster, not a local fallback, ran both: the master lists the finished applications.
     apps = standalone.master_status(cluster.state.ui_url)["completedapps"]
-    assert [a["name"] for a in apps] == ["groupspec-audit"] and apps[0]["cores"] == 1
+    assert sorted(a["name"] for a in apps) == ["groupspec-audit", "groupspec-fuzz"]
+    assert all(a["cores"] == 1 for a in apps)
