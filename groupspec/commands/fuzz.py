@@ -60,11 +60,13 @@ def run(args: argparse.Namespace) -> int:
         from groupspec.conformance import kafka_target
 
         try:
-            config = dataclasses.replace(config, kafka_command=kafka_target.command(kafka_target.build()))
+            command = kafka_target.command(kafka_target.build())
         except BaseException:
             out.discard()
             raise
-        adapter_paths = kafka_target.command_paths(config.kafka_command or "")
+        config = dataclasses.replace(config, kafka_command=command)
+        # Each executor starts the adapter by these paths: the probe before the job looks for them.
+        adapter_paths = kafka_target.command_paths(command)
     master = args.master or default_master()
     try:
         spark = start_spark(master, app_name="groupspec-fuzz", executor_modules=EXECUTOR_MODULES,
