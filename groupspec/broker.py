@@ -26,12 +26,9 @@ without a JVM or a real clock.
 from __future__ import annotations
 
 import base64
-import contextlib
 import dataclasses
 import fcntl
 import hashlib
-import json
-import os
 import re
 import shutil
 import signal
@@ -46,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groupspec import statefile
 from groupspec.types import GroupspecError, InputError
 
 #: The Kafka releases whose broker this module runs (the settings below are checked on these).
@@ -302,18 +300,13 @@ class BrokerState:
     started_at: float
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2) + "\n"
+        return statefile.dumps(self)
 
     @staticmethod
     def read(directory: Path) -> BrokerState:
-        path = directory / STATE_FILE
-        try:
-            raw = json.loads(path.read_text())
-            return BrokerState(**{f.name: raw[f.name] for f in dataclasses.fields(BrokerState)})
-        except FileNotFoundError:
-            raise NotRunningError(f"no broker was started in {directory} (no {STATE_FILE})") from None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise BrokerError(f"{path} is not a broker state file: {exc}") from None
+        return statefile.read(directory, STATE_FILE, "broker",
+                              lambda raw: BrokerState(**statefile.fields(BrokerState, raw)),
+                              missing=NotRunningError, invalid=BrokerError)
 
 
 def log_tail(*files: Path, lines: int = LOG_TAIL_LINES) -> str:
@@ -372,44 +365,11 @@ def api_versions(host: str, port: int, timeout_s: float = 2.0) -> ApiVersionsAns
     return ApiVersionsAnswer(apis, features, answer.finalized_features_epoch, conn.fallback)
 
 
-class _Process:
-    """A node's process, whether this process started it (a child to reap) or found it by pid."""
+class _Process(statefile.Process):
+    """A node's process: alive only while its pid still runs ``kafka.Kafka``."""
 
     def __init__(self, pid: int, child: subprocess.Popen[bytes] | None = None) -> None:
-        self.pid = pid
-        self.child = child
-
-    def alive(self) -> bool:
-        if self.child is not None:
-            return self.child.poll() is None
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return _is_kafka(self.pid)
-
-    def exit_code(self) -> int | None:
-        return None if self.child is None else self.child.poll()
-
-    def signal(self, sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, sig)
-
-
-def _is_kafka(pid: int) -> bool:
-    """Whether ``pid`` still runs Kafka (not a pid the OS gave to something else since)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except FileNotFoundError:
-        # /proc/<pid> gone: exited. No /proc at all (not Linux): trust the signal check.
-        return not Path("/proc/self").exists()
-    except OSError:
-        return True
-    if not cmdline:  # a zombie: exited, not reaped yet
-        return False
-    return b"kafka.Kafka" in cmdline
+        super().__init__(pid, b"kafka.Kafka", child)
 
 
 def wait_ready(process: _Process, host: str, port: int, logs: tuple[Path, ...], timeout_s: float,
@@ -439,7 +399,7 @@ def wait_ready(process: _Process, host: str, port: int, logs: tuple[Path, ...], 
         sleep(0.2)
 
 
-def stop_process(process: _Process, timeout_s: float = DEFAULT_STOP_TIMEOUT_S, *,
+def stop_process(process: statefile.Process, timeout_s: float = DEFAULT_STOP_TIMEOUT_S, *,
                  now: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> bool:
     """SIGTERM (Kafka's controlled shutdown), then SIGKILL after ``timeout_s``; True if it had to
@@ -529,15 +489,11 @@ def start(directory: Path, *, version: str = DEFAULT_VERSION, overrides: Mapping
     if not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", heap):
         raise InputError("--heap", f"{heap!r} is not a JVM heap size such as 256m or 1g")
     java = _need("java")
-    existing = directory / STATE_FILE
-    if existing.is_file():
-        try:
-            old = BrokerState.read(directory)
-        except BrokerError:
-            old = None
-        if old is not None and _Process(old.pid).alive():
-            raise BrokerError(f"a broker already runs from {directory}: pid {old.pid}, "
-                              f"bootstrap {old.bootstrap}")
+    old = statefile.still_running(directory, STATE_FILE, BrokerState.read,
+                                  lambda state: _Process(state.pid).alive())
+    if old is not None:
+        raise BrokerError(f"a broker already runs from {directory}: pid {old.pid}, "
+                          f"bootstrap {old.bootstrap}")
     data_dir = directory / "data"
     if data_dir.exists():
         if not reset:
@@ -581,8 +537,7 @@ def _launch(directory: Path, jvm: list[str], version: str, overrides: Mapping[st
                         controller=f"127.0.0.1:{controller_port}", directory=str(directory),
                         data_dir=str(data_dir), log_file=str(server_log), version=version,
                         started_at=time.time())
-    existing = directory / STATE_FILE
-    existing.write_text(state.to_json())
+    existing = statefile.write(directory, STATE_FILE, state)
     process = _Process(child.pid, child)
     try:
         ready = wait_ready(process, "127.0.0.1", port, (server_log, console), ready_timeout_s)

@@ -53,19 +53,24 @@ def run(args: argparse.Namespace) -> int:
     config.validate()
     check_call_available(config)
     out = check_spark_arguments(args, outputs=OUTPUTS)
+    adapter_paths: tuple[str, ...] = ()
     if "kafka" in (config.target_a, config.target_b):
         import dataclasses
 
         from groupspec.conformance import kafka_target
 
         try:
-            config = dataclasses.replace(config, kafka_command=kafka_target.command(kafka_target.build()))
+            command = kafka_target.command(kafka_target.build())
         except BaseException:
             out.discard()
             raise
+        config = dataclasses.replace(config, kafka_command=command)
+        # Each executor starts the adapter by these paths: the probe before the job looks for them.
+        adapter_paths = kafka_target.command_paths(command)
     master = args.master or default_master()
     try:
-        spark = start_spark(master, app_name="groupspec-fuzz", executor_modules=EXECUTOR_MODULES)
+        spark = start_spark(master, app_name="groupspec-fuzz", executor_modules=EXECUTOR_MODULES,
+                            executor_paths=adapter_paths, paths_for="the Kafka adapter (target kafka)")
     except BaseException:
         out.discard()
         raise

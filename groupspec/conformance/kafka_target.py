@@ -127,3 +127,12 @@ def command(built: Path) -> str:
     """The ``cmd:`` program line that runs the built adapter (java expands the lib/* itself)."""
     classpath = f"{built / JAR}{os.pathsep}{built / 'lib' / '*'}"
     return shlex.join([_need("java"), "-cp", classpath, MAIN_CLASS])
+
+
+def command_paths(program: str) -> tuple[str, ...]:
+    """The files a :func:`command` line runs by their absolute paths: ``java``, the adapter's jar
+    and its lib folder (a ``dir/*`` entry of the class path as ``dir``). A process that starts
+    the adapter elsewhere (a Spark executor on another node) needs each of them at that path."""
+    argv = shlex.split(program)
+    classpath = argv[argv.index("-cp") + 1].split(os.pathsep) if "-cp" in argv[:-1] else []
+    return (argv[0], *(entry.removesuffix(f"{os.sep}*") for entry in classpath))

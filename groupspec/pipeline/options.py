@@ -361,7 +361,8 @@ class _JvmStderr:
 
 
 def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | None = None,
-                quiet_start: bool = False, executor_modules: Sequence[str] = ()) -> Any:
+                quiet_start: bool = False, executor_modules: Sequence[str] = (),
+                executor_paths: Sequence[str] = (), paths_for: str = "") -> Any:
     """A SparkSession from :func:`groupspec.pipeline.session.get_spark`; a failure to start is
     one :class:`GroupspecError` line (the innermost cause Spark gave) instead of Java and Python
     stack traces. ``quiet_start`` drops what the JVM wrote while a start succeeded: with
@@ -369,8 +370,9 @@ def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | Non
     repositories it tried first included) that say nothing once the jars are there.
 
     On a cluster (any master but a local one) the start also imports ``executor_modules`` on the
-    executors (:func:`groupspec.pipeline.session.check_executors`): executors that cannot are
-    one line too, and the session is stopped. Local masters skip it: their Python workers run
+    executors and looks there for ``executor_paths`` (what ``paths_for`` names needs them:
+    :func:`groupspec.pipeline.session.check_executors`): executors that cannot are one line too,
+    and the session is stopped. Local masters skip it: their Python workers run
     the driver's interpreter, which has just imported the same modules.
     """
     from groupspec.pipeline.session import ExecutorEnvironmentError, check_executors, get_spark, is_local
@@ -385,7 +387,7 @@ def start_spark(master: str | None, app_name: str, conf: Mapping[str, str] | Non
             failure = None
             if executor_modules and not is_local(str(spark.sparkContext.master)):
                 try:
-                    check_executors(spark, executor_modules)
+                    check_executors(spark, executor_modules, paths=executor_paths, paths_for=paths_for)
                 except ExecutorEnvironmentError as exc:
                     unusable = exc
     if unusable is not None:

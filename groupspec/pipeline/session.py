@@ -117,9 +117,11 @@ _FIX = ("set PYSPARK_PYTHON (or --conf spark.pyspark.python) to a Python {versio
         "(docs/pipeline.md, \"Running the Spark jobs on a cluster\")")
 
 
-def probe_imports(modules: Sequence[str], _index: int) -> tuple[str, str, str, tuple[str, ...]]:
+def probe_imports(modules: Sequence[str], _index: int, paths: Sequence[str] = ()) -> tuple[
+        str, str, str, tuple[str, ...]]:
     """Run on an executor: its host, interpreter and version, and which of ``modules`` do not
-    import there (``module (missing name)``)."""
+    import there (``module (missing name)``) and which of ``paths`` do not exist there (as given:
+    absolute paths, which no module name can be mistaken for)."""
     import importlib
     import platform
     import socket
@@ -130,18 +132,23 @@ def probe_imports(modules: Sequence[str], _index: int) -> tuple[str, str, str, t
             importlib.import_module(name)
         except ImportError as exc:
             missing.add(getattr(exc, "name", None) or name)
+    missing.update(path for path in paths if not os.path.exists(path))
     return socket.gethostname(), sys.executable, platform.python_version(), tuple(sorted(missing))
 
 
-def check_executors(spark: Any, modules: Sequence[str], timeout_s: float = EXECUTOR_WAIT_S) -> list[
+def check_executors(spark: Any, modules: Sequence[str], timeout_s: float = EXECUTOR_WAIT_S, *,
+                    paths: Sequence[str] = (), paths_for: str = "") -> list[
         tuple[str, str, str, tuple[str, ...]]]:
-    """Import ``modules`` on the executors in one small job before the real one; raise
-    ExecutorEnvironmentError (one line) when that cannot be done, else return what each answered.
+    """Import ``modules`` on the executors in one small job before the real one, and look for
+    ``paths`` (files or folders the tasks use by the driver's path: ``paths_for`` says whose);
+    raise ExecutorEnvironmentError (one line) when that cannot be done, else return what each
+    answered.
 
     Without it, a cluster whose Python lacks a dependency fails the first stage with a Python
     traceback per task, and one that can give no executor hangs without a word (both seen on a
-    standalone cluster). The job runs as many tasks as the cluster has cores, so that every
-    executor present takes part; with dynamic allocation the ones started later are not probed.
+    standalone cluster); a program missing on a node fails every task that starts it. The job
+    runs as many tasks as the cluster has cores, so that every executor present takes part;
+    with dynamic allocation the ones started later are not probed.
     """
     sc = spark.sparkContext
     tasks = max(2, int(sc.defaultParallelism))
@@ -151,7 +158,7 @@ def check_executors(spark: Any, modules: Sequence[str], timeout_s: float = EXECU
     def job() -> None:
         try:
             outcome["rows"] = sc.parallelize(range(tasks), tasks).map(
-                partial(probe_imports, tuple(modules))).collect()
+                partial(probe_imports, tuple(modules), paths=tuple(paths))).collect()
         except Exception as exc:  # py4j and PySpark errors have no common type
             outcome["error"] = exc
         finally:
@@ -176,12 +183,22 @@ def check_executors(spark: Any, modules: Sequence[str], timeout_s: float = EXECU
         raise ExecutorEnvironmentError(f"the executors' Python did not run a task ({reason}); "
                                        + _FIX.format(version=version))
     rows: list[tuple[str, str, str, tuple[str, ...]]] = sorted(set(outcome["rows"]))
-    bad = [r for r in rows if r[3]]
+    looked_for = set(paths)
+    bad = [(host, python, v, imports) for host, python, v, missing in rows
+           if (imports := [m for m in missing if m not in looked_for])]
     if bad:
-        where = "; ".join(f"{python} ({v}) on {host} cannot import {', '.join(missing)}"
-                          for host, python, v, missing in bad)
+        where = "; ".join(f"{python} ({v}) on {host} cannot import {', '.join(imports)}"
+                          for host, python, v, imports in bad)
         raise ExecutorEnvironmentError(f"the executors cannot run groupspec's tasks: {where}; "
                                        + _FIX.format(version=version))
+    absent = [(host, gone) for host, _, _, missing in rows
+              if (gone := [m for m in missing if m in looked_for])]
+    if absent:
+        where = "; ".join(f"no {', '.join(gone)} on {host}" for host, gone in absent)
+        raise ExecutorEnvironmentError(
+            f"the executors cannot start {paths_for or 'what the tasks run'}: {where}; every node "
+            "needs it at the driver's path (a shared home, or the same install on each node; "
+            "docs/pipeline.md, \"Running the Spark jobs on a cluster\")")
     return rows
 
 

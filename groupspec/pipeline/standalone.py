@@ -21,7 +21,6 @@ without a JVM or a real clock.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -35,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groupspec.broker import _Process, free_port, log_tail, memory_kib, stop_process
+from groupspec import statefile
+from groupspec.broker import free_port, log_tail, memory_kib, stop_process
 from groupspec.types import GroupspecError, InputError
 
 STATE_FILE = "spark-cluster.json"
@@ -99,30 +99,13 @@ def check_memory(memory: str, field: str = "--memory") -> str:
 # -- the daemons ------------------------------------------------------------------------------------
 
 
-class _Daemon(_Process):
+class _Daemon(statefile.Process):
     """A master or worker JVM: alive only while its pid still runs that Spark class (a pid the
     OS has since given to something else is not it)."""
 
     def __init__(self, pid: int, main_class: str, child: subprocess.Popen[bytes] | None = None) -> None:
-        super().__init__(pid, child)
+        super().__init__(pid, main_class.encode(), child)
         self.main_class = main_class
-
-    def alive(self) -> bool:
-        if self.child is not None:
-            return self.child.poll() is None
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        try:
-            cmdline = Path(f"/proc/{self.pid}/cmdline").read_bytes()
-        except FileNotFoundError:
-            return not Path("/proc/self").exists()
-        except OSError:
-            return True
-        return self.main_class.encode() in cmdline
 
 
 @dataclass(frozen=True)
@@ -147,22 +130,17 @@ class ClusterState:
     started_at: float
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2) + "\n"
+        return statefile.dumps(self)
 
     @staticmethod
     def read(directory: Path) -> ClusterState:
-        path = directory / STATE_FILE
-        try:
-            raw = json.loads(path.read_text())
-            return ClusterState(
-                master_url=raw["master_url"], ui_url=raw["ui_url"], directory=raw["directory"],
-                spark_home=raw["spark_home"], master=DaemonState(**raw["master"]),
-                workers=tuple(DaemonState(**w) for w in raw["workers"]), cores=raw["cores"],
-                memory=raw["memory"], started_at=raw["started_at"])
-        except FileNotFoundError:
-            raise NotRunningError(f"no Spark cluster was started in {directory} (no {STATE_FILE})") from None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise SparkClusterError(f"{path} is not a Spark cluster state file: {exc}") from None
+        return statefile.read(directory, STATE_FILE, "Spark cluster", ClusterState._parse,
+                              missing=NotRunningError, invalid=SparkClusterError)
+
+    @staticmethod
+    def _parse(raw: dict[str, Any]) -> ClusterState:
+        return ClusterState(**{**statefile.fields(ClusterState, raw), "master": DaemonState(**raw["master"]),
+                               "workers": tuple(DaemonState(**w) for w in raw["workers"])})
 
 
 @dataclass
@@ -271,12 +249,11 @@ def start(directory: Path, *, workers: int = 1, cores: int = 1, memory: str = DE
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise SparkClusterError("needs 'java' on PATH (or JAVA_HOME): Spark's daemons are JVMs")
     directory = Path(directory).resolve()
-    if (directory / STATE_FILE).is_file():
-        with contextlib.suppress(SparkClusterError):
-            old = attach(directory)
-            if any(d.alive() for d in old.daemons()):
-                raise SparkClusterError(f"a Spark cluster already runs from {directory}: "
-                                        f"{old.master_url}; stop it first")
+    old = statefile.still_running(directory, STATE_FILE, ClusterState.read,
+                                  lambda state: any(d.alive() for d in Cluster(state).daemons()))
+    if old is not None:
+        raise SparkClusterError(f"a Spark cluster already runs from {directory}: {old.master_url}; "
+                                "stop it first")
     home = spark_home()
     logs, conf, work = directory / "logs", directory / "conf", directory / "work"
     for folder in (logs, conf, work):
@@ -312,7 +289,7 @@ def start(directory: Path, *, workers: int = 1, cores: int = 1, memory: str = DE
         state = ClusterState(master_url=master_url, ui_url=ui_url,
                              directory=str(directory), spark_home=str(home), master=master,
                              workers=tuple(started), cores=cores, memory=memory, started_at=time.time())
-        (directory / STATE_FILE).write_text(state.to_json())
+        statefile.write(directory, STATE_FILE, state)
         ready = waited + wait_ready(launched, ui_url, workers, ready_timeout_s - waited)
     except BaseException:
         for daemon, _ in reversed(launched):

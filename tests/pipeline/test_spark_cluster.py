@@ -1,11 +1,15 @@
 """The Spark jobs on a standalone cluster (groupspec.pipeline.standalone): a real master and
-worker on this machine run `groupspec audit --master spark://...` to the same tables as local mode,
-and what a cluster takes away (the driver's working folder and interpreter) is handled or refused
-in one line.
+worker on this machine run `groupspec audit --master spark://...` to the same tables as local mode
+and `groupspec fuzz`'s job to the same vectors, and what a cluster takes away (the driver's working
+folder and interpreter, the driver's files) is handled or refused in one line.
 
-The cluster test is marked ``spark``: a master, a worker, a second driver and its executor are
-four more JVMs, started on every run (97 s for the test and its cluster on the shared 2-core
-machine at load average 9). The rest fake the JVMs, the clock and the executors.
+The cluster test is marked ``spark``: a master, a worker, a second driver and its executor (one
+for the audit, one for the fuzz) are more JVMs, started on every run. On the shared 2-core
+machine at load average 10 to 12 (2026-11-27) its call took 110 and 116 s and the cluster 22 to
+26 s to start; the test before the fuzz was added took 82 to 114 s in four runs at load 10 to 15.
+The fuzz runs after the audit on the cluster: from the audit application's end to the driver's
+exit, 16 to 17 s (the fuzz application itself 13 s). The rest fake the JVMs, the clock and the
+executors.
 """
 
 from __future__ import annotations
@@ -151,6 +155,60 @@ def test_an_executor_python_that_does_not_start_is_one_line():
         session.check_executors(FakeSession(FakeContext(error=RuntimeError(mismatch))), ("json",))
 
 
+def test_the_probe_looks_for_the_paths_a_job_runs_by_the_drivers_path(tmp_path):
+    there = tmp_path / "adapter.jar"
+    there.write_bytes(b"")
+    gone = str(tmp_path / "nowhere" / "lib")
+    *_, missing = session.probe_imports(("json", "no_such_module_xyz"), 0, paths=(str(there), gone))
+    assert missing == tuple(sorted(("no_such_module_xyz", gone)))
+    rows = [("node-1", "/usr/bin/python3", "3.11.2", (gone,)), ("node-2", "/usr/bin/python3", "3.11.2", ())]
+    with pytest.raises(session.ExecutorEnvironmentError) as caught:
+        session.check_executors(FakeSession(FakeContext(rows=rows)), ("json",), paths=(str(there), gone),
+                                paths_for="the Kafka adapter (target kafka)")
+    message = str(caught.value)
+    assert message.startswith(f"the executors cannot start the Kafka adapter (target kafka): no {gone} on "
+                              "node-1; every node needs it at the driver's path") and "\n" not in message
+    # A module the executors lack is said first: their Python is the thing to fix.
+    rows = [("node-1", "/usr/bin/python3", "3.11.2", ("icontract", gone))]
+    with pytest.raises(session.ExecutorEnvironmentError, match=r"on node-1 cannot import icontract; set "):
+        session.check_executors(FakeSession(FakeContext(rows=rows)), ("icontract",), paths=(gone,))
+    assert session.check_executors(FakeSession(FakeContext()), ("json",), paths=(str(there),))
+
+
+@pytest.mark.spark
+def test_the_probe_finds_a_missing_path_on_real_executors(spark, tmp_path):
+    """On local Spark, where the probe is not run before a job (its executors share the driver's
+    files) but runs the same way when asked."""
+    gone = str(tmp_path / "kafka-adapter" / "groupspec-kafka-adapter.jar")
+    with pytest.raises(session.ExecutorEnvironmentError, match=f"cannot start the adapter: no {gone} on "):
+        session.check_executors(spark, ("json",), paths=(str(tmp_path), gone), paths_for="the adapter")
+    assert session.check_executors(spark, ("json",), paths=(str(tmp_path),))
+
+
+def test_fuzz_against_kafka_refuses_executors_without_the_adapter(tmp_path, monkeypatch, capsys):
+    """The whole command up to Spark, with a fake session whose probe runs in this process: the
+    adapter was "built" into a folder that holds nothing, as on a node without the driver's cache."""
+    from groupspec.conformance import kafka_target
+
+    java, built = tmp_path / "java", tmp_path / "kafka-adapter"
+    java.write_bytes(b"")
+    monkeypatch.setattr(kafka_target, "build", lambda *args, **kwargs: built)
+    monkeypatch.setattr(kafka_target, "_need", lambda tool: str(java))
+    monkeypatch.setattr(options, "check_reachable", lambda master: None)
+    fake = FakeSession(FakeContext())
+    monkeypatch.setattr(session, "get_spark", lambda *args, **kwargs: fake)
+    out = tmp_path / "out"
+    assert cli.main(["fuzz", "--machine", "share_state", "--target-a", "impl-kafka", "--target-b", "kafka",
+                     "--master", "spark://127.0.0.1:7077", "--out", str(out), "--quiet"]) == 2
+    host = session.probe_imports((), 0)[0]
+    assert capsys.readouterr().err == (
+        "groupspec fuzz: error: the executors cannot start the Kafka adapter (target kafka): no "
+        f"{built / kafka_target.JAR}, {built / 'lib'} on {host}; every node needs it at the driver's path "
+        '(a shared home, or the same install on each node; docs/pipeline.md, "Running the Spark jobs on '
+        'a cluster")\n')
+    assert fake.stopped and not out.exists()
+
+
 def test_a_cluster_that_gives_no_executor_is_an_error_not_a_hang():
     sc = FakeContext(hang=True)
     with pytest.raises(session.ExecutorEnvironmentError, match=r"no executor ran a task within 0\.2 s"):
@@ -266,23 +324,73 @@ def _tables(out):
             for name in ("state", "violations", "quarantine")}
 
 
+#: The driver on the cluster: first the audit through the CLI, exactly as ``groupspec audit``
+#: runs (a fresh process, which starts and stops its own session), then, in the same process
+#: and JVM, which saves a second driver's start, ``run_fuzz`` with test_fuzz's planted pruning
+#: bug in a session of its own, as the hand run of docs/pipeline.md did. test_fuzz is pickled by
+#: value, so the executors (which cannot import ``tests``) get the bugged call itself. The exit
+#: status is the audit's; the fuzz's outcome is its summary.
+_DRIVER = """
+import sys
+from groupspec import cli
+
+master, fuzz_out, runs, *audit = sys.argv[1:]
+status = cli.main(audit)
+
+from pyspark import cloudpickle
+import tests.pipeline.test_fuzz as planted
+from groupspec.pipeline import fuzz, options
+
+cloudpickle.register_pickle_by_value(planted)
+spark = options.start_spark(master, "groupspec-fuzz", executor_modules=fuzz.EXECUTOR_MODULES)
+try:
+    fuzz.run_fuzz(spark, fuzz.FuzzConfig(machines=("share_state",), runs=int(runs)), fuzz_out,
+                  call=planted.planted_call(), master=master)
+finally:
+    spark.stop()
+sys.exit(status)
+"""
+#: Runs of the cluster's fuzz: the planted bug shows in about a third of them (69 of 200), and
+#: the stages cost little next to the executor's start.
+_FUZZ_RUNS = 40
+
+
+def _shrunk(summary):
+    """What the fuzz says of its counterexamples, but the seconds each shrink took."""
+    return [{k: v for k, v in s.items() if k != "seconds"}
+            for s in summary["machines"]["share_state"]["shrunk"]]
+
+
+def _files(root):
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
 @pytest.mark.spark
-def test_audit_on_a_standalone_cluster_gives_the_local_tables(spark, cluster, tmp_path):
-    """The CLI as a user runs it: relative segment paths and no PYSPARK_PYTHON, which are what
-    broke on the first cluster run (executors work in a folder of their own, and ran the system
-    ``python3`` without the codec's modules)."""
+def test_audit_and_fuzz_on_a_standalone_cluster_give_the_local_results(spark, cluster, tmp_path):
+    """The audit through the CLI as a user runs it: relative segment paths and no PYSPARK_PYTHON,
+    which are what broke on the first cluster run (executors work in a folder of their own, and
+    ran the system ``python3`` without the codec's modules). Then the fuzz with a planted bug,
+    from the same driver process: the same disagreements and byte for byte the same vectors as
+    local mode."""
+    from groupspec.pipeline import fuzz
     from groupspec.pipeline.audit import run_audit
+    from tests.pipeline.test_fuzz import planted_call
 
     log = write_offsets_log(tmp_path / "log", groups=24, faults=True, seed=3)
     env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "SPARK_CONF_DIR")}
-    remote_run = subprocess.Popen([sys.executable, "-m", "groupspec.cli", "audit",
+    root = Path(__file__).resolve().parents[2]  # for ``tests``, after the audit
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
+    remote_run = subprocess.Popen([sys.executable, "-c", _DRIVER, cluster.master_url,
+                                   str(tmp_path / "fuzz-on-cluster"), str(_FUZZ_RUNS), "audit",
                                    *[str(Path("log") / d.name) for d in log.directories],
                                    "--master", cluster.master_url, "--partitions", "3", "--out",
                                    "on-cluster", "--quiet"], cwd=tmp_path, env=env, text=True,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:  # the local run meanwhile, while the other driver starts
+    try:  # the local runs meanwhile, while the other driver starts
         local = run_audit(spark, [str(d) for d in log.directories], tmp_path / "local", partitions=2)
-        _, stderr = remote_run.communicate(timeout=300)
+        local_fuzz = fuzz.run_fuzz(spark, fuzz.FuzzConfig(machines=("share_state",), runs=_FUZZ_RUNS),
+                                   tmp_path / "fuzz-local", call=planted_call())
+        _, stderr = remote_run.communicate(timeout=400)
     finally:
         if remote_run.poll() is None:
             remote_run.kill()
@@ -297,6 +405,16 @@ def test_audit_on_a_standalone_cluster_gives_the_local_tables(spark, cluster, tm
     assert {k: remote[k] for k in counted} == {k: here[k] for k in counted}
     assert remote["timing"]["records"] == local.summary["timing"]["records"] == log.records
     assert _tables(tmp_path / "on-cluster") == _tables(tmp_path / "local")
-    # The cluster, not a local fallback, ran it: the master lists the finished application.
+
+    assert (tmp_path / "fuzz-on-cluster" / "summary.json").is_file(), stderr
+    found = json.loads((tmp_path / "fuzz-on-cluster" / "summary.json").read_text())
+    assert found["inputs"]["master"] == cluster.master_url
+    assert found["disagreements"] == local_fuzz.summary["disagreements"] > 0  # the planted bug
+    assert _shrunk(found) == _shrunk(local_fuzz.summary)
+    vectors = _files(tmp_path / "fuzz-on-cluster" / "vectors")
+    assert len(vectors) == 1 + len(local_fuzz.vectors) > 1  # the manifest and each vector
+    assert vectors == _files(tmp_path / "fuzz-local" / "vectors")
+    # The cluster, not a local fallback, ran both: the master lists the finished applications.
     apps = standalone.master_status(cluster.state.ui_url)["completedapps"]
-    assert [a["name"] for a in apps] == ["groupspec-audit"] and apps[0]["cores"] == 1
+    assert sorted(a["name"] for a in apps) == ["groupspec-audit", "groupspec-fuzz"]
+    assert all(a["cores"] == 1 for a in apps)
