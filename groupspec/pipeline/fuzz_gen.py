@@ -753,6 +753,11 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
             else partitions(3)
         return cc.Consumed(tuple((tp, rng.randint(0, 20)) for tp in chosen))
 
+    if not odd:
+        # The cluster as it stands before anything happens, as both sides must know it: without
+        # a Metadata event Kafka's adapter makes up a cluster of the topics the run names,
+        # groupspec a cluster of none, and a leader would assign differently.
+        send(cc.Metadata(tuple(cc.TopicMetadata(t, rng.randint(1, 3)) for t in ("t", "u"))))
     while shadow.more(length):
         kind = rng.choices(("subscribe", "assign", "unsubscribe", "poll", "poll_answer", "answer", "commit",
                             "fetched", "metadata", "commit_async", "consumed", "committed", "close", "tick"),
