@@ -620,7 +620,11 @@ def _prepare_again_and_join(st: _Step) -> None:
 
 
 def _consumed_offsets(s: State) -> Offsets:
-    return s.positions
+    # the positions of the partitions still owned (Kafka's SubscriptionState#allConsumed walks
+    # the assignment): one a cooperative SyncGroup answer revoked in this very event is gone,
+    # although step() drops its position only once the event is over
+    owned = set(s.owned)
+    return tuple((tp, o) for tp, o in s.positions if tp in owned)
 
 
 def _maybe_auto_commit(st: _Step) -> None:

@@ -828,6 +828,7 @@ def fails(error: str) -> Raised:
 
 AUTO = Config(group_id=GROUP, enable_auto_commit=True, auto_commit_interval_ms=2_000)
 AUTO_ASSIGN = Config(group_id=GROUP, enable_auto_commit=True)
+COOP_AUTO = replace(COOP, enable_auto_commit=True)
 #: AUTO whose session, heartbeat interval and request timeout outlast a run that waits out a
 #: rebalance timeout (only that timeout is the run's subject).
 AUTO_LONG = replace(AUTO, session_timeout_ms=900_000, heartbeat_interval_ms=800_000,
@@ -1044,6 +1045,26 @@ COMMIT_CASES: tuple[Case, ...] = (
         # t-0 starts at its committed offset (u-0 has a position, so only t-0 was fetched)
         Step(fetched((T0, 7)), ()),
         Step(Poll(5_000), (commit(-1, "", (T0, 7), (U0, 3)),)),
+    )),
+    # Found by groupspec fuzz against Kafka's client (seed 0, run 393 of 1000, spec against impl):
+    # the spec's join-prepare committed the position of a partition the same answer revoked.
+    Case("a_partition_revoked_by_the_answer_is_not_committed_by_the_next_rejoin",
+         "SubscriptionState#allConsumed (the assigned partitions' positions only)",
+         COOP_AUTO, (
+        *_stable(COOP_AUTO, T1),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(1), (join(COOP_AUTO, ("t", "u"), "m1", 1, (T1,),
+                            reason=SUBSCRIPTION_CHANGED),), ends=S.PREPARING_REBALANCE),
+        Step(joined("m1", 2, "m1", "cooperative-sticky", (("m1", assignment(T0, U0)),)),
+             (sync("m1", 2, "cooperative-sticky", (("m1", assignment(T0, U0)),)),)),
+        # t-1 gets its position from the committed offset while the SyncGroup is out
+        Step(fetched((T1, 2)), ()),
+        # the answer revokes t-1: the rejoin it asks for commits the positions of what is still
+        # owned (none yet), so the JoinGroup goes at once rather than a commit of t-1 at 2
+        Step(synced(T0, U0, protocol="cooperative-sticky"),
+             (Callback("revoked", (T1,)), Callback("assigned", (T0, U0)),
+              join(COOP_AUTO, ("t", "u"), "m1", 2, (T0, U0), reason=REVOKED)),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
     )),
     Case("poll_without_a_subscription_or_assignment_is_refused",
          "ClassicKafkaConsumer#poll (hasNoSubscriptionOrUserAssignment)", EAGER, (
