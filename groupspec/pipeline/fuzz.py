@@ -210,12 +210,41 @@ def differences(machine: str, a: Answer, b: Answer) -> list[str]:
         return [f"malformed output: {exc}"]
 
 
+def _key(item: Any) -> str:
+    return json.dumps(item, sort_keys=True)
+
+
+def _client_output_sorted(item: Any) -> Any:
+    """One classic consumer output with the lists Kafka builds from a hash map in one order: a
+    commit's partitions per topic, the leader's assignments per member (SyncGroup), a commit
+    callback's offsets."""
+    if not isinstance(item, dict):
+        return item
+    if item.get("type") == "CommitCallback" and isinstance(item.get("offsets"), list):
+        return {**item, "offsets": sorted(item["offsets"], key=_key)}
+    if item.get("type") != "Sent":
+        return item
+    out = dict(item)
+    if isinstance(out.get("assignments"), list):
+        out["assignments"] = sorted(out["assignments"], key=_key)
+    request = out.get("request")
+    if isinstance(request, dict) and request.get("type") == "OffsetCommit" \
+            and isinstance(request.get("topics"), list):
+        out["request"] = {**request, "topics": [
+            {**t, "partitions": sorted(t["partitions"], key=_key)} if isinstance(t, dict)
+            and isinstance(t.get("partitions"), list) else t for t in request["topics"]]}
+    return out
+
+
 def _records_sorted(output: Any) -> Any:
-    """An output document with each event's records in one canonical order."""
+    """An output document with each event's records (a client's hash-ordered lists) in one
+    canonical order."""
     events = []
     for out in output.get("outputs", []):
         if isinstance(out, dict) and isinstance(out.get("records"), list):
-            out = {**out, "records": sorted(out["records"], key=lambda r: json.dumps(r, sort_keys=True))}
+            out = {**out, "records": sorted(out["records"], key=_key)}
+        elif isinstance(out, list):
+            out = [_client_output_sorted(item) for item in out]
         events.append(out)
     return {**output, "outputs": events}
 
@@ -227,7 +256,10 @@ def order_only(machine: str, a: Answer, b: Answer) -> bool:
     writes them sorted (docs/divergences.md: classic_tombstone_order, share_state_key_order,
     share_group_orders), so against the Kafka target most disagreements are of this kind; the
     summary counts them apart so that a new difference stands out. Everything else (answers,
-    the final view) must still be equal."""
+    the final view) must still be equal. The classic consumer's client does the same with a
+    commit's partitions (classic_commit_partition_order), the leader's SyncGroup assignments
+    (classic_sync_assignment_order) and a commit callback's offsets, so those lists are put in
+    one order too."""
     if a.output is None or b.output is None:
         return False
     judge = machines.load(machines.BY_NAME[machine].judge)
