@@ -300,7 +300,10 @@ class State:
     closed: bool = False
 
     def view(self) -> View:
-        in_flight = self.in_flight or ("heartbeat" if self.heartbeats else None)
+        # a round still out for a member that was reset meanwhile is no longer its rebalance
+        # (it only waits to fail it): the view names rounds of a member that is rebalancing
+        awaited = self.in_flight if self.state is not S.UNJOINED else None
+        in_flight = awaited or ("heartbeat" if self.heartbeats else None)
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
                     subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
                     in_flight=in_flight, fatal=self.fatal, positions=self.positions,
@@ -413,14 +416,18 @@ def _assign(st: _Step, ev: Assign) -> None:
 
 
 def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
-    """Partitions are given up before the LeaveGroup goes, so the application can still commit."""
+    """Partitions are given up before the LeaveGroup goes, so the application can still commit.
+
+    A JoinGroup or SyncGroup still out stays awaited: leaving resets the member, not the round
+    (Kafka keeps its join future), so a poll after a new subscribe waits for that answer, which
+    fails the round (the member is no longer rebalancing), and only then joins again."""
     s = st.state
     _give_up(st)
     if s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID and s.config.group_instance_id is None:
         leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed from all topics")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
-           subscription=(), owned=(), rejoin_needed=False, in_flight=None, in_flight_lost=False, pattern=None,
+           subscription=(), owned=(), rejoin_needed=False, pattern=None,
            group_subscription=(), rejoin_reason=LEAVING, refused_protocol=None)
 
 
@@ -1234,6 +1241,16 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
         return
     st.set(in_flight=None)
+    if s.mode is not Mode.SUBSCRIBED:
+        # the member left meanwhile and no join loop runs: the round just fails, and a later
+        # subscription's JoinGroup names the failure
+        if isinstance(ev, JoinAnswered):
+            if ev.response.error is Errors.NONE:
+                st.set(rejoin_reason="rebalance failed due to UnjoinedGroupException")
+        elif ev.response.error in SYNC_AGAIN_AT_ONCE:
+            error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
+            st.set(rejoin_reason=f"rebalance failed due to {EXCEPTION_CLASSES[error]}")
+        return
     if isinstance(ev, JoinAnswered):
         if ev.response.error is Errors.NONE:
             _rebalance_failed(st, "UnjoinedGroupException")

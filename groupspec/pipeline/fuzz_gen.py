@@ -718,7 +718,7 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     def committed() -> Any:
         """The oldest commit in flight answered, partition by partition (mostly one error for
         all); an odd run may answer partitions of its own choosing."""
-        if odd and rng.random() < 0.5 or not shadow.state.commits:
+        if (odd and rng.random() < 0.5) or not shadow.state.commits:
             if not odd:
                 return None
             results = tuple(c.PartitionResult(p, rng.choice(commit_errors)) for p in range(rng.randint(1, 2)))

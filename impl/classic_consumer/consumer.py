@@ -226,7 +226,10 @@ class ClassicConsumer:
             elif self.pending == "join":
                 self.pending = None  # the member was reset meanwhile
                 if event.response.error is Errors.NONE:  # JoinGroupResponseHandler's refusal
-                    self.request_rejoin("rebalance failed due to UnjoinedGroupException")
+                    if self.subscriptions.mode is Mode.SUBSCRIBED:
+                        self.request_rejoin("rebalance failed due to UnjoinedGroupException")
+                    else:  # it left: no join loop runs, a later subscription's JoinGroup names it
+                        self.rejoin_reason = "rebalance failed due to UnjoinedGroupException"
         elif isinstance(event, SyncAnswered):
             if self.pending_lost:
                 pass
@@ -307,7 +310,7 @@ class ClassicConsumer:
         self.refused_protocol = None
         self.on_leave_prepare()
         self.maybe_leave_group("DEFAULT", "the consumer unsubscribed from all topics")
-        self.pending, self.pending_lost = None, False
+        # the join future survives the leave: a JoinGroup or SyncGroup still out stays awaited
         self.subscriptions.unsubscribe()
         self.rejoin_needed = False
 
@@ -741,6 +744,10 @@ class ClassicConsumer:
         self.pending = None
         if error is Errors.NONE:
             error = Errors.ILLEGAL_GENERATION
+        if self.subscriptions.mode is not Mode.SUBSCRIBED:  # it left: no join loop runs
+            if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
+                self.rejoin_reason = f"rebalance failed due to {EXCEPTION_CLASSES[error]}"
+            return
         if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
             self.join_failed(error, EXCEPTION_CLASSES[error], thrown=False)
             self.join_group_if_needed()
@@ -977,7 +984,8 @@ class ClassicConsumer:
                     generation=self.generation_id,
                     subscription=tuple(sorted(self.subscriptions.subscription)),
                     owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
-                    in_flight=self.pending or ("heartbeat" if self.heartbeats_in_flight else None),
+                    in_flight=(self.pending if self.state is not MemberState.UNJOINED else None)
+                    or ("heartbeat" if self.heartbeats_in_flight else None),
                     fatal=None if self.heartbeat_failure is None else self.heartbeat_failure.name,
                     positions=self.subscriptions.all_consumed(),
                     commits_in_flight=len(self.in_flight_commits), pattern=self.subscriptions.pattern,
