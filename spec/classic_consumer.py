@@ -1113,7 +1113,8 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _prepare_again_and_join(st)
     elif r.error in COORDINATOR:
-        st.set(state=S.PREPARING_REBALANCE)
+        # the member stays COMPLETING_REBALANCE, where the JoinGroup's answer put it, until the
+        # next poll's JoinGroup (as after any failed SyncGroup)
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
     else:
         _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in SYNC_RAISES_OWN else "KafkaException")

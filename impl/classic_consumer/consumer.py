@@ -732,7 +732,7 @@ class ClassicConsumer:
             self.join_failed(error, exception, thrown=False)
             self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
         elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self.state = MemberState.PREPARING_REBALANCE
+            # the state stays COMPLETING_REBALANCE until the next poll's JoinGroup
             self.join_failed(error, exception, thrown=False)
         else:
             self.join_failed(error, exception)
