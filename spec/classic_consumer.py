@@ -304,8 +304,11 @@ class State:
         # (it only waits to fail it): the view names rounds of a member that is rebalancing
         awaited = self.in_flight if self.state is not S.UNJOINED else None
         in_flight = awaited or ("heartbeat" if self.heartbeats else None)
+        # only a subscribed consumer rejoins (Kafka's rejoinNeededOrPending): a fencing error on a
+        # commit of a consumer without a subscription raises the flag for nothing
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
-                    subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
+                    subscription=self.subscription, owned=self.owned,
+                    rejoin_needed=self.rejoin_needed and self.mode is Mode.SUBSCRIBED,
                     in_flight=in_flight, fatal=self.fatal, positions=self.positions,
                     commits_in_flight=len(self.commits), pattern=self.pattern,
                     closing=self.closing is not None, closed=self.closed,

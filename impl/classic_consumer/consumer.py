@@ -983,7 +983,8 @@ class ClassicConsumer:
         return View(state=self.state, mode=self.subscriptions.mode, member_id=self.member_id,
                     generation=self.generation_id,
                     subscription=tuple(sorted(self.subscriptions.subscription)),
-                    owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
+                    owned=tuple(sorted(self.subscriptions.assigned)),
+                    rejoin_needed=self.rejoin_needed and self.subscriptions.mode is Mode.SUBSCRIBED,
                     in_flight=(self.pending if self.state is not MemberState.UNJOINED else None)
                     or ("heartbeat" if self.heartbeats_in_flight else None),
                     fatal=None if self.heartbeat_failure is None else self.heartbeat_failure.name,

@@ -853,6 +853,15 @@ FENCED = Raised("FencedInstanceIdException", "an asynchronous commit was fenced"
 OK = Errors.NONE
 
 COMMIT_CASES: tuple[Case, ...] = (
+    # Found by groupspec fuzz against Kafka's client (seed 0, 5 of 200 runs): groupspec's view said
+    # a rejoin was due.
+    Case("a_fenced_commit_without_a_subscription_asks_for_no_rejoin",
+         "ConsumerCoordinator#rejoinNeededOrPending (subscribed consumers only)", EAGER, (
+        # neither subscribed nor assigned: the commit goes as nobody
+        Step(CommitSync(((T0, 8),)), (commit(-1, "", (T0, 8)),), ends=S.UNJOINED),
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED),
+    )),
     Case("commit_sync_succeeds_quietly", CCT + "testCommitOffsetMetadataSync", EAGER, (
         *_stable(EAGER, T0),
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
