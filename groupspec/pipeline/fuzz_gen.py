@@ -582,6 +582,10 @@ def _share_consumer(rng: random.Random, length: int) -> Any:
 # classic_consumer: the classic consumer's client side
 # ---------------------------------------------------------------------------------------------
 
+#: The generator's kinds of event that are the application's calls (an OffsetFetch answer
+#: stands for a poll's fetch).
+CC_APPLICATION = frozenset({"subscribe", "assign", "unsubscribe", "poll", "poll_answer", "commit", "fetched",
+                            "commit_async", "consumed", "close"})
 #: The share of classic_consumer runs whose answers need not match what the consumer asked
 #: (see :func:`_classic_consumer`); Kafka's client cannot be driven through most of them.
 CC_ODD_SHARE = 0.1
@@ -594,15 +598,16 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     the member joined with (partitions as far as its metadata knows them), an OffsetFetch answer
     comes only while some assigned partition awaits its starting position and names exactly
     those partitions, and an OffsetCommit answer names exactly the partitions of the oldest
-    commit in flight. Which partitions await a position is followed here as Kafka's
+    commit in flight. While the application waits in commitSync (or in close()'s commit) it
+    makes no call: only answers and the clock move. Which partitions await a position is followed here as Kafka's
     SubscriptionState keeps it (groupspec's state has no such set): a partition newly in
     ``owned`` awaits one until records are consumed from it or a fetch answer gives it an
     offset or a reset (under ``auto.offset.reset=none`` a missing offset leaves it waiting);
     leaving ``owned`` forgets it.
 
     The other runs (``odd``) keep the older, looser answers: offsets fetched for partitions
-    nobody asked about, commit answers naming partitions the commit did not carry, and
-    assignments naming topics outside the subscription. They are meaningful for spec against
+    nobody asked about, commit answers naming partitions the commit did not carry, assignments
+    naming topics outside the subscription, and calls made while a commitSync waits. They are meaningful for spec against
     impl, which must agree on how such an answer is read (which partitions a fetch answer
     resets, that a commit answer's strangers change nothing, the rejoin an unsubscribed topic
     asks for); Kafka's adapter takes the last kind and answers *unsupported* to the first two.
@@ -679,6 +684,11 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
         fresh.update(owned - before)
         fresh.intersection_update(owned)
         return taken
+
+    def blocked() -> bool:
+        """Whether the application waits in commitSync (or close()'s commit): it makes no call
+        then, so a realisable run sends only answers and lets time pass."""
+        return not odd and any(p.kind in (spec.Kind.SYNC, spec.Kind.CLOSE) for p in shadow.state.commits)
 
     def led() -> Any:
         """A JoinGroup answer making the member leader, with the group's subscriptions: the
@@ -762,6 +772,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
         kind = rng.choices(("subscribe", "assign", "unsubscribe", "poll", "poll_answer", "answer", "commit",
                             "fetched", "metadata", "commit_async", "consumed", "committed", "close", "tick"),
                            (2, 1, 1, 3, 6, 3, 1, 1, 1, 1, 1, 1, 0.1, 1))[0]
+        if kind in CC_APPLICATION and blocked():
+            kind = rng.choice(("committed", "committed", "tick"))
         event: Any
         if kind == "subscribe":
             event = cc.Subscribe(tuple(rng.sample(("t", "u"), rng.randint(1, 2))))
