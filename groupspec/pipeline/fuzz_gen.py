@@ -594,23 +594,26 @@ CC_ODD_SHARE = 0.1
 def _classic_consumer(rng: random.Random, length: int) -> Any:
     """Most runs (all but ``CC_ODD_SHARE``) answer only what the consumer asked, so that Kafka's
     own client (the ``kafka`` target, which refuses a run no broker could send as *unsupported*)
-    can be driven through them: a SyncGroup's or a leader's assignment names only the topics
-    the member joined with (partitions as far as its metadata knows them), an OffsetFetch answer
-    comes only while some assigned partition awaits its starting position and names exactly
-    those partitions, and an OffsetCommit answer names exactly the partitions of the oldest
-    commit in flight. While the application waits in commitSync (or in close()'s commit) it
-    makes no call: only answers and the clock move. Which partitions await a position is followed here as Kafka's
-    SubscriptionState keeps it (groupspec's state has no such set): a partition newly in
-    ``owned`` awaits one until records are consumed from it or a fetch answer gives it an
-    offset or a reset (under ``auto.offset.reset=none`` a missing offset leaves it waiting);
-    leaving ``owned`` forgets it.
+    can be driven through them: the cluster's metadata comes first (Kafka's adapter and
+    groupspec then know the same topics); a SyncGroup's or a leader's assignment names only the
+    topics the member joined with (partitions as far as its metadata knows them); an
+    OffsetFetch answer comes only while some assigned partition awaits its starting position,
+    and names exactly those partitions; an OffsetCommit answer names exactly the partitions of
+    the oldest commit in flight; and while the application waits in commitSync (or in close()'s
+    commit) it makes no call, only answers and the clock move. Which partitions await a
+    position is followed here as Kafka's SubscriptionState keeps it (groupspec's state has no
+    such set): a partition newly in ``owned`` awaits one until records are consumed from it or
+    a fetch answer gives it an offset or a reset (under ``auto.offset.reset=none`` a missing
+    offset leaves it waiting); leaving ``owned`` forgets it.
 
     The other runs (``odd``) keep the older, looser answers: offsets fetched for partitions
     nobody asked about, commit answers naming partitions the commit did not carry, assignments
-    naming topics outside the subscription, and calls made while a commitSync waits. They are meaningful for spec against
-    impl, which must agree on how such an answer is read (which partitions a fetch answer
-    resets, that a commit answer's strangers change nothing, the rejoin an unsubscribed topic
-    asks for); Kafka's adapter takes the last kind and answers *unsupported* to the first two.
+    naming topics outside the subscription, calls made while a commitSync waits, and no
+    metadata to start with. They are meaningful for spec against impl, which must agree on how
+    such input is read (which partitions a fetch answer resets, that a commit answer's
+    strangers change nothing, the rejoin an unsubscribed topic asks for, a call the model
+    allows where a real application would still be blocked); Kafka's adapter answers
+    *unsupported* to the first two, and takes the others.
     """
     from groupspec.conformance.classic_consumer_json import RunInput
     from groupspec.spec import classic_consumer as spec
