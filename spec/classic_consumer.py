@@ -961,6 +961,8 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         # the next poll resends; only an error that is not retriable reaches the application
         _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in JOIN_RAISES_OWN else "KafkaException",
               raised=r.error not in RETRIABLE_JOIN)
+        if r.error in COORDINATOR:
+            _coordinator_lost(st)
 
 
 def _partitions(owned: Iterable[ConsumerProtocolSubscription.TopicPartition]) -> tuple[TP, ...]:
@@ -1117,8 +1119,9 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
         _prepare_again_and_join(st)
     elif r.error in COORDINATOR:
         # the member stays COMPLETING_REBALANCE, where the JoinGroup's answer put it, until the
-        # next poll's JoinGroup (as after any failed SyncGroup)
+        # next poll's JoinGroup (as after any failed SyncGroup); the coordinator is dropped
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
+        _coordinator_lost(st)
     else:
         _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in SYNC_RAISES_OWN else "KafkaException")
 

@@ -648,6 +648,8 @@ class ClassicConsumer:
         else:
             exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
             self.join_failed(error, exception, thrown=error not in _RETRIABLE_JOIN_ERRORS)
+            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+                self.mark_coordinator_unknown()  # JoinGroupResponseHandler: its connection closes
 
     def on_leader_elected(self, event: JoinAnswered) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
         """ConsumerCoordinator.onLeaderElected: run the chosen assignor over the members'
@@ -732,8 +734,10 @@ class ClassicConsumer:
             self.join_failed(error, exception, thrown=False)
             self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
         elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            # the state stays COMPLETING_REBALANCE until the next poll's JoinGroup
+            # the state stays COMPLETING_REBALANCE until the next poll's JoinGroup; the
+            # coordinator's connection closes, and what else was in flight on it fails
             self.join_failed(error, exception, thrown=False)
+            self.mark_coordinator_unknown()
         else:
             self.join_failed(error, exception)
 

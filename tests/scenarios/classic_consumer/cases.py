@@ -1851,14 +1851,27 @@ KAFKA_CLIENT_CASES: tuple[Case, ...] = (
         Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")),),
              ends=S.PREPARING_REBALANCE),
     )),
-    # Found by groupspec fuzz against Kafka's client (seed 0, 8 of 200 runs): groupspec went back
-    # to PREPARING_REBALANCE at once.
+    # Found by groupspec fuzz against Kafka's client (seed 0: 8 of 200 runs, and 5 more for the
+    # heartbeat): groupspec went back to PREPARING_REBALANCE at once, and kept the heartbeat.
     Case("a_lost_coordinator_on_sync_leaves_the_member_completing",
          "AbstractCoordinator.SyncGroupResponseHandler (markCoordinatorUnknown; no state change)", EAGER, (
         Step(Subscribe(("t",))),
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        # the heartbeat thread runs while the SyncGroup is out
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        # the coordinator is dropped and its connection closed: the heartbeat goes down with it
         Step(sync_error(Errors.COORDINATOR_NOT_AVAILABLE), (), ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("a_lost_coordinator_on_join_fails_the_heartbeat_in_flight",
+         "AbstractCoordinator.JoinGroupResponseHandler (markCoordinatorUnknown disconnects)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)),
+                           join(EAGER, ("t", "u"), "m1", 1, reason=SUBSCRIPTION_CHANGED))),
+        # the heartbeat still out goes down with the connection
+        Step(join_error(Errors.NOT_COORDINATOR, "m1"), (), ends=S.PREPARING_REBALANCE),
     )),
     Case("offset_fetch_errors_other_than_authorization_are_unexpected",
          "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
