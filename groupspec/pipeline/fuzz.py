@@ -258,8 +258,8 @@ def order_only(machine: str, a: Answer, b: Answer) -> bool:
     summary counts them apart so that a new difference stands out. Everything else (answers,
     the final view) must still be equal. The classic consumer's client does the same with a
     commit's partitions (classic_commit_partition_order), the leader's SyncGroup assignments
-    (classic_sync_assignment_order) and a commit callback's offsets, so those lists are put in
-    one order too."""
+    (docs/machines/classic_consumer.md, "Not modelled yet") and a commit callback's offsets (a
+    map in Kafka, listed sorted by its adapter), so those lists are put in one order too."""
     if a.output is None or b.output is None:
         return False
     judge = machines.load(machines.BY_NAME[machine].judge)
