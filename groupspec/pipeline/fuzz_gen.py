@@ -599,8 +599,11 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     topics the member joined with (partitions as far as its metadata knows them); an
     OffsetFetch answer comes only while some assigned partition awaits its starting position,
     and names exactly those partitions; an OffsetCommit answer names exactly the partitions of
-    the oldest commit in flight; and while the application waits in commitSync (or in close()'s
-    commit) it makes no call, only answers and the clock move. Which partitions await a
+    the oldest commit in flight; a JoinGroup or SyncGroup answer comes while a poll waits for it
+    (after another call of the application's that poll has returned, and Kafka's adapter, which
+    continues a poll on such an answer, runs its first steps again, finished commit callbacks
+    among them, where groupspec only takes the answer); and while the application waits in commitSync
+    (or in close()'s commit) it makes no call, only answers and the clock move. Which partitions await a
     position is followed here as Kafka's SubscriptionState keeps it (groupspec's state has no
     such set): a partition newly in ``owned`` awaits one until records are consumed from it or
     a fetch answer gives it an offset or a reset (under ``auto.offset.reset=none`` a missing
@@ -622,6 +625,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     from groupspec.types.errors import Errors
     from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
+    CC_CALLS = (cc.Subscribe, cc.SubscribePattern, cc.Assign, cc.Unsubscribe, cc.CommitSync, cc.CommitAsync,
+                cc.Consumed, cc.Close)
     cooperative = rng.random() < 0.5
     protocol = cc.RebalanceProtocol.COOPERATIVE if cooperative else cc.RebalanceProtocol.EAGER
     config = cc.Config(assignors=("cooperative-sticky",) if cooperative else ("range",), protocol=protocol,
@@ -670,11 +675,18 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
                                           Errors.ILLEGAL_GENERATION, Errors.COORDINATOR_NOT_AVAILABLE,
                                           Errors.TOPIC_AUTHORIZATION_FAILED, Errors.FENCED_INSTANCE_ID)
 
+    polling = [False]  # whether the application's last call was a poll, still in the join loop
+
     def send(event: Any) -> bool:
-        """Step the shadow and follow which owned partitions await a starting position."""
+        """Step the shadow and follow which owned partitions await a starting position, and
+        whether the application still waits in a poll."""
         before = set(shadow.state.owned)
         taken = shadow.send(event)
         owned = set(shadow.state.owned)
+        if isinstance(event, cc.Poll):
+            polling[0] = taken
+        elif isinstance(event, CC_CALLS):
+            polling[0] = False
         if taken and isinstance(event, cc.Consumed):
             fresh.difference_update(tp for tp, _ in event.offsets)
         if taken and isinstance(event, cc.OffsetFetchAnswered):
@@ -777,6 +789,10 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
                            (2, 1, 1, 3, 6, 3, 1, 1, 1, 1, 1, 1, 0.1, 1))[0]
         if kind in CC_APPLICATION and blocked():
             kind = rng.choice(("committed", "committed", "tick"))
+        if kind == "answer" and not odd and not polling[0] and shadow.state.in_flight in ("join", "sync"):
+            # a JoinGroup or SyncGroup answer comes while a poll waits in the join loop: after a
+            # call the application made since, it is read by a poll of its own
+            kind = "poll_answer"
         event: Any
         if kind == "subscribe":
             event = cc.Subscribe(tuple(rng.sample(("t", "u"), rng.randint(1, 2))))
