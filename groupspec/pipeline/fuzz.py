@@ -314,20 +314,24 @@ def shrink(config: FuzzConfig, machine: str, doc: Mapping[str, Any], call: Call 
     """A smallest-found run that still disagrees: (input doc, runs tried). Deterministic: the
     same input always shrinks to the same run. ``budget`` bounds the replays (each replay runs
     both targets once)."""
+    from groupspec.pipeline.fuzz_gen import SETUP
+
     call = call or make_call(config.kafka_command)
     tried = 0
     a_failed = answer(call, config.target_a, machine, dict(doc)).error is not None
+    # the events that set the run up are kept (fuzz_gen.SETUP says why, per machine)
+    setup = list(doc["events"][:SETUP[machine](doc)]) if machine in SETUP else []
 
     def disagrees(events: Sequence[Any]) -> bool:
         nonlocal tried
         tried += 1
-        candidate = _with_events(doc, events)
+        candidate = _with_events(doc, [*setup, *events])
         a = answer(call, config.target_a, machine, candidate)
         if a.error is not None and not a_failed:
             return False
         return bool(differences(machine, a, answer(call, config.target_b, machine, candidate)))
 
-    events = list(doc["events"])
+    events = list(doc["events"][len(setup):])
     # The shortest disagreeing prefix, scanned upward (a later event may mask a difference).
     for n in range(1, len(events)):
         if tried >= budget // 2:
@@ -350,7 +354,7 @@ def shrink(config: FuzzConfig, machine: str, doc: Mapping[str, Any], call: Call 
         if chunk == 1 and not removed:
             break
         chunk = max(1, chunk // 2) if chunk > 1 else 1
-    return _with_events(doc, events), tried
+    return _with_events(doc, [*setup, *events]), tried
 
 
 def vector_doc(config: FuzzConfig, machine: str, index: int, doc: Mapping[str, Any], original: int,
