@@ -99,6 +99,31 @@ def test_a_classic_consumer_run_shrinks_with_its_cluster_kept():
     assert fuzz.shrink(config, "classic_consumer", bare, call)[0]["events"] == bare["events"][:1]
 
 
+def test_a_difference_beyond_order_is_not_shrunk_into_one_of_order_only():
+    """Every run differs in the order of a commit callback's offsets (as Kafka's hash maps make
+    it), and a run with a Tick differs in its view as well: the shrunk run keeps a Tick."""
+    from groupspec.pipeline.fuzz import default_call
+
+    def call(target: str, machine: str, doc: Any) -> Any:
+        out = default_call("impl", machine, doc)
+        offsets = [[["t", 0], 1], [["t", 1], 2]]
+        callback = {"type": "CommitCallback", "offsets": offsets if target == "spec" else offsets[::-1],
+                    "error": None}
+        out["outputs"][0] = [*out["outputs"][0], callback]
+        if target == "impl" and any(e["type"] == "Tick" for e in doc["events"]):
+            out["view"] = {**out["view"], "generation": 99}
+        return out
+
+    config = fuzz.FuzzConfig(machines=("classic_consumer",), target_a="spec", target_b="impl")
+    doc = next(d for d in (fuzz.input_doc("classic_consumer", generate("classic_consumer", 0, i, 40))
+                           for i in range(20)) if any(e["type"] == "Tick" for e in d["events"]))
+    assert not fuzz.order_only("classic_consumer", fuzz.answer(call, "spec", "classic_consumer", doc),
+                               fuzz.answer(call, "impl", "classic_consumer", doc))
+    small, _ = fuzz.shrink(config, "classic_consumer", doc, call)
+    assert any(e["type"] == "Tick" for e in small["events"])
+    assert len(small["events"]) <= 3  # the setup, perhaps, and the Tick (then nothing else is needed)
+
+
 @pytest.mark.spark
 def test_fuzz_finds_a_planted_bug_and_writes_its_minimal_vector(spark, tmp_path, monkeypatch):
     config = fuzz.FuzzConfig(machines=("share_state",))  # the default budget: runs and length
