@@ -16,7 +16,8 @@ that still disagrees (binary search is not sound when a later event can mask an 
 difference, so prefixes are tried in order from the first event the judge names), then chunks
 of halving size, then single events, keeping a deletion whenever the two targets still disagree
 and the reference target (``--target-a``) still answers an output rather than an error (a
-vector's ``expected`` cannot be an error for these machines). Shrinking happens in a second
+vector's ``expected`` cannot be an error for these machines), and a difference beyond the order
+of records stays one; the events that set a run up (:data:`fuzz_gen.SETUP`) are never deleted. Shrinking happens in a second
 Spark stage, one task per counterexample, for at most ``max_vectors`` counterexamples per machine
 (the lowest indices, those that differ in more than the order of one event's records first),
 so a bug that every run hits does not cost a shrink per run.
