@@ -18,9 +18,10 @@ of halving size, then single events, keeping a deletion whenever the two targets
 and the reference target (``--target-a``) still answers an output rather than an error (a
 vector's ``expected`` cannot be an error for these machines), and a difference beyond the order
 of records stays one; the events that set a run up (:data:`fuzz_gen.SETUP`) are never deleted.
-Shrinking happens in a second Spark stage, one task per counterexample, for at most ``max_vectors`` counterexamples per machine
-(the lowest indices, those that differ in more than the order of one event's records first),
-so a bug that every run hits does not cost a shrink per run.
+Shrinking happens in a second Spark stage, one task per counterexample, for at most
+``max_vectors`` counterexamples per machine (the lowest indices, those that differ in more than
+the order of one event's records first), so a bug that every run hits does not cost a shrink
+per run.
 
 The ``kafka`` target is Kafka's own classes behind the adapter program of
 :mod:`groupspec.conformance.kafka_target`: the driver builds it once, and each Python worker
