@@ -1243,7 +1243,8 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     A successful answer the member can no longer take fails the round all the same, and the
     failure names the next JoinGroup: a join's as UnjoinedGroupException (retriable: the next
     poll joins), a sync's as IllegalGenerationException; the errors the join loop retries at
-    once are retried at once."""
+    once are retried at once, and a sync's other errors but the coordinator's are thrown from
+    the poll, as for a current round."""
     s = st.state
     if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
         return
@@ -1266,6 +1267,11 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
         error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
         _rebalance_failed(st, EXCEPTION_CLASSES[error])
         _prepare_again_and_join(st)
+    elif ev.response.error not in COORDINATOR:
+        # any other error fails the round as it would a current one: thrown from the poll
+        unexpected = ev.response.error
+        _fail(st, unexpected,
+              EXCEPTION_CLASSES[unexpected] if unexpected in SYNC_RAISES_OWN else "KafkaException")
 
 
 def _fail(st: _Step, error: Errors, exception: str, raised: bool = True) -> None:

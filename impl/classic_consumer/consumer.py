@@ -226,10 +226,9 @@ class ClassicConsumer:
             elif self.pending == "join":
                 self.pending = None  # the member was reset meanwhile
                 if event.response.error is Errors.NONE:  # JoinGroupResponseHandler's refusal
-                    if self.subscriptions.mode is Mode.SUBSCRIBED:
-                        self.request_rejoin("rebalance failed due to UnjoinedGroupException")
-                    else:  # it left: no join loop runs, a later subscription's JoinGroup names it
-                        self.rejoin_reason = "rebalance failed due to UnjoinedGroupException"
+                    # (for a member that left, the flag shows only once it subscribes again,
+                    # which raises it anyway: only the reason tells)
+                    self.request_rejoin("rebalance failed due to UnjoinedGroupException")
         elif isinstance(event, SyncAnswered):
             if self.pending_lost:
                 pass
@@ -755,6 +754,10 @@ class ClassicConsumer:
         if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
             self.join_failed(error, EXCEPTION_CLASSES[error], thrown=False)
             self.join_group_if_needed()
+        elif error not in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            # thrown from the poll, as for the current round
+            exception = EXCEPTION_CLASSES[error] if error in _SYNC_OWN_EXCEPTION else "KafkaException"
+            self.join_failed(error, exception)
 
     # --- the heartbeat thread (AbstractCoordinator.HeartbeatThread) -----------------------------
 

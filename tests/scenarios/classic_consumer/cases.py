@@ -2078,6 +2078,56 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
 
 CASES = CASES + HEARTBEAT_CASES
 
+#: Cases written while fuzzing against Kafka's client (docs/pipeline.md, the fuzz section), for
+#: code the sampled mutation gate reached and no vector pinned down.
+FUZZ_CASES: tuple[Case, ...] = (
+    Case("assign_before_the_auto_commit_is_due_commits_nothing",
+         "ClassicKafkaConsumer#assign (maybeAutoCommitOffsetsAsync: only once due)", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 4),))),
+        # the auto-commit is due at 5 s: assigning again before then sends nothing
+        Step(Poll(4_999), ()),
+        Step(Assign((T0, U0)), (), ends=S.UNJOINED),
+    )),
+    # Found by the vector below on Kafka's client: groupspec dropped such an answer silently.
+    Case("an_unexpected_sync_error_after_a_reset_is_thrown_from_the_poll",
+         "AbstractCoordinator.SyncGroupResponseHandler (an unexpected error: KafkaException)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        *_rebalancing(EAGER, T0),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),), ends=S.COMPLETING_REBALANCE),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        # not one of the errors the join loop goes round again for at once: the poll the answer
+        # continues throws it, and the next poll joins
+        Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),),
+             ends=S.UNJOINED),
+        Step(Poll(3_002), (join(EAGER, ("t",), reason=failed("KafkaException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("a_session_that_ran_out_between_two_events_drops_the_coordinator",
+         "AbstractCoordinator.HeartbeatThread#run (sessionTimeoutExpired: at or past the deadline)",
+         SHORT_SESSION, (
+        *_stable(SHORT_SESSION, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        # nothing answered for 10 s: at 10 001 ms the session is over (a heartbeat is due as well,
+        # but the lost coordinator fails the one in flight and the next waits out the backoff)
+        Step(Tick(10_001), (), ends=S.STABLE),
+        # after the backoff's band (100 ms, Kafka's random factor up to 1.2)
+        Step(Tick(10_121), (heartbeat("m1", 1),)),
+    )),
+    Case("a_heartbeat_unanswered_past_the_request_timeout_drops_the_coordinator",
+         "NetworkClient request timeout (at or past it), AbstractCoordinator.HeartbeatThread", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        # 30 s and a little more without its answer: the connection closes, the heartbeat fails,
+        # and the one due meanwhile waits out the backoff
+        Step(Tick(33_001), (), ends=S.STABLE),
+        Step(Tick(33_122), (heartbeat("m1", 1),)),
+    )),
+)
+CASES = CASES + FUZZ_CASES
+
 
 def vector_input(case: Case) -> dict[str, object]:
     from groupspec.conformance.classic_consumer_json import RunInput, run_input_to_json
