@@ -300,9 +300,15 @@ class State:
     closed: bool = False
 
     def view(self) -> View:
-        in_flight = self.in_flight or ("heartbeat" if self.heartbeats else None)
+        # a round still out for a member that was reset meanwhile is no longer its rebalance
+        # (it only waits to fail it): the view names rounds of a member that is rebalancing
+        awaited = self.in_flight if self.state is not S.UNJOINED else None
+        in_flight = awaited or ("heartbeat" if self.heartbeats else None)
+        # only a subscribed consumer rejoins (Kafka's rejoinNeededOrPending): a fencing error on a
+        # commit of a consumer without a subscription raises the flag for nothing
         return View(state=self.state, mode=self.mode, member_id=self.member_id, generation=self.generation,
-                    subscription=self.subscription, owned=self.owned, rejoin_needed=self.rejoin_needed,
+                    subscription=self.subscription, owned=self.owned,
+                    rejoin_needed=self.rejoin_needed and self.mode is Mode.SUBSCRIBED,
                     in_flight=in_flight, fatal=self.fatal, positions=self.positions,
                     commits_in_flight=len(self.commits), pattern=self.pattern,
                     closing=self.closing is not None, closed=self.closed,
@@ -413,14 +419,18 @@ def _assign(st: _Step, ev: Assign) -> None:
 
 
 def _unsubscribe(st: _Step, ev: Unsubscribe) -> None:
-    """Partitions are given up before the LeaveGroup goes, so the application can still commit."""
+    """Partitions are given up before the LeaveGroup goes, so the application can still commit.
+
+    A JoinGroup or SyncGroup still out stays awaited: leaving resets the member, not the round
+    (Kafka keeps its join future), so a poll after a new subscribe waits for that answer, which
+    fails the round (the member is no longer rebalancing), and only then joins again."""
     s = st.state
     _give_up(st)
     if s.state is not S.UNJOINED and s.member_id != UNKNOWN_MEMBER_ID and s.config.group_instance_id is None:
         leaving = MemberIdentity(s.member_id, reason="the consumer unsubscribed from all topics")
         st.emit(Sent(LeaveGroup(s.config.group_id, (leaving,))))
     st.set(state=S.UNJOINED, mode=Mode.NONE, member_id=UNKNOWN_MEMBER_ID, generation=NO_GENERATION,
-           subscription=(), owned=(), rejoin_needed=False, in_flight=None, in_flight_lost=False, pattern=None,
+           subscription=(), owned=(), rejoin_needed=False, pattern=None,
            group_subscription=(), rejoin_reason=LEAVING, refused_protocol=None)
 
 
@@ -620,7 +630,11 @@ def _prepare_again_and_join(st: _Step) -> None:
 
 
 def _consumed_offsets(s: State) -> Offsets:
-    return s.positions
+    # the positions of the partitions still owned (Kafka's SubscriptionState#allConsumed walks
+    # the assignment): one a cooperative SyncGroup answer revoked in this very event is gone,
+    # although step() drops its position only once the event is over
+    owned = set(s.owned)
+    return tuple((tp, o) for tp, o in s.positions if tp in owned)
 
 
 def _maybe_auto_commit(st: _Step) -> None:
@@ -947,6 +961,8 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         # the next poll resends; only an error that is not retriable reaches the application
         _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in JOIN_RAISES_OWN else "KafkaException",
               raised=r.error not in RETRIABLE_JOIN)
+        if r.error in COORDINATOR:
+            _coordinator_lost(st)
 
 
 def _partitions(owned: Iterable[ConsumerProtocolSubscription.TopicPartition]) -> tuple[TP, ...]:
@@ -1102,8 +1118,10 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _prepare_again_and_join(st)
     elif r.error in COORDINATOR:
-        st.set(state=S.PREPARING_REBALANCE)
+        # the member stays COMPLETING_REBALANCE, where the JoinGroup's answer put it, until the
+        # next poll's JoinGroup (as after any failed SyncGroup); the coordinator is dropped
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
+        _coordinator_lost(st)
     else:
         _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in SYNC_RAISES_OWN else "KafkaException")
 
@@ -1225,11 +1243,22 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     A successful answer the member can no longer take fails the round all the same, and the
     failure names the next JoinGroup: a join's as UnjoinedGroupException (retriable: the next
     poll joins), a sync's as IllegalGenerationException; the errors the join loop retries at
-    once are retried at once."""
+    once are retried at once, and a sync's other errors but the coordinator's are thrown from
+    the poll, as for a current round."""
     s = st.state
     if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
         return
     st.set(in_flight=None)
+    if s.mode is not Mode.SUBSCRIBED:
+        # the member left meanwhile and no join loop runs: the round just fails, and a later
+        # subscription's JoinGroup names the failure
+        if isinstance(ev, JoinAnswered):
+            if ev.response.error is Errors.NONE:
+                st.set(rejoin_reason="rebalance failed due to UnjoinedGroupException")
+        elif ev.response.error in SYNC_AGAIN_AT_ONCE:
+            error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
+            st.set(rejoin_reason=f"rebalance failed due to {EXCEPTION_CLASSES[error]}")
+        return
     if isinstance(ev, JoinAnswered):
         if ev.response.error is Errors.NONE:
             _rebalance_failed(st, "UnjoinedGroupException")
@@ -1238,6 +1267,11 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
         error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
         _rebalance_failed(st, EXCEPTION_CLASSES[error])
         _prepare_again_and_join(st)
+    elif ev.response.error not in COORDINATOR:
+        # any other error fails the round as it would a current one: thrown from the poll
+        unexpected = ev.response.error
+        _fail(st, unexpected,
+              EXCEPTION_CLASSES[unexpected] if unexpected in SYNC_RAISES_OWN else "KafkaException")
 
 
 def _fail(st: _Step, error: Errors, exception: str, raised: bool = True) -> None:

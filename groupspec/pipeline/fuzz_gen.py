@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from groupspec.types import InputError
@@ -565,7 +565,15 @@ def _share_consumer(rng: random.Random, length: int) -> Any:
         elif kind == "unsubscribe":
             event = sc.Unsubscribe()
         elif kind == "tick":
-            event = sc.Tick(view.now_ms + rng.choice((1, 99, 100, 4_999, 5_000, 8_000, 20_000)))
+            to = view.now_ms + rng.choice((1, 99, 100, 4_999, 5_000, 8_000, 20_000))
+            expiry = shadow.state.last_poll + config.max_poll_interval_ms
+            # a heartbeat and then the poll timer's leave could both go in one Tick, and an
+            # output holds one request (Kafka's adapter answers unsupported): the clock stops
+            # just short of the leave first
+            if view.now_ms + 1 < expiry <= to and (not shadow.send(sc.Tick(expiry - 1))
+                                                   or not shadow.more(length)):
+                continue
+            event = sc.Tick(to)
         elif kind == "answer":
             bump = rng.choice((0, 0, 1, 2))
             epoch = -1 if view.state is sc.MemberState.UNSUBSCRIBED and bump == 2 \
@@ -582,7 +590,42 @@ def _share_consumer(rng: random.Random, length: int) -> Any:
 # classic_consumer: the classic consumer's client side
 # ---------------------------------------------------------------------------------------------
 
+#: The generator's kinds of event that are the application's calls (an OffsetFetch answer
+#: stands for a poll's fetch).
+CC_APPLICATION = frozenset({"subscribe", "assign", "unsubscribe", "poll", "poll_answer", "commit", "fetched",
+                            "commit_async", "consumed", "close"})
+#: The share of classic_consumer runs whose answers need not match what the consumer asked
+#: (see :func:`_classic_consumer`); Kafka's client cannot be driven through most of them.
+CC_ODD_SHARE = 0.1
+
+
 def _classic_consumer(rng: random.Random, length: int) -> Any:
+    """Most runs (all but ``CC_ODD_SHARE``) answer only what the consumer asked, so that Kafka's
+    own client (the ``kafka`` target, which refuses a run no broker could send as *unsupported*)
+    can be driven through them: the cluster's metadata comes first (Kafka's adapter and
+    groupspec then know the same topics); a SyncGroup's or a leader's assignment names only the
+    topics the member joined with (partitions as far as its metadata knows them); an
+    OffsetFetch answer comes only while some assigned partition awaits its starting position,
+    and names exactly those partitions; an OffsetCommit answer names exactly the partitions of
+    the oldest commit in flight; a JoinGroup or SyncGroup answer comes while a poll waits for it
+    (after another call of the application's that poll has returned, and Kafka's adapter, which
+    continues a poll on such an answer, runs its first steps again, finished commit callbacks
+    among them, where groupspec only takes the answer); and while the application waits in commitSync
+    (or in close()'s commit) it makes no call, only answers and the clock move. Which partitions await a
+    position is followed here as Kafka's SubscriptionState keeps it (groupspec's state has no
+    such set): a partition newly in ``owned`` awaits one until records are consumed from it or
+    a fetch answer gives it an offset or a reset (under ``auto.offset.reset=none`` a missing
+    offset leaves it waiting); leaving ``owned`` forgets it.
+
+    The other runs (``odd``) keep the older, looser answers: offsets fetched for partitions
+    nobody asked about, commit answers naming partitions the commit did not carry, assignments
+    naming topics outside the subscription, calls made while a commitSync waits, and no
+    metadata to start with. They are meaningful for spec against impl, which must agree on how
+    such input is read (which partitions a fetch answer resets, that a commit answer's
+    strangers change nothing, the rejoin an unsubscribed topic asks for, a call the model
+    allows where a real application would still be blocked); Kafka's adapter answers
+    *unsupported* to the first two, and takes the others.
+    """
     from groupspec.conformance.classic_consumer_json import RunInput
     from groupspec.spec import classic_consumer as spec
     from groupspec.types import classic_consumer as cc
@@ -590,6 +633,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     from groupspec.types.errors import Errors
     from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
+    CC_CALLS = (cc.Subscribe, cc.SubscribePattern, cc.Assign, cc.Unsubscribe, cc.CommitSync, cc.CommitAsync,
+                cc.Consumed, cc.Close)
     cooperative = rng.random() < 0.5
     protocol = cc.RebalanceProtocol.COOPERATIVE if cooperative else cc.RebalanceProtocol.EAGER
     config = cc.Config(assignors=("cooperative-sticky",) if cooperative else ("range",), protocol=protocol,
@@ -598,6 +643,7 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     # One run in five may assign() (which locks subscribe() out); the rest subscribe, so that
     # most runs reach a stable group.
     assigning = rng.random() < 0.2
+    odd = rng.random() < CC_ODD_SHARE
     shadow = Shadow(lambda state, event, _: spec.step(state, event), lambda state: state.view(),
                     spec.initial(config))
     all_partitions = tuple((t, p) for t in ("t", "u") for p in range(2))
@@ -610,9 +656,21 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
                                          Errors.GROUP_AUTHORIZATION_FAILED)
     now = 0
     generation = 0
+    #: Owned partitions awaiting a starting position (Kafka's INITIALIZING fetch state).
+    fresh: set[tuple[str, int]] = set()
 
     def partitions(most: int) -> list[tuple[str, int]]:
         return rng.sample(all_partitions, rng.randint(0, most))
+
+    def granted(most: int) -> list[tuple[str, int]]:
+        """Partitions a leader could hand this member: of the topics it joined with, numbered
+        within the metadata it has (two partitions for a topic it knows nothing of)."""
+        if odd:
+            return partitions(most)
+        topics = shadow.state.joined_subscription or shadow.state.subscription
+        counts = {m.name: m.partitions for m in shadow.state.metadata}
+        pool = [(t, p) for t in sorted(topics) for p in range(counts.get(t) or 2)]
+        return rng.sample(pool, rng.randint(0, min(most, len(pool))))
 
     def assignment(held: list[tuple[str, int]]) -> Any:
         return ConsumerProtocolAssignment(tuple(
@@ -624,6 +682,36 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     commit_errors = (Errors.NONE,) * 6 + (Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID,
                                           Errors.ILLEGAL_GENERATION, Errors.COORDINATOR_NOT_AVAILABLE,
                                           Errors.TOPIC_AUTHORIZATION_FAILED, Errors.FENCED_INSTANCE_ID)
+
+    polling = [False]  # whether the application's last call was a poll, still in the join loop
+
+    def send(event: Any) -> bool:
+        """Step the shadow and follow which owned partitions await a starting position, and
+        whether the application still waits in a poll."""
+        before = set(shadow.state.owned)
+        taken = shadow.send(event)
+        owned = set(shadow.state.owned)
+        if isinstance(event, cc.Poll):
+            polling[0] = taken
+        elif isinstance(event, CC_CALLS):
+            polling[0] = False
+        if taken and isinstance(event, cc.Consumed):
+            fresh.difference_update(tp for tp, _ in event.offsets)
+        if taken and isinstance(event, cc.OffsetFetchAnswered):
+            response = event.response
+            if response.error is Errors.NONE and all(p.error is Errors.NONE for t in response.topics
+                                                     for p in t.partitions):
+                fresh.difference_update(
+                    (t.name, p.partition) for t in response.topics for p in t.partitions
+                    if p.committed_offset >= 0 or config.auto_offset_reset != "none")
+        fresh.update(owned - before)
+        fresh.intersection_update(owned)
+        return taken
+
+    def blocked() -> bool:
+        """Whether the application waits in commitSync (or close()'s commit): it makes no call
+        then, so a realisable run sends only answers and lets time pass."""
+        return not odd and any(p.kind in (spec.Kind.SYNC, spec.Kind.CLOSE) for p in shadow.state.commits)
 
     def led() -> Any:
         """A JoinGroup answer making the member leader, with the group's subscriptions: the
@@ -648,7 +736,7 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
         if flight == "sync":
             # the protocol the member offered: Kafka refuses any other (IllegalStateException)
             return cc.SyncAnswered(c.SyncGroupResponse(error, "consumer", config.assignors[0]),
-                                   assignment(partitions(4)))
+                                   assignment(granted(4)))
         if flight is None and shadow.state.heartbeats:  # the oldest heartbeat's answer
             return cc.HeartbeatAnswered(c.HeartbeatResponse(rng.choice(heartbeat_errors)))
         generation += 1
@@ -658,12 +746,61 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
                                 protocol_name=config.assignors[0],
                                 leader=member if rng.random() < 0.5 else "other",
                                 member_id=member),
-            ((member, assignment(partitions(4))),))
+            ((member, assignment(granted(4))),))
 
+    def committed() -> Any:
+        """The oldest commit in flight answered, partition by partition (mostly one error for
+        all); an odd run may answer partitions of its own choosing."""
+        if (odd and rng.random() < 0.5) or not shadow.state.commits:
+            if not odd:
+                return None
+            results = tuple(c.PartitionResult(p, rng.choice(commit_errors)) for p in range(rng.randint(1, 2)))
+            return cc.OffsetCommitAnswered(c.OffsetCommitResponse((c.TopicResult("t", results),)))
+        carried = [tp for tp, _ in shadow.state.commits[0].offsets]
+        common = rng.choice(commit_errors)
+        topics = tuple(c.TopicResult(t, tuple(
+            c.PartitionResult(p, common if rng.random() < 0.7 else rng.choice(commit_errors))
+            for u, p in carried if u == t)) for t in sorted({t for t, _ in carried}))
+        return cc.OffsetCommitAnswered(c.OffsetCommitResponse(topics))
+
+    def fetched() -> Any:
+        """The answer to the OffsetFetch a poll sends for the partitions awaiting a position
+        (none goes while no partition awaits one); an odd run may name any partitions."""
+        if odd and rng.random() < 0.5:
+            asked = partitions(3)
+        elif fresh:
+            asked = sorted(fresh)
+        else:
+            return None
+        offsets = [(tp, rng.randint(-1, 5), rng.choice(fetch_errors) if rng.random() < 0.3 else Errors.NONE)
+                   for tp in asked]
+        topics = tuple(c.FetchedTopic(t, tuple(c.FetchedPartition(p, o, error=e)
+                                               for (u, p), o, e in offsets if u == t))
+                       for t in sorted({t for (t, _), _, _ in offsets}))
+        return cc.OffsetFetchAnswered(c.OffsetFetchResponse(rng.choice(fetch_errors), topics))
+
+    def consumed() -> Any:
+        """Records returned to the application: from owned partitions, mostly."""
+        owned = list(shadow.state.owned)
+        chosen = rng.sample(owned, rng.randint(1, min(3, len(owned)))) if owned and rng.random() < 0.8 \
+            else partitions(3)
+        return cc.Consumed(tuple((tp, rng.randint(0, 20)) for tp in chosen))
+
+    if not odd:
+        # The cluster as it stands before anything happens, as both sides must know it: without
+        # a Metadata event Kafka's adapter makes up a cluster of the topics the run names,
+        # groupspec a cluster of none, and a leader would assign differently.
+        send(cc.Metadata(tuple(cc.TopicMetadata(t, rng.randint(1, 3)) for t in ("t", "u"))))
     while shadow.more(length):
         kind = rng.choices(("subscribe", "assign", "unsubscribe", "poll", "poll_answer", "answer", "commit",
                             "fetched", "metadata", "commit_async", "consumed", "committed", "close", "tick"),
                            (2, 1, 1, 3, 6, 3, 1, 1, 1, 1, 1, 1, 0.1, 1))[0]
+        if kind in CC_APPLICATION and blocked():
+            kind = rng.choice(("committed", "committed", "tick"))
+        if kind == "answer" and not odd and not polling[0] and shadow.state.in_flight in ("join", "sync"):
+            # a JoinGroup or SyncGroup answer comes while a poll waits in the join loop: after a
+            # call the application made since, it is read by a poll of its own
+            kind = "poll_answer"
         event: Any
         if kind == "subscribe":
             event = cc.Subscribe(tuple(rng.sample(("t", "u"), rng.randint(1, 2))))
@@ -674,8 +811,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
         elif kind in ("poll", "poll_answer"):
             now += rng.choice((0, 1, 1_000, 3_000, 10_000) if kind == "poll" else (0, 3_000))
             if kind == "poll_answer":
-                if shadow.send(cc.Poll(now)) and len(shadow.events) < length:
-                    shadow.send(answer())
+                if send(cc.Poll(now)) and len(shadow.events) < length:
+                    send(answer())
                 continue
             event = cc.Poll(now)
         elif kind == "answer":
@@ -685,25 +822,22 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
         elif kind == "commit_async":
             event = cc.CommitAsync(tuple((tp, rng.randint(0, 9)) for tp in partitions(2)))
         elif kind == "consumed":
-            event = cc.Consumed(tuple((tp, rng.randint(0, 20)) for tp in partitions(3)))
+            event = consumed()
         elif kind == "metadata":
             event = cc.Metadata(tuple(cc.TopicMetadata(t, rng.randint(0, 3))
                                       for t in rng.sample(("t", "u"), rng.randint(0, 2))))
         elif kind == "committed":
-            results = tuple(c.PartitionResult(p, rng.choice(commit_errors)) for p in range(rng.randint(1, 2)))
-            event = cc.OffsetCommitAnswered(c.OffsetCommitResponse((c.TopicResult("t", results),)))
+            event = committed()
         elif kind == "close":
             event = cc.Close(rng.choice(cc.CLOSE_OPERATIONS))
         elif kind == "tick":  # time passes without a poll: the heartbeat thread's timers run
             now += rng.choice((1, 100, 3_000, 12_000, 40_000))
             event = cc.Tick(now)
         else:
-            offsets = [(tp, rng.randint(-1, 5), rng.choice(fetch_errors)) for tp in partitions(3)]
-            topics = tuple(c.FetchedTopic(t, tuple(c.FetchedPartition(p, o, error=e)
-                                                   for (u, p), o, e in offsets if u == t))
-                           for t in sorted({t for (t, _), _, _ in offsets}))
-            event = cc.OffsetFetchAnswered(c.OffsetFetchResponse(rng.choice(fetch_errors), topics))
-        shadow.send(event)
+            event = fetched()
+        if event is None:  # nothing asked for such an answer
+            event = cc.Poll(now)
+        send(event)
     return RunInput(config=config, events=tuple(shadow.events))
 
 
@@ -792,6 +926,18 @@ def _share_delivery(rng: random.Random, length: int) -> Any:
             event = sd.FetchAnswered()  # an answer for no request in flight: changes nothing
         shadow.send(event)
     return RunInput(config=config, events=tuple(shadow.events))
+
+
+def _cc_setup(doc: Mapping[str, Any]) -> int:
+    """A realisable classic_consumer run's first Metadata event: without it Kafka's adapter
+    makes up a cluster of every topic the run names where groupspec knows none, so a run shrunk
+    without it shows that difference of conventions instead of the one found."""
+    events = doc.get("events") or []
+    return 1 if events and isinstance(events[0], dict) and events[0].get("type") == "Metadata" else 0
+
+
+#: Per machine, how many of a run's first events set it up and are kept when it is shrunk.
+SETUP: dict[str, Callable[[Mapping[str, Any]], int]] = {"classic_consumer": _cc_setup}
 
 
 GENERATORS: dict[str, Callable[[random.Random, int], Any]] = {

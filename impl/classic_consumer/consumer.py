@@ -226,6 +226,8 @@ class ClassicConsumer:
             elif self.pending == "join":
                 self.pending = None  # the member was reset meanwhile
                 if event.response.error is Errors.NONE:  # JoinGroupResponseHandler's refusal
+                    # (for a member that left, the flag shows only once it subscribes again,
+                    # which raises it anyway: only the reason tells)
                     self.request_rejoin("rebalance failed due to UnjoinedGroupException")
         elif isinstance(event, SyncAnswered):
             if self.pending_lost:
@@ -307,7 +309,7 @@ class ClassicConsumer:
         self.refused_protocol = None
         self.on_leave_prepare()
         self.maybe_leave_group("DEFAULT", "the consumer unsubscribed from all topics")
-        self.pending, self.pending_lost = None, False
+        # the join future survives the leave: a JoinGroup or SyncGroup still out stays awaited
         self.subscriptions.unsubscribe()
         self.rejoin_needed = False
 
@@ -645,6 +647,8 @@ class ClassicConsumer:
         else:
             exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
             self.join_failed(error, exception, thrown=error not in _RETRIABLE_JOIN_ERRORS)
+            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+                self.mark_coordinator_unknown()  # JoinGroupResponseHandler: its connection closes
 
     def on_leader_elected(self, event: JoinAnswered) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
         """ConsumerCoordinator.onLeaderElected: run the chosen assignor over the members'
@@ -729,8 +733,10 @@ class ClassicConsumer:
             self.join_failed(error, exception, thrown=False)
             self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
         elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            self.state = MemberState.PREPARING_REBALANCE
+            # the state stays COMPLETING_REBALANCE until the next poll's JoinGroup; the
+            # coordinator's connection closes, and what else was in flight on it fails
             self.join_failed(error, exception, thrown=False)
+            self.mark_coordinator_unknown()
         else:
             self.join_failed(error, exception)
 
@@ -741,9 +747,17 @@ class ClassicConsumer:
         self.pending = None
         if error is Errors.NONE:
             error = Errors.ILLEGAL_GENERATION
+        if self.subscriptions.mode is not Mode.SUBSCRIBED:  # it left: no join loop runs
+            if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
+                self.rejoin_reason = f"rebalance failed due to {EXCEPTION_CLASSES[error]}"
+            return
         if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
             self.join_failed(error, EXCEPTION_CLASSES[error], thrown=False)
             self.join_group_if_needed()
+        elif error not in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            # thrown from the poll, as for the current round
+            exception = EXCEPTION_CLASSES[error] if error in _SYNC_OWN_EXCEPTION else "KafkaException"
+            self.join_failed(error, exception)
 
     # --- the heartbeat thread (AbstractCoordinator.HeartbeatThread) -----------------------------
 
@@ -976,8 +990,10 @@ class ClassicConsumer:
         return View(state=self.state, mode=self.subscriptions.mode, member_id=self.member_id,
                     generation=self.generation_id,
                     subscription=tuple(sorted(self.subscriptions.subscription)),
-                    owned=tuple(sorted(self.subscriptions.assigned)), rejoin_needed=self.rejoin_needed,
-                    in_flight=self.pending or ("heartbeat" if self.heartbeats_in_flight else None),
+                    owned=tuple(sorted(self.subscriptions.assigned)),
+                    rejoin_needed=self.rejoin_needed and self.subscriptions.mode is Mode.SUBSCRIBED,
+                    in_flight=(self.pending if self.state is not MemberState.UNJOINED else None)
+                    or ("heartbeat" if self.heartbeats_in_flight else None),
                     fatal=None if self.heartbeat_failure is None else self.heartbeat_failure.name,
                     positions=self.subscriptions.all_consumed(),
                     commits_in_flight=len(self.in_flight_commits), pattern=self.subscriptions.pattern,

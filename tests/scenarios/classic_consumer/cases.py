@@ -429,6 +429,22 @@ CASES: tuple[Case, ...] = (
         # no member id yet: there is no membership to leave
         Step(Unsubscribe(), ends=S.UNJOINED),
     )),
+    # Found by groupspec fuzz against Kafka's client (seed 0: 30 of 200 runs): groupspec forgot
+    # the JoinGroup still out and sent another at the next poll.
+    Case("a_join_still_out_when_the_member_left_is_awaited_after_it_subscribes_again",
+         "AbstractCoordinator#initiateJoinGroup (the join future outlives maybeLeaveGroup)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),
+        # the first round is still out: nothing goes until its answer
+        Step(Poll(1), (), ends=S.UNJOINED),
+        # the answer fails that round (the member is no longer rebalancing) ...
+        Step(joined("m1", 1, "m0"), (), ends=S.UNJOINED),
+        # ... and the next poll joins afresh, naming the failure
+        Step(Poll(2), (join(EAGER, ("t",), reason="rebalance failed due to UnjoinedGroupException"),),
+             ends=S.PREPARING_REBALANCE),
+    )),
     Case("rebalance_in_progress_on_join_keeps_the_member_id_and_generation",
          "AbstractCoordinator.JoinGroupResponseHandler (REBALANCE_IN_PROGRESS)", EAGER, (
         *_stable(EAGER, T0),
@@ -828,6 +844,7 @@ def fails(error: str) -> Raised:
 
 AUTO = Config(group_id=GROUP, enable_auto_commit=True, auto_commit_interval_ms=2_000)
 AUTO_ASSIGN = Config(group_id=GROUP, enable_auto_commit=True)
+COOP_AUTO = replace(COOP, enable_auto_commit=True)
 #: AUTO whose session, heartbeat interval and request timeout outlast a run that waits out a
 #: rebalance timeout (only that timeout is the run's subject).
 AUTO_LONG = replace(AUTO, session_timeout_ms=900_000, heartbeat_interval_ms=800_000,
@@ -836,6 +853,26 @@ FENCED = Raised("FencedInstanceIdException", "an asynchronous commit was fenced"
 OK = Errors.NONE
 
 COMMIT_CASES: tuple[Case, ...] = (
+    # Found by groupspec fuzz against Kafka's client (seed 0, 5 of 200 runs): groupspec's view said
+    # a rejoin was due.
+    Case("a_fenced_commit_without_a_subscription_asks_for_no_rejoin",
+         "ConsumerCoordinator#rejoinNeededOrPending (subscribed consumers only)", EAGER, (
+        # neither subscribed nor assigned: the commit goes as nobody
+        Step(CommitSync(((T0, 8),)), (commit(-1, "", (T0, 8)),), ends=S.UNJOINED),
+        Step(committed((T0, Errors.ILLEGAL_GENERATION)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED),
+    )),
+    # Kafka's side of this was a gap in the adapter, found by groupspec fuzz (seed 0, 11 of 200
+    # runs): the adapter went on with commitSync's loop only when an answer came.
+    Case("commit_sync_sends_again_when_its_request_timed_out",
+         "ConsumerCoordinator#commitOffsetsSync (a retriable failure: another round)", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitSync(((T0, 3),)), (commit(-1, "", (T0, 3)),), ends=S.UNJOINED),
+        Step(Tick(29_999), ()),
+        # the request timeout closes the connection: the commit failed retriably, and goes again
+        Step(Tick(30_000), (commit(-1, "", (T0, 3)),), ends=S.UNJOINED),
+        Step(committed((T0, Errors.NONE)), ()),
+    )),
     Case("commit_sync_succeeds_quietly", CCT + "testCommitOffsetMetadataSync", EAGER, (
         *_stable(EAGER, T0),
         Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
@@ -1044,6 +1081,26 @@ COMMIT_CASES: tuple[Case, ...] = (
         # t-0 starts at its committed offset (u-0 has a position, so only t-0 was fetched)
         Step(fetched((T0, 7)), ()),
         Step(Poll(5_000), (commit(-1, "", (T0, 7), (U0, 3)),)),
+    )),
+    # Found by groupspec fuzz against Kafka's client (seed 0, run 393 of 1000, spec against impl):
+    # the spec's join-prepare committed the position of a partition the same answer revoked.
+    Case("a_partition_revoked_by_the_answer_is_not_committed_by_the_next_rejoin",
+         "SubscriptionState#allConsumed (the assigned partitions' positions only)",
+         COOP_AUTO, (
+        *_stable(COOP_AUTO, T1),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(1), (join(COOP_AUTO, ("t", "u"), "m1", 1, (T1,),
+                            reason=SUBSCRIPTION_CHANGED),), ends=S.PREPARING_REBALANCE),
+        Step(joined("m1", 2, "m1", "cooperative-sticky", (("m1", assignment(T0, U0)),)),
+             (sync("m1", 2, "cooperative-sticky", (("m1", assignment(T0, U0)),)),)),
+        # t-1 gets its position from the committed offset while the SyncGroup is out
+        Step(fetched((T1, 2)), ()),
+        # the answer revokes t-1: the rejoin it asks for commits the positions of what is still
+        # owned (none yet), so the JoinGroup goes at once rather than a commit of t-1 at 2
+        Step(synced(T0, U0, protocol="cooperative-sticky"),
+             (Callback("revoked", (T1,)), Callback("assigned", (T0, U0)),
+              join(COOP_AUTO, ("t", "u"), "m1", 2, (T0, U0), reason=REVOKED)),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
     )),
     Case("poll_without_a_subscription_or_assignment_is_refused",
          "ClassicKafkaConsumer#poll (hasNoSubscriptionOrUserAssignment)", EAGER, (
@@ -1790,9 +1847,31 @@ KAFKA_CLIENT_CASES: tuple[Case, ...] = (
         Step(Poll(0), (join(EAGER, ("t",)),)),
         Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
         # retriable: not thrown; the next poll finds the coordinator again and rejoins
-        Step(sync_error(Errors.NOT_COORDINATOR), ()),
+        Step(sync_error(Errors.NOT_COORDINATOR), (), ends=S.COMPLETING_REBALANCE),
         Step(Poll(1), (join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")),),
              ends=S.PREPARING_REBALANCE),
+    )),
+    # Found by groupspec fuzz against Kafka's client (seed 0: 8 of 200 runs, and 5 more for the
+    # heartbeat): groupspec went back to PREPARING_REBALANCE at once, and kept the heartbeat.
+    Case("a_lost_coordinator_on_sync_leaves_the_member_completing",
+         "AbstractCoordinator.SyncGroupResponseHandler (markCoordinatorUnknown; no state change)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        # the heartbeat thread runs while the SyncGroup is out
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        # the coordinator is dropped and its connection closed: the heartbeat goes down with it
+        Step(sync_error(Errors.COORDINATOR_NOT_AVAILABLE), (), ends=S.COMPLETING_REBALANCE),
+    )),
+    Case("a_lost_coordinator_on_join_fails_the_heartbeat_in_flight",
+         "AbstractCoordinator.JoinGroupResponseHandler (markCoordinatorUnknown disconnects)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Poll(3_000), (heartbeat("m1", 1),)),
+        Step(Subscribe(("t", "u"))),
+        Step(Poll(3_001), (Callback("revoked", (T0,)),
+                           join(EAGER, ("t", "u"), "m1", 1, reason=SUBSCRIPTION_CHANGED))),
+        # the heartbeat still out goes down with the connection
+        Step(join_error(Errors.NOT_COORDINATOR, "m1"), (), ends=S.PREPARING_REBALANCE),
     )),
     Case("offset_fetch_errors_other_than_authorization_are_unexpected",
          "ConsumerCoordinator.OffsetFetchResponseHandler", EAGER, (
@@ -1998,6 +2077,56 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
 )
 
 CASES = CASES + HEARTBEAT_CASES
+
+#: Cases written while fuzzing against Kafka's client (docs/pipeline.md, the fuzz section), for
+#: code the sampled mutation gate reached and no vector pinned down.
+FUZZ_CASES: tuple[Case, ...] = (
+    Case("assign_before_the_auto_commit_is_due_commits_nothing",
+         "ClassicKafkaConsumer#assign (maybeAutoCommitOffsetsAsync: only once due)", AUTO_ASSIGN, (
+        Step(Assign((T0,))),
+        Step(Consumed(((T0, 4),))),
+        # the auto-commit is due at 5 s: assigning again before then sends nothing
+        Step(Poll(4_999), ()),
+        Step(Assign((T0, U0)), (), ends=S.UNJOINED),
+    )),
+    # Found by the vector below on Kafka's client: groupspec dropped such an answer silently.
+    Case("an_unexpected_sync_error_after_a_reset_is_thrown_from_the_poll",
+         "AbstractCoordinator.SyncGroupResponseHandler (an unexpected error: KafkaException)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitSync(((T0, 7),)), (commit(1, "m1", (T0, 7)),)),
+        *_rebalancing(EAGER, T0),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),), ends=S.COMPLETING_REBALANCE),
+        Step(committed((T0, Errors.UNKNOWN_MEMBER_ID)), (fails("CommitFailedException"),),
+             ends=S.UNJOINED, expect_epoch=-1),
+        # not one of the errors the join loop goes round again for at once: the poll the answer
+        # continues throws it, and the next poll joins
+        Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),),
+             ends=S.UNJOINED),
+        Step(Poll(3_002), (join(EAGER, ("t",), reason=failed("KafkaException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("a_session_that_ran_out_between_two_events_drops_the_coordinator",
+         "AbstractCoordinator.HeartbeatThread#run (sessionTimeoutExpired: at or past the deadline)",
+         SHORT_SESSION, (
+        *_stable(SHORT_SESSION, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        # nothing answered for 10 s: at 10 001 ms the session is over (a heartbeat is due as well,
+        # but the lost coordinator fails the one in flight and the next waits out the backoff)
+        Step(Tick(10_001), (), ends=S.STABLE),
+        # after the backoff's band (100 ms, Kafka's random factor up to 1.2)
+        Step(Tick(10_121), (heartbeat("m1", 1),)),
+    )),
+    Case("a_heartbeat_unanswered_past_the_request_timeout_drops_the_coordinator",
+         "NetworkClient request timeout (at or past it), AbstractCoordinator.HeartbeatThread", EAGER, (
+        *_stable(EAGER, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        # 30 s and a little more without its answer: the connection closes, the heartbeat fails,
+        # and the one due meanwhile waits out the backoff
+        Step(Tick(33_001), (), ends=S.STABLE),
+        Step(Tick(33_122), (heartbeat("m1", 1),)),
+    )),
+)
+CASES = CASES + FUZZ_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:

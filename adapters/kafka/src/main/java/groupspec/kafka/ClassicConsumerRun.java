@@ -474,10 +474,26 @@ final class ClassicConsumerRun {
         }
         try {
             heartbeatThread();
+            // a commit the application is blocked on can also end without an answer: its request
+            // timed out, or went down with the coordinator, in a network poll of this event
+            continueBlocked();
         } catch (KafkaException e) {
             current.add(raised(e, type));
         }
         return current;
+    }
+
+    /** commitOffsetsSync's loop goes on once the commit it waits for is done, however it ended. */
+    private void continueBlocked() {
+        if (blocked != null && blocked.future.isDone()) {
+            Blocked b = blocked;
+            blocked = null;
+            if (b.close) {
+                closeCommitAnswered(b);
+            } else {
+                syncAnswered(b);
+            }
+        }
     }
 
     private void subscribe(List<String> topics) {
@@ -629,15 +645,7 @@ final class ClassicConsumerRun {
         }
         network.respondToRequest(r, commitResponse(response));
         client.pollNoWakeup();
-        if (blocked != null && blocked.future.isDone()) {
-            Blocked b = blocked;
-            blocked = null;
-            if (b.close) {
-                closeCommitAnswered(b);
-            } else {
-                syncAnswered(b);
-            }
-        }
+        continueBlocked();
     }
 
     /**
