@@ -109,6 +109,7 @@ from groupspec.types.classic_consumer import (
     NO_GENERATION,
     NOT_SUBSCRIBED,
     PREDECESSORS,
+    RETRIABLE_ERRORS,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
@@ -151,10 +152,8 @@ from groupspec.types.classic_group import (
     MemberIdentity,
     OffsetCommit,
     OffsetCommitResponse,
-    PartitionResult,
     Protocol,
     SyncGroup,
-    TopicResult,
 )
 from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
@@ -179,8 +178,6 @@ SYNC_AGAIN_AT_ONCE = frozenset({Errors.NONE, Errors.REBALANCE_IN_PROGRESS, Error
                                 Errors.ILLEGAL_GENERATION})
 #: The LeaveGroup reason of a member whose application stopped polling (handlePollTimeoutExpiry).
 POLL_TIMEOUT = "consumer poll timeout has expired."
-RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
-                           Errors.COORDINATOR_LOAD_IN_PROGRESS})
 FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
 
 
@@ -562,26 +559,24 @@ def _heartbeat_received(st: _Step) -> None:
     st.set(session_deadline_ms=s.now_ms + s.config.session_timeout_ms, heartbeat_failures=0)
 
 
-def _coordinator_lost(st: _Step) -> None:
+def _coordinator_lost(st: _Step, commits: int | None = None) -> None:
     """The coordinator is taken for dead: every request in flight to it fails as disconnected
     (heartbeats back off, a JoinGroup or SyncGroup is sent again at the next poll, commits fail
     retriably), and it is found again at once (FindCoordinator is not modelled), which restarts
-    the session."""
+    the session. ``commits``: how many of the oldest commits went on the closed connection (all,
+    unless a commit's own answer lost the coordinator and its retry went to the one found again)."""
     s = st.state
     for _ in s.heartbeats:
         _heartbeat_failed(st)
     st.set(heartbeats=())
     if s.in_flight is not None:
         st.set(in_flight_lost=True)
-    for _ in s.commits:
+    for _ in s.commits[:commits]:
         if not st.state.commits:
             break  # close() was waiting on one of them, and is done
         sent = st.state.commits[0]
-        by_topic = sorted({t for (t, _), _ in sent.offsets})
-        lost = OffsetCommitResponse(tuple(
-            TopicResult(t, tuple(PartitionResult(p, Errors.NOT_COORDINATOR)
-                                 for (u, p), _ in sorted(sent.offsets) if u == t)) for t in by_topic))
-        _commit_answered(st, OffsetCommitAnswered(lost))
+        st.set(commits=st.state.commits[1:])
+        _commit_finished(st, sent, "RetriableCommitFailedException", True)
     st.set(session_deadline_ms=st.state.now_ms + s.config.session_timeout_ms)
 
 
@@ -778,13 +773,17 @@ def _run_callbacks(st: _Step, swallow: bool = False) -> bool:
 _RETRIABLE_COMMIT = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                                Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                                Errors.REQUEST_TIMED_OUT})
+#: The retriable commit errors that say the coordinator is gone (markCoordinatorUnknown).
+_COMMIT_COORDINATOR_GONE = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                                      Errors.REQUEST_TIMED_OUT})
 _RAISED_AS_IS = {Errors.OFFSET_METADATA_TOO_LARGE: "OffsetMetadataTooLarge",
                  Errors.INVALID_COMMIT_OFFSET_SIZE: "InvalidCommitOffsetSizeException"}
 
 
 def _commit_failure(st: _Step, sent: PendingCommit,
-                    response: OffsetCommitResponse) -> tuple[str | None, bool]:
-    """The exception an OffsetCommit answer makes (None: committed) and whether it may pass.
+                    response: OffsetCommitResponse) -> tuple[str | None, bool, bool]:
+    """The exception an OffsetCommit answer makes (None: committed), whether it may pass, and
+    whether it says the coordinator is gone.
 
     The first failed partition decides, except that topics the member may not write are all
     named after every partition was read. Fencing errors are judged against the generation the
@@ -800,32 +799,33 @@ def _commit_failure(st: _Step, sent: PendingCommit,
             if e is Errors.NONE:
                 continue
             if e is Errors.GROUP_AUTHORIZATION_FAILED:
-                return "GroupAuthorizationException", False
+                return "GroupAuthorizationException", False, False
             if e is Errors.TOPIC_AUTHORIZATION_FAILED:
                 unauthorized = True
                 continue
             if e in _RAISED_AS_IS:
-                return _RAISED_AS_IS[e], False
+                return _RAISED_AS_IS[e], False, False
             if e in _RETRIABLE_COMMIT:
-                return "RetriableCommitFailedException", True
+                return "RetriableCommitFailedException", True, e in _COMMIT_COORDINATOR_GONE
             if e is Errors.FENCED_INSTANCE_ID:
                 if unchanged:
-                    return "FencedInstanceIdException", False
-                rebalancing = s.state is S.PREPARING_REBALANCE
-                return ("RebalanceInProgressException" if rebalancing else "CommitFailedException"), False
+                    return "FencedInstanceIdException", False, False
+                if s.state is S.PREPARING_REBALANCE:
+                    return "RebalanceInProgressException", False, False
+                return "CommitFailedException", False, False
             if e is Errors.REBALANCE_IN_PROGRESS:
                 _request_rejoin(st, "offset commit failed since group is already rebalancing")
-                return "RebalanceInProgressException", False
+                return "RebalanceInProgressException", False, False
             if e in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
                 if not unchanged and s.state is S.PREPARING_REBALANCE:
-                    return "RebalanceInProgressException", False
+                    return "RebalanceInProgressException", False, False
                 st.set(state=S.UNJOINED, generation=NO_GENERATION)
                 _request_rejoin(st, f"encountered {e.name} from OFFSET_COMMIT response")
                 if e is Errors.UNKNOWN_MEMBER_ID:
                     st.set(member_id=UNKNOWN_MEMBER_ID)
-                return "CommitFailedException", False
-            return "KafkaException", False
-    return ("TopicAuthorizationException", False) if unauthorized else (None, False)
+                return "CommitFailedException", False, False
+            return "KafkaException", False, False
+    return ("TopicAuthorizationException", False, False) if unauthorized else (None, False, False)
 
 
 def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
@@ -836,7 +836,17 @@ def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
         return  # nothing in flight: an answer nobody waits for
     sent = s.commits[0]
     st.set(commits=s.commits[1:])
-    error, retriable = _commit_failure(st, sent, ev.response)
+    error, retriable, gone = _commit_failure(st, sent, ev.response)
+    _commit_finished(st, sent, error, retriable)
+    if gone and not st.state.closed:
+        # the connection the answer came by is closed: the commits sent before this one's retry
+        # (which goes to the coordinator found again) fail with it
+        _coordinator_lost(st, len(s.commits) - 1)
+
+
+def _commit_finished(st: _Step, sent: PendingCommit, error: str | None, retriable: bool) -> None:
+    """A commit's outcome reaches whoever waits for it: commitSync's caller (a retriable failure
+    sends the commit again), close() (likewise, anything else lets it go on), or the callbacks."""
     if sent.kind is Kind.CLOSE:
         # close()'s own commitSync: a retriable failure is tried again, anything else (logged
         # only) lets the close go on
@@ -947,6 +957,8 @@ def _join_answered(st: _Step, ev: JoinAnswered) -> None:
         # the next poll resends; only an error that is not retriable reaches the application
         _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in JOIN_RAISES_OWN else "KafkaException",
               raised=r.error not in RETRIABLE_JOIN)
+        if r.error in COORDINATOR:
+            _coordinator_lost(st)
 
 
 def _partitions(owned: Iterable[ConsumerProtocolSubscription.TopicPartition]) -> tuple[TP, ...]:
@@ -1104,6 +1116,7 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
     elif r.error in COORDINATOR:
         st.set(state=S.PREPARING_REBALANCE)
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
+        _coordinator_lost(st)
     else:
         _fail(st, r.error, EXCEPTION_CLASSES[r.error] if r.error in SYNC_RAISES_OWN else "KafkaException")
 
@@ -1179,13 +1192,18 @@ def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
 
 
 def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
-    """A partition without a committed offset needs a starting position: the reset policy decides."""
-    if ev.response.error in RETRIED_FETCH:
-        return
-    if ev.response.error is not Errors.NONE:
-        cls = ("GroupAuthorizationException" if ev.response.error is Errors.GROUP_AUTHORIZATION_FAILED
-               else "KafkaException")
-        st.emit(Raised(cls, f"offset fetch failed: {ev.response.error.name}"))
+    """A partition without a committed offset needs a starting position: the reset policy decides.
+
+    A failed fetch that may pass (a retriable group error) is not reported: the next poll fetches
+    again. When the error says the coordinator is gone, what was in flight to it goes too."""
+    error = ev.response.error
+    if error in COORDINATOR:
+        _coordinator_lost(st)
+    elif error is Errors.GROUP_AUTHORIZATION_FAILED:
+        st.emit(Raised("GroupAuthorizationException", f"offset fetch failed: {error.name}"))
+    elif error not in RETRIABLE_ERRORS and error is not Errors.NONE:
+        st.emit(Raised("KafkaException", f"offset fetch failed: {error.name}"))
+    if error is not Errors.NONE:
         return
     failed = [(t.name, p.partition, p.error) for t in ev.response.topics for p in t.partitions
               if p.error is not Errors.NONE]

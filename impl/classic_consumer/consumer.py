@@ -29,6 +29,7 @@ from groupspec.types.classic_consumer import (
     EXCEPTION_CLASSES,
     NO_GENERATION,
     NOT_SUBSCRIBED,
+    RETRIABLE_ERRORS,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
@@ -107,7 +108,7 @@ class _Kind(Enum):
     CLOSE = "close"
 
 
-@dataclass
+@dataclass(eq=False)
 class _CommitFuture:
     """One OffsetCommit request's future: whose it is and the generation it went with; done
     once answered."""
@@ -150,9 +151,12 @@ _SYNC_OWN_EXCEPTION = (Errors.GROUP_AUTHORIZATION_FAILED, Errors.REBALANCE_IN_PR
 _RETRIABLE_JOIN_ERRORS = (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                           Errors.COORDINATOR_LOAD_IN_PROGRESS)
 
+_COORDINATOR_ERRORS = (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR)
+#: OffsetCommitResponseHandler retries these; the last three also mark the coordinator unknown.
 _RETRIABLE_COMMIT_ERRORS = (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                             Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                             Errors.REQUEST_TIMED_OUT)
+_COMMIT_COORDINATOR_ERRORS = (*_COORDINATOR_ERRORS, Errors.REQUEST_TIMED_OUT)
 
 
 class ClassicConsumer:
@@ -180,6 +184,9 @@ class ClassicConsumer:
         self.pending_since_ms = 0
         # the JoinGroup / SyncGroup in flight was disconnected: its future has failed
         self.pending_lost = False
+        # a handler marked the coordinator unknown: its connection is closed at the next network
+        # poll (ConsumerNetworkClient#disconnectAsync)
+        self.disconnect_pending = False
         self.cluster: dict[str, TopicMetadata] = {}
         self.is_leader = False
         # ConsumerCoordinator's commit bookkeeping
@@ -478,8 +485,13 @@ class ClassicConsumer:
         if not self.in_flight_commits:
             return
         future = self.in_flight_commits.popleft()
+        on_the_connection = tuple(self.in_flight_commits)
         error, retriable = self.commit_error(future, response)
         self.complete_offset_commit(future, error, retriable)
+        if self.disconnect_pending and not self.closed:
+            # a retry commitSync sent just now went to the coordinator found again
+            self.mark_coordinator_unknown(on_the_connection)
+        self.disconnect_pending = False
 
     def complete_offset_commit(self, future: _CommitFuture, error: str | None, retriable: bool) -> None:
         """The commit's future completes: answered, or failed by a disconnect."""
@@ -527,6 +539,7 @@ class ClassicConsumer:
                 elif error is Errors.INVALID_COMMIT_OFFSET_SIZE:
                     return "InvalidCommitOffsetSizeException", False
                 elif error in _RETRIABLE_COMMIT_ERRORS:
+                    self.disconnect_pending = error in _COMMIT_COORDINATOR_ERRORS
                     return "RetriableCommitFailedException", True
                 elif error is Errors.FENCED_INSTANCE_ID:
                     if unchanged:
@@ -645,6 +658,8 @@ class ClassicConsumer:
         else:
             exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
             self.join_failed(error, exception, thrown=error not in _RETRIABLE_JOIN_ERRORS)
+            if error in _COORDINATOR_ERRORS:
+                self.mark_coordinator_unknown()
 
     def on_leader_elected(self, event: JoinAnswered) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
         """ConsumerCoordinator.onLeaderElected: run the chosen assignor over the members'
@@ -728,9 +743,10 @@ class ClassicConsumer:
             self.reset_state_on_response_error("SYNC_GROUP", error)
             self.join_failed(error, exception, thrown=False)
             self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
-        elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+        elif error in _COORDINATOR_ERRORS:
             self.state = MemberState.PREPARING_REBALANCE
             self.join_failed(error, exception, thrown=False)
+            self.mark_coordinator_unknown()
         else:
             self.join_failed(error, exception)
 
@@ -808,21 +824,22 @@ class ClassicConsumer:
         else:
             self.heartbeat.fail_heartbeat(now)
 
-    def mark_coordinator_unknown(self) -> None:
+    def mark_coordinator_unknown(self, commits: tuple[_CommitFuture, ...] | None = None) -> None:
         """The coordinator is dropped and its connection closed: every request in flight on it
-        fails as disconnected. Discovery is not modelled: it is found again at once
-        (FindCoordinatorResponseHandler resets the session timer)."""
+        (``commits``: the commits among them, all by default) fails as disconnected. Discovery is
+        not modelled: it is found again at once (FindCoordinatorResponseHandler resets the
+        session timer)."""
         now = self.now_ms
         while self.heartbeats_in_flight:
             self.heartbeats_in_flight.popleft()
             self.heartbeat.fail_heartbeat(now)
         if self.pending is not None:
             self.pending_lost = True
-        for _ in range(len(self.in_flight_commits)):
-            if not self.in_flight_commits:
+        for future in tuple(self.in_flight_commits) if commits is None else commits:
+            if future not in self.in_flight_commits:
                 break  # close() finished on one of them
-            self.complete_offset_commit(self.in_flight_commits.popleft(),
-                                        "RetriableCommitFailedException", retriable=True)
+            self.in_flight_commits.remove(future)
+            self.complete_offset_commit(future, "RetriableCommitFailedException", retriable=True)
         self.heartbeat.reset_session_timeout(now)
 
     def handle_poll_timeout_expiry(self) -> None:
@@ -937,14 +954,19 @@ class ClassicConsumer:
             self._out.append(Callback("lost" if lost else "revoked", tuple(sorted(dropped))))
 
     def on_offset_fetch(self, event: OffsetFetchAnswered) -> None:
+        """OffsetFetchResponseHandler, then fetchCommittedOffsets: a retriable failure is not
+        thrown; the timer spent, the next poll fetches again."""
         error = event.response.error
-        if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
-                     Errors.COORDINATOR_LOAD_IN_PROGRESS):
-            return  # retried
+        if error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()
+            return
+        if error is Errors.GROUP_AUTHORIZATION_FAILED:
+            self._out.append(Raised("GroupAuthorizationException", f"offset fetch failed: {error.name}"))
+            return
+        if error in RETRIABLE_ERRORS:
+            return
         if error is not Errors.NONE:
-            exception = ("GroupAuthorizationException" if error is Errors.GROUP_AUTHORIZATION_FAILED
-                         else "KafkaException")
-            self._out.append(Raised(exception, f"offset fetch failed: {error.name}"))
+            self._out.append(Raised("KafkaException", f"offset fetch failed: {error.name}"))
             return
         unstable = False
         for topic in event.response.topics:

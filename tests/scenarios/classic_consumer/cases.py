@@ -2000,6 +2000,98 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
 CASES = CASES + HEARTBEAT_CASES
 
 
+# --- a coordinator error on any answer loses the coordinator (markCoordinatorUnknown) ------------
+
+RETRIABLY = "RetriableCommitFailedException"
+
+COORDINATOR_CASES: tuple[Case, ...] = (
+    Case("coordinator_error_on_a_join_fails_the_commit_in_flight",
+         "AbstractCoordinator.JoinGroupResponseHandler (NOT_COORDINATOR: markCoordinatorUnknown)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        # the connection closes: the commit sent before the rejoin fails with it
+        Step(join_error(Errors.NOT_COORDINATOR), (), ends=S.PREPARING_REBALANCE),
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                           join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")))),
+        Step(committed((T0, OK)), ()),  # nothing is in flight any more: dropped
+    )),
+    Case("coordinator_error_on_a_sync_fails_the_commit_in_flight",
+         "AbstractCoordinator.SyncGroupResponseHandler (COORDINATOR_NOT_AVAILABLE: markCoordinatorUnknown)",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(sync_error(Errors.COORDINATOR_NOT_AVAILABLE), ()),
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                           join(EAGER, ("t",), "m1", 2, reason=failed("CoordinatorNotAvailableException"))),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("coordinator_error_on_a_commit_fails_the_commits_behind_it",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (markCoordinatorUnknown)", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(CommitAsync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
+        # a loading coordinator is still there: only the answered commit fails
+        Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)), ()),
+        Step(CommitAsync(((T0, 3),)), (CommitCallback(((T0, 1),), RETRIABLY), commit(-1, "", (T0, 3)))),
+        # a timed-out commit marks the coordinator unknown: the commit behind it fails too
+        Step(committed((T0, Errors.REQUEST_TIMED_OUT)), ()),
+        Step(Poll(1), (CommitCallback(((T0, 2),), RETRIABLY), CommitCallback(((T0, 3),), RETRIABLY)),
+             ends=S.UNJOINED),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("coordinator_error_on_a_commit_sends_the_commit_sync_behind_it_again",
+         "ConsumerCoordinator.OffsetCommitResponseHandler, commitOffsetsSync (a disconnect is retriable)",
+         EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(CommitSync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
+        # the commitSync's request goes with the connection; its loop runs the finished async
+        # callback, then sends again to the coordinator found again
+        Step(committed((T0, Errors.NOT_COORDINATOR)),
+             (CommitCallback(((T0, 1),), RETRIABLY), commit(-1, "", (T0, 2)))),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(1), ()),
+    )),
+    Case("coordinator_error_on_an_offset_fetch_fails_the_commit_in_flight",
+         "ConsumerCoordinator.OffsetFetchResponseHandler (NOT_COORDINATOR: markCoordinatorUnknown)", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NOT_COORDINATOR)), ()),
+        Step(Poll(1), (CommitCallback(((T0, 1),), RETRIABLY),)),
+        # the next poll fetches again
+        Step(fetched((T0, -1)), (ResetOffset(T0, "latest"),)),
+    )),
+    Case("retriable_offset_fetch_errors_are_fetched_again",
+         "ConsumerCoordinator.OffsetFetchResponseHandler (RetriableException), fetchCommittedOffsets",
+         EAGER, (
+        Step(Assign((T0, T1))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        # retriable: nothing thrown, nothing reset, and the coordinator is kept (the commit is not lost)
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)), ()),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.REQUEST_TIMED_OUT)), ()),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NOT_LEADER_OR_FOLLOWER)), ()),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNSTABLE_OFFSET_COMMIT)), ()),
+        Step(Poll(1), ()),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(2), (CommitCallback(((T0, 1),)),)),
+        # an error whose exception is not retriable is still thrown
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.STALE_MEMBER_EPOCH)),
+             (Raised("KafkaException", "offset fetch failed: STALE_MEMBER_EPOCH"),)),
+        Step(fetched((T0, 4), (T1, -1)), (ResetOffset(T1, "latest"),)),
+    )),
+)
+
+CASES = CASES + COORDINATOR_CASES
+
+
 def vector_input(case: Case) -> dict[str, object]:
     from groupspec.conformance.classic_consumer_json import RunInput, run_input_to_json
 

@@ -477,6 +477,11 @@ final class ClassicConsumerRun {
         } catch (KafkaException e) {
             current.add(raised(e, type));
         }
+        try {
+            resumeBlocked();
+        } catch (KafkaException | IllegalStateException | IllegalArgumentException e) {
+            current.add(raised(e, type));
+        }
         return current;
     }
 
@@ -629,6 +634,16 @@ final class ClassicConsumerRun {
         }
         network.respondToRequest(r, commitResponse(response));
         client.pollNoWakeup();
+        resumeBlocked();
+    }
+
+    /**
+     * An application blocked in commitOffsetsSync whose request is done goes on: answered, or
+     * failed without an answer when the coordinator's connection closed under it (a coordinator
+     * error on another answer, a lost session, a request timeout), which the loop's next network
+     * poll would find.
+     */
+    private void resumeBlocked() {
         if (blocked != null && blocked.future.isDone()) {
             Blocked b = blocked;
             blocked = null;
