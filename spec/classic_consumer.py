@@ -1114,7 +1114,8 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _prepare_again_and_join(st)
     elif r.error in COORDINATOR:
-        st.set(state=S.PREPARING_REBALANCE)
+        # retriable: the next poll joins again; until then the member stays where it is, and
+        # the heartbeat thread goes on (with the coordinator found again)
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _coordinator_lost(st)
     else:

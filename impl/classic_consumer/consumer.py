@@ -744,7 +744,6 @@ class ClassicConsumer:
             self.join_failed(error, exception, thrown=False)
             self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
         elif error in _COORDINATOR_ERRORS:
-            self.state = MemberState.PREPARING_REBALANCE
             self.join_failed(error, exception, thrown=False)
             self.mark_coordinator_unknown()
         else:

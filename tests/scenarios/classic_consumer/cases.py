@@ -2033,6 +2033,24 @@ COORDINATOR_CASES: tuple[Case, ...] = (
              ends=S.PREPARING_REBALANCE, expect_epoch=2),
         Step(committed((T0, OK)), ()),
     )),
+    Case("coordinator_error_on_a_sync_keeps_the_heartbeat_thread_going",
+         "AbstractCoordinator.SyncGroupResponseHandler, HeartbeatThread (COMPLETING_REBALANCE until the "
+         "next poll)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        # the heartbeat in flight is lost with the connection (a backoff of 100 ms); the member
+        # is still completing the rebalance, so the thread beats on until the next poll joins
+        Step(sync_error(Errors.NOT_COORDINATOR), (), ends=S.COMPLETING_REBALANCE),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID)),  # nothing is in flight any more: ignored
+        Step(Tick(3_079), ends=S.COMPLETING_REBALANCE, expect_epoch=1),
+        Step(Tick(3_120), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_120), (heartbeat("m1", 1),)),
+        Step(Poll(6_121), (join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
     Case("coordinator_error_on_a_commit_fails_the_commits_behind_it",
          "ConsumerCoordinator.OffsetCommitResponseHandler (markCoordinatorUnknown)", EAGER, (
         Step(Assign((T0,))),
