@@ -1241,21 +1241,35 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     meanwhile) the member joins again: after a JoinGroup at the next poll, after a SyncGroup at
     once, as the join loop does with a round whose generation is gone.
 
-    A successful answer the member can no longer take fails the round all the same, and the
-    failure names the next JoinGroup: a join's as UnjoinedGroupException (retriable: the next
-    poll joins), a sync's as IllegalGenerationException; the errors the join loop retries at
-    once are retried at once."""
+    The answer fails the round all the same, and the failure names the next JoinGroup: a
+    successful join as UnjoinedGroupException (retriable: the next poll joins), a successful
+    sync as IllegalGenerationException. The errors the join loop retries at once are retried at
+    once, after giving up what the reset lost; a retriable one waits for the next poll; any other
+    is thrown. The answer says nothing about the generation the member no longer has (it resets
+    nothing), but a coordinator error loses the coordinator whatever the member's state."""
     s = st.state
     if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
         return
     st.set(in_flight=None)
+    e = ev.response.error
     if isinstance(ev, JoinAnswered):
-        if ev.response.error is Errors.NONE:
+        if e is Errors.NONE:
             _rebalance_failed(st, "UnjoinedGroupException")
-        return
-    if ev.response.error in SYNC_AGAIN_AT_ONCE:
-        error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
-        _rebalance_failed(st, EXCEPTION_CLASSES[error])
+        elif e is Errors.MEMBER_ID_REQUIRED:
+            st.set(member_id=ev.response.member_id, generation=NO_GENERATION)
+            _request_rejoin(st, f"need to re-join with the given member-id: {ev.response.member_id}")
+        else:
+            _fail(st, e, EXCEPTION_CLASSES[e] if e in JOIN_RAISES_OWN else "KafkaException",
+                  raised=e not in RETRIABLE_JOIN | RETRY_JOIN)
+        again = e in RETRY_JOIN
+    else:
+        error = Errors.ILLEGAL_GENERATION if e is Errors.NONE else e
+        _fail(st, error, EXCEPTION_CLASSES[error] if error in SYNC_RAISES_OWN else "KafkaException",
+              raised=error not in SYNC_AGAIN_AT_ONCE | COORDINATOR)
+        again = error in SYNC_AGAIN_AT_ONCE
+    if e in COORDINATOR:
+        _coordinator_lost(st)
+    if again:
         _prepare_again_and_join(st)
 
 

@@ -67,6 +67,7 @@ from groupspec.types.classic_group import (
     CommitTopic,
     Heartbeat,
     JoinGroup,
+    JoinGroupResponse,
     LeaveGroup,
     MemberIdentity,
     OffsetCommit,
@@ -148,6 +149,8 @@ _JOIN_OWN_EXCEPTION = tuple(e for e in EXCEPTION_CLASSES if e is not Errors.ILLE
 _SYNC_OWN_EXCEPTION = (Errors.GROUP_AUTHORIZATION_FAILED, Errors.REBALANCE_IN_PROGRESS,
                        Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION,
                        Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR)
+#: The join errors joinGroupIfNeeded goes round again for at once.
+_JOIN_AGAIN_AT_ONCE = (Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS)
 _RETRIABLE_JOIN_ERRORS = (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                           Errors.COORDINATOR_LOAD_IN_PROGRESS)
 
@@ -231,9 +234,7 @@ class ClassicConsumer:
             elif self.state is MemberState.PREPARING_REBALANCE:
                 self.on_join_response(event)
             elif self.pending == "join":
-                self.pending = None  # the member was reset meanwhile
-                if event.response.error is Errors.NONE:  # JoinGroupResponseHandler's refusal
-                    self.request_rejoin("rebalance failed due to UnjoinedGroupException")
+                self.on_join_response_after_reset(event.response)
         elif isinstance(event, SyncAnswered):
             if self.pending_lost:
                 pass
@@ -749,15 +750,43 @@ class ClassicConsumer:
         else:
             self.join_failed(error, exception)
 
+    def on_join_response_after_reset(self, response: JoinGroupResponse) -> None:
+        """JoinGroupResponseHandler when the member was reset meanwhile: a success is refused
+        (UnjoinedGroupException), generationUnchanged() is false so nothing is reset, and
+        joinGroupIfNeeded treats the failure as any other (needsJoinPrepare was set again by
+        the reset)."""
+        self.pending = None
+        error = response.error
+        if error is Errors.NONE:
+            self.request_rejoin("rebalance failed due to UnjoinedGroupException")
+            return
+        if error is Errors.MEMBER_ID_REQUIRED:
+            self.member_id = response.member_id
+            self.generation_id = NO_GENERATION
+            self.request_rejoin(f"need to re-join with the given member-id: {response.member_id}")
+        else:
+            exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
+            retried = error in _RETRIABLE_JOIN_ERRORS or error in _JOIN_AGAIN_AT_ONCE
+            self.join_failed(error, exception, thrown=not retried)
+        if error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()
+        if error in _JOIN_AGAIN_AT_ONCE or error is Errors.MEMBER_ID_REQUIRED:
+            self.join_group_if_needed()
+
     def on_sync_response_after_reset(self, error: Errors) -> None:
         """SyncGroupResponseHandler when the generation was cleared meanwhile: a success is
         raised as ILLEGAL_GENERATION, and the join loop goes round again at once for it and for
-        the errors it always retries at once."""
+        the errors it always retries at once; a coordinator error waits for the next poll, and
+        any other is thrown."""
         self.pending = None
         if error is Errors.NONE:
             error = Errors.ILLEGAL_GENERATION
-        if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
-            self.join_failed(error, EXCEPTION_CLASSES[error], thrown=False)
+        exception = EXCEPTION_CLASSES[error] if error in _SYNC_OWN_EXCEPTION else "KafkaException"
+        again = error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS)
+        self.join_failed(error, exception, thrown=not again and error not in _COORDINATOR_ERRORS)
+        if error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()
+        if again:
             self.join_group_if_needed()
 
     # --- the heartbeat thread (AbstractCoordinator.HeartbeatThread) -----------------------------

@@ -2107,7 +2107,79 @@ COORDINATOR_CASES: tuple[Case, ...] = (
     )),
 )
 
-CASES = CASES + COORDINATOR_CASES
+
+def _reset_while_joining(config: Config, *stable: Step) -> tuple[Step, ...]:
+    """STABLE with t-0 (and then the ``stable`` steps); two heartbeats go, the first reports a
+    rebalance, the JoinGroup goes (eager: t-0 revoked), and the second heartbeat's
+    UNKNOWN_MEMBER_ID resets the member while the JoinGroup is out."""
+    return (
+        *_stable(config, T0),
+        *stable,
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(6_001), (Callback("revoked", (T0,)), join(config, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.UNJOINED, expect_epoch=-1),
+    )
+
+
+ANSWERED_AFTER_A_RESET = ("AbstractCoordinator.JoinGroupResponseHandler and joinGroupIfNeeded "
+                          "(member reset meanwhile)")
+
+STALE_CASES: tuple[Case, ...] = (
+    Case("coordinator_error_on_a_join_the_member_was_reset_under", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER, Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),))),
+        # the round fails and names the next JoinGroup; the coordinator is lost all the same,
+        # and the commit still in flight with it
+        Step(join_error(Errors.NOT_COORDINATOR), (), ends=S.UNJOINED),
+        Step(Poll(6_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                           join(EAGER, ("t",), reason=failed("NotCoordinatorException"))),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("error_on_a_join_the_member_was_reset_under_is_thrown", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.GROUP_AUTHORIZATION_FAILED),
+             (Raised("GroupAuthorizationException", "GROUP_AUTHORIZATION_FAILED"),), ends=S.UNJOINED),
+        Step(Poll(6_002), (join(EAGER, ("t",), reason=failed("GroupAuthorizationException")),)),
+    )),
+    Case("rebalance_in_progress_on_a_join_the_member_was_reset_under_joins_at_once",
+         ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS),
+             (join(EAGER, ("t",), reason=failed("RebalanceInProgressException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("member_id_required_on_a_join_the_member_was_reset_under_joins_at_once",
+         ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m2"),
+             (join(EAGER, ("t",), "m2", reason=MEMBER_ID_GIVEN + "m2"),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("coordinator_error_on_a_sync_the_member_was_reset_under",
+         "AbstractCoordinator.SyncGroupResponseHandler and joinGroupIfNeeded (member reset meanwhile)",
+         POLL10, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(POLL10, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(sync_error(Errors.NOT_COORDINATOR), (), ends=S.UNJOINED),
+        Step(Poll(10_001), (join(POLL10, ("t",), reason=failed("NotCoordinatorException")),)),
+    )),
+    Case("error_on_a_sync_the_member_was_reset_under_is_thrown",
+         "AbstractCoordinator.SyncGroupResponseHandler and joinGroupIfNeeded (member reset meanwhile)",
+         POLL10, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(POLL10, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED),
+        Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+        Step(Poll(10_001), (join(POLL10, ("t",), reason=failed("KafkaException")),)),
+    )),
+)
+
+CASES = CASES + COORDINATOR_CASES + STALE_CASES
 
 
 def vector_input(case: Case) -> dict[str, object]:
