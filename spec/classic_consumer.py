@@ -59,7 +59,9 @@ One step function over client events; the member state is AbstractCoordinator's 
   with the generation the member still has (an error about an older one is ignored);
   FENCED_INSTANCE_ID also fails the heartbeat thread, which the next poll throws before it does
   anything else. A request unanswered for the request timeout (a JoinGroup: the rebalance
-  timeout and 5 s more) closes the connection, with the same losses as a dead coordinator.
+  timeout and 5 s more) closes the connection, with the same losses as a dead coordinator; so
+  does an answer saying the coordinator is gone (on a heartbeat, JoinGroup, SyncGroup,
+  OffsetCommit or OffsetFetch).
 * Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
   way, revoked otherwise), sends LeaveGroup if the member had joined and is dynamic (a static
   member, one with a group instance id, stays in the group until its session times out), and
@@ -80,7 +82,8 @@ One step function over client events; the member state is AbstractCoordinator's 
   holding the rejoin until the answer (at most a rebalance timeout); close() commits them the
   same way before it gives up the partitions and leaves as its membership operation says.
 * An OffsetFetch answer with no committed offset for a partition resets it to earliest or
-  latest, or fails with NoOffsetForPartitionException when the reset policy is ``none``.
+  latest, or fails with NoOffsetForPartitionException when the reset policy is ``none``. A
+  group error that may pass fails the fetch quietly: the next poll fetches again.
 
 The rules are the rows of ``TABLE`` ((member state, event type) -> rule); the docs' table is
 rendered from it (docs/machines/classic_consumer.md).
