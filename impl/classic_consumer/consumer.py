@@ -118,7 +118,7 @@ class _CommitFuture:
     offsets: Offsets
     generation: int
     member_id: str
-    sent_ms: int = 0
+    sent_ms: int
     done: bool = False
     error: str | None = None
     retriable: bool = False
