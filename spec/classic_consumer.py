@@ -313,6 +313,9 @@ class _Step(kernel.Step[State]):
     def __init__(self, state: State) -> None:
         super().__init__(state)
         self.out: list[Output] = []
+        #: A commit answer said the coordinator is gone: its connection closes once the answer
+        #: is handled (what else went on it fails then).
+        self.disconnect = False
 
     def emit(self, output: Output) -> None:
         self.out.append(output)
@@ -784,9 +787,9 @@ _RAISED_AS_IS = {Errors.OFFSET_METADATA_TOO_LARGE: "OffsetMetadataTooLarge",
 
 
 def _commit_failure(st: _Step, sent: PendingCommit,
-                    response: OffsetCommitResponse) -> tuple[str | None, bool, bool]:
-    """The exception an OffsetCommit answer makes (None: committed), whether it may pass, and
-    whether it says the coordinator is gone.
+                    response: OffsetCommitResponse) -> tuple[str | None, bool]:
+    """The exception an OffsetCommit answer makes (None: committed) and whether it may pass; an
+    error saying the coordinator is gone also closes its connection.
 
     The first failed partition decides, except that topics the member may not write are all
     named after every partition was read. Fencing errors are judged against the generation the
@@ -802,33 +805,34 @@ def _commit_failure(st: _Step, sent: PendingCommit,
             if e is Errors.NONE:
                 continue
             if e is Errors.GROUP_AUTHORIZATION_FAILED:
-                return "GroupAuthorizationException", False, False
+                return "GroupAuthorizationException", False
             if e is Errors.TOPIC_AUTHORIZATION_FAILED:
                 unauthorized = True
                 continue
             if e in _RAISED_AS_IS:
-                return _RAISED_AS_IS[e], False, False
+                return _RAISED_AS_IS[e], False
             if e in _RETRIABLE_COMMIT:
-                return "RetriableCommitFailedException", True, e in _COMMIT_COORDINATOR_GONE
+                if e in _COMMIT_COORDINATOR_GONE:
+                    st.disconnect = True
+                return "RetriableCommitFailedException", True
             if e is Errors.FENCED_INSTANCE_ID:
                 if unchanged:
-                    return "FencedInstanceIdException", False, False
-                if s.state is S.PREPARING_REBALANCE:
-                    return "RebalanceInProgressException", False, False
-                return "CommitFailedException", False, False
+                    return "FencedInstanceIdException", False
+                rebalancing = s.state is S.PREPARING_REBALANCE
+                return ("RebalanceInProgressException" if rebalancing else "CommitFailedException"), False
             if e is Errors.REBALANCE_IN_PROGRESS:
                 _request_rejoin(st, "offset commit failed since group is already rebalancing")
-                return "RebalanceInProgressException", False, False
+                return "RebalanceInProgressException", False
             if e in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION):
                 if not unchanged and s.state is S.PREPARING_REBALANCE:
-                    return "RebalanceInProgressException", False, False
+                    return "RebalanceInProgressException", False
                 st.set(state=S.UNJOINED, generation=NO_GENERATION)
                 _request_rejoin(st, f"encountered {e.name} from OFFSET_COMMIT response")
                 if e is Errors.UNKNOWN_MEMBER_ID:
                     st.set(member_id=UNKNOWN_MEMBER_ID)
-                return "CommitFailedException", False, False
-            return "KafkaException", False, False
-    return ("TopicAuthorizationException", False, False) if unauthorized else (None, False, False)
+                return "CommitFailedException", False
+            return "KafkaException", False
+    return ("TopicAuthorizationException", False) if unauthorized else (None, False)
 
 
 def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
@@ -839,9 +843,9 @@ def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
         return  # nothing in flight: an answer nobody waits for
     sent = s.commits[0]
     st.set(commits=s.commits[1:])
-    error, retriable, gone = _commit_failure(st, sent, ev.response)
+    error, retriable = _commit_failure(st, sent, ev.response)
     _commit_finished(st, sent, error, retriable)
-    if gone and not st.state.closed:
+    if st.disconnect:
         # the connection the answer came by is closed: the commits sent before this one's retry
         # (which goes to the coordinator found again) fail with it
         _coordinator_lost(st, len(s.commits) - 1)

@@ -109,7 +109,7 @@ class _Kind(Enum):
     CLOSE = "close"
 
 
-@dataclass(eq=False)
+@dataclass
 class _CommitFuture:
     """One OffsetCommit request's future: whose it is and the generation it went with; done
     once answered."""
@@ -486,13 +486,13 @@ class ClassicConsumer:
         if not self.in_flight_commits:
             return
         future = self.in_flight_commits.popleft()
-        on_the_connection = tuple(self.in_flight_commits)
+        on_the_connection = len(self.in_flight_commits)
         error, retriable = self.commit_error(future, response)
         self.complete_offset_commit(future, error, retriable)
-        if self.disconnect_pending and not self.closed:
-            # a retry commitSync sent just now went to the coordinator found again
+        if self.disconnect_pending:
+            # the commits sent before a retry (which went to the coordinator found again) fail
+            self.disconnect_pending = False
             self.mark_coordinator_unknown(on_the_connection)
-        self.disconnect_pending = False
 
     def complete_offset_commit(self, future: _CommitFuture, error: str | None, retriable: bool) -> None:
         """The commit's future completes: answered, or failed by a disconnect."""
@@ -540,7 +540,8 @@ class ClassicConsumer:
                 elif error is Errors.INVALID_COMMIT_OFFSET_SIZE:
                     return "InvalidCommitOffsetSizeException", False
                 elif error in _RETRIABLE_COMMIT_ERRORS:
-                    self.disconnect_pending = error in _COMMIT_COORDINATOR_ERRORS
+                    if error in _COMMIT_COORDINATOR_ERRORS:
+                        self.disconnect_pending = True  # markCoordinatorUnknown
                     return "RetriableCommitFailedException", True
                 elif error is Errors.FENCED_INSTANCE_ID:
                     if unchanged:
@@ -852,22 +853,22 @@ class ClassicConsumer:
         else:
             self.heartbeat.fail_heartbeat(now)
 
-    def mark_coordinator_unknown(self, commits: tuple[_CommitFuture, ...] | None = None) -> None:
+    def mark_coordinator_unknown(self, commits: int | None = None) -> None:
         """The coordinator is dropped and its connection closed: every request in flight on it
-        (``commits``: the commits among them, all by default) fails as disconnected. Discovery is
-        not modelled: it is found again at once (FindCoordinatorResponseHandler resets the
-        session timer)."""
+        (of the commits, the oldest ``commits``, all by default) fails as disconnected.
+        Discovery is not modelled: it is found again at once (FindCoordinatorResponseHandler
+        resets the session timer)."""
         now = self.now_ms
         while self.heartbeats_in_flight:
             self.heartbeats_in_flight.popleft()
             self.heartbeat.fail_heartbeat(now)
         if self.pending is not None:
             self.pending_lost = True
-        for future in tuple(self.in_flight_commits) if commits is None else commits:
-            if future not in self.in_flight_commits:
+        for _ in range(len(self.in_flight_commits) if commits is None else commits):
+            if not self.in_flight_commits:
                 break  # close() finished on one of them
-            self.in_flight_commits.remove(future)
-            self.complete_offset_commit(future, "RetriableCommitFailedException", retriable=True)
+            self.complete_offset_commit(self.in_flight_commits.popleft(),
+                                        "RetriableCommitFailedException", retriable=True)
         self.heartbeat.reset_session_timeout(now)
 
     def handle_poll_timeout_expiry(self) -> None:

@@ -2003,6 +2003,8 @@ CASES = CASES + HEARTBEAT_CASES
 # --- a coordinator error on any answer loses the coordinator (markCoordinatorUnknown) ------------
 
 RETRIABLY = "RetriableCommitFailedException"
+#: An OffsetFetch answer's partitions that would need a reset, were they read.
+UNREAD = (FetchedTopic("t", (FetchedPartition(0, -1), FetchedPartition(1, -1))),)
 
 COORDINATOR_CASES: tuple[Case, ...] = (
     Case("coordinator_error_on_a_join_fails_the_commit_in_flight",
@@ -2059,11 +2061,21 @@ COORDINATOR_CASES: tuple[Case, ...] = (
         # a loading coordinator is still there: only the answered commit fails
         Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)), ()),
         Step(CommitAsync(((T0, 3),)), (CommitCallback(((T0, 1),), RETRIABLY), commit(-1, "", (T0, 3)))),
-        # a timed-out commit marks the coordinator unknown: the commit behind it fails too
+        Step(CommitAsync(((T0, 4),)), (commit(-1, "", (T0, 4)),)),
+        # a timed-out commit marks the coordinator unknown: the commits behind it fail too
         Step(committed((T0, Errors.REQUEST_TIMED_OUT)), ()),
-        Step(Poll(1), (CommitCallback(((T0, 2),), RETRIABLY), CommitCallback(((T0, 3),), RETRIABLY)),
-             ends=S.UNJOINED),
+        Step(Poll(1), (CommitCallback(((T0, 2),), RETRIABLY), CommitCallback(((T0, 3),), RETRIABLY),
+                       CommitCallback(((T0, 4),), RETRIABLY)), ends=S.UNJOINED),
         Step(committed((T0, OK)), ()),
+        # the coordinator found again: answers that do not lose it keep what is behind them
+        Step(CommitAsync(((T0, 5),)), (commit(-1, "", (T0, 5)),)),
+        Step(CommitAsync(((T0, 6),)), (commit(-1, "", (T0, 6)),)),
+        Step(CommitAsync(((T0, 7),)), (commit(-1, "", (T0, 7)),)),
+        Step(committed((T0, OK)), ()),
+        Step(committed((T0, Errors.OFFSET_METADATA_TOO_LARGE)), ()),
+        Step(Poll(2), (CommitCallback(((T0, 5),)), CommitCallback(((T0, 6),), "OffsetMetadataTooLarge"))),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3), (CommitCallback(((T0, 7),)),)),
     )),
     Case("coordinator_error_on_a_commit_sends_the_commit_sync_behind_it_again",
          "ConsumerCoordinator.OffsetCommitResponseHandler, commitOffsetsSync (a disconnect is retriable)",
@@ -2092,17 +2104,20 @@ COORDINATOR_CASES: tuple[Case, ...] = (
          EAGER, (
         Step(Assign((T0, T1))),
         Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
-        # retriable: nothing thrown, nothing reset, and the coordinator is kept (the commit is not lost)
-        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION)), ()),
-        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.REQUEST_TIMED_OUT)), ()),
+        # retriable: nothing thrown, nothing reset (the partitions the failed answer lists are not
+        # read), and the coordinator is kept (the commit is not lost)
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION, UNREAD)), ()),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.REQUEST_TIMED_OUT, UNREAD)), ()),
         Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NOT_LEADER_OR_FOLLOWER)), ()),
         Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNSTABLE_OFFSET_COMMIT)), ()),
         Step(Poll(1), ()),
         Step(committed((T0, OK)), ()),
         Step(Poll(2), (CommitCallback(((T0, 1),)),)),
-        # an error whose exception is not retriable is still thrown
-        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.STALE_MEMBER_EPOCH)),
+        # an error whose exception is not retriable is still thrown, and its partitions not read
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.STALE_MEMBER_EPOCH, UNREAD)),
              (Raised("KafkaException", "offset fetch failed: STALE_MEMBER_EPOCH"),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_SERVER_ERROR, UNREAD)),
+             (Raised("KafkaException", "offset fetch failed: UNKNOWN_SERVER_ERROR"),)),
         Step(fetched((T0, 4), (T1, -1)), (ResetOffset(T1, "latest"),)),
     )),
 )
@@ -2142,6 +2157,18 @@ STALE_CASES: tuple[Case, ...] = (
              (Raised("GroupAuthorizationException", "GROUP_AUTHORIZATION_FAILED"),), ends=S.UNJOINED),
         Step(Poll(6_002), (join(EAGER, ("t",), reason=failed("GroupAuthorizationException")),)),
     )),
+    Case("full_group_on_a_join_the_member_was_reset_under_is_thrown", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.GROUP_MAX_SIZE_REACHED),
+             (Raised("GroupMaxSizeReachedException", "GROUP_MAX_SIZE_REACHED"),), ends=S.UNJOINED),
+        Step(Poll(6_002), (join(EAGER, ("t",), reason=failed("GroupMaxSizeReachedException")),)),
+    )),
+    Case("unexpected_error_on_a_join_the_member_was_reset_under_is_thrown", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),),
+             ends=S.UNJOINED),
+        Step(Poll(6_002), (join(EAGER, ("t",), reason=failed("KafkaException")),)),
+    )),
     Case("rebalance_in_progress_on_a_join_the_member_was_reset_under_joins_at_once",
          ANSWERED_AFTER_A_RESET, EAGER, (
         *_reset_while_joining(EAGER),
@@ -2158,14 +2185,18 @@ STALE_CASES: tuple[Case, ...] = (
     Case("coordinator_error_on_a_sync_the_member_was_reset_under",
          "AbstractCoordinator.SyncGroupResponseHandler and joinGroupIfNeeded (member reset meanwhile)",
          POLL10, (
-        Step(Subscribe(("t",))),
-        Step(Poll(0), (join(POLL10, ("t",)),)),
-        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        *_stable(POLL10, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
         Step(Tick(3_000), (heartbeat("m1", 1),)),
-        Step(beat()),
-        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(POLL10, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(Tick(13_001), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        # the round fails and names the next JoinGroup; the commit from before is lost with the
+        # coordinator
         Step(sync_error(Errors.NOT_COORDINATOR), (), ends=S.UNJOINED),
-        Step(Poll(10_001), (join(POLL10, ("t",), reason=failed("NotCoordinatorException")),)),
+        Step(Poll(13_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                            join(POLL10, ("t",), reason=failed("NotCoordinatorException")))),
     )),
     Case("error_on_a_sync_the_member_was_reset_under_is_thrown",
          "AbstractCoordinator.SyncGroupResponseHandler and joinGroupIfNeeded (member reset meanwhile)",
