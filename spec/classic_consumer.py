@@ -59,7 +59,9 @@ One step function over client events; the member state is AbstractCoordinator's 
   with the generation the member still has (an error about an older one is ignored);
   FENCED_INSTANCE_ID also fails the heartbeat thread, which the next poll throws before it does
   anything else. A request unanswered for the request timeout (a JoinGroup: the rebalance
-  timeout and 5 s more) closes the connection, with the same losses as a dead coordinator.
+  timeout and 5 s more) closes the connection, with the same losses as a dead coordinator; so
+  does an answer saying the coordinator is gone (on a heartbeat, JoinGroup, SyncGroup,
+  OffsetCommit or OffsetFetch).
 * Unsubscribe gives up the partitions (lost if the generation was reset or a rebalance is under
   way, revoked otherwise), sends LeaveGroup if the member had joined and is dynamic (a static
   member, one with a group instance id, stays in the group until its session times out), and
@@ -80,7 +82,8 @@ One step function over client events; the member state is AbstractCoordinator's 
   holding the rejoin until the answer (at most a rebalance timeout); close() commits them the
   same way before it gives up the partitions and leaves as its membership operation says.
 * An OffsetFetch answer with no committed offset for a partition resets it to earliest or
-  latest, or fails with NoOffsetForPartitionException when the reset policy is ``none``.
+  latest, or fails with NoOffsetForPartitionException when the reset policy is ``none``. A
+  group error that may pass fails the fetch quietly: the next poll fetches again.
 
 The rules are the rows of ``TABLE`` ((member state, event type) -> rule); the docs' table is
 rendered from it (docs/machines/classic_consumer.md).
@@ -109,6 +112,7 @@ from groupspec.types.classic_consumer import (
     NO_GENERATION,
     NOT_SUBSCRIBED,
     PREDECESSORS,
+    RETRIABLE_ERRORS,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
@@ -151,10 +155,8 @@ from groupspec.types.classic_group import (
     MemberIdentity,
     OffsetCommit,
     OffsetCommitResponse,
-    PartitionResult,
     Protocol,
     SyncGroup,
-    TopicResult,
 )
 from groupspec.types.errors import Errors, InputError
 from groupspec.types.records import ConsumerProtocolAssignment, ConsumerProtocolSubscription
@@ -179,8 +181,6 @@ SYNC_AGAIN_AT_ONCE = frozenset({Errors.NONE, Errors.REBALANCE_IN_PROGRESS, Error
                                 Errors.ILLEGAL_GENERATION})
 #: The LeaveGroup reason of a member whose application stopped polling (handlePollTimeoutExpiry).
 POLL_TIMEOUT = "consumer poll timeout has expired."
-RETRIED_FETCH = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
-                           Errors.COORDINATOR_LOAD_IN_PROGRESS})
 FENCING = frozenset({Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_INSTANCE_ID})
 
 
@@ -319,6 +319,9 @@ class _Step(kernel.Step[State]):
     def __init__(self, state: State) -> None:
         super().__init__(state)
         self.out: list[Output] = []
+        #: A commit answer said the coordinator is gone: its connection closes once the answer
+        #: is handled (what else went on it fails then).
+        self.disconnect = False
 
     def emit(self, output: Output) -> None:
         self.out.append(output)
@@ -572,26 +575,24 @@ def _heartbeat_received(st: _Step) -> None:
     st.set(session_deadline_ms=s.now_ms + s.config.session_timeout_ms, heartbeat_failures=0)
 
 
-def _coordinator_lost(st: _Step) -> None:
+def _coordinator_lost(st: _Step, commits: int | None = None) -> None:
     """The coordinator is taken for dead: every request in flight to it fails as disconnected
     (heartbeats back off, a JoinGroup or SyncGroup is sent again at the next poll, commits fail
     retriably), and it is found again at once (FindCoordinator is not modelled), which restarts
-    the session."""
+    the session. ``commits``: how many of the oldest commits went on the closed connection (all,
+    unless a commit's own answer lost the coordinator and its retry went to the one found again)."""
     s = st.state
     for _ in s.heartbeats:
         _heartbeat_failed(st)
     st.set(heartbeats=())
     if s.in_flight is not None:
         st.set(in_flight_lost=True)
-    for _ in s.commits:
+    for _ in s.commits[:commits]:
         if not st.state.commits:
             break  # close() was waiting on one of them, and is done
         sent = st.state.commits[0]
-        by_topic = sorted({t for (t, _), _ in sent.offsets})
-        lost = OffsetCommitResponse(tuple(
-            TopicResult(t, tuple(PartitionResult(p, Errors.NOT_COORDINATOR)
-                                 for (u, p), _ in sorted(sent.offsets) if u == t)) for t in by_topic))
-        _commit_answered(st, OffsetCommitAnswered(lost))
+        st.set(commits=st.state.commits[1:])
+        _commit_finished(st, sent, "RetriableCommitFailedException", True)
     st.set(session_deadline_ms=st.state.now_ms + s.config.session_timeout_ms)
 
 
@@ -792,13 +793,17 @@ def _run_callbacks(st: _Step, swallow: bool = False) -> bool:
 _RETRIABLE_COMMIT = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                                Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                                Errors.REQUEST_TIMED_OUT})
+#: The retriable commit errors that say the coordinator is gone (markCoordinatorUnknown).
+_COMMIT_COORDINATOR_GONE = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+                                      Errors.REQUEST_TIMED_OUT})
 _RAISED_AS_IS = {Errors.OFFSET_METADATA_TOO_LARGE: "OffsetMetadataTooLarge",
                  Errors.INVALID_COMMIT_OFFSET_SIZE: "InvalidCommitOffsetSizeException"}
 
 
 def _commit_failure(st: _Step, sent: PendingCommit,
                     response: OffsetCommitResponse) -> tuple[str | None, bool]:
-    """The exception an OffsetCommit answer makes (None: committed) and whether it may pass.
+    """The exception an OffsetCommit answer makes (None: committed) and whether it may pass; an
+    error saying the coordinator is gone also closes its connection.
 
     The first failed partition decides, except that topics the member may not write are all
     named after every partition was read. Fencing errors are judged against the generation the
@@ -821,6 +826,8 @@ def _commit_failure(st: _Step, sent: PendingCommit,
             if e in _RAISED_AS_IS:
                 return _RAISED_AS_IS[e], False
             if e in _RETRIABLE_COMMIT:
+                if e in _COMMIT_COORDINATOR_GONE:
+                    st.disconnect = True
                 return "RetriableCommitFailedException", True
             if e is Errors.FENCED_INSTANCE_ID:
                 if unchanged:
@@ -851,6 +858,16 @@ def _commit_answered(st: _Step, ev: OffsetCommitAnswered) -> None:
     sent = s.commits[0]
     st.set(commits=s.commits[1:])
     error, retriable = _commit_failure(st, sent, ev.response)
+    _commit_finished(st, sent, error, retriable)
+    if st.disconnect:
+        # the connection the answer came by is closed: the commits sent before this one's retry
+        # (which goes to the coordinator found again) fail with it
+        _coordinator_lost(st, len(s.commits) - 1)
+
+
+def _commit_finished(st: _Step, sent: PendingCommit, error: str | None, retriable: bool) -> None:
+    """A commit's outcome reaches whoever waits for it: commitSync's caller (a retriable failure
+    sends the commit again), close() (likewise, anything else lets it go on), or the callbacks."""
     if sent.kind is Kind.CLOSE:
         # close()'s own commitSync: a retriable failure is tried again, anything else (logged
         # only) lets the close go on
@@ -1119,7 +1136,8 @@ def _sync_answered(st: _Step, ev: SyncAnswered) -> None:
         _prepare_again_and_join(st)
     elif r.error in COORDINATOR:
         # the member stays COMPLETING_REBALANCE, where the JoinGroup's answer put it, until the
-        # next poll's JoinGroup (as after any failed SyncGroup); the coordinator is dropped
+        # next poll's JoinGroup (as after any failed SyncGroup); the coordinator is dropped and
+        # the heartbeat thread goes on with the one found again
         _rebalance_failed(st, EXCEPTION_CLASSES[r.error])
         _coordinator_lost(st)
     else:
@@ -1197,13 +1215,18 @@ def _heartbeat_answered(st: _Step, ev: HeartbeatAnswered) -> None:
 
 
 def _offsets_fetched(st: _Step, ev: OffsetFetchAnswered) -> None:
-    """A partition without a committed offset needs a starting position: the reset policy decides."""
-    if ev.response.error in RETRIED_FETCH:
-        return
-    if ev.response.error is not Errors.NONE:
-        cls = ("GroupAuthorizationException" if ev.response.error is Errors.GROUP_AUTHORIZATION_FAILED
-               else "KafkaException")
-        st.emit(Raised(cls, f"offset fetch failed: {ev.response.error.name}"))
+    """A partition without a committed offset needs a starting position: the reset policy decides.
+
+    A failed fetch that may pass (a retriable group error) is not reported: the next poll fetches
+    again. When the error says the coordinator is gone, what was in flight to it goes too."""
+    error = ev.response.error
+    if error in COORDINATOR:
+        _coordinator_lost(st)
+    elif error is Errors.GROUP_AUTHORIZATION_FAILED:
+        st.emit(Raised("GroupAuthorizationException", f"offset fetch failed: {error.name}"))
+    elif error not in RETRIABLE_ERRORS and error is not Errors.NONE:
+        st.emit(Raised("KafkaException", f"offset fetch failed: {error.name}"))
+    if error is not Errors.NONE:
         return
     failed = [(t.name, p.partition, p.error) for t in ev.response.topics for p in t.partitions
               if p.error is not Errors.NONE]
@@ -1240,38 +1263,48 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     meanwhile) the member joins again: after a JoinGroup at the next poll, after a SyncGroup at
     once, as the join loop does with a round whose generation is gone.
 
-    A successful answer the member can no longer take fails the round all the same, and the
-    failure names the next JoinGroup: a join's as UnjoinedGroupException (retriable: the next
-    poll joins), a sync's as IllegalGenerationException; the errors the join loop retries at
-    once are retried at once, and a sync's other errors but the coordinator's are thrown from
-    the poll, as for a current round."""
+    The answer fails the round all the same, and the failure names the next JoinGroup: a
+    successful join as UnjoinedGroupException (retriable: the next poll joins), a successful
+    sync as IllegalGenerationException. The errors the join loop retries at once are retried at
+    once, after giving up what the reset lost; a retriable one waits for the next poll; any other
+    is thrown. The answer says nothing about the generation the member no longer has (it resets
+    nothing), but a coordinator error loses the coordinator whatever the member's state. A member
+    that unsubscribed meanwhile runs no join loop: the round just fails, and a later
+    subscription's JoinGroup names the failure."""
     s = st.state
     if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
         return
     st.set(in_flight=None)
+    e = ev.response.error
     if s.mode is not Mode.SUBSCRIBED:
-        # the member left meanwhile and no join loop runs: the round just fails, and a later
-        # subscription's JoinGroup names the failure
         if isinstance(ev, JoinAnswered):
-            if ev.response.error is Errors.NONE:
+            if e is Errors.NONE:
                 st.set(rejoin_reason="rebalance failed due to UnjoinedGroupException")
-        elif ev.response.error in SYNC_AGAIN_AT_ONCE:
-            error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
+        elif e in SYNC_AGAIN_AT_ONCE:
+            error = Errors.ILLEGAL_GENERATION if e is Errors.NONE else e
             st.set(rejoin_reason=f"rebalance failed due to {EXCEPTION_CLASSES[error]}")
+        if e in COORDINATOR:
+            _coordinator_lost(st)
         return
     if isinstance(ev, JoinAnswered):
-        if ev.response.error is Errors.NONE:
+        if e is Errors.NONE:
             _rebalance_failed(st, "UnjoinedGroupException")
-        return
-    if ev.response.error in SYNC_AGAIN_AT_ONCE:
-        error = Errors.ILLEGAL_GENERATION if ev.response.error is Errors.NONE else ev.response.error
-        _rebalance_failed(st, EXCEPTION_CLASSES[error])
+        elif e is Errors.MEMBER_ID_REQUIRED:
+            st.set(member_id=ev.response.member_id, generation=NO_GENERATION)
+            _request_rejoin(st, f"need to re-join with the given member-id: {ev.response.member_id}")
+        else:
+            _fail(st, e, EXCEPTION_CLASSES[e] if e in JOIN_RAISES_OWN else "KafkaException",
+                  raised=e not in RETRIABLE_JOIN | RETRY_JOIN)
+        again = e in RETRY_JOIN
+    else:
+        error = Errors.ILLEGAL_GENERATION if e is Errors.NONE else e
+        _fail(st, error, EXCEPTION_CLASSES[error] if error in SYNC_RAISES_OWN else "KafkaException",
+              raised=error not in SYNC_AGAIN_AT_ONCE | COORDINATOR)
+        again = error in SYNC_AGAIN_AT_ONCE
+    if e in COORDINATOR:
+        _coordinator_lost(st)
+    if again:
         _prepare_again_and_join(st)
-    elif ev.response.error not in COORDINATOR:
-        # any other error fails the round as it would a current one: thrown from the poll
-        unexpected = ev.response.error
-        _fail(st, unexpected,
-              EXCEPTION_CLASSES[unexpected] if unexpected in SYNC_RAISES_OWN else "KafkaException")
 
 
 def _fail(st: _Step, error: Errors, exception: str, raised: bool = True) -> None:

@@ -652,8 +652,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
                                     Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
                                     Errors.FENCED_INSTANCE_ID, Errors.GROUP_AUTHORIZATION_FAILED)
     fetch_errors = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
-                                         Errors.COORDINATOR_LOAD_IN_PROGRESS,
-                                         Errors.GROUP_AUTHORIZATION_FAILED)
+                                         Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR,
+                                         Errors.GROUP_AUTHORIZATION_FAILED, Errors.REQUEST_TIMED_OUT)
     now = 0
     generation = 0
     #: Owned partitions awaiting a starting position (Kafka's INITIALIZING fetch state).
@@ -681,7 +681,8 @@ def _classic_consumer(rng: random.Random, length: int) -> Any:
     heartbeat_errors = (*errors, Errors.UNKNOWN_SERVER_ERROR)
     commit_errors = (Errors.NONE,) * 6 + (Errors.REBALANCE_IN_PROGRESS, Errors.UNKNOWN_MEMBER_ID,
                                           Errors.ILLEGAL_GENERATION, Errors.COORDINATOR_NOT_AVAILABLE,
-                                          Errors.TOPIC_AUTHORIZATION_FAILED, Errors.FENCED_INSTANCE_ID)
+                                          Errors.TOPIC_AUTHORIZATION_FAILED, Errors.FENCED_INSTANCE_ID,
+                                          Errors.REQUEST_TIMED_OUT)
 
     polling = [False]  # whether the application's last call was a poll, still in the join loop
 

@@ -38,6 +38,7 @@ __all__ = [
     "NOT_SUBSCRIBED",
     "NO_GENERATION",
     "PREDECESSORS",
+    "RETRIABLE_ERRORS",
     "TP",
     "UNKNOWN_MEMBER_ID",
     "Assign",
@@ -94,6 +95,18 @@ EXCEPTION_CLASSES: dict[Errors, str] = {
     Errors.GROUP_MAX_SIZE_REACHED: "GroupMaxSizeReachedException",
     Errors.UNSUPPORTED_VERSION: "UnsupportedVersionException",
 }
+
+
+#: The error codes whose exception Kafka's client counts as retriable (a RetriableException
+#: subclass in kafka-clients' org.apache.kafka.common.errors): a request failing with one of
+#: them is tried again rather than reported, where the handler leaves the choice to the class.
+RETRIABLE_ERRORS = frozenset({
+    Errors.CORRUPT_MESSAGE, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.LEADER_NOT_AVAILABLE,
+    Errors.NOT_LEADER_OR_FOLLOWER, Errors.REQUEST_TIMED_OUT, Errors.NETWORK_EXCEPTION,
+    Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
+    Errors.FENCED_LEADER_EPOCH, Errors.UNSTABLE_OFFSET_COMMIT, Errors.SHARE_SESSION_NOT_FOUND,
+    Errors.INVALID_SHARE_SESSION_EPOCH, Errors.SHARE_SESSION_LIMIT_REACHED,
+})
 
 
 class MemberState(Enum):

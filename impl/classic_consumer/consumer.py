@@ -29,6 +29,7 @@ from groupspec.types.classic_consumer import (
     EXCEPTION_CLASSES,
     NO_GENERATION,
     NOT_SUBSCRIBED,
+    RETRIABLE_ERRORS,
     TP,
     UNKNOWN_MEMBER_ID,
     Assign,
@@ -66,6 +67,7 @@ from groupspec.types.classic_group import (
     CommitTopic,
     Heartbeat,
     JoinGroup,
+    JoinGroupResponse,
     LeaveGroup,
     MemberIdentity,
     OffsetCommit,
@@ -116,7 +118,7 @@ class _CommitFuture:
     offsets: Offsets
     generation: int
     member_id: str
-    sent_ms: int = 0
+    sent_ms: int
     done: bool = False
     error: str | None = None
     retriable: bool = False
@@ -147,12 +149,17 @@ _JOIN_OWN_EXCEPTION = tuple(e for e in EXCEPTION_CLASSES if e is not Errors.ILLE
 _SYNC_OWN_EXCEPTION = (Errors.GROUP_AUTHORIZATION_FAILED, Errors.REBALANCE_IN_PROGRESS,
                        Errors.FENCED_INSTANCE_ID, Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION,
                        Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR)
+#: The join errors joinGroupIfNeeded goes round again for at once.
+_JOIN_AGAIN_AT_ONCE = (Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS)
 _RETRIABLE_JOIN_ERRORS = (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                           Errors.COORDINATOR_LOAD_IN_PROGRESS)
 
+_COORDINATOR_ERRORS = (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR)
+#: OffsetCommitResponseHandler retries these; the last three also mark the coordinator unknown.
 _RETRIABLE_COMMIT_ERRORS = (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                             Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
                             Errors.REQUEST_TIMED_OUT)
+_COMMIT_COORDINATOR_ERRORS = (*_COORDINATOR_ERRORS, Errors.REQUEST_TIMED_OUT)
 
 
 class ClassicConsumer:
@@ -180,6 +187,9 @@ class ClassicConsumer:
         self.pending_since_ms = 0
         # the JoinGroup / SyncGroup in flight was disconnected: its future has failed
         self.pending_lost = False
+        # a handler marked the coordinator unknown: its connection is closed at the next network
+        # poll (ConsumerNetworkClient#disconnectAsync)
+        self.disconnect_pending = False
         self.cluster: dict[str, TopicMetadata] = {}
         self.is_leader = False
         # ConsumerCoordinator's commit bookkeeping
@@ -224,11 +234,7 @@ class ClassicConsumer:
             elif self.state is MemberState.PREPARING_REBALANCE:
                 self.on_join_response(event)
             elif self.pending == "join":
-                self.pending = None  # the member was reset meanwhile
-                if event.response.error is Errors.NONE:  # JoinGroupResponseHandler's refusal
-                    # (for a member that left, the flag shows only once it subscribes again,
-                    # which raises it anyway: only the reason tells)
-                    self.request_rejoin("rebalance failed due to UnjoinedGroupException")
+                self.on_join_response_after_reset(event.response)
         elif isinstance(event, SyncAnswered):
             if self.pending_lost:
                 pass
@@ -480,8 +486,13 @@ class ClassicConsumer:
         if not self.in_flight_commits:
             return
         future = self.in_flight_commits.popleft()
+        on_the_connection = len(self.in_flight_commits)
         error, retriable = self.commit_error(future, response)
         self.complete_offset_commit(future, error, retriable)
+        if self.disconnect_pending:
+            # the commits sent before a retry (which went to the coordinator found again) fail
+            self.disconnect_pending = False
+            self.mark_coordinator_unknown(on_the_connection)
 
     def complete_offset_commit(self, future: _CommitFuture, error: str | None, retriable: bool) -> None:
         """The commit's future completes: answered, or failed by a disconnect."""
@@ -529,6 +540,8 @@ class ClassicConsumer:
                 elif error is Errors.INVALID_COMMIT_OFFSET_SIZE:
                     return "InvalidCommitOffsetSizeException", False
                 elif error in _RETRIABLE_COMMIT_ERRORS:
+                    if error in _COMMIT_COORDINATOR_ERRORS:
+                        self.disconnect_pending = True  # markCoordinatorUnknown
                     return "RetriableCommitFailedException", True
                 elif error is Errors.FENCED_INSTANCE_ID:
                     if unchanged:
@@ -647,7 +660,7 @@ class ClassicConsumer:
         else:
             exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
             self.join_failed(error, exception, thrown=error not in _RETRIABLE_JOIN_ERRORS)
-            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+            if error in _COORDINATOR_ERRORS:
                 self.mark_coordinator_unknown()  # JoinGroupResponseHandler: its connection closes
 
     def on_leader_elected(self, event: JoinAnswered) -> tuple[tuple[str, ConsumerProtocolAssignment], ...]:
@@ -732,7 +745,7 @@ class ClassicConsumer:
             self.reset_state_on_response_error("SYNC_GROUP", error)
             self.join_failed(error, exception, thrown=False)
             self.join_group_if_needed()  # resetStateAndRejoin set needsJoinPrepare: lost first
-        elif error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
+        elif error in _COORDINATOR_ERRORS:
             # the state stays COMPLETING_REBALANCE until the next poll's JoinGroup; the
             # coordinator's connection closes, and what else was in flight on it fails
             self.join_failed(error, exception, thrown=False)
@@ -740,24 +753,58 @@ class ClassicConsumer:
         else:
             self.join_failed(error, exception)
 
+    def on_join_response_after_reset(self, response: JoinGroupResponse) -> None:
+        """JoinGroupResponseHandler when the member was reset meanwhile: a success is refused
+        (UnjoinedGroupException), generationUnchanged() is false so nothing is reset, and
+        joinGroupIfNeeded treats the failure as any other (needsJoinPrepare was set again by
+        the reset)."""
+        self.pending = None
+        error = response.error
+        if self.subscriptions.mode is not Mode.SUBSCRIBED:
+            # it left: no join loop runs, the round just fails (for a member that left, the flag
+            # shows only once it subscribes again, which raises it anyway: only the reason tells)
+            if error is Errors.NONE:
+                self.request_rejoin("rebalance failed due to UnjoinedGroupException")
+            if error in _COORDINATOR_ERRORS:
+                self.mark_coordinator_unknown()
+            return
+        if error is Errors.NONE:
+            self.request_rejoin("rebalance failed due to UnjoinedGroupException")
+            return
+        if error is Errors.MEMBER_ID_REQUIRED:
+            self.member_id = response.member_id
+            self.generation_id = NO_GENERATION
+            self.request_rejoin(f"need to re-join with the given member-id: {response.member_id}")
+        else:
+            exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
+            retried = error in _RETRIABLE_JOIN_ERRORS or error in _JOIN_AGAIN_AT_ONCE
+            self.join_failed(error, exception, thrown=not retried)
+        if error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()
+        if error in _JOIN_AGAIN_AT_ONCE or error is Errors.MEMBER_ID_REQUIRED:
+            self.join_group_if_needed()
+
     def on_sync_response_after_reset(self, error: Errors) -> None:
         """SyncGroupResponseHandler when the generation was cleared meanwhile: a success is
         raised as ILLEGAL_GENERATION, and the join loop goes round again at once for it and for
-        the errors it always retries at once."""
+        the errors it always retries at once; a coordinator error waits for the next poll, and
+        any other is thrown."""
         self.pending = None
         if error is Errors.NONE:
             error = Errors.ILLEGAL_GENERATION
         if self.subscriptions.mode is not Mode.SUBSCRIBED:  # it left: no join loop runs
             if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
                 self.rejoin_reason = f"rebalance failed due to {EXCEPTION_CLASSES[error]}"
+            if error in _COORDINATOR_ERRORS:
+                self.mark_coordinator_unknown()
             return
-        if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
-            self.join_failed(error, EXCEPTION_CLASSES[error], thrown=False)
+        exception = EXCEPTION_CLASSES[error] if error in _SYNC_OWN_EXCEPTION else "KafkaException"
+        again = error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS)
+        self.join_failed(error, exception, thrown=not again and error not in _COORDINATOR_ERRORS)
+        if error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()
+        if again:
             self.join_group_if_needed()
-        elif error not in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR):
-            # thrown from the poll, as for the current round
-            exception = EXCEPTION_CLASSES[error] if error in _SYNC_OWN_EXCEPTION else "KafkaException"
-            self.join_failed(error, exception)
 
     # --- the heartbeat thread (AbstractCoordinator.HeartbeatThread) -----------------------------
 
@@ -822,17 +869,18 @@ class ClassicConsumer:
         else:
             self.heartbeat.fail_heartbeat(now)
 
-    def mark_coordinator_unknown(self) -> None:
+    def mark_coordinator_unknown(self, commits: int | None = None) -> None:
         """The coordinator is dropped and its connection closed: every request in flight on it
-        fails as disconnected. Discovery is not modelled: it is found again at once
-        (FindCoordinatorResponseHandler resets the session timer)."""
+        (of the commits, the oldest ``commits``, all by default) fails as disconnected.
+        Discovery is not modelled: it is found again at once (FindCoordinatorResponseHandler
+        resets the session timer)."""
         now = self.now_ms
         while self.heartbeats_in_flight:
             self.heartbeats_in_flight.popleft()
             self.heartbeat.fail_heartbeat(now)
         if self.pending is not None:
             self.pending_lost = True
-        for _ in range(len(self.in_flight_commits)):
+        for _ in range(len(self.in_flight_commits) if commits is None else commits):
             if not self.in_flight_commits:
                 break  # close() finished on one of them
             self.complete_offset_commit(self.in_flight_commits.popleft(),
@@ -951,14 +999,19 @@ class ClassicConsumer:
             self._out.append(Callback("lost" if lost else "revoked", tuple(sorted(dropped))))
 
     def on_offset_fetch(self, event: OffsetFetchAnswered) -> None:
+        """OffsetFetchResponseHandler, then fetchCommittedOffsets: a retriable failure is not
+        thrown; the timer spent, the next poll fetches again."""
         error = event.response.error
-        if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR,
-                     Errors.COORDINATOR_LOAD_IN_PROGRESS):
-            return  # retried
+        if error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()
+            return
+        if error is Errors.GROUP_AUTHORIZATION_FAILED:
+            self._out.append(Raised("GroupAuthorizationException", f"offset fetch failed: {error.name}"))
+            return
+        if error in RETRIABLE_ERRORS:
+            return
         if error is not Errors.NONE:
-            exception = ("GroupAuthorizationException" if error is Errors.GROUP_AUTHORIZATION_FAILED
-                         else "KafkaException")
-            self._out.append(Raised(exception, f"offset fetch failed: {error.name}"))
+            self._out.append(Raised("KafkaException", f"offset fetch failed: {error.name}"))
             return
         unstable = False
         for topic in event.response.topics:

@@ -32,8 +32,16 @@ from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.share_consumer import ShareConsumerMembership
 from groupspec.impl.share_group import ShareGroupCoordinator
 from groupspec.impl.share_partition import SharePartitionMachine
-from groupspec.types.classic_consumer import HeartbeatAnswered, OffsetCommitAnswered
+from groupspec.types.classic_consumer import (
+    RETRIABLE_ERRORS,
+    HeartbeatAnswered,
+    JoinAnswered,
+    OffsetCommitAnswered,
+    OffsetFetchAnswered,
+    SyncAnswered,
+)
 from groupspec.types.classic_group import OffsetCommit
+from groupspec.types.errors import Errors
 from groupspec.types.share_consumer import Tick, Unsubscribe
 from groupspec.types.share_group import ShareGroupHeartbeat
 from groupspec.types.share_partition import Acknowledge
@@ -128,6 +136,38 @@ def test_classic_consumer_agreement_catches_a_heartbeat_error_judged_against_the
 
     _wrap(monkeypatch, ClassicConsumer, plant)
     _fails(test_classic_consumer_stateful.Agreement, scale=5)
+
+
+def test_classic_consumer_agreement_catches_a_coordinator_error_that_keeps_the_connection(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka's JoinGroup, SyncGroup, OffsetCommit and OffsetFetch handlers mark the coordinator
+    unknown on its own errors, which fails what was in flight to it; a client that only reports
+    the error keeps the other requests waiting for answers that will not come."""
+    def plant(original: Any, self: Any, event: Any) -> Any:
+        if isinstance(event, JoinAnswered | SyncAnswered | OffsetCommitAnswered | OffsetFetchAnswered):
+            self.mark_coordinator_unknown = lambda commits=None: None
+            try:
+                return original(self, event)
+            finally:
+                del self.mark_coordinator_unknown
+        return original(self, event)
+
+    _wrap(monkeypatch, ClassicConsumer, plant)
+    _fails(test_classic_consumer_stateful.Agreement, scale=5)
+
+
+def test_classic_consumer_agreement_catches_a_retriable_offset_fetch_error_thrown(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A retriable OffsetFetch error fails the fetch quietly (the next poll fetches again); a
+    client that throws it as unexpected reports what Kafka's does not."""
+    def plant(original: Any, self: Any, event: Any) -> Any:
+        if isinstance(event, OffsetFetchAnswered) and event.response.error in RETRIABLE_ERRORS:
+            event = dataclasses.replace(event, response=dataclasses.replace(
+                event.response, error=Errors.UNKNOWN_SERVER_ERROR))
+        return original(self, event)
+
+    _wrap(monkeypatch, ClassicConsumer, plant)
+    _fails(test_classic_consumer_stateful.Agreement)
 
 
 def test_share_group_agreement_catches_a_lost_subscription(monkeypatch: pytest.MonkeyPatch) -> None:

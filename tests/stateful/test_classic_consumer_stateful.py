@@ -91,6 +91,14 @@ HEARTBEAT = (Errors.NONE,) * 6 + (
 FETCH = (Errors.NONE,) * 6 + (Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                               Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.GROUP_AUTHORIZATION_FAILED)
 
+#: What an OffsetFetch answer's group error may be: every branch of Kafka's handler (the
+#: coordinator's own errors, authorization, a retriable error, an unexpected one).
+GROUP_FETCH = (Errors.NONE,) * 8 + (
+    Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.GROUP_AUTHORIZATION_FAILED,
+    Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.REQUEST_TIMED_OUT,
+    Errors.UNSTABLE_OFFSET_COMMIT, Errors.UNKNOWN_SERVER_ERROR, Errors.STALE_MEMBER_EPOCH,
+)
+
 
 def _assignment(partitions: list[tuple[str, int]]) -> ConsumerProtocolAssignment:
     return ConsumerProtocolAssignment(tuple(
@@ -302,7 +310,7 @@ class Agreement(RuleBasedStateMachine):
 
     @rule(offsets=st.lists(st.tuples(st.sampled_from(PARTITIONS), st.integers(-1, 5), st.sampled_from(FETCH)),
                            max_size=3),
-          error=st.sampled_from(FETCH))
+          error=st.sampled_from(GROUP_FETCH))
     def offsets_fetched(self, offsets: list[tuple[tuple[str, int], int, Errors]], error: Errors) -> None:
         topics = tuple(FetchedTopic(t, tuple(FetchedPartition(p, o, error=e)
                                              for (u, p), o, e in offsets if u == t))

@@ -2129,6 +2129,219 @@ FUZZ_CASES: tuple[Case, ...] = (
 CASES = CASES + FUZZ_CASES
 
 
+# --- a coordinator error on any answer loses the coordinator (markCoordinatorUnknown) ------------
+
+RETRIABLY = "RetriableCommitFailedException"
+#: An OffsetFetch answer's partitions that would need a reset, were they read.
+UNREAD = (FetchedTopic("t", (FetchedPartition(0, -1), FetchedPartition(1, -1))),)
+
+COORDINATOR_CASES: tuple[Case, ...] = (
+    Case("coordinator_error_on_a_join_fails_the_commit_in_flight",
+         "AbstractCoordinator.JoinGroupResponseHandler (NOT_COORDINATOR: markCoordinatorUnknown)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        # the connection closes: the commit sent before the rejoin fails with it
+        Step(join_error(Errors.NOT_COORDINATOR), (), ends=S.PREPARING_REBALANCE),
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                           join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")))),
+        Step(committed((T0, OK)), ()),  # nothing is in flight any more: dropped
+    )),
+    Case("coordinator_error_on_a_sync_fails_the_commit_in_flight",
+         "AbstractCoordinator.SyncGroupResponseHandler (COORDINATOR_NOT_AVAILABLE: markCoordinatorUnknown)",
+         EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(sync_error(Errors.COORDINATOR_NOT_AVAILABLE), ()),
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                           join(EAGER, ("t",), "m1", 2, reason=failed("CoordinatorNotAvailableException"))),
+             ends=S.PREPARING_REBALANCE, expect_epoch=2),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("coordinator_error_on_a_sync_keeps_the_heartbeat_thread_going",
+         "AbstractCoordinator.SyncGroupResponseHandler, HeartbeatThread (COMPLETING_REBALANCE until the "
+         "next poll)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        # the heartbeat in flight is lost with the connection (a backoff of 100 ms); the member
+        # is still completing the rebalance, so the thread beats on until the next poll joins
+        Step(sync_error(Errors.NOT_COORDINATOR), (), ends=S.COMPLETING_REBALANCE),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID)),  # nothing is in flight any more: ignored
+        Step(Tick(3_079), ends=S.COMPLETING_REBALANCE, expect_epoch=1),
+        Step(Tick(3_120), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_120), (heartbeat("m1", 1),)),
+        Step(Poll(6_121), (join(EAGER, ("t",), "m1", 1, reason=failed("NotCoordinatorException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("coordinator_error_on_a_commit_fails_the_commits_behind_it",
+         "ConsumerCoordinator.OffsetCommitResponseHandler (markCoordinatorUnknown)", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(CommitAsync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
+        # a loading coordinator is still there: only the answered commit fails
+        Step(committed((T0, Errors.COORDINATOR_LOAD_IN_PROGRESS)), ()),
+        Step(CommitAsync(((T0, 3),)), (CommitCallback(((T0, 1),), RETRIABLY), commit(-1, "", (T0, 3)))),
+        Step(CommitAsync(((T0, 4),)), (commit(-1, "", (T0, 4)),)),
+        # a timed-out commit marks the coordinator unknown: the commits behind it fail too
+        Step(committed((T0, Errors.REQUEST_TIMED_OUT)), ()),
+        Step(Poll(1), (CommitCallback(((T0, 2),), RETRIABLY), CommitCallback(((T0, 3),), RETRIABLY),
+                       CommitCallback(((T0, 4),), RETRIABLY)), ends=S.UNJOINED),
+        Step(committed((T0, OK)), ()),
+        # the coordinator found again: answers that do not lose it keep what is behind them
+        Step(CommitAsync(((T0, 5),)), (commit(-1, "", (T0, 5)),)),
+        Step(CommitAsync(((T0, 6),)), (commit(-1, "", (T0, 6)),)),
+        Step(CommitAsync(((T0, 7),)), (commit(-1, "", (T0, 7)),)),
+        Step(committed((T0, OK)), ()),
+        Step(committed((T0, Errors.OFFSET_METADATA_TOO_LARGE)), ()),
+        Step(Poll(2), (CommitCallback(((T0, 5),)), CommitCallback(((T0, 6),), "OffsetMetadataTooLarge"))),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(3), (CommitCallback(((T0, 7),)),)),
+    )),
+    Case("coordinator_error_on_a_commit_sends_the_commit_sync_behind_it_again",
+         "ConsumerCoordinator.OffsetCommitResponseHandler, commitOffsetsSync (a disconnect is retriable)",
+         EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(CommitSync(((T0, 2),)), (commit(-1, "", (T0, 2)),)),
+        # the commitSync's request goes with the connection; its loop runs the finished async
+        # callback, then sends again to the coordinator found again
+        Step(committed((T0, Errors.NOT_COORDINATOR)),
+             (CommitCallback(((T0, 1),), RETRIABLY), commit(-1, "", (T0, 2)))),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(1), ()),
+    )),
+    Case("coordinator_error_on_an_offset_fetch_fails_the_commit_in_flight",
+         "ConsumerCoordinator.OffsetFetchResponseHandler (NOT_COORDINATOR: markCoordinatorUnknown)", EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NOT_COORDINATOR)), ()),
+        Step(Poll(1), (CommitCallback(((T0, 1),), RETRIABLY),)),
+        # the next poll fetches again
+        Step(fetched((T0, -1)), (ResetOffset(T0, "latest"),)),
+    )),
+    Case("retriable_offset_fetch_errors_are_fetched_again",
+         "ConsumerCoordinator.OffsetFetchResponseHandler (RetriableException), fetchCommittedOffsets",
+         EAGER, (
+        Step(Assign((T0, T1))),
+        Step(CommitAsync(((T0, 1),)), (commit(-1, "", (T0, 1)),)),
+        # retriable: nothing thrown, nothing reset (the partitions the failed answer lists are not
+        # read), and the coordinator is kept (the commit is not lost)
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION, UNREAD)), ()),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.REQUEST_TIMED_OUT, UNREAD)), ()),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.NOT_LEADER_OR_FOLLOWER)), ()),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNSTABLE_OFFSET_COMMIT)), ()),
+        Step(Poll(1), ()),
+        Step(committed((T0, OK)), ()),
+        Step(Poll(2), (CommitCallback(((T0, 1),)),)),
+        # an error whose exception is not retriable is still thrown, and its partitions not read
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.STALE_MEMBER_EPOCH, UNREAD)),
+             (Raised("KafkaException", "offset fetch failed: STALE_MEMBER_EPOCH"),)),
+        Step(OffsetFetchAnswered(OffsetFetchResponse(Errors.UNKNOWN_SERVER_ERROR, UNREAD)),
+             (Raised("KafkaException", "offset fetch failed: UNKNOWN_SERVER_ERROR"),)),
+        Step(fetched((T0, 4), (T1, -1)), (ResetOffset(T1, "latest"),)),
+    )),
+)
+
+
+def _reset_while_joining(config: Config, *stable: Step) -> tuple[Step, ...]:
+    """STABLE with t-0 (and then the ``stable`` steps); two heartbeats go, the first reports a
+    rebalance, the JoinGroup goes (eager: t-0 revoked), and the second heartbeat's
+    UNKNOWN_MEMBER_ID resets the member while the JoinGroup is out."""
+    return (
+        *_stable(config, T0),
+        *stable,
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(6_001), (Callback("revoked", (T0,)), join(config, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(beat(Errors.UNKNOWN_MEMBER_ID), ends=S.UNJOINED, expect_epoch=-1),
+    )
+
+
+ANSWERED_AFTER_A_RESET = ("AbstractCoordinator.JoinGroupResponseHandler and joinGroupIfNeeded "
+                          "(member reset meanwhile)")
+
+STALE_CASES: tuple[Case, ...] = (
+    Case("coordinator_error_on_a_join_the_member_was_reset_under", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER, Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),))),
+        # the round fails and names the next JoinGroup; the coordinator is lost all the same,
+        # and the commit still in flight with it
+        Step(join_error(Errors.NOT_COORDINATOR), (), ends=S.UNJOINED),
+        Step(Poll(6_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                           join(EAGER, ("t",), reason=failed("NotCoordinatorException"))),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("error_on_a_join_the_member_was_reset_under_is_thrown", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.GROUP_AUTHORIZATION_FAILED),
+             (Raised("GroupAuthorizationException", "GROUP_AUTHORIZATION_FAILED"),), ends=S.UNJOINED),
+        Step(Poll(6_002), (join(EAGER, ("t",), reason=failed("GroupAuthorizationException")),)),
+    )),
+    Case("full_group_on_a_join_the_member_was_reset_under_is_thrown", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.GROUP_MAX_SIZE_REACHED),
+             (Raised("GroupMaxSizeReachedException", "GROUP_MAX_SIZE_REACHED"),), ends=S.UNJOINED),
+        Step(Poll(6_002), (join(EAGER, ("t",), reason=failed("GroupMaxSizeReachedException")),)),
+    )),
+    Case("unexpected_error_on_a_join_the_member_was_reset_under_is_thrown", ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),),
+             ends=S.UNJOINED),
+        Step(Poll(6_002), (join(EAGER, ("t",), reason=failed("KafkaException")),)),
+    )),
+    Case("rebalance_in_progress_on_a_join_the_member_was_reset_under_joins_at_once",
+         ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS),
+             (join(EAGER, ("t",), reason=failed("RebalanceInProgressException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("member_id_required_on_a_join_the_member_was_reset_under_joins_at_once",
+         ANSWERED_AFTER_A_RESET, EAGER, (
+        *_reset_while_joining(EAGER),
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m2"),
+             (join(EAGER, ("t",), "m2", reason=MEMBER_ID_GIVEN + "m2"),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("coordinator_error_on_a_sync_the_member_was_reset_under",
+         "AbstractCoordinator.SyncGroupResponseHandler and joinGroupIfNeeded (member reset meanwhile)",
+         POLL10, (
+        *_stable(POLL10, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(POLL10, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(Tick(13_001), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        # the round fails and names the next JoinGroup; the commit from before is lost with the
+        # coordinator
+        Step(sync_error(Errors.NOT_COORDINATOR), (), ends=S.UNJOINED),
+        Step(Poll(13_002), (CommitCallback(((T0, 5),), RETRIABLY),
+                            join(POLL10, ("t",), reason=failed("NotCoordinatorException")))),
+    )),
+    Case("error_on_a_sync_the_member_was_reset_under_is_thrown",
+         "AbstractCoordinator.SyncGroupResponseHandler and joinGroupIfNeeded (member reset meanwhile)",
+         POLL10, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(POLL10, ("t",)),)),
+        Step(joined("m1", 1, "m0"), (sync("m1", 1),)),
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED),
+        Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
+        Step(Poll(10_001), (join(POLL10, ("t",), reason=failed("KafkaException")),)),
+    )),
+)
+
+CASES = CASES + COORDINATOR_CASES + STALE_CASES
+
+
 def vector_input(case: Case) -> dict[str, object]:
     from groupspec.conformance.classic_consumer_json import RunInput, run_input_to_json
 
