@@ -18,8 +18,19 @@ tests (tests/cover/test_fast_offsets.py) compare both on generated, real and mut
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from groupspec.impl.classic_group.offsets import OffsetAndMetadata
+from groupspec.impl.codec.batch import RawBatch, _read_headers
+from groupspec.impl.codec.raw import raw_batch_error
+from groupspec.impl.codec.varint import read_varint, read_varlong
+from groupspec.impl.runtime.log import data_entry
+from groupspec.types.classic_group import LogEntry
+from groupspec.types.records import OFFSETS_TOPIC
+
+if TYPE_CHECKING:
+    from groupspec.impl.classic_group.shard import GroupCoordinatorShard
 
 #: A key's record type and its group's string length, read in one call (both int16).
 _TYPE_AND_LENGTH = struct.Struct(">hh")
@@ -34,6 +45,8 @@ _TOPIC_ID_TAG = b"\x01\x00\x10"
 
 #: (group, topic, partition)
 KeyFields = tuple[str, str, int]
+#: (group, topic, partition, the entry its value replays to; None for a tombstone)
+CommitFields = tuple[str, str, int, OffsetAndMetadata | None]
 
 
 def offset_commit_key(key: bytes) -> KeyFields | None:
@@ -108,3 +121,211 @@ def offset_commit_value(value: bytes, log_offset: int) -> OffsetAndMetadata | No
     if end != size:
         return None
     return OffsetAndMetadata(offset, leader_epoch, metadata, commit, expire, log_offset)
+
+
+def offset_commit_at(buf: bytes, k: int, kend: int, v: int, vend: int,
+                     log_offset: int) -> CommitFields | None:
+    """An OffsetCommit record whose key is ``buf[k:kend]`` and value ``buf[v:vend]`` (``v`` < 0:
+    null), as :func:`offset_commit_key` and :func:`offset_commit_value` read them, in one call
+    and with no bytes objects for key or value: what a replay of a raw batch's records calls
+    once per record. None where either of those would say None."""
+    if kend - k < 10:
+        return None
+    kind, n = _TYPE_AND_LENGTH.unpack_from(buf, k)
+    end = k + 4 + n
+    if kind != 1 or n < 0 or end + 6 > kend:
+        return None
+    n = buf[end] << 8 | buf[end + 1]
+    start = end + 2
+    stop = start + n
+    if n >= 0x8000 or stop + 4 != kend:
+        return None
+    try:
+        group = buf[k + 4:end].decode()
+        topic = buf[start:stop].decode()
+    except UnicodeDecodeError:
+        return None
+    partition, = _INT32.unpack_from(buf, stop)
+    if v < 0:
+        return group, topic, partition, None
+    if vend - v >= 15 and buf[v] == 0 and buf[v + 1] == 4:  # v4, inline (the current version)
+        offset, leader_epoch, b = _INT64_INT32_UINT8.unpack_from(buf, v + 2)
+        if b == 0 or b >= 0x80:
+            return None
+        end = v + 14 + b
+        if end + 9 > vend:  # the metadata, the commit time and at least the tagged-field count
+            return None
+        try:
+            metadata = buf[v + 15:end].decode()
+        except UnicodeDecodeError:
+            return None
+        commit, = _INT64.unpack_from(buf, end)
+        pos = end + 8
+        if (pos + 1 == vend and buf[pos] == 0) or (pos + 19 == vend and buf[pos:pos + 3] == _TOPIC_ID_TAG):
+            return group, topic, partition, OffsetAndMetadata(offset, leader_epoch, metadata, commit, -1,
+                                                              log_offset)
+        return None
+    entry = offset_commit_value(buf[v:vend], log_offset)
+    if entry is None:
+        return None
+    return group, topic, partition, entry
+
+
+class _Refused(Exception):
+    """A raw batch's records break a rule of the strict reader's (its error is asked for)."""
+
+
+def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, batch: RawBatch,
+                     on_commit: Callable[[str], None] | None,
+                     on_entry: Callable[[int, LogEntry], None] | None) -> None:
+    """Replay ``batch``'s records from its bytes, as ``shard.replay_batches`` replays the
+    records of the same batch decoded, with no ``Record`` per record.
+
+    The framing is the strict reader's (``batch._decode_records``), check for check; where it
+    would refuse the records, ``raw_batch_error`` gives the error it raises. The strict reader
+    frames a whole batch before its first record is replayed, so a framing error anywhere in a
+    batch is the error that surfaces, before any warning, ``on_entry`` call or decode error of
+    its records: the batch is framed whole before its first record that takes the general
+    path, and anything raised while its records are replayed is held against its framing
+    first. Only OffsetCommit records read here may have been stored (and ``on_commit`` told)
+    before a framing error later in their batch; a load that fails keeps no shard.
+    """
+    buf, pos, end = batch.buf, batch.start, batch.end
+    base = batch.base_offset
+    transactional = batch.is_transactional
+    producer_id = batch.producer_id if transactional else None
+    offsets = shard.offset_manager
+    store = offsets.replay_entry
+    committed_by_group = offsets.offsets
+    read = offset_commit_at if topic == OFFSETS_TOPIC else None  # type 1 is another record elsewhere
+    previous = -1
+    framed = False
+    try:
+        for _ in range(batch.count):
+            if pos >= end:
+                raise _Refused
+            b = buf[pos]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    length = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    length, pos = read_varint(buf, pos)
+            body_end = pos + length
+            if length < 6 or body_end > end:
+                raise _Refused
+            pos += 1  # the record attributes
+            # The timestamp delta: not replayed, but read as the strict reader reads it.
+            if buf[pos] < 0x80:
+                pos += 1
+            elif buf[pos + 1] < 0x80:
+                pos += 2
+            else:
+                pos = read_varlong(buf, pos)[1]
+            b = buf[pos]
+            if b < 0x80:
+                delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    delta = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    delta, pos = read_varint(buf, pos)
+            if delta <= previous:
+                raise _Refused
+            previous = delta
+            b = buf[pos]
+            if b < 0x80:
+                size = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    size = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    size, pos = read_varint(buf, pos)
+            k = pos
+            if size >= 0:
+                pos += size
+                if pos > body_end:
+                    raise _Refused
+            elif size == -1:
+                k = -1
+            else:
+                raise _Refused
+            kend = pos
+            b = buf[pos]
+            if b < 0x80:
+                size = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    raw = (b & 0x7F) | (b2 << 7)
+                    size = (raw >> 1) ^ -(raw & 1)
+                    pos += 2
+                else:
+                    size, pos = read_varint(buf, pos)
+            v = pos
+            if size >= 0:
+                pos += size
+                if pos > body_end:
+                    raise _Refused
+            elif size == -1:
+                v = -1
+            else:
+                raise _Refused
+            vend = pos
+            if buf[pos] == 0:
+                pos += 1
+            else:
+                pos = _read_headers(buf, pos, body_end, 0)[1]  # headers: checked, not replayed
+            if pos != body_end:
+                raise _Refused
+            offset = base + delta
+            if k >= 0 and read is not None and (fields := read(buf, k, kend, v, vend, offset)) is not None:
+                group, topic_name, topic_partition, commit = fields
+                if on_commit is not None:
+                    on_commit(group)
+                if commit is not None and producer_id is None:
+                    committed = committed_by_group.get(group)
+                    if committed is not None:
+                        committed[topic_name, topic_partition] = commit
+                        continue
+                store(group, (topic_name, topic_partition), commit, producer_id)
+                continue
+            if not framed:
+                # Before the first record that takes the general path (which may warn, call
+                # on_entry or fail to decode), the batch is framed whole, as the strict reader
+                # frames it before any of its records is replayed.
+                problem = raw_batch_error(batch)
+                if problem is not None:
+                    raise problem
+                framed = True
+            found = data_entry(topic, partition, offset, None if k < 0 else buf[k:kend],
+                               None if v < 0 else buf[v:vend], transactional, batch.producer_id,
+                               batch.producer_epoch, 4)
+            if found is not None:
+                if on_entry is not None:
+                    on_entry(offset, found)
+                shard.replay(offset, found)
+        if pos != end or previous > batch.last_offset_delta:
+            raise _Refused
+    except Exception as exc:
+        problem = raw_batch_error(batch)
+        if problem is not None:
+            raise problem from None
+        if isinstance(exc, _Refused):  # a rule of the strict reader's read wrongly here
+            raise AssertionError(f"the raw reading of the batch at offset {base} refused what the "
+                                 "strict reader reads") from exc
+        raise

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from groupspec.impl.classic_group.fast_offsets import offset_commit_key, offset_commit_value
+from groupspec.impl.classic_group.fast_offsets import offset_commit_key, offset_commit_value, replay_raw_batch
 from groupspec.impl.classic_group.group import EMPTY
 from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
 from groupspec.impl.classic_group.offsets import OffsetMetadataManager
-from groupspec.impl.codec.batch import RecordBatch
+from groupspec.impl.codec.batch import RawBatch, RecordBatch
 from groupspec.impl.runtime.log import log_entries, record_entry
 from groupspec.impl.runtime.runtime import ShardContext, WriteResult
 from groupspec.types.classic_group import (
@@ -65,7 +65,7 @@ class GroupCoordinatorShard:
                 self.offset_manager.delete_group(key.group)
         # Other record types on __consumer_offsets belong to consumer and share groups.
 
-    def replay_batches(self, topic: str, partition: int, batches: Iterable[RecordBatch],
+    def replay_batches(self, topic: str, partition: int, batches: Iterable[RecordBatch | RawBatch],
                        on_commit: Callable[[str], None] | None = None,
                        on_entry: Callable[[int, LogEntry], None] | None = None) -> None:
         """What ``for o, e in log_entries(topic, partition, batches): self.replay(o, e)`` does,
@@ -73,6 +73,11 @@ class GroupCoordinatorShard:
         offset manager (:mod:`~groupspec.impl.classic_group.fast_offsets`): no key, value or record
         object per commit. Every other record, and any commit the fast reader declines, takes
         the general path, which decodes it (or raises) as it always did.
+
+        A :class:`RawBatch` (from a :class:`~groupspec.impl.codec.raw.RawBatchReader`: an
+        uncompressed data batch whose records are still bytes) is replayed from its bytes
+        (:func:`~groupspec.impl.classic_group.fast_offsets.replay_raw_batch`), with no record
+        object at all, and to the same state or the same error.
 
         ``on_commit(group)`` is told of each fast-path commit and ``on_entry(offset, entry)`` of
         every other entry before it is replayed, for callers that watch the records go by
@@ -88,6 +93,10 @@ class GroupCoordinatorShard:
         read_key, read_value = offset_commit_key, offset_commit_value
         fast = topic == OFFSETS_TOPIC  # type 1 is another record on __share_group_state
         for batch in batches:
+            if type(batch) is RawBatch:
+                replay_raw_batch(self, topic, partition, batch, on_commit, on_entry)
+                continue
+            assert isinstance(batch, RecordBatch)
             if batch.is_control:
                 for offset, entry in log_entries(topic, partition, (batch,)):
                     if on_entry is not None:
