@@ -22,10 +22,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from groupspec.impl.classic_group.offsets import OffsetAndMetadata
-from groupspec.impl.codec.batch import RawBatch, _read_headers
+from groupspec.impl.codec.batch import RawBatch, RecordBatch, _read_headers
 from groupspec.impl.codec.raw import raw_batch_error
 from groupspec.impl.codec.varint import read_varint, read_varlong
-from groupspec.impl.runtime.log import data_entry
+from groupspec.impl.runtime.log import data_entry, record_entry
 from groupspec.types.classic_group import LogEntry
 from groupspec.types.records import OFFSETS_TOPIC
 
@@ -171,6 +171,51 @@ def offset_commit_at(buf: bytes, k: int, kend: int, v: int, vend: int,
     return group, topic, partition, entry
 
 
+def replay_decoded_batch(shard: GroupCoordinatorShard, topic: str, partition: int, batch: RecordBatch,
+                         on_commit: Callable[[str], None] | None,
+                         on_entry: Callable[[int, LogEntry], None] | None) -> None:
+    """``shard.replay_batches`` for one decoded data batch (a compressed one, or any batch of
+    a reader that decodes them all): its OffsetCommit records read by :func:`offset_commit_key`
+    and :func:`offset_commit_value` straight into the offset manager, every other record, and
+    any commit they decline, through the general decoders and ``shard.replay``."""
+    offsets = shard.offset_manager
+    store = offsets.replay_entry
+    # A plain commit of a group that already has committed offsets (nearly every commit of a
+    # long log) goes straight into that group's table: what replay_entry does, less the call
+    # and its checks. A group with committed offsets exists (replay_entry creates it before its
+    # first offset, and a group tombstone removes its offsets with it), so the "simple" group
+    # creation cannot be skipped.
+    committed_by_group = offsets.offsets
+    read_key, read_value = offset_commit_key, offset_commit_value
+    fast = topic == OFFSETS_TOPIC  # type 1 is another record on __share_group_state
+    producer_id = batch.producer_id if batch.is_transactional else None
+    for record in batch.records:
+        key = record.key
+        if key is not None and fast and (fields := read_key(key)) is not None:
+            group, topic_name, topic_partition = fields
+            value = record.value
+            if value is None:
+                if on_commit is not None:
+                    on_commit(group)
+                store(group, (topic_name, topic_partition), None, producer_id)
+                continue
+            commit = read_value(value, record.offset)
+            if commit is not None:
+                if on_commit is not None:
+                    on_commit(group)
+                committed = None if producer_id is not None else committed_by_group.get(group)
+                if committed is not None:
+                    committed[topic_name, topic_partition] = commit
+                else:
+                    store(group, (topic_name, topic_partition), commit, producer_id)
+                continue
+        found = record_entry(topic, partition, batch, record, 5)  # warnings: replay_batches's caller
+        if found is not None:
+            if on_entry is not None:
+                on_entry(record.offset, found)
+            shard.replay(record.offset, found)
+
+
 class _Refused(Exception):
     """A raw batch's records break a rule of the strict reader's (its error is asked for)."""
 
@@ -314,7 +359,7 @@ def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, b
                 framed = True
             found = data_entry(topic, partition, offset, None if k < 0 else buf[k:kend],
                                None if v < 0 else buf[v:vend], transactional, batch.producer_id,
-                               batch.producer_epoch, 4)
+                               batch.producer_epoch, 4)  # warnings: replay_batches's caller
             if found is not None:
                 if on_entry is not None:
                     on_entry(offset, found)

@@ -340,19 +340,22 @@ def log_entries(topic: str, partition: int, batches: Iterable[RecordBatch]) -> I
                 yield record.offset, entry
 
 
-def record_entry(topic: str, partition: int, batch: RecordBatch, record: Record) -> LogEntry | None:
+def record_entry(topic: str, partition: int, batch: RecordBatch, record: Record,
+                 stacklevel: int = 4) -> LogEntry | None:
     """One data record of ``batch`` as :func:`log_entries` gives it; None (and a warning) for a
-    record type this reader does not know."""
+    record type this reader does not know. The warning names the caller of the caller (of
+    :func:`log_entries`, say) unless ``stacklevel`` says otherwise (see :func:`data_entry`)."""
     return data_entry(topic, partition, record.offset, record.key, record.value, batch.is_transactional,
-                      batch.producer_id, batch.producer_epoch, 4)
+                      batch.producer_id, batch.producer_epoch, stacklevel)
 
 
 def data_entry(topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None,
                transactional: bool, producer_id: int, producer_epoch: int,
                stacklevel: int = 3) -> LogEntry | None:
     """:func:`record_entry` from a record's fields, for a reader that frames records itself (a
-    raw batch's: :mod:`~groupspec.impl.codec.raw`). ``stacklevel`` places the warning where
-    :func:`record_entry`'s would be, at the caller of the loop that replays the record."""
+    raw batch's: :mod:`~groupspec.impl.codec.raw`). ``stacklevel`` is the warning's, counted
+    from here: readers put it at the code that asked for the replay, whatever helpers lie
+    between (``shard.replay_batches``'s caller, for the classic shard's loads)."""
     if key is None:
         raise CodecError("a coordinator record without a key", offset)
     try:

@@ -322,7 +322,7 @@ def test_the_audit_gives_the_same_rows_with_and_without_the_fast_key(
 def test_describe_says_the_same_with_and_without_its_fast_reads(
         tmp_path: Path, source: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from groupspec import describe as describe_module
-    from groupspec.impl.classic_group import shard as shard_module
+    from groupspec.impl.classic_group import fast_offsets as fast_module
     from groupspec.types import InputError
 
     if source == "real":
@@ -338,7 +338,7 @@ def test_describe_says_the_same_with_and_without_its_fast_reads(
             return str(exc)
 
     fast = run()
-    monkeypatch.setattr(shard_module, "offset_commit_key", lambda key: None)
+    monkeypatch.setattr(fast_module, "offset_commit_key", lambda key: None)
     monkeypatch.setattr(describe_module, "_raw_batches", describe_module._batches)  # no raw batches
     monkeypatch.setattr(describe_module, "_share_entries",
                         lambda part: describe_module._entries(part, lambda n: None))
@@ -394,6 +394,8 @@ BAD_KEYS = {
     "topic length -32768": _raw_key(1, b"g", 0x8000, b"a" * 0x8000),
     "topic length -32767": _raw_key(1, b"g", 0x8001, b"a" * 0x8001),
     "group length past the end": b"\x00\x01\x00\x08abcdef",
+    "record type -1": b"\xff\xff" + encode_key(OffsetCommitKey("g", "t", 1))[2:],
+    "record type -32767": b"\x80\x01" + encode_key(OffsetCommitKey("g", "t", 1))[2:],
 }
 
 _v3 = encode_value(OffsetCommitValue(1, 2, "m", 3), 3)
@@ -544,6 +546,7 @@ def alike(data: bytes | Path, topic: str = OFFSETS_TOPIC) -> dict[str, Any]:
     assert raw["error"] == general["error"]
     assert raw["warnings"] == general["warnings"] == fast["warnings"]
     assert raw["heard"] == fast["heard"] and raw["where"] == fast["where"]
+    assert all(file == __file__ for file, _ in raw["where"])  # warned at replay_batches's caller
     return raw
 
 
@@ -629,6 +632,9 @@ HAND_RECORDS: dict[str, tuple[list[bytes], int]] = {  # records, last offset del
     "a record length on 6 varint bytes": ([b"\xff\xff\xff\xff\xff\x01"], 0),
     "a timestamp delta on 11 varint bytes": ([b"\x1e\x00" + b"\xff" * 10 + b"\x01\x00\x01\x01\x00"], 0),
     "a timestamp delta on 3 bytes": ([_record(0, 10_000, _KEY, _VALUE)], 0),
+    "a negative offset delta on two bytes": ([_record(-65, 0, _KEY, _VALUE)], 100),
+    "negative offset deltas on one and two bytes":
+        ([_record(-1, 0, _KEY, _VALUE), _record(-64, 0, _KEY, _VALUE)], 100),
     "timestamp deltas at the varint byte edges": (
         [_record(i, t, _KEY, _VALUE)
          for i, t in enumerate((-1, 63, 64, -64, -65, 8191, 8192, -8193, 1 << 40))], 8),
@@ -668,23 +674,28 @@ _EDGES = (0, 1, 55, 56, 57, 58, 62, 63, 64, 65, 66, 126, 127, 128, 8180, 8190, 8
 
 @pytest.mark.parametrize("size", _EDGES)
 def test_lengths_at_the_varint_edges_replay_alike(size: int) -> None:
-    """A key, a value and a whole record of each size around the varint edges, well formed
-    (an unknown key type, a key that is not an OffsetCommit's, a value the general decoder
-    refuses) or a commit: what takes which path must not move with a length's varint width."""
-    commit_value = encode_value(OffsetCommitValue(1, 0, "m" * max(0, size - 29), 5), 3)
+    """Keys, values and whole records of each size around the varint edges, each one a record
+    that replays (a commit, a tombstone) or is skipped with a warning (an unknown type), so that
+    every one is reached: a length read with the wrong width moves everything after it."""
+    unknown = b"\x00\x63"  # type 99: skipped, warned
     records = [
-        _record(0, 0, b"\x00\x01" + b"k" * max(0, size - 2), _VALUE),  # a key of `size` bytes
-        _record(1, 0, _KEY, b"\x00\x03" + b"v" * max(0, size - 2)),  # a value of `size` bytes
-        _record(2, 0, _KEY, commit_value),
-        _record(3, 0, b"\x00\x63" + b"\x00" * max(0, size - 2), b"x"),  # type 99: skipped, warned
+        _record(0, 0, unknown + b"k" * max(0, size - 2), b"x"),  # a key of `size` bytes
+        _record(1, 0, unknown, b"v" * size),  # a value of `size` bytes
     ]
+    if size >= 11:  # a commit whose key is `size` bytes, and its tombstone
+        key = encode_key(OffsetCommitKey("g" * (size - 11), "t", 1))
+        records += [_record(2, 0, key, _VALUE), _record(3, 0, key, None)]
+    if size >= 24:  # a commit whose value (v3) is `size` bytes
+        records.append(_record(4, 0, _KEY, encode_value(OffsetCommitValue(1, 0, "m" * (size - 24), 5), 3)))
     # A record whose body (what its length counts) is `size` bytes, when that can be: its
     # attributes, two deltas, the key's length and bytes, a null value and no headers.
     for pad in range(max(0, size - 7)):
-        key = b"\x00\x63" + b"p" * pad
+        key = unknown + b"p" * pad
         if 5 + len(uvarint(2 * len(key))) + len(key) == size:
-            records.append(_record(4, 0, key, None))
-    alike(_three(_hand_batch(records, 4)))
+            records.append(_record(5, 0, key, None))
+    records.append(_record(6, 0, _KEY, _VALUE))
+    out = alike(_three(_hand_batch(records, 6)))
+    assert out["error"] is None and len(out["warnings"]) == sum(unknown in r for r in records)
 
 
 def test_raw_reader_hands_on_what_it_can_and_decodes_the_rest() -> None:
@@ -722,7 +733,7 @@ def test_raw_reader_hands_on_what_it_can_and_decodes_the_rest() -> None:
 
 @pytest.mark.parametrize("case", ["overlap by one", "same base", "before the last", "negative base",
                                   "bad crc", "negative count", "negative last delta",
-                                  "count past the length"])
+                                  "count past the length", "count one past the length"])
 def test_batches_the_raw_reader_refuses_fail_as_the_strict_reader_fails(case: str) -> None:
     first = encode_batch(_commits(0, 3), base_offset=0)
     base = {"overlap by one": 2, "same base": 0, "before the last": 1, "negative base": -5}.get(case, 3)
@@ -730,6 +741,9 @@ def test_batches_the_raw_reader_refuses_fail_as_the_strict_reader_fails(case: st
     struct.pack_into(">q", second, 0, base)  # not covered by the CRC
     if case == "bad crc":
         second[-1] ^= 1
+    elif case == "count one past the length":
+        struct.pack_into(">i", second, 57, (len(second) - 61) // 7 + 1)
+        struct.pack_into(">I", second, 17, google_crc32c.value(bytes(second[21:])))
     elif case in ("negative count", "negative last delta", "count past the length"):
         at, value = {"negative count": (57, -1), "negative last delta": (23, -1),
                      "count past the length": (57, 1000)}[case]
