@@ -40,6 +40,12 @@ _TWO_INT64 = struct.Struct(">qq")
 _INT64_INT16 = struct.Struct(">qh")  # offset, metadata length (v0-v2)
 _INT64_INT32_INT16 = struct.Struct(">qih")  # offset, leader epoch, metadata length (v3)
 _INT64_INT32_UINT8 = struct.Struct(">qiB")  # offset, leader epoch, metadata's first length byte (v4)
+_INT64_INT32 = struct.Struct(">qi")  # offset, leader epoch (v4)
+#: v4 with empty metadata: offset, leader epoch, the metadata's length byte (1), the commit time.
+_V4_NO_METADATA = struct.Struct(">qiBq")
+#: Zig-zag varints of one or two bytes, by their 7-bit groups put together: a record's lengths
+#: and deltas decoded by one index (a raw batch's record loop).
+_ZIGZAG = tuple((raw >> 1) ^ -(raw & 1) for raw in range(0x4000))
 #: v4's tagged fields when the topic id (tag 0, 16 bytes) is written: one field, tag 0, size 16.
 _TOPIC_ID_TAG = b"\x01\x00\x10"
 
@@ -149,18 +155,26 @@ def offset_commit_at(buf: bytes, k: int, kend: int, v: int, vend: int,
     if v < 0:
         return group, topic, partition, None
     if vend - v >= 15 and buf[v] == 0 and buf[v + 1] == 4:  # v4, inline (the current version)
-        offset, leader_epoch, b = _INT64_INT32_UINT8.unpack_from(buf, v + 2)
-        if b == 0 or b >= 0x80:
-            return None
-        end = v + 14 + b
-        if end + 9 > vend:  # the metadata, the commit time and at least the tagged-field count
-            return None
-        try:
-            metadata = buf[v + 15:end].decode()
-        except UnicodeDecodeError:
-            return None
-        commit, = _INT64.unpack_from(buf, end)
-        pos = end + 8
+        b = buf[v + 14]  # the metadata's length + 1, one varint byte
+        if b == 1:  # no metadata (most commits): one read up to the commit time
+            if v + 24 > vend:  # the commit time and at least the tagged-field count
+                return None
+            offset, leader_epoch, _, commit = _V4_NO_METADATA.unpack_from(buf, v + 2)
+            metadata = ""
+            pos = v + 23
+        else:
+            if b == 0 or b >= 0x80:  # null, or a length on more than one byte
+                return None
+            end = v + 14 + b
+            if end + 9 > vend:  # the metadata, the commit time and at least the tagged-field count
+                return None
+            try:
+                metadata = buf[v + 15:end].decode()
+            except UnicodeDecodeError:
+                return None
+            offset, leader_epoch = _INT64_INT32.unpack_from(buf, v + 2)
+            commit, = _INT64.unpack_from(buf, end)
+            pos = end + 8
         if (pos + 1 == vend and buf[pos] == 0) or (pos + 19 == vend and buf[pos:pos + 3] == _TOPIC_ID_TAG):
             return group, topic, partition, OffsetAndMetadata(offset, leader_epoch, metadata, commit, -1,
                                                               log_offset)
@@ -243,6 +257,7 @@ def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, b
     store = offsets.replay_entry
     committed_by_group = offsets.offsets
     read = offset_commit_at if topic == OFFSETS_TOPIC else None  # type 1 is another record elsewhere
+    zigzag = _ZIGZAG
     previous = -1
     framed = False
     try:
@@ -251,13 +266,13 @@ def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, b
                 raise _Refused
             b = buf[pos]
             if b < 0x80:
-                length = (b >> 1) ^ -(b & 1)
+                length = zigzag[b]
                 pos += 1
             else:
                 b2 = buf[pos + 1]
                 if b2 < 0x80:
                     raw = (b & 0x7F) | (b2 << 7)
-                    length = (raw >> 1) ^ -(raw & 1)
+                    length = zigzag[raw]
                     pos += 2
                 else:
                     length, pos = read_varint(buf, pos)
@@ -274,13 +289,13 @@ def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, b
                 pos = read_varlong(buf, pos)[1]
             b = buf[pos]
             if b < 0x80:
-                delta = (b >> 1) ^ -(b & 1)
+                delta = zigzag[b]
                 pos += 1
             else:
                 b2 = buf[pos + 1]
                 if b2 < 0x80:
                     raw = (b & 0x7F) | (b2 << 7)
-                    delta = (raw >> 1) ^ -(raw & 1)
+                    delta = zigzag[raw]
                     pos += 2
                 else:
                     delta, pos = read_varint(buf, pos)
@@ -289,13 +304,13 @@ def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, b
             previous = delta
             b = buf[pos]
             if b < 0x80:
-                size = (b >> 1) ^ -(b & 1)
+                size = zigzag[b]
                 pos += 1
             else:
                 b2 = buf[pos + 1]
                 if b2 < 0x80:
                     raw = (b & 0x7F) | (b2 << 7)
-                    size = (raw >> 1) ^ -(raw & 1)
+                    size = zigzag[raw]
                     pos += 2
                 else:
                     size, pos = read_varint(buf, pos)
@@ -311,13 +326,13 @@ def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, b
             kend = pos
             b = buf[pos]
             if b < 0x80:
-                size = (b >> 1) ^ -(b & 1)
+                size = zigzag[b]
                 pos += 1
             else:
                 b2 = buf[pos + 1]
                 if b2 < 0x80:
                     raw = (b & 0x7F) | (b2 << 7)
-                    size = (raw >> 1) ^ -(raw & 1)
+                    size = zigzag[raw]
                     pos += 2
                 else:
                     size, pos = read_varint(buf, pos)

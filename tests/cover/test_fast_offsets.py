@@ -930,11 +930,15 @@ def test_edge_keys_read_in_one_call_as_alone(name: str) -> None:
     assert (_at(key, None, b"", b"") is None) == (name in BAD_KEYS)
 
 
-def test_short_v4_values_read_in_one_call_as_alone() -> None:
-    """v4 values of 14 and 15 bytes and more: where the inline v4 read starts."""
+@pytest.mark.parametrize("metadata", ["", "ab"])
+@pytest.mark.parametrize("topic_id", [uuid.UUID(int=0), uuid.UUID(int=3)])
+def test_cut_v4_values_read_in_one_call_as_alone(metadata: str, topic_id: uuid.UUID) -> None:
+    """v4 values cut at every byte, with what followed them or other bytes after them: where
+    the inline v4 read starts, and each of its bounds (no metadata is read in one go)."""
     key = encode_key(OffsetCommitKey("g", "t", 1))
-    full = encode_value(OffsetCommitValue(1, 2, "", 3), 4)
+    full = encode_value(OffsetCommitValue(1, 2, metadata, 3, topic_id=topic_id), 4)
     for size in range(len(full) + 1):
         for after in (b"", full[size:], b"\x00" * 30):
             assert _at(key, full[:size], b"", after) == _split(key, full[:size])
-    assert _at(key, full, b"", b"") is not None
+    got = _at(key, full, b"", b"")
+    assert got is not None and got[3].metadata == metadata and got[3].commit_timestamp_ms == 3
