@@ -930,6 +930,18 @@ def test_edge_keys_read_in_one_call_as_alone(name: str) -> None:
     assert (_at(key, None, b"", b"") is None) == (name in BAD_KEYS)
 
 
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
+def test_values_whose_third_byte_is_a_version_read_in_one_call_as_alone(version: int) -> None:
+    """An offset whose high byte is 4 (the byte after the version) must not make any version
+    read as v4 inline."""
+    key = encode_key(OffsetCommitKey("g", "t", 1))
+    for offset in (4 << 56, (4 << 56) + 5):
+        data = encode_value(OffsetCommitValue(offset, 2, "", 3), version)
+        assert data[2] == 4
+        got = _at(key, data, b"", b"\x00" * 30)
+        assert got == _split(key, data) and got is not None and got[3].offset == offset
+
+
 @pytest.mark.parametrize("metadata", ["", "ab"])
 @pytest.mark.parametrize("topic_id", [uuid.UUID(int=0), uuid.UUID(int=3)])
 def test_cut_v4_values_read_in_one_call_as_alone(metadata: str, topic_id: uuid.UUID) -> None:
