@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from groupspec.impl.classic_group.offsets import OffsetAndMetadata
-from groupspec.impl.codec.batch import RawBatch, RecordBatch, _read_headers
+from groupspec.impl.codec.batch import RawBatch, RecordBatch, _decode_records, _read_headers
 from groupspec.impl.codec.raw import raw_batch_error
 from groupspec.impl.codec.varint import read_varint, read_varlong
 from groupspec.impl.runtime.log import data_entry, record_entry
@@ -366,11 +366,10 @@ def replay_raw_batch(shard: GroupCoordinatorShard, topic: str, partition: int, b
                 continue
             if not framed:
                 # Before the first record that takes the general path (which may warn, call
-                # on_entry or fail to decode), the batch is framed whole, as the strict reader
-                # frames it before any of its records is replayed.
-                problem = raw_batch_error(batch)
-                if problem is not None:
-                    raise problem
+                # on_entry or fail to decode), the batch's records are framed whole, as the
+                # strict reader frames them before any is replayed (its header and CRC were
+                # checked by the reader; a refusal raises, and the handler below words it).
+                _decode_records(buf, batch.start, end, batch.count, base, base, None, batch.last_offset_delta)
                 framed = True
             found = data_entry(topic, partition, offset, None if k < 0 else buf[k:kend],
                                None if v < 0 else buf[v:vend], transactional, batch.producer_id,

@@ -54,15 +54,16 @@ class RawBatchReader(BatchReader):
         super().__init__(lenient=False, after_offset=after_offset, max_batch_bytes=max_batch_bytes)
 
     def _batch(self, buf: bytes, pos: int, total: int, limit: int) -> RecordBatch | RawBatch:
+        if buf[pos + _CRC_START + 1] & _RAW_REFUSES:  # the attributes' low byte: compressed, or control
+            return super()._batch(buf, pos, total, limit)
         (base_offset, _length, _epoch, _magic, crc, attributes, last_offset_delta, _base_timestamp,
          _max_timestamp, producer_id, producer_epoch, _sequence, count) = _HEADER.unpack_from(buf, pos)
         previous = self.last_offset
-        if (attributes & _RAW_REFUSES or count < 0 or last_offset_delta < 0 or base_offset < 0
+        if (count < 0 or last_offset_delta < 0 or base_offset < 0
                 or count > (total - RECORD_BATCH_OVERHEAD) // MIN_RECORD_SIZE
                 or (previous is not None and base_offset <= previous)
                 or google_crc32c.value(buf[pos + _CRC_START:pos + total]) != crc):
-            # Compressed, a control batch, or something the strict reader refuses: its code
-            # decodes the batch or raises, in its order of checks.
+            # Something the strict reader refuses: its code raises, in its order of checks.
             return super()._batch(buf, pos, total, limit)
         self.last_offset = base_offset + last_offset_delta
         return RawBatch(base_offset, last_offset_delta, attributes & _TRANSACTIONAL_MASK != 0, producer_id,
