@@ -23,7 +23,8 @@ median of ``--repeats``:
 * ``replay (general)``: ``load_from(log_entries(...))`` into the classic coordinator's shard,
   what ``groupspec describe`` did before the fast path;
 * ``replay (fast)``: ``load_with(shard.replay_batches)``, OffsetCommit records read straight
-  into the offset manager (``fast_offsets``), which describe now uses;
+  into the offset manager (``fast_offsets``), from decoded batches (what describe used before
+  the raw path);
 * ``replay (raw)``: the same, but the batches come from a ``RawBatchReader``: uncompressed
   data batches are handed to the shard with their records unread, and it reads each record's
   offset, key and value from the batch's bytes (no ``Record`` object), one call per commit
