@@ -733,7 +733,8 @@ def test_raw_reader_hands_on_what_it_can_and_decodes_the_rest() -> None:
 
 @pytest.mark.parametrize("case", ["overlap by one", "same base", "before the last", "negative base",
                                   "bad crc", "negative count", "negative last delta",
-                                  "count past the length", "count one past the length"])
+                                  "count past the length", "count one past the length",
+                                  "crc one below", "crc one above"])
 def test_batches_the_raw_reader_refuses_fail_as_the_strict_reader_fails(case: str) -> None:
     first = encode_batch(_commits(0, 3), base_offset=0)
     base = {"overlap by one": 2, "same base": 0, "before the last": 1, "negative base": -5}.get(case, 3)
@@ -741,6 +742,9 @@ def test_batches_the_raw_reader_refuses_fail_as_the_strict_reader_fails(case: st
     struct.pack_into(">q", second, 0, base)  # not covered by the CRC
     if case == "bad crc":
         second[-1] ^= 1
+    elif case.startswith("crc one"):  # a stored CRC just under and just over the computed one
+        computed = google_crc32c.value(bytes(second[21:]))
+        struct.pack_into(">I", second, 17, (computed + (1 if case.endswith("above") else -1)) % (1 << 32))
     elif case == "count one past the length":
         struct.pack_into(">i", second, 57, (len(second) - 61) // 7 + 1)
         struct.pack_into(">I", second, 17, google_crc32c.value(bytes(second[21:])))
