@@ -23,7 +23,12 @@ median of ``--repeats``:
 * ``replay (general)``: ``load_from(log_entries(...))`` into the classic coordinator's shard,
   what ``groupspec describe`` did before the fast path;
 * ``replay (fast)``: ``load_with(shard.replay_batches)``, OffsetCommit records read straight
-  into the offset manager (``fast_offsets``), which describe now uses;
+  into the offset manager (``fast_offsets``), from decoded batches (what describe used before
+  the raw path);
+* ``replay (raw)``: the same, but the batches come from a ``RawBatchReader``: uncompressed
+  data batches are handed to the shard with their records unread, and it reads each record's
+  offset, key and value from the batch's bytes (no ``Record`` object), one call per commit
+  (``fast_offsets.replay_raw_batch``); ``groupspec describe`` and coordinator loads use it;
 * ``describe`` (``--log`` only): the whole command's library call on the directories.
 
 The two replays are checked to leave the same committed offsets.
@@ -47,8 +52,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_codec import build_log, offset_commits
 
 from groupspec.impl.classic_group import ClassicCoordinator
-from groupspec.impl.codec.batch import RecordBatch, read_batches
+from groupspec.impl.codec.batch import RawBatch, RecordBatch, read_batches
 from groupspec.impl.codec.compression import Compression
+from groupspec.impl.codec.raw import RawBatchReader
 from groupspec.impl.codec.segment import segment_files
 from groupspec.impl.runtime.log import log_entries
 from groupspec.types.classic_group import ClassicConfig
@@ -63,6 +69,13 @@ class Input:
     def batches(self) -> Iterator[RecordBatch]:
         for log in self.logs:
             for _, batch in read_batches(log):
+                yield batch
+
+    def raw_batches(self) -> Iterator[RecordBatch | RawBatch]:
+        reader = RawBatchReader()
+        for log in self.logs:
+            for _, batch in reader.read(log):
+                assert isinstance(batch, RecordBatch | RawBatch)
                 yield batch
 
 
@@ -128,9 +141,16 @@ def replay_fast(inp: Input) -> int:
     return inp.records
 
 
+def replay_raw(inp: Input) -> int:
+    c = _coordinator()
+    c.runtime.load_with(0, lambda shard: shard.replay_batches(OFFSETS_TOPIC, 0, inp.raw_batches()))
+    LAST["raw"] = c
+    return inp.records
+
+
 PATHS: dict[str, Callable[[Input], int]] = {
     "framing": framing, "kafka-python": kafka_python, "decode": decode,
-    "replay (general)": replay_general, "replay (fast)": replay_fast,
+    "replay (general)": replay_general, "replay (fast)": replay_fast, "replay (raw)": replay_raw,
 }
 
 
@@ -153,7 +173,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--log", help="an audit_gen log directory (its __consumer_offsets-N)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--profile", choices=["general", "fast"])
+    parser.add_argument("--profile", choices=["general", "fast", "raw"])
     parser.add_argument("--paths", default=",".join(PATHS),
                         help="which paths, comma-separated (the code before the fast path has only "
                              "the first four)")
@@ -164,7 +184,7 @@ def main() -> None:
     if args.log:
         inputs += audit_input(Path(args.log))
     if args.profile:
-        fn = replay_fast if args.profile == "fast" else replay_general
+        fn = {"fast": replay_fast, "raw": replay_raw, "general": replay_general}[args.profile]
         cProfile.runctx("for i in inputs: fn(i)", globals(), {"inputs": inputs, "fn": fn},
                         "/tmp/bench_replay.prof")
         pstats.Stats("/tmp/bench_replay.prof").sort_stats("tottime").print_stats(15)
@@ -180,13 +200,15 @@ def main() -> None:
             rates[name] = n / seconds
             print(f"  {name:<18} {rates[name]:>12,.0f} rec/s best, {n / statistics.median(times):>12,.0f} "
                   f"median  ({seconds:.2f} s; load {os.getloadavg()[0]:.1f})", flush=True)
-        if len(LAST) < 2 or len(rates) < len(PATHS):
-            continue
-        g, f = LAST["general"].view(), LAST["fast"].view()
-        assert g == f, "the fast replay left another state"
-        print(f"  fast / general {rates['replay (fast)'] / rates['replay (general)']:.2f}x; "
-              f"fast / kafka-python framing {rates['replay (fast)'] / rates['kafka-python']:.2f}x; "
-              f"fast / groupspec framing {rates['replay (fast)'] / rates['framing']:.2f}x", flush=True)
+        views = {name: c.view() for name, c in LAST.items()}
+        assert len(set(map(repr, views.values()))) <= 1, "the replays left different states"
+        LAST.clear()
+        for name in ("replay (fast)", "replay (raw)"):
+            if name in rates:
+                ratios = [f"/ {peer} {rates[name] / rates[peer]:.2f}x"
+                          for peer in ("kafka-python", "framing", "replay (general)", "replay (fast)")
+                          if peer in rates and peer != name]
+                print(f"  {name}: {'; '.join(ratios)}", flush=True)
     if args.log:
         from groupspec.describe import describe
 

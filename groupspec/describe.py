@@ -33,10 +33,11 @@ from typing import Any
 from groupspec.consumer_group_state import MEMBER_STATES, ConsumerGroupState, partition_names
 from groupspec.impl.classic_group import ClassicCoordinator
 from groupspec.impl.classic_group.shard import GroupCoordinatorShard
-from groupspec.impl.codec.batch import RecordBatch
+from groupspec.impl.codec.batch import RawBatch, RecordBatch
 from groupspec.impl.codec.consumer_protocol import decode_assignment
 from groupspec.impl.codec.errors import CodecError
 from groupspec.impl.codec.log_reader import partition_of
+from groupspec.impl.codec.raw import RawBatchReader
 from groupspec.impl.codec.segment import read_log, segment_files
 from groupspec.impl.runtime.log import log_entries, record_entry
 from groupspec.impl.share_group.service import ShareGroupCoordinator
@@ -158,6 +159,21 @@ def _batches(part: _Partition, count: Callable[[int], None]) -> Iterator[RecordB
             yield item.entry
 
 
+def _raw_batches(part: _Partition, count: Callable[[int], None]) -> Iterator[RecordBatch | RawBatch]:
+    """:func:`_batches` with uncompressed data batches left unread (the classic shard replays
+    their records from the bytes); the same files, checks and errors."""
+    for file in sorted(part.files):
+        for item in read_log(file, reader=RawBatchReader()):
+            entry = item.entry
+            if isinstance(entry, RawBatch):
+                count(entry.count)
+            elif isinstance(entry, RecordBatch):
+                count(len(entry.records))
+            else:
+                raise InputError(str(file), f"damaged at byte {item.position}: {entry}")
+            yield entry
+
+
 @contextmanager
 def _decoding(part: _Partition) -> Iterator[None]:
     """Unknown record types skipped quietly; a record that does not decode an InputError."""
@@ -251,7 +267,7 @@ def describe(paths: Iterable[str | Path], *, groups: Iterable[str] = (),
 
         def feed(shard: GroupCoordinatorShard) -> None:
             with _decoding(part):
-                shard.replay_batches(part.topic, number, _batches(part, count), on_commit, on_entry)
+                shard.replay_batches(part.topic, number, _raw_batches(part, count), on_commit, on_entry)
 
         return feed
 

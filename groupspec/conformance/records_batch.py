@@ -293,7 +293,7 @@ def read_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
     from pathlib import Path
 
     from groupspec.conformance.targets import error_kind
-    from groupspec.impl.codec.batch import BadBatch, PartialBatch, RecordBatch
+    from groupspec.impl.codec.batch import BadBatch, PartialBatch, RecordBatch, UnframedRest
     from groupspec.impl.codec.segment import read_log
 
     files = hex_files(doc.get("files"), "input.files")
@@ -302,8 +302,7 @@ def read_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
         directory = Path(folder)
         for name, data in files.items():
             (directory / name).write_bytes(bytes.fromhex(data))
-        options = {"lenient": True} if doc.get("lenient") else {}
-        for item in read_log(directory, **options):
+        for item in read_log(directory, lenient=bool(doc.get("lenient"))):
             line: dict[str, Any] = {"file": item.file.name, "position": item.position}
             entry = item.entry
             if isinstance(entry, RecordBatch):
@@ -314,7 +313,7 @@ def read_log_answer(doc: dict[str, Any]) -> dict[str, Any]:
                             error=error_kind(entry.error))
             elif isinstance(entry, PartialBatch):
                 line.update(kind="torn", baseOffset=entry.offset, present=entry.present, needed=entry.needed)
-            else:
+            elif isinstance(entry, UnframedRest):  # (a RawBatch comes only from a raw reader)
                 line.update(kind="unframed", baseOffset=entry.offset, size=entry.size,
                             error=error_kind(entry.error))
             items.append(line)

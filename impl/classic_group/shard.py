@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from groupspec.impl.classic_group.fast_offsets import offset_commit_key, offset_commit_value
+from groupspec.impl.classic_group.fast_offsets import replay_decoded_batch, replay_raw_batch
 from groupspec.impl.classic_group.group import EMPTY
 from groupspec.impl.classic_group.group_metadata import GroupMetadataManager
 from groupspec.impl.classic_group.offsets import OffsetMetadataManager
-from groupspec.impl.codec.batch import RecordBatch
-from groupspec.impl.runtime.log import log_entries, record_entry
+from groupspec.impl.codec.batch import RawBatch, RecordBatch
+from groupspec.impl.runtime.log import log_entries
 from groupspec.impl.runtime.runtime import ShardContext, WriteResult
 from groupspec.types.classic_group import (
     Answer,
@@ -26,7 +26,6 @@ from groupspec.types.classic_group import (
 )
 from groupspec.types.errors import Errors
 from groupspec.types.records import (
-    OFFSETS_TOPIC,
     GroupMetadataKey,
     GroupMetadataValue,
     OffsetCommitKey,
@@ -65,7 +64,7 @@ class GroupCoordinatorShard:
                 self.offset_manager.delete_group(key.group)
         # Other record types on __consumer_offsets belong to consumer and share groups.
 
-    def replay_batches(self, topic: str, partition: int, batches: Iterable[RecordBatch],
+    def replay_batches(self, topic: str, partition: int, batches: Iterable[RecordBatch | RawBatch],
                        on_commit: Callable[[str], None] | None = None,
                        on_entry: Callable[[int, LogEntry], None] | None = None) -> None:
         """What ``for o, e in log_entries(topic, partition, batches): self.replay(o, e)`` does,
@@ -74,52 +73,25 @@ class GroupCoordinatorShard:
         object per commit. Every other record, and any commit the fast reader declines, takes
         the general path, which decodes it (or raises) as it always did.
 
+        A :class:`RawBatch` (from a :class:`~groupspec.impl.codec.raw.RawBatchReader`: an
+        uncompressed data batch whose records are still bytes) is replayed from its bytes
+        (:func:`~groupspec.impl.classic_group.fast_offsets.replay_raw_batch`), with no record
+        object at all, and to the same state or the same error.
+
         ``on_commit(group)`` is told of each fast-path commit and ``on_entry(offset, entry)`` of
         every other entry before it is replayed, for callers that watch the records go by
         (``groupspec describe`` notes each group's kind and partition).
         """
-        store = self.offset_manager.replay_entry
-        # A plain commit of a group that already has committed offsets (nearly every commit of
-        # a long log) goes straight into that group's table: what replay_entry does, less the
-        # call and its checks. A group with committed offsets exists (replay_entry creates it
-        # before its first offset, and a group tombstone removes its offsets with it), so the
-        # "simple" group creation cannot be skipped.
-        committed_by_group = self.offset_manager.offsets
-        read_key, read_value = offset_commit_key, offset_commit_value
-        fast = topic == OFFSETS_TOPIC  # type 1 is another record on __share_group_state
         for batch in batches:
-            if batch.is_control:
+            if isinstance(batch, RawBatch):
+                replay_raw_batch(self, topic, partition, batch, on_commit, on_entry)
+            elif batch.is_control:
                 for offset, entry in log_entries(topic, partition, (batch,)):
                     if on_entry is not None:
                         on_entry(offset, entry)
                     self.replay(offset, entry)
-                continue
-            producer_id = batch.producer_id if batch.is_transactional else None
-            for record in batch.records:
-                key = record.key
-                if key is not None and fast and (fields := read_key(key)) is not None:
-                    group, topic_name, topic_partition = fields
-                    value = record.value
-                    if value is None:
-                        if on_commit is not None:
-                            on_commit(group)
-                        store(group, (topic_name, topic_partition), None, producer_id)
-                        continue
-                    commit = read_value(value, record.offset)
-                    if commit is not None:
-                        if on_commit is not None:
-                            on_commit(group)
-                        committed = None if producer_id is not None else committed_by_group.get(group)
-                        if committed is not None:
-                            committed[topic_name, topic_partition] = commit
-                        else:
-                            store(group, (topic_name, topic_partition), commit, producer_id)
-                        continue
-                found = record_entry(topic, partition, batch, record)
-                if found is not None:
-                    if on_entry is not None:
-                        on_entry(record.offset, found)
-                    self.replay(record.offset, found)
+            else:
+                replay_decoded_batch(self, topic, partition, batch, on_commit, on_entry)
 
     def on_loaded(self) -> None:
         self.group_manager.on_loaded()

@@ -276,7 +276,35 @@ class UnframedRest:
     error: CodecError
 
 
-Entry = RecordBatch | BadBatch | PartialBatch | UnframedRest
+@dataclass(slots=True)
+class RawBatch:
+    """An uncompressed data batch whose header and CRC a raw reader has checked, handed on with
+    its records still unread (:mod:`~groupspec.impl.codec.raw`).
+
+    A loop that replays millions of records reads them straight from ``buf[start:end]`` and
+    needs no :class:`Record` per record; it must still refuse what :func:`_decode_records`
+    refuses, and :func:`~groupspec.impl.codec.raw.raw_batch_error` gives the very error the
+    strict reader would have raised for the batch. ``position``, ``total`` and
+    ``max_batch_bytes`` are where the batch sits and the reader's bound, for that error;
+    ``source`` the file it came from (None for a buffer), which that error names.
+    """
+
+    base_offset: int
+    last_offset_delta: int
+    is_transactional: bool
+    producer_id: int
+    producer_epoch: int
+    count: int
+    buf: bytes
+    start: int
+    end: int
+    position: int
+    total: int
+    max_batch_bytes: int
+    source: str | None
+
+
+Entry = RecordBatch | RawBatch | BadBatch | PartialBatch | UnframedRest
 
 _CODECS = tuple(Compression)
 _TIMESTAMP_TYPES = (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
@@ -324,6 +352,9 @@ class BatchReader:
         self.max_batch_bytes = max_batch_bytes
         #: The largest base offset a torn tail may claim (set per segment file from its name).
         self.max_tail_offset: int | None = None
+        #: The file being read (set per segment file), for errors raised after a batch was
+        #: handed on (a :class:`RawBatch`'s records).
+        self.source: str | None = None
 
     def read(self, data: Buffer, start: int = 0) -> Iterator[tuple[int, Entry]]:
         """``(position, entry)`` for every batch from ``start`` to the end of ``data``."""
@@ -357,8 +388,7 @@ class BatchReader:
             try:
                 if magic != CURRENT_MAGIC:
                     raise UnsupportedMagicError(magic, base_offset)
-                batch = _decode_v2(buf, pos, total, limit)
-                self._check_order(batch)
+                batch = self._batch(buf, pos, total, limit)
             except CodecError as exc:
                 _place(exc, base_offset, f"batch at byte {pos}")
                 if not self.lenient:
@@ -367,6 +397,13 @@ class BatchReader:
             else:
                 yield pos, batch
             pos += total
+
+    def _batch(self, buf: bytes, pos: int, total: int, limit: int) -> RecordBatch | RawBatch:
+        """The v2 batch of ``total`` bytes at ``pos``, decoded and in order, or its error. A raw
+        reader (:class:`~groupspec.impl.codec.raw.RawBatchReader`) hands some on unread."""
+        batch = _decode_v2(buf, pos, total, limit)
+        self._check_order(batch)
+        return batch
 
     def _check_order(self, batch: RecordBatch) -> None:
         # last_offset moves only once the batch is accepted: the batch after a refused one is

@@ -129,12 +129,14 @@ def segment_files(directory: Path) -> list[Path]:
 
 
 def read_log(path: str | Path, *, lenient: bool = False,
-             max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> Iterator[LogItem]:
+             max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+             reader: BatchReader | None = None) -> Iterator[LogItem]:
     """Every batch of a segment file or of all segments of a partition directory, in log order.
 
     ``max_batch_bytes`` bounds what one batch may decompress to. Lenient, a file whose framing
     fails ends in an :class:`UnframedRest` item and the next file is read; strict, the
-    :class:`~groupspec.impl.codec.errors.FramingError` is raised.
+    :class:`~groupspec.impl.codec.errors.FramingError` is raised. With ``reader`` given (a
+    :class:`~groupspec.impl.codec.raw.RawBatchReader`, say), its own leniency and bound apply.
     """
     path = Path(path)
     if path.is_dir():
@@ -143,7 +145,9 @@ def read_log(path: str | Path, *, lenient: bool = False,
         files = [path]
     else:
         raise InputError(str(path), "no such file or directory")
-    reader = BatchReader(lenient=lenient, max_batch_bytes=max_batch_bytes)
+    if reader is None:
+        reader = BatchReader(lenient=lenient, max_batch_bytes=max_batch_bytes)
+    lenient = reader.lenient
     for file in files:
         try:
             yield from read_segment(file, lenient=lenient, reader=reader)
@@ -175,6 +179,7 @@ def read_segment(
     if base is not None and base > 0 and (reader.last_offset is None or reader.last_offset < base - 1):
         reader.last_offset = base - 1
     reader.max_tail_offset = None if base is None else base + _MAX_RELATIVE_OFFSET
+    reader.source = str(path)
     try:
         for position, entry in reader.read(data):
             yield LogItem(path, position, entry)

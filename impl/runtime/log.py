@@ -35,6 +35,7 @@ from groupspec.impl.codec.batch import (
     BatchReader,
     ControlType,
     PartialBatch,
+    RawBatch,
     Record,
     RecordBatch,
     decode_control_marker,
@@ -43,6 +44,7 @@ from groupspec.impl.codec.batch import (
 )
 from groupspec.impl.codec.compression import Compression
 from groupspec.impl.codec.errors import CodecError, UnknownRecordTypeError
+from groupspec.impl.codec.raw import RawBatchReader
 from groupspec.impl.codec.records import decode_record, encode_record
 from groupspec.impl.codec.segment import (
     DEFAULT_SEGMENT_BYTES,
@@ -282,6 +284,21 @@ class PartitionLog:
         for _, entry in BatchReader().read(bytes(self._buffer)):
             yield self._whole(entry)
 
+    def raw_batches_read(self) -> Iterator[RecordBatch | RawBatch]:
+        """:meth:`batches_read` with uncompressed data batches handed on unread
+        (:class:`~groupspec.impl.codec.raw.RawBatchReader`), for a shard that replays records
+        from their bytes (the classic shard's ``replay_batches``)."""
+        if self._writer is not None:
+            assert self.path is not None
+            for item in read_log(self.path, reader=RawBatchReader()):
+                yield self._whole_or_raw(item.entry)
+            return
+        for _, entry in RawBatchReader().read(bytes(self._buffer)):
+            yield self._whole_or_raw(entry)
+
+    def _whole_or_raw(self, entry: object) -> RecordBatch | RawBatch:
+        return entry if isinstance(entry, RawBatch) else self._whole(entry)
+
     def _whole(self, entry: object) -> RecordBatch:
         if not isinstance(entry, RecordBatch):
             raise InputError(f"{self.topic}-{self.partition}", f"the log is damaged: {entry}")
@@ -323,20 +340,33 @@ def log_entries(topic: str, partition: int, batches: Iterable[RecordBatch]) -> I
                 yield record.offset, entry
 
 
-def record_entry(topic: str, partition: int, batch: RecordBatch, record: Record) -> LogEntry | None:
+def record_entry(topic: str, partition: int, batch: RecordBatch, record: Record,
+                 stacklevel: int = 4) -> LogEntry | None:
     """One data record of ``batch`` as :func:`log_entries` gives it; None (and a warning) for a
-    record type this reader does not know."""
-    if record.key is None:
-        raise CodecError("a coordinator record without a key", record.offset)
+    record type this reader does not know. The warning names the caller of the caller (of
+    :func:`log_entries`, say) unless ``stacklevel`` says otherwise (see :func:`data_entry`)."""
+    return data_entry(topic, partition, record.offset, record.key, record.value, batch.is_transactional,
+                      batch.producer_id, batch.producer_epoch, stacklevel)
+
+
+def data_entry(topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None,
+               transactional: bool, producer_id: int, producer_epoch: int,
+               stacklevel: int = 3) -> LogEntry | None:
+    """:func:`record_entry` from a record's fields, for a reader that frames records itself (a
+    raw batch's: :mod:`~groupspec.impl.codec.raw`). ``stacklevel`` is the warning's, counted
+    from here: readers put it at the code that asked for the replay, whatever helpers lie
+    between (``shard.replay_batches``'s caller, for the classic shard's loads)."""
+    if key is None:
+        raise CodecError("a coordinator record without a key", offset)
     try:
-        rec = decode_record(topic, record.key, record.value)
+        rec = decode_record(topic, key, value)
     except UnknownRecordTypeError as exc:
-        warnings.warn(f"{topic}-{partition} offset {record.offset}: {exc}; skipped", stacklevel=3)
+        warnings.warn(f"{topic}-{partition} offset {offset}: {exc}; skipped", stacklevel=stacklevel)
         return None
     except CodecError as exc:
-        raise exc.at(record.offset) from None
-    if batch.is_transactional:
-        return TxnRecord(rec, batch.producer_id, batch.producer_epoch)
+        raise exc.at(offset) from None
+    if transactional:
+        return TxnRecord(rec, producer_id, producer_epoch)
     return rec
 
 

@@ -223,7 +223,7 @@ class CoordinatorRuntime(Generic[S]):
             # restart exercises that path; any other shard replays one entry at a time.
             replay_batches = getattr(shard, "replay_batches", None)
             if replay_batches is not None:
-                replay_batches(log.topic, log.partition, log.batches_read())
+                replay_batches(log.topic, log.partition, log.raw_batches_read())
                 return
             for offset, entry in log.entries():
                 shard.replay(offset, entry)

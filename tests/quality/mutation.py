@@ -101,6 +101,7 @@ QUICK = ("tests/cover", "tests/scenarios", "tests/quality", "tests/repo")
 #: instead (test_mutation_gate.py).
 QUICK_LOOP_ONLY: dict[str, tuple[str, ...]] = {
     "impl/classic_group/fast_offsets.py": ("tests/cover/test_fast_offsets.py",),
+    "impl/codec/raw.py": ("tests/cover/test_fast_offsets.py",),
 }
 #: The unmutated check must pass within this (the quick loop on one process takes minutes).
 BASELINE_LIMIT_S = 3600.0
