@@ -367,7 +367,7 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     groups_done = sc.accumulator(0)
     files: list[SegmentInput] = []
     splits: list[Split] = []
-    target = 0
+    target = read_again = 0
     if fmt == "segments":
         files = segment_inputs(paths)
         target = split_size(sum(f.size for f in files), sc.defaultParallelism, split_bytes)
@@ -396,7 +396,8 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
         cached = [tagged]
         marked, outcomes = _collect_checked(tagged)
         if splits:
-            tagged, marked, records = _read_again(sc, tagged, splits, marked, outcomes, records_done)
+            tagged, marked, records, read_again = _read_again(sc, tagged, splits, marked, outcomes,
+                                                              records_done)
             cached.append(tagged)
         found: dict[tuple[str, int], list[Marker]] = {}
         for _, (topic, part, offset, pid, epoch, commit) in marked:
@@ -435,6 +436,7 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
                    "end_offsets": "given" if ends is not None else "not given",
                    "bytes": sum(f.size for f in files) or None, "partitions": tasks,
                    "read_tasks": len(splits) or None, "split_bytes": target if files else None,
+                   "read_again": read_again if files else None,
                    "master": master or str(sc.master), "started_at": started_at},
         "versions": _versions(spark), "environment": env_summary(),
         "timing": {"wall_seconds": round(wall, 3), "records": records,
@@ -447,7 +449,7 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
 
 
 def _read_again(sc: Any, tagged: Any, splits: list[Split], marked: list[tuple[int, Any]],
-                outcomes: dict[int, Outcome], counter: Any) -> tuple[Any, list[tuple[int, Any]], int]:
+                outcomes: dict[int, Outcome], counter: Any) -> tuple[Any, list[tuple[int, Any]], int, int]:
     """Where a split's assumed starting offset proved wrong, its partition and those after it
     in its file are dropped and the rest of the file read again as one piece (rare: a damaged
     or out-of-order batch just after a cut); the tagged rows, markers and record count to go on
@@ -459,7 +461,7 @@ def _read_again(sc: Any, tagged: Any, splits: list[Split], marked: list[tuple[in
         raise AssertionError("the read stage did not keep one split a partition")
     pieces = redo(splits, [outcomes[i] for i in range(len(splits))])
     if not pieces:
-        return tagged, marked, sum(o.rows for o in outcomes.values())
+        return tagged, marked, sum(o.rows for o in outcomes.values()), 0
     first = {p.file: p.index for p in pieces}
     dropped = frozenset(i for i, s in enumerate(splits) if s.index >= first.get(s.file, len(splits) + 1))
     kept = tagged.mapPartitionsWithIndex(partial(_without, dropped), preservesPartitioning=True)
@@ -468,7 +470,7 @@ def _read_again(sc: Any, tagged: Any, splits: list[Split], marked: list[tuple[in
     more, redone = _collect_checked(again)
     rows = sum(o.rows for i, o in outcomes.items() if i not in dropped) + \
         sum(o.rows for o in redone.values())
-    return kept.union(again), [m for m in marked if m[0] not in dropped] + more, rows
+    return kept.union(again), [m for m in marked if m[0] not in dropped] + more, rows, len(pieces)
 
 
 _OFFSETS_AT = STATE_NAMES.index("offsets")
