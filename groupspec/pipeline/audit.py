@@ -365,14 +365,18 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     sc = spark.sparkContext
     records_done = sc.accumulator(0)
     groups_done = sc.accumulator(0)
+    started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()  # the walk of the segments' batch headers is part of the job
     files: list[SegmentInput] = []
     splits: list[Split] = []
     target = read_again = 0
+    walked = 0.0
     if fmt == "segments":
         files = segment_inputs(paths)
         target = split_size(sum(f.size for f in files), sc.defaultParallelism, split_bytes)
         splits = [s for i, f in enumerate(files)
                   for s in plan_splits(f.path, f.topic, f.partition, i, target)]
+        walked = time.perf_counter() - t0
         # One split a partition: the driver's check drops a partition by its index.
         tagged = sc.parallelize([(s, s.index > 0) for s in splits], len(splits)).mapPartitions(
             partial(_decode_splits, records_done))
@@ -389,8 +393,6 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tasks = partitions or max(2, 2 * sc.defaultParallelism)
-    started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
     with _AuditProgress(records_done, groups_done, progress):
         tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)
         cached = [tagged]
@@ -440,6 +442,7 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
                    "master": master or str(sc.master), "started_at": started_at},
         "versions": _versions(spark), "environment": env_summary(),
         "timing": {"wall_seconds": round(wall, 3), "records": records,
+                   "split_walk_seconds": round(walked, 3) if files else None,
                    "records_per_second": round(records / wall, 1) if wall > 0 else None},
         **summary,
     }

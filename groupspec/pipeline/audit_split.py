@@ -99,8 +99,10 @@ def first_after(path: str | Path) -> int:
 
 
 def plan_splits(path: str, topic: str, partition: int, file: int, target: int) -> list[Split]:
-    """``path`` cut into splits of about ``target`` bytes at batch starts (see the module doc);
-    one split, the whole file, for a target of 0 or a file no larger than it."""
+    """``path`` cut at batch starts into as many splits as pieces of ``target`` bytes it holds
+    (rounded up), of about equal size (so a file a little over the target gives two halves, not
+    a full piece and a sliver); one split, the whole file, for a target of 0 or a file no larger
+    than it."""
     after = first_after(path)
     whole = [Split(path, topic, partition, file, 0, 0, None, after)]
     try:
@@ -109,7 +111,8 @@ def plan_splits(path: str, topic: str, partition: int, file: int, target: int) -
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     if target <= 0 or size <= target:
         return whole
-    cuts = list(_cuts(path, size, target))
+    pieces = -(-size // target)
+    cuts = list(_cuts(path, size, -(-size // pieces)))
     if not cuts:
         return whole
     splits = []

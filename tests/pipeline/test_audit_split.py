@@ -166,10 +166,14 @@ def test_the_walk_cuts_at_batch_starts_of_about_the_target_size(sources):
     assert every[0].after == base - 1  # from the file's name, as the whole-file reader
     assert [s.after for s in every[1:]] == [o - 1 for _, _, o in b[1:]]
     size = path.stat().st_size
-    for target in (500, 2000):
+    for target in (500, 2000, size // 2 + 1):
         splits = plan_splits(str(path), TOPIC, 0, 0, target)
-        assert all(s.end - s.start >= target for s in splits[:-1])
-        assert all(s.end - s.start < target + max(n for _, n, _ in b) for s in splits[:-1])
+        # As many pieces as targets the file holds, rounded up, of equal size: each cut is the
+        # first batch start past its share.
+        pieces = -(-size // target)
+        share = -(-size // pieces)
+        assert 1 < len(splits) <= pieces
+        assert all(share <= s.end - s.start < share + max(n for _, n, _ in b) for s in splits[:-1])
         assert splits[-1].end is None and splits[-1].start < size
     assert len(plan_splits(str(path), TOPIC, 0, 0, size)) == 1
     assert len(plan_splits(str(path), TOPIC, 0, 0, 0)) == 1
