@@ -140,8 +140,11 @@ def _cuts(path: str, size: int, target: int) -> Iterator[tuple[int, int]]:
                 if pos - start >= target and pos + LOG_OVERHEAD <= size:
                     start = pos
                     yield pos, base_at(data, pos)[0]
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    except (OSError, ValueError, struct.error):
+        # A file that cannot be mapped (a file system without mmap) or is shorter than when it
+        # was listed: no more cuts; the rest is one split, which meets any error as the old
+        # reading of the whole file did.
+        return
 
 
 class Incoming(int):

@@ -236,3 +236,17 @@ def test_split_size_defaults_and_bounds():
         split_size(1, 1, -1)
     with pytest.raises(InputError, match="cannot read"):
         plan_splits(str(Path("/nonexistent/00000000000000000000.log")), TOPIC, 0, 0, 1)
+
+
+def test_a_file_that_cannot_be_mapped_is_read_whole(sources, monkeypatch):
+    """No walk, no cuts: the file is one split, as before splits existed."""
+    import mmap
+
+    def refused(*args, **kwargs):
+        raise OSError("mmap not supported here")
+
+    assert len(plan_splits(str(sources[0]), TOPIC, 0, 0, 1)) > 1
+    monkeypatch.setattr(mmap, "mmap", refused)
+    splits = plan_splits(str(sources[0]), TOPIC, 0, 0, 1)
+    assert [(s.start, s.end) for s in splits] == [(0, None)]
+    assert read_in_process(splits) == list(segment_rows(str(sources[0]), TOPIC, 0))
