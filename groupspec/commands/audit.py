@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="spark-sql-kafka-0-10_2.13 version to resolve from Maven Central "
                         "(default: the installed pyspark's, else the newest published release of "
                         "its major version; env GROUPSPEC_SPARK_KAFKA_VERSION)")
+    parser.add_argument("--split-bytes", metavar="N", type=int, default=None,
+                        help="segments: read segment files in pieces of about N bytes, cut at batch "
+                        "boundaries (0: one task a file; default: three tasks a core, pieces of "
+                        "1-32 MiB); the results do not depend on it")
     add_spark_arguments(parser, default_out="./audit-out", outputs=", ".join(OUTPUTS),
                         partitions_help="Spark tasks that replay groups (default: twice the cores); "
                         "the results do not depend on it")
@@ -45,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from groupspec.pipeline.audit import EXECUTOR_MODULES, OUTPUTS, run_audit, segment_inputs
-    from groupspec.pipeline.options import check_spark_arguments, start_spark
+    from groupspec.pipeline.options import at_least, check_spark_arguments, start_spark
     from groupspec.pipeline.session import default_master
 
     conf: dict[str, str] | None = None
@@ -87,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         for p in args.paths:
             if "://" not in p and not Path(p).exists():
                 raise InputError(p, "no such file or directory")
+    at_least("--split-bytes", args.split_bytes, 0)
     out = check_spark_arguments(args, outputs=OUTPUTS)
     if args.format == "segments" and not args.quiet:
         print(f"audit: {len(files)} segment files, {sum(f.size for f in files):,} bytes",
@@ -101,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = run_audit(spark, args.paths, out.path, fmt=args.format, partitions=args.partitions,
                             overwrite=args.overwrite, progress=None if args.quiet else sys.stderr,
-                            master=master or str(spark.sparkContext.master), end_offsets=end_offsets)
+                            master=master or str(spark.sparkContext.master), end_offsets=end_offsets,
+                            split_bytes=args.split_bytes)
     finally:
         spark.stop()
     s = outcome.summary

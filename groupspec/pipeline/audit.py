@@ -2,8 +2,10 @@
 
 Why Spark: an offsets partition of a real cluster holds tens of GB, and a whole
 ``__consumer_offsets`` fifty of them; one process decodes a few hundred thousand records a
-second. The work splits cleanly twice: segment files decode independently (one task a file),
-and after a shuffle by coordinator key every group replays on its own
+second. The work splits cleanly twice: segment files decode independently, in pieces cut at batch
+boundaries (:mod:`groupspec.pipeline.audit_split`: one task a piece, so that tasks outnumber
+cores whatever the number and size of the files), and after a shuffle by coordinator key every
+group replays on its own
 (:mod:`groupspec.pipeline.audit_core` has both stages as plain functions). Only transaction
 markers cross groups (a producer's COMMIT ends its offsets in every group it wrote to); there
 are few, so the driver collects them and broadcasts them to the replay.
@@ -49,6 +51,7 @@ from groupspec.pipeline.audit_core import (
     key_rows,
     segment_rows,
 )
+from groupspec.pipeline.audit_split import Outcome, Split, plan_splits, redo, split_rows, split_size
 from groupspec.pipeline.sweep import Progress
 from groupspec.types import InputError
 from groupspec.types.records import OFFSETS_TOPIC, SHARE_STATE_TOPIC
@@ -62,7 +65,8 @@ LAG_SHOWN = 20
 EndOffsets = Callable[[set[tuple[str, int]]], Mapping[tuple[str, int], int]]
 #: What an executor imports to decode and replay (checked before the job on a cluster:
 #: groupspec.pipeline.session.check_executors); the codec needs cramjam and google-crc32c.
-EXECUTOR_MODULES = ("groupspec.pipeline.audit", "groupspec.pipeline.audit_core", "cramjam", "google_crc32c")
+EXECUTOR_MODULES = ("groupspec.pipeline.audit", "groupspec.pipeline.audit_core",
+                    "groupspec.pipeline.audit_split", "cramjam", "google_crc32c")
 OUTPUTS = ("state.parquet", "violations.parquet", "quarantine.parquet", "summary.json", "report.html")
 #: Commit counts are gathered per second of record time; the summary merges them into at most
 #: PLOT_BUCKETS buckets of whole seconds, whatever the log's time span.
@@ -171,11 +175,13 @@ def _bundled(tagged: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
         yield "record", (ckey, items)
 
 
-def _decode_files(counter: Any, files: Iterable[SegmentInput]) -> Iterator[tuple[str, Any]]:
-    for f in files:
-        with without_cycle_collection():  # a file's rows are all kept until they are bundled
+def _decode_splits(counter: Any, splits: Iterable[tuple[Split, bool]]) -> Iterator[tuple[str, Any]]:
+    """Read tasks of segment files: each split's rows keyed and bundled, its quarantine rows,
+    and its ``("split", Outcome)`` for the driver's check of the offsets carried across cuts."""
+    for split, watch in splits:
+        with without_cycle_collection():  # a split's rows are all kept until they are bundled
             rows: list[tuple[Any, ...]] = []
-            for tag, item in segment_rows(f.path, f.topic, f.partition):
+            for tag, item in split_rows(split, watch=watch):
                 if tag == "row":
                     rows.append(item)
                 else:
@@ -216,6 +222,27 @@ def _replay(markers: Any, counter: Any,
             yield "commits", (bucket, count)
         n += 1
     counter.add(n)
+
+
+def _checked(tagged: tuple[str, Any]) -> bool:
+    return tagged[0] in ("marker", "split")
+
+
+def _collect_checked(rdd: Any) -> tuple[list[tuple[Any, ...]], dict[int, Outcome]]:
+    """The markers and, for segment files, each read partition's split outcome, in one job."""
+    markers: list[tuple[Any, ...]] = []
+    outcomes: dict[int, Outcome] = {}
+    for at, (tag, item) in rdd.mapPartitionsWithIndex(
+            lambda i, items: ((i, t) for t in items if _checked(t))).collect():
+        if tag == "marker":
+            markers.append((at, item))
+        else:
+            outcomes[at] = item
+    return markers, outcomes
+
+
+def _without(dropped: frozenset[int], index: int, items: Iterator[Any]) -> Iterator[Any]:
+    return iter(()) if index in dropped else items
 
 
 def _as_row(tagged: tuple[str, Any]) -> tuple[str, Any]:
@@ -315,7 +342,7 @@ class AuditOutcome:
 def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str = "segments",
               partitions: int | None = None, overwrite: bool = True,
               progress: IO[str] | None = None, master: str | None = None,
-              end_offsets: EndOffsets | None = None) -> AuditOutcome:
+              end_offsets: EndOffsets | None = None, split_bytes: int | None = None) -> AuditOutcome:
     """Audit ``paths`` on ``spark``; write the three tables, summary.json and report.html.
 
     ``partitions`` is how many tasks replay groups (default: twice the cores, at least 2): it
@@ -324,6 +351,9 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     (:func:`groupspec.pipeline.audit_live.session_conf`). ``end_offsets``, given the committed
     partitions, returns their end offsets: the state table and the report then show lag. It is
     asked after the log has been read, so lag is never negative for a commit read here.
+    ``split_bytes`` is the size segment files are cut to for reading (0: one task a file; None:
+    :func:`~groupspec.pipeline.audit_split.split_size` picks it); it changes the read tasks,
+    never what the outputs hold.
     """
     from pyspark import StorageLevel
 
@@ -335,10 +365,21 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     sc = spark.sparkContext
     records_done = sc.accumulator(0)
     groups_done = sc.accumulator(0)
+    started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()  # the walk of the segments' batch headers is part of the job
     files: list[SegmentInput] = []
+    splits: list[Split] = []
+    target = read_again = 0
+    walked = 0.0
     if fmt == "segments":
         files = segment_inputs(paths)
-        tagged = sc.parallelize(files, len(files)).mapPartitions(partial(_decode_files, records_done))
+        target = split_size(sum(f.size for f in files), sc.defaultParallelism, split_bytes)
+        splits = [s for i, f in enumerate(files)
+                  for s in plan_splits(f.path, f.topic, f.partition, i, target)]
+        walked = time.perf_counter() - t0
+        # One split a partition: the driver's check drops a partition by its index.
+        tagged = sc.parallelize([(s, s.index > 0) for s in splits], len(splits)).mapPartitions(
+            partial(_decode_splits, records_done))
     elif fmt == "kafka":
         from groupspec.pipeline.audit_live import read_live
 
@@ -352,13 +393,16 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tasks = partitions or max(2, 2 * sc.defaultParallelism)
-    started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
     with _AuditProgress(records_done, groups_done, progress):
         tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)
+        cached = [tagged]
+        marked, outcomes = _collect_checked(tagged)
+        if splits:
+            tagged, marked, records, read_again = _read_again(sc, tagged, splits, marked, outcomes,
+                                                              records_done)
+            cached.append(tagged)
         found: dict[tuple[str, int], list[Marker]] = {}
-        for topic, part, offset, pid, epoch, commit in (
-                tagged.filter(lambda t: t[0] == "marker").map(lambda t: t[1]).collect()):
+        for _, (topic, part, offset, pid, epoch, commit) in marked:
             found.setdefault((topic, part), []).append((offset, pid, epoch, commit))
         for markers in found.values():
             markers.sort()
@@ -382,24 +426,54 @@ def run_audit(spark: Any, paths: Sequence[str], out_dir: str | Path, *, fmt: str
             frame.write.mode("overwrite" if overwrite else "errorifexists").parquet(str(out / name))
         summary = summarize(results)
         summary["lag"] = summarize_lag(with_lag) if ends is not None else None
-        records = int(records_done.value)
+        if not splits:
+            records = int(records_done.value)
     wall = time.perf_counter() - t0
     with contextlib.suppress(Exception):
         results.unpersist()
-        tagged.unpersist()
+        for rdd in cached:
+            rdd.unpersist()
     summary = {
         "inputs": {"paths": [str(p) for p in paths], "format": fmt, "files": len(files),
                    "end_offsets": "given" if ends is not None else "not given",
                    "bytes": sum(f.size for f in files) or None, "partitions": tasks,
+                   "read_tasks": len(splits) or None, "split_bytes": target if files else None,
+                   "read_again": read_again if files else None,
                    "master": master or str(sc.master), "started_at": started_at},
         "versions": _versions(spark), "environment": env_summary(),
         "timing": {"wall_seconds": round(wall, 3), "records": records,
+                   "split_walk_seconds": round(walked, 3) if files else None,
                    "records_per_second": round(records / wall, 1) if wall > 0 else None},
         **summary,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
     report = audit_report.write_report(out / "report.html", summary)
     return AuditOutcome(summary, out, report, wall)
+
+
+def _read_again(sc: Any, tagged: Any, splits: list[Split], marked: list[tuple[int, Any]],
+                outcomes: dict[int, Outcome], counter: Any) -> tuple[Any, list[tuple[int, Any]], int, int]:
+    """Where a split's assumed starting offset proved wrong, its partition and those after it
+    in its file are dropped and the rest of the file read again as one piece (rare: a damaged
+    or out-of-order batch just after a cut); the tagged rows, markers and record count to go on
+    with."""
+    from pyspark import StorageLevel
+
+    if sorted(outcomes) != list(range(len(splits))) or any(
+            (o.file, o.index) != (splits[i].file, splits[i].index) for i, o in outcomes.items()):
+        raise AssertionError("the read stage did not keep one split a partition")
+    pieces = redo(splits, [outcomes[i] for i in range(len(splits))])
+    if not pieces:
+        return tagged, marked, sum(o.rows for o in outcomes.values()), 0
+    first = {p.file: p.index for p in pieces}
+    dropped = frozenset(i for i, s in enumerate(splits) if s.index >= first.get(s.file, len(splits) + 1))
+    kept = tagged.mapPartitionsWithIndex(partial(_without, dropped), preservesPartitioning=True)
+    again = sc.parallelize([(p, False) for p in pieces], len(pieces)).mapPartitions(
+        partial(_decode_splits, counter)).persist(StorageLevel.MEMORY_AND_DISK)
+    more, redone = _collect_checked(again)
+    rows = sum(o.rows for i, o in outcomes.items() if i not in dropped) + \
+        sum(o.rows for o in redone.values())
+    return kept.union(again), [m for m in marked if m[0] not in dropped] + more, rows, len(pieces)
 
 
 _OFFSETS_AT = STATE_NAMES.index("offsets")

@@ -139,31 +139,41 @@ def segment_rows(path: str, topic: str, partition: int) -> Iterator[tuple[str, A
     source = str(path)
     try:
         for item in read_segment(path, lenient=True):
-            entry = item.entry
-            if isinstance(entry, RecordBatch):
-                txn = entry.is_transactional
-                pid = entry.producer_id if txn else None
-                epoch = entry.producer_epoch if txn else None
-                ts_type = int(entry.timestamp_type)
-                for r in entry.records:
-                    yield "row", (r.key, r.value, topic, partition, r.offset, r.timestamp, ts_type,
-                                  [(k, v) for k, v in r.headers], pid, epoch, entry.is_control)
-            elif isinstance(entry, BadBatch):
-                yield "quarantine", Quarantined(topic, partition, entry.offset,
-                                                f"bad batch: {entry.error.reason}", None, None,
-                                                f"{source}@{entry.position}")
-            elif isinstance(entry, PartialBatch):
-                yield "quarantine", Quarantined(topic, partition, entry.offset,
-                                                f"torn tail: {entry.describe()}", None, None,
-                                                f"{source}@{entry.position}")
-            else:
-                assert isinstance(entry, UnframedRest)
-                yield "quarantine", Quarantined(topic, partition, entry.offset,
-                                                f"unframed bytes: {entry.error.reason}", None, None,
-                                                f"{source}@{entry.position}")
+            yield from entry_items(item.entry, topic, partition, source)
     except CodecError as exc:  # framing failed: the rest of this file is lost, others are read
-        yield "quarantine", Quarantined(topic, partition, exc.offset, f"unframed bytes: {exc.reason}",
-                                        None, None, source)
+        yield unframed_item(exc, topic, partition, source)
+
+
+def entry_items(entry: Any, topic: str, partition: int, source: str) -> Iterator[tuple[str, Any]]:
+    """One entry of the segment reader as ``segment_rows`` items (shared with the read of a
+    piece of a file, :func:`groupspec.pipeline.audit_split.split_rows`, so both word faults alike)."""
+    if isinstance(entry, RecordBatch):
+        txn = entry.is_transactional
+        pid = entry.producer_id if txn else None
+        epoch = entry.producer_epoch if txn else None
+        ts_type = int(entry.timestamp_type)
+        for r in entry.records:
+            yield "row", (r.key, r.value, topic, partition, r.offset, r.timestamp, ts_type,
+                          [(k, v) for k, v in r.headers], pid, epoch, entry.is_control)
+    elif isinstance(entry, BadBatch):
+        yield "quarantine", Quarantined(topic, partition, entry.offset,
+                                        f"bad batch: {entry.error.reason}", None, None,
+                                        f"{source}@{entry.position}")
+    elif isinstance(entry, PartialBatch):
+        yield "quarantine", Quarantined(topic, partition, entry.offset,
+                                        f"torn tail: {entry.describe()}", None, None,
+                                        f"{source}@{entry.position}")
+    else:
+        assert isinstance(entry, UnframedRest)
+        yield "quarantine", Quarantined(topic, partition, entry.offset,
+                                        f"unframed bytes: {entry.error.reason}", None, None,
+                                        f"{source}@{entry.position}")
+
+
+def unframed_item(exc: CodecError, topic: str, partition: int, source: str) -> tuple[str, Any]:
+    """Where framing failed: the rest of the file, quarantined as one row."""
+    return "quarantine", Quarantined(topic, partition, exc.offset, f"unframed bytes: {exc.reason}",
+                                     None, None, source)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -356,8 +356,13 @@ class BatchReader:
         #: handed on (a :class:`RawBatch`'s records).
         self.source: str | None = None
 
-    def read(self, data: Buffer, start: int = 0) -> Iterator[tuple[int, Entry]]:
-        """``(position, entry)`` for every batch from ``start`` to the end of ``data``."""
+    def read(self, data: Buffer, start: int = 0, *, origin: int = 0) -> Iterator[tuple[int, Entry]]:
+        """``(position, entry)`` for every batch from ``start`` to the end of ``data``.
+
+        ``origin`` is where ``data`` begins in a larger whole (a piece of a segment file read on
+        its own, as the audit's read tasks do): positions, in entries and in error reasons, are
+        counted from the whole's start, so a piece reports a fault as the whole file would.
+        """
         buf = data if isinstance(data, bytes) else bytes(data)
         end = len(buf)
         pos = start
@@ -365,37 +370,38 @@ class BatchReader:
         while pos < end:
             left = end - pos
             if left < HEADER_SIZE_UP_TO_MAGIC:
-                problem = _tail_problem(buf, pos, self.last_offset, self.max_tail_offset, limit)
+                problem = _tail_problem(buf, pos, self.last_offset, self.max_tail_offset, limit, origin)
                 if problem is None:
-                    yield pos, _partial(buf, pos, left)
+                    yield origin + pos, _partial(buf, pos, left, origin)
                     return
                 offset = struct.unpack_from(">q", buf, pos)[0] if left >= 8 else None
-                raise _framing_error(pos, left, offset, f"the data ends {left} bytes into a batch header, "
-                                     f"and this is not a torn tail: {problem}")
+                raise _framing_error(origin + pos, left, offset, f"the data ends {left} bytes into a "
+                                     f"batch header, and this is not a torn tail: {problem}")
             base_offset, length, _epoch, magic = _PREFIX.unpack_from(buf, pos)
             minimum = _MIN_V2_LENGTH if magic == CURRENT_MAGIC else MIN_LEGACY_LENGTH
             if length < minimum:
-                raise _framing_error(pos, left, base_offset, f"batch length {length} is below the minimum "
-                                     f"{minimum}")
+                raise _framing_error(origin + pos, left, base_offset, f"batch length {length} is below "
+                                     f"the minimum {minimum}")
             total = LOG_OVERHEAD + length
             if total > left:
-                problem = _tail_problem(buf, pos, self.last_offset, self.max_tail_offset, limit)
+                problem = _tail_problem(buf, pos, self.last_offset, self.max_tail_offset, limit, origin)
                 if problem is None:
-                    yield pos, PartialBatch(pos, left, total, base_offset)
+                    yield origin + pos, PartialBatch(origin + pos, left, total, base_offset)
                     return
-                raise _framing_error(pos, left, base_offset, f"batch length {length} runs past the end of "
-                                     f"the data ({left} bytes left), and this is not a torn tail: {problem}")
+                raise _framing_error(origin + pos, left, base_offset, f"batch length {length} runs past "
+                                     f"the end of the data ({left} bytes left), and this is not a torn "
+                                     f"tail: {problem}")
             try:
                 if magic != CURRENT_MAGIC:
                     raise UnsupportedMagicError(magic, base_offset)
                 batch = self._batch(buf, pos, total, limit)
             except CodecError as exc:
-                _place(exc, base_offset, f"batch at byte {pos}")
+                _place(exc, base_offset, f"batch at byte {origin + pos}")
                 if not self.lenient:
                     raise
-                yield pos, BadBatch(base_offset, pos, buf[pos:pos + total], exc)
+                yield origin + pos, BadBatch(base_offset, origin + pos, buf[pos:pos + total], exc)
             else:
-                yield pos, batch
+                yield origin + pos, batch
             pos += total
 
     def _batch(self, buf: bytes, pos: int, total: int, limit: int) -> RecordBatch | RawBatch:
@@ -471,12 +477,12 @@ def decode_control_marker(record: Record) -> ControlMarker:
     return ControlMarker(ControlType(type_id), epoch, key_version, value_version)
 
 
-def _partial(buf: bytes, pos: int, left: int) -> PartialBatch:
+def _partial(buf: bytes, pos: int, left: int, origin: int = 0) -> PartialBatch:
     offset = struct.unpack_from(">q", buf, pos)[0] if left >= 8 else None
     needed = HEADER_SIZE_UP_TO_MAGIC
     if left >= LOG_OVERHEAD:
         needed = max(needed, LOG_OVERHEAD + struct.unpack_from(">i", buf, pos + 8)[0])
-    return PartialBatch(pos, left, needed, offset)
+    return PartialBatch(origin + pos, left, needed, offset)
 
 
 def _framing_error(pos: int, size: int, offset: int | None, reason: str) -> FramingError:
@@ -485,7 +491,7 @@ def _framing_error(pos: int, size: int, offset: int | None, reason: str) -> Fram
 
 
 def _tail_problem(buf: bytes, pos: int, last_offset: int | None, highest: int | None,
-                  limit: int = DEFAULT_MAX_BATCH_BYTES) -> str | None:
+                  limit: int = DEFAULT_MAX_BATCH_BYTES, origin: int = 0) -> str | None:
     """Why the data from ``pos`` on, which ends inside the batch it starts, is not a torn tail.
 
     None when it is one: see "Torn tail" in the module doc for the two conditions checked.
@@ -536,7 +542,7 @@ def _tail_problem(buf: bytes, pos: int, last_offset: int | None, highest: int | 
     if attributes & _COMPRESSION_MASK == 0 and count > (length - _MIN_V2_LENGTH) // MIN_RECORD_SIZE:
         return f"its record count {count} cannot fit in its length {length}"
     return _prefix_problem(buf, pos, attributes, count, last_delta, limit) or \
-        _hidden_end(buf, pos, base + last_delta)
+        _hidden_end(buf, pos, base + last_delta, origin)
 
 
 def _prefix_problem(buf: bytes, pos: int, attributes: int, count: int, last_delta: int,
@@ -589,7 +595,7 @@ def _prefix_problem(buf: bytes, pos: int, attributes: int, count: int, last_delt
     return None
 
 
-def _hidden_end(buf: bytes, pos: int, last: int) -> str | None:
+def _hidden_end(buf: bytes, pos: int, last: int, origin: int = 0) -> str | None:
     """Where the batch at ``pos`` (last offset ``last``) shows that it ends before the data does.
 
     Candidates are the positions after the 61-byte header where a v2 batch header that could
@@ -624,7 +630,7 @@ def _hidden_end(buf: bytes, pos: int, last: int) -> str | None:
             next_end = q + LOG_OVERHEAD + next_length
             if next_end <= end and google_crc32c.value(buf[q + _CRC_START:next_end]) == \
                     struct.unpack_from(">I", buf, q + 17)[0]:
-                return f"a complete batch with a valid CRC32C starts at byte {q}, inside it"
+                return f"a complete batch with a valid CRC32C starts at byte {origin + q}, inside it"
     return None
 
 

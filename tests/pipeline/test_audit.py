@@ -3,7 +3,7 @@ local Spark, with results that do not depend on how many Spark partitions replay
 
 The in-process tests call the same two stages the Spark job runs (``audit_rows``); the Spark
 tests (marked ``spark``, one shared session, a few hundred records) check the distribution:
-reading segments one task a file, the shuffle by coordinator key, the broadcast markers, the
+reading segments in splits (one task each), the shuffle by coordinator key, the broadcast markers, the
 dumps in Spark's Kafka source schema and the written tables.
 """
 
@@ -148,6 +148,7 @@ def test_bad_inputs_are_one_line_before_spark(tmp_path, capsys, monkeypatch):
         ([str(tmp_path / "missing.parquet"), "--format", "parquet"], "no such file or directory"),
         ([str(REAL_DIRS[0]), "--master", "mesos://x:5050"], "Mesos support was removed"),
         ([str(REAL_DIRS[0]), "--partitions", "0"], "--partitions: must be >= 1"),
+        ([str(REAL_DIRS[0]), "--split-bytes", "-1"], "--split-bytes: must be >= 0"),
     ]
     for argv, problem in cases:
         assert main(["audit", *argv, "--out", str(tmp_path / "o")]) == 2
@@ -184,12 +185,23 @@ def test_audit_on_spark_finds_every_fault_whatever_the_partitions(spark, faulty,
     s = one.summary
     assert set(s["violations_by_kind"]) == set(PLANTED)
     assert s["quarantined"] == 1 and s["timing"]["records"] == faulty.records
-    assert s["inputs"]["files"] > 4  # one task a segment file, more files than partitions
+    assert s["inputs"]["files"] > 4  # by default these small files are not cut: one task a file
     counted = ("groups", "groups_by_state", "violations_by_kind", "violation_examples",
                "quarantined", "commit_rate", "members_per_group")
     assert {k: three.summary[k] for k in counted} == {k: s[k] for k in counted}
     first = tables(spark, tmp_path / "one")
     assert first == tables(spark, tmp_path / "three")
+    # Segment files read in splits (the default cuts none of these 8 KiB files: 1 MiB at least;
+    # 2000 bytes cuts each in four or five) give the same tables as one task a file.
+    assert s["inputs"]["read_tasks"] == s["inputs"]["files"]
+    whole = run_audit(spark, paths, tmp_path / "whole", partitions=2, split_bytes=0)
+    cut = run_audit(spark, paths, tmp_path / "cut", partitions=3, split_bytes=2000)
+    assert cut.summary["inputs"]["read_tasks"] > 3 * s["inputs"]["files"]
+    assert whole.summary["inputs"]["read_tasks"] == s["inputs"]["files"]
+    for other in (whole, cut):
+        assert {k: other.summary[k] for k in counted} == {k: s[k] for k in counted}
+        assert other.summary["timing"]["records"] == faulty.records
+    assert tables(spark, tmp_path / "whole") == first == tables(spark, tmp_path / "cut")
     assert len(first["violations"]) == sum(s["violations_by_kind"].values())
     # The same log as a Parquet dump in Spark's Kafka source schema gives the same tables, and
     # as a JSON dump the same rows (binary columns travel as base64 there).
@@ -251,3 +263,69 @@ def test_audit_on_spark_shows_lag_where_end_offsets_are_given(spark, tmp_path):
     plain = run_audit(spark, [str(REAL_DIRS[0])], tmp_path / "plain", partitions=2)
     assert plain.summary["lag"] is None
     assert all(r["lag"] is None for r in pq.read_table(tmp_path / "plain" / "state.parquet").to_pylist())
+
+
+def damaged_partition(source_dir, folder):
+    """The segment files of ``source_dir`` copied into ``folder``, damaged: in the first, a batch
+    out of order (under the one before it) and a CRC failure; in the second, a batch length
+    running past the end (the rest of that file cannot be framed); the last cut short inside its
+    last batch (a torn tail)."""
+    import shutil
+    import struct
+
+    from groupspec.impl.codec.segment import read_segment
+
+    folder.mkdir()
+    files = segment_files(source_dir)
+    assert len(files) >= 3
+    for f in files:
+        shutil.copy(f, folder / f.name)
+    copies = segment_files(folder)
+    for n, path in enumerate(copies):
+        items = list(read_segment(path))
+        starts = [i.position for i in items]
+        data = bytearray(path.read_bytes())
+        k = len(items) // 2
+        if n == 0:
+            struct.pack_into(">q", data, starts[k], items[k - 1].entry.base_offset)
+            data[starts[k + 3] + 70] ^= 0xFF
+        elif n == 1:
+            struct.pack_into(">i", data, starts[k] + 8, len(data))
+        elif n == len(copies) - 1:
+            data = data[:starts[-1] + 40]
+        path.write_bytes(bytes(data))
+    return folder
+
+
+@pytest.mark.spark
+def test_audit_on_spark_of_damaged_segments_whatever_the_splits(spark, tmp_path):
+    """Splits cut through damage (every batch its own split; a split ending at a corrupt batch;
+    a torn last batch; an out-of-order batch right after a cut, which makes the job read the rest
+    of that file again): the tables and counts of one task a file, whatever the partitions."""
+    from groupspec.pipeline.audit import run_audit
+
+    # A small log with the planted faults (43 batches in 4 files of __consumer_offsets-0): one
+    # batch a split is one task a batch.
+    small = write_offsets_log(tmp_path / "small", groups=4, commits=3, partitions=1, faults=True,
+                              seed=5, segment_bytes=2000)
+    folder = damaged_partition(small.directories[0], tmp_path / "__consumer_offsets-0")
+    runs = {(split, parts): run_audit(spark, [str(folder)], tmp_path / f"out-{split}-{parts}",
+                                      partitions=parts, split_bytes=split)
+            for split, parts in ((0, 1), (1, 3), (700, 2))}
+    base = runs[(0, 1)].summary
+    damage = {"bad batch": 2, "torn tail": 1, "unframed bytes": 1}
+    assert damage.items() <= base["quarantined_by_reason"].items()
+    counted = ("groups", "groups_by_state", "violations_by_kind", "violation_examples",
+               "quarantined", "quarantined_by_reason", "commit_rate", "members_per_group")
+    first = tables(spark, tmp_path / "out-0-1")
+    for (split, parts), outcome in runs.items():
+        s = outcome.summary
+        assert {k: s[k] for k in counted} == {k: base[k] for k in counted}, (split, parts)
+        assert s["timing"]["records"] == base["timing"]["records"], (split, parts)
+        assert tables(spark, tmp_path / f"out-{split}-{parts}") == first, (split, parts)
+    assert runs[(1, 3)].summary["inputs"]["read_tasks"] > 35
+    assert base["violations"] > 0  # planted faults were read around the damage
+    # One batch a split puts a cut right before the out-of-order batch: only the true last
+    # offset refuses it, so the rest of that file was read again; whole files need no check.
+    assert runs[(1, 3)].summary["inputs"]["read_again"] == 1
+    assert base["inputs"]["read_again"] == 0 and base["timing"]["records"] > 0
