@@ -2337,6 +2337,79 @@ STALE_CASES: tuple[Case, ...] = (
         Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
         Step(Poll(10_001), (join(POLL10, ("t",), reason=failed("KafkaException")),)),
     )),
+    # A member that unsubscribed while its JoinGroup or SyncGroup was out runs no join loop, but
+    # the handlers drop the coordinator on its errors whatever the subscription: the commit sent
+    # before goes down with the connection. The failed round waits for the join loop of the first
+    # poll after a new subscription (Kafka's join future stays failed), which names it in the
+    # JoinGroup of the poll after (found on Kafka's client: groupspec joined in the first poll).
+    Case("coordinator_error_on_a_join_after_unsubscribe_fails_the_commit_in_flight",
+         "AbstractCoordinator.JoinGroupResponseHandler (COORDINATOR_NOT_AVAILABLE: markCoordinatorUnknown "
+         "whatever the state)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(Unsubscribe(), (leave("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(join_error(Errors.COORDINATOR_NOT_AVAILABLE, "m1"), (), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Subscribe(("t",))),
+        # the join loop reads the failed round: retriable, it ends this poll without a JoinGroup
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),), ends=S.UNJOINED),
+        Step(Poll(3_003), (join(EAGER, ("t",), reason=failed("CoordinatorNotAvailableException")),),
+             ends=S.PREPARING_REBALANCE),
+        Step(committed((T0, OK)), ()),  # its request went with the connection: dropped
+    )),
+    Case("coordinator_error_on_a_sync_after_unsubscribe_fails_the_commit_in_flight",
+         "AbstractCoordinator.SyncGroupResponseHandler (COORDINATOR_NOT_AVAILABLE: markCoordinatorUnknown "
+         "whatever the state)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(Unsubscribe(), (leave("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(sync_error(Errors.COORDINATOR_NOT_AVAILABLE), (), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Subscribe(("t",))),
+        # the join loop reads the failed round: retriable, it ends this poll without a JoinGroup
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),), ends=S.UNJOINED),
+        Step(Poll(3_003), (join(EAGER, ("t",), reason=failed("CoordinatorNotAvailableException")),),
+             ends=S.PREPARING_REBALANCE),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("a_join_answered_after_unsubscribe_fails_the_round_at_the_first_poll_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        # refused (UnjoinedGroupException); nobody reads the round until a join loop runs again
+        Step(joined("m1", 1, "m0"), (), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (), ends=S.UNJOINED),  # retriable: the loop stops for this poll
+        Step(Poll(2), (join(EAGER, ("t",), reason="rebalance failed due to UnjoinedGroupException"),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("an_unexpected_join_error_after_unsubscribe_is_thrown_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),), ends=S.UNJOINED),
+        Step(Poll(2), (join(EAGER, ("t",), reason=failed("KafkaException")),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("rebalance_in_progress_on_a_join_after_unsubscribe_joins_at_the_first_poll_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),
+        # the join loop goes round again at once
+        Step(Poll(1), (join(EAGER, ("t",), reason=failed("RebalanceInProgressException")),),
+             ends=S.PREPARING_REBALANCE),
+    )),
 )
 
 CASES = CASES + COORDINATOR_CASES + STALE_CASES
