@@ -1952,6 +1952,19 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(Poll(20_001), (Callback("lost", (T0,)), join(POLL10, ("t",), reason=LEFT)),
              ends=S.PREPARING_REBALANCE),
     )),
+    Case("a_tick_past_the_poll_timeout_leaves_all_the_same",
+         "AbstractCoordinator.HeartbeatThread#run (pollTimer.isExpired: at or after its deadline)", POLL10, (
+        *_stable(POLL10, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        # the thread wakes only after the deadline (10 000) has passed: the poll timeout has
+        # expired all the same, and it leaves before the heartbeat due at 12 000
+        Step(Tick(10_500), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+    )),
     Case("poll_timeout_of_a_static_member_sends_no_leave_but_resets_it",
          "AbstractCoordinator.maybeLeaveGroup (static member, DEFAULT operation)", STATIC_POLL10, (
         Step(Subscribe(("t",))),
