@@ -1287,6 +1287,9 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     if ev.response.error in COORDINATOR:
         _coordinator_lost(st)
     if s.mode is not Mode.SUBSCRIBED:
+        if isinstance(ev, JoinAnswered) and ev.response.error is Errors.MEMBER_ID_REQUIRED:
+            # the handler takes the given member id at once; the join loop comes later
+            st.set(member_id=ev.response.member_id, generation=NO_GENERATION)
         st.set(failed_round=ev)
         return
     _stale_round_failed(st, ev)

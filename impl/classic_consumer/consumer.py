@@ -776,6 +776,9 @@ class ClassicConsumer:
             self.mark_coordinator_unknown()  # in the handler, whatever the subscription
         if self.subscriptions.mode is not Mode.SUBSCRIBED:
             # it left: no join loop runs, and the join future stays failed until one does
+            if response.error is Errors.MEMBER_ID_REQUIRED:  # the handler takes the id at once
+                self.member_id = response.member_id
+                self.generation_id = NO_GENERATION
             self.failed_join = response
             return
         self.read_failed_join(response)

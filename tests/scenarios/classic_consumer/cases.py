@@ -2412,6 +2412,24 @@ STALE_CASES: tuple[Case, ...] = (
         Step(Poll(1), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),), ends=S.UNJOINED),
         Step(Poll(2), (join(EAGER, ("t",), reason=failed("KafkaException")),), ends=S.PREPARING_REBALANCE),
     )),
+    Case("member_id_required_after_unsubscribe_takes_the_id_at_the_answer",
+         "AbstractCoordinator.JoinGroupResponseHandler (MEMBER_ID_REQUIRED: the generation's member id "
+         "set in the handler)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        # the view shows m2 already: the handler, not the join loop, takes the given id
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m2"), (), ends=S.UNJOINED, expect_epoch=-1),
+    )),
+    Case("member_id_required_after_unsubscribe_joins_with_it_at_the_first_poll_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (MemberIdRequiredException: round again at once)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m2"), (), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (join(EAGER, ("t",), "m2", reason=MEMBER_ID_GIVEN + "m2"),), ends=S.PREPARING_REBALANCE),
+    )),
     Case("rebalance_in_progress_on_a_join_after_unsubscribe_joins_at_the_first_poll_after_subscribing",
          "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
         Step(Subscribe(("t",))),
