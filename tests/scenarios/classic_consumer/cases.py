@@ -1965,6 +1965,21 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         # expired all the same, and it leaves before the heartbeat due at 12 000
         Step(Tick(10_500), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
     )),
+    Case("a_fencing_heartbeat_answer_after_the_poll_timeout_reset_is_ignored",
+         "AbstractCoordinator.HeartbeatResponseHandler (generationUnchanged: the member's generation "
+         "is now older than the one sent)", POLL10, (
+        *_stable(POLL10, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_000), (heartbeat("m1", 1),)),
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        # sent in generation 1, answered once the member has none: about a membership it left
+        Step(beat(Errors.FENCED_INSTANCE_ID), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(10_001), (Callback("lost", (T0,)), join(POLL10, ("t",), reason=LEFT)),
+             ends=S.PREPARING_REBALANCE),
+    )),
     Case("poll_timeout_of_a_static_member_sends_no_leave_but_resets_it",
          "AbstractCoordinator.maybeLeaveGroup (static member, DEFAULT operation)", STATIC_POLL10, (
         Step(Subscribe(("t",))),
@@ -2079,6 +2094,15 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(Poll(30_000)),  # 30 s unanswered: the connection closes after this poll's work
         Step(Poll(30_001), (CommitCallback(((T0, 3),), "RetriableCommitFailedException"),)),
         Step(committed((T0, OK)), ends=S.UNJOINED),  # nothing is in flight to answer
+    )),
+    Case("a_poll_well_past_a_commits_timeout_fails_it",
+         "NetworkClient request timeout (at or after the deadline), ConsumerCoordinator.doCommitOffsetsAsync",
+         EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 3),)), (commit(-1, "", (T0, 3)),)),
+        Step(Poll(29_999)),
+        Step(Poll(30_500)),  # past the 30 s timeout: the connection closes after this poll's work
+        Step(Poll(30_501), (CommitCallback(((T0, 3),), "RetriableCommitFailedException"),)),
     )),
     Case("close_stops_the_heartbeat_thread", CCT + "testHeartbeatThreadClose", EAGER, (
         *_stable(EAGER, T0),
@@ -2428,7 +2452,8 @@ STALE_CASES: tuple[Case, ...] = (
         Step(Unsubscribe(), ends=S.UNJOINED),
         Step(join_error(Errors.MEMBER_ID_REQUIRED, "m2"), (), ends=S.UNJOINED),
         Step(Subscribe(("t",))),
-        Step(Poll(1), (join(EAGER, ("t",), "m2", reason=MEMBER_ID_GIVEN + "m2"),), ends=S.PREPARING_REBALANCE),
+        Step(Poll(1), (join(EAGER, ("t",), "m2", reason=MEMBER_ID_GIVEN + "m2"),),
+             ends=S.PREPARING_REBALANCE),
     )),
     Case("rebalance_in_progress_on_a_join_after_unsubscribe_joins_at_the_first_poll_after_subscribing",
          "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
