@@ -248,6 +248,9 @@ class State:
     #: The JoinGroup or SyncGroup in flight went down with the coordinator: no answer will come,
     #: and the next poll finds the round failed (the one after sends JoinGroup again).
     in_flight_lost: bool = False
+    #: The answer that failed the round in flight while the member had unsubscribed: it waits
+    #: for the join loop of the first poll after a new subscription.
+    failed_round: JoinAnswered | SyncAnswered | None = None
     #: The heartbeat's failure the next poll raises (the heartbeat thread's failure cause).
     fatal: str | None = None
     #: The protocol the coordinator chose at the last successful JoinGroup.
@@ -476,6 +479,11 @@ def _poll(st: _Step, ev: Poll) -> None:
             return
         st.set(refused_protocol=None)
     s = st.state
+    if s.mode is Mode.SUBSCRIBED and s.failed_round is not None:
+        # the join loop reads the round that failed while the member had unsubscribed
+        st.set(failed_round=None)
+        _stale_round_failed(st, s.failed_round)
+        return
     if s.mode is Mode.SUBSCRIBED:
         if s.in_flight is not None and not s.in_flight_lost:
             # the join loop polls the network while it waits for its round: a request that timed
@@ -1269,23 +1277,27 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
     once, after giving up what the reset lost; a retriable one waits for the next poll; any other
     is thrown. The answer says nothing about the generation the member no longer has (it resets
     nothing), but a coordinator error loses the coordinator whatever the member's state. A member
-    that unsubscribed meanwhile runs no join loop: the round just fails, and a later
-    subscription's JoinGroup names the failure."""
+    that unsubscribed meanwhile runs no join loop: the failed round waits (Kafka's join future
+    stays failed) for the first poll after it subscribes again, whose join loop reads it as it
+    would have at the answer, so a retriable failure costs that poll its JoinGroup."""
     s = st.state
     if s.in_flight != ("join" if isinstance(ev, JoinAnswered) else "sync") or s.in_flight_lost:
         return
     st.set(in_flight=None)
-    e = ev.response.error
+    if ev.response.error in COORDINATOR:
+        _coordinator_lost(st)
     if s.mode is not Mode.SUBSCRIBED:
-        if isinstance(ev, JoinAnswered):
-            if e is Errors.NONE:
-                st.set(rejoin_reason="rebalance failed due to UnjoinedGroupException")
-        elif e in SYNC_AGAIN_AT_ONCE:
-            error = Errors.ILLEGAL_GENERATION if e is Errors.NONE else e
-            st.set(rejoin_reason=f"rebalance failed due to {EXCEPTION_CLASSES[error]}")
-        if e in COORDINATOR:
-            _coordinator_lost(st)
+        if isinstance(ev, JoinAnswered) and ev.response.error is Errors.MEMBER_ID_REQUIRED:
+            # the handler takes the given member id at once; the join loop comes later
+            st.set(member_id=ev.response.member_id, generation=NO_GENERATION)
+        st.set(failed_round=ev)
         return
+    _stale_round_failed(st, ev)
+
+
+def _stale_round_failed(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
+    """The join loop reads a round that an answer after a reset failed (see ``_stale``)."""
+    e = ev.response.error
     if isinstance(ev, JoinAnswered):
         if e is Errors.NONE:
             _rebalance_failed(st, "UnjoinedGroupException")
@@ -1301,8 +1313,6 @@ def _stale(st: _Step, ev: JoinAnswered | SyncAnswered) -> None:
         _fail(st, error, EXCEPTION_CLASSES[error] if error in SYNC_RAISES_OWN else "KafkaException",
               raised=error not in SYNC_AGAIN_AT_ONCE | COORDINATOR)
         again = error in SYNC_AGAIN_AT_ONCE
-    if e in COORDINATOR:
-        _coordinator_lost(st)
     if again:
         _prepare_again_and_join(st)
 

@@ -174,6 +174,10 @@ class ClassicConsumer:
         self.rejoin_needed = False
         self.rejoin_reason = ""
         self.pending: str | None = None
+        # the answer that failed the round while the consumer had unsubscribed: Kafka's join
+        # future stays failed, and the join loop of the first poll after a subscription reads it
+        self.failed_join: JoinGroupResponse | None = None
+        self.failed_sync: Errors | None = None
         self.heartbeat_failure: Errors | None = None  # the heartbeat thread's failure cause
         self.protocol_name: str | None = None
         # a completed join whose protocol this member did not offer: onJoinComplete refuses it
@@ -362,6 +366,15 @@ class ClassicConsumer:
                     self._out.append(Raised("IllegalStateException", self.unoffered(self.refused_protocol)))
                     return
                 self.refused_protocol = None
+            if self.failed_join is not None or self.failed_sync is not None:
+                # the join loop reads the round that failed while the consumer had unsubscribed
+                join, sync = self.failed_join, self.failed_sync
+                self.failed_join = self.failed_sync = None
+                if join is not None:
+                    self.read_failed_join(join)
+                elif sync is not None:
+                    self.read_failed_sync(sync)
+                return
             if self.pending is not None and not self.pending_lost:
                 self.poll_network()  # the join loop's client.poll on the pending round's future
             if self.pending_lost:
@@ -759,15 +772,20 @@ class ClassicConsumer:
         joinGroupIfNeeded treats the failure as any other (needsJoinPrepare was set again by
         the reset)."""
         self.pending = None
-        error = response.error
+        if response.error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()  # in the handler, whatever the subscription
         if self.subscriptions.mode is not Mode.SUBSCRIBED:
-            # it left: no join loop runs, the round just fails (for a member that left, the flag
-            # shows only once it subscribes again, which raises it anyway: only the reason tells)
-            if error is Errors.NONE:
-                self.request_rejoin("rebalance failed due to UnjoinedGroupException")
-            if error in _COORDINATOR_ERRORS:
-                self.mark_coordinator_unknown()
+            # it left: no join loop runs, and the join future stays failed until one does
+            if response.error is Errors.MEMBER_ID_REQUIRED:  # the handler takes the id at once
+                self.member_id = response.member_id
+                self.generation_id = NO_GENERATION
+            self.failed_join = response
             return
+        self.read_failed_join(response)
+
+    def read_failed_join(self, response: JoinGroupResponse) -> None:
+        """joinGroupIfNeeded reading a join future that failed after a reset."""
+        error = response.error
         if error is Errors.NONE:
             self.request_rejoin("rebalance failed due to UnjoinedGroupException")
             return
@@ -779,8 +797,6 @@ class ClassicConsumer:
             exception = EXCEPTION_CLASSES[error] if error in _JOIN_OWN_EXCEPTION else "KafkaException"
             retried = error in _RETRIABLE_JOIN_ERRORS or error in _JOIN_AGAIN_AT_ONCE
             self.join_failed(error, exception, thrown=not retried)
-        if error in _COORDINATOR_ERRORS:
-            self.mark_coordinator_unknown()
         if error in _JOIN_AGAIN_AT_ONCE or error is Errors.MEMBER_ID_REQUIRED:
             self.join_group_if_needed()
 
@@ -790,19 +806,21 @@ class ClassicConsumer:
         the errors it always retries at once; a coordinator error waits for the next poll, and
         any other is thrown."""
         self.pending = None
+        if error in _COORDINATOR_ERRORS:
+            self.mark_coordinator_unknown()  # in the handler, whatever the subscription
+        if self.subscriptions.mode is not Mode.SUBSCRIBED:
+            # it left: no join loop runs, and the join future stays failed until one does
+            self.failed_sync = error
+            return
+        self.read_failed_sync(error)
+
+    def read_failed_sync(self, error: Errors) -> None:
+        """joinGroupIfNeeded reading a join future whose SyncGroup failed after a reset."""
         if error is Errors.NONE:
             error = Errors.ILLEGAL_GENERATION
-        if self.subscriptions.mode is not Mode.SUBSCRIBED:  # it left: no join loop runs
-            if error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS):
-                self.rejoin_reason = f"rebalance failed due to {EXCEPTION_CLASSES[error]}"
-            if error in _COORDINATOR_ERRORS:
-                self.mark_coordinator_unknown()
-            return
         exception = EXCEPTION_CLASSES[error] if error in _SYNC_OWN_EXCEPTION else "KafkaException"
         again = error in (Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID, Errors.REBALANCE_IN_PROGRESS)
         self.join_failed(error, exception, thrown=not again and error not in _COORDINATOR_ERRORS)
-        if error in _COORDINATOR_ERRORS:
-            self.mark_coordinator_unknown()
         if again:
             self.join_group_if_needed()
 

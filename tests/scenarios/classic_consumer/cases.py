@@ -1952,6 +1952,34 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(Poll(20_001), (Callback("lost", (T0,)), join(POLL10, ("t",), reason=LEFT)),
              ends=S.PREPARING_REBALANCE),
     )),
+    Case("a_tick_past_the_poll_timeout_leaves_all_the_same",
+         "AbstractCoordinator.HeartbeatThread#run (pollTimer.isExpired: at or after its deadline)", POLL10, (
+        *_stable(POLL10, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        # the thread wakes only after the deadline (10 000) has passed: the poll timeout has
+        # expired all the same, and it leaves before the heartbeat due at 12 000
+        Step(Tick(10_500), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+    )),
+    Case("a_fencing_heartbeat_answer_after_the_poll_timeout_reset_is_ignored",
+         "AbstractCoordinator.HeartbeatResponseHandler (generationUnchanged: the member's generation "
+         "is now older than the one sent)", POLL10, (
+        *_stable(POLL10, T0),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(6_000), (heartbeat("m1", 1),)),
+        Step(beat()),
+        Step(Tick(9_000), (heartbeat("m1", 1),)),
+        Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        # sent in generation 1, answered once the member has none: about a membership it left
+        Step(beat(Errors.FENCED_INSTANCE_ID), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Poll(10_001), (Callback("lost", (T0,)), join(POLL10, ("t",), reason=LEFT)),
+             ends=S.PREPARING_REBALANCE),
+    )),
     Case("poll_timeout_of_a_static_member_sends_no_leave_but_resets_it",
          "AbstractCoordinator.maybeLeaveGroup (static member, DEFAULT operation)", STATIC_POLL10, (
         Step(Subscribe(("t",))),
@@ -2066,6 +2094,15 @@ HEARTBEAT_CASES: tuple[Case, ...] = (
         Step(Poll(30_000)),  # 30 s unanswered: the connection closes after this poll's work
         Step(Poll(30_001), (CommitCallback(((T0, 3),), "RetriableCommitFailedException"),)),
         Step(committed((T0, OK)), ends=S.UNJOINED),  # nothing is in flight to answer
+    )),
+    Case("a_poll_well_past_a_commits_timeout_fails_it",
+         "NetworkClient request timeout (at or after the deadline), ConsumerCoordinator.doCommitOffsetsAsync",
+         EAGER, (
+        Step(Assign((T0,))),
+        Step(CommitAsync(((T0, 3),)), (commit(-1, "", (T0, 3)),)),
+        Step(Poll(29_999)),
+        Step(Poll(30_500)),  # past the 30 s timeout: the connection closes after this poll's work
+        Step(Poll(30_501), (CommitCallback(((T0, 3),), "RetriableCommitFailedException"),)),
     )),
     Case("close_stops_the_heartbeat_thread", CCT + "testHeartbeatThreadClose", EAGER, (
         *_stable(EAGER, T0),
@@ -2336,6 +2373,98 @@ STALE_CASES: tuple[Case, ...] = (
         Step(Tick(10_000), (left_on_poll_timeout("m1"),), ends=S.UNJOINED),
         Step(sync_error(Errors.UNKNOWN_SERVER_ERROR), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),)),
         Step(Poll(10_001), (join(POLL10, ("t",), reason=failed("KafkaException")),)),
+    )),
+    # A member that unsubscribed while its JoinGroup or SyncGroup was out runs no join loop, but
+    # the handlers drop the coordinator on its errors whatever the subscription: the commit sent
+    # before goes down with the connection. The failed round waits for the join loop of the first
+    # poll after a new subscription (Kafka's join future stays failed), which names it in the
+    # JoinGroup of the poll after (found on Kafka's client: groupspec joined in the first poll).
+    Case("coordinator_error_on_a_join_after_unsubscribe_fails_the_commit_in_flight",
+         "AbstractCoordinator.JoinGroupResponseHandler (COORDINATOR_NOT_AVAILABLE: markCoordinatorUnknown "
+         "whatever the state)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(Unsubscribe(), (leave("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(join_error(Errors.COORDINATOR_NOT_AVAILABLE, "m1"), (), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Subscribe(("t",))),
+        # the join loop reads the failed round: retriable, it ends this poll without a JoinGroup
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),), ends=S.UNJOINED),
+        Step(Poll(3_003), (join(EAGER, ("t",), reason=failed("CoordinatorNotAvailableException")),),
+             ends=S.PREPARING_REBALANCE),
+        Step(committed((T0, OK)), ()),  # its request went with the connection: dropped
+    )),
+    Case("coordinator_error_on_a_sync_after_unsubscribe_fails_the_commit_in_flight",
+         "AbstractCoordinator.SyncGroupResponseHandler (COORDINATOR_NOT_AVAILABLE: markCoordinatorUnknown "
+         "whatever the state)", EAGER, (
+        *_stable(EAGER, T0),
+        Step(CommitAsync(((T0, 5),)), (commit(1, "m1", (T0, 5)),)),
+        Step(Tick(3_000), (heartbeat("m1", 1),)),
+        Step(beat(Errors.REBALANCE_IN_PROGRESS)),
+        Step(Poll(3_001), (Callback("revoked", (T0,)), join(EAGER, ("t",), "m1", 1, reason=REBALANCING))),
+        Step(joined("m1", 2, "m0"), (sync("m1", 2),)),
+        Step(Unsubscribe(), (leave("m1"),), ends=S.UNJOINED, expect_epoch=-1),
+        Step(sync_error(Errors.COORDINATOR_NOT_AVAILABLE), (), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Subscribe(("t",))),
+        # the join loop reads the failed round: retriable, it ends this poll without a JoinGroup
+        Step(Poll(3_002), (CommitCallback(((T0, 5),), RETRIABLY),), ends=S.UNJOINED),
+        Step(Poll(3_003), (join(EAGER, ("t",), reason=failed("CoordinatorNotAvailableException")),),
+             ends=S.PREPARING_REBALANCE),
+        Step(committed((T0, OK)), ()),
+    )),
+    Case("a_join_answered_after_unsubscribe_fails_the_round_at_the_first_poll_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        # refused (UnjoinedGroupException); nobody reads the round until a join loop runs again
+        Step(joined("m1", 1, "m0"), (), ends=S.UNJOINED, expect_epoch=-1),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (), ends=S.UNJOINED),  # retriable: the loop stops for this poll
+        Step(Poll(2), (join(EAGER, ("t",), reason="rebalance failed due to UnjoinedGroupException"),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("an_unexpected_join_error_after_unsubscribe_is_thrown_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(join_error(Errors.UNKNOWN_SERVER_ERROR), (), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (Raised("KafkaException", "UNKNOWN_SERVER_ERROR"),), ends=S.UNJOINED),
+        Step(Poll(2), (join(EAGER, ("t",), reason=failed("KafkaException")),), ends=S.PREPARING_REBALANCE),
+    )),
+    Case("member_id_required_after_unsubscribe_takes_the_id_at_the_answer",
+         "AbstractCoordinator.JoinGroupResponseHandler (MEMBER_ID_REQUIRED: the generation's member id "
+         "set in the handler)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        # the view shows m2 already: the handler, not the join loop, takes the given id
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m2"), (), ends=S.UNJOINED, expect_epoch=-1),
+    )),
+    Case("member_id_required_after_unsubscribe_joins_with_it_at_the_first_poll_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (MemberIdRequiredException: round again at once)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(join_error(Errors.MEMBER_ID_REQUIRED, "m2"), (), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),
+        Step(Poll(1), (join(EAGER, ("t",), "m2", reason=MEMBER_ID_GIVEN + "m2"),),
+             ends=S.PREPARING_REBALANCE),
+    )),
+    Case("rebalance_in_progress_on_a_join_after_unsubscribe_joins_at_the_first_poll_after_subscribing",
+         "AbstractCoordinator.joinGroupIfNeeded (a failed join future read by the next join loop)", EAGER, (
+        Step(Subscribe(("t",))),
+        Step(Poll(0), (join(EAGER, ("t",)),)),
+        Step(Unsubscribe(), ends=S.UNJOINED),
+        Step(join_error(Errors.REBALANCE_IN_PROGRESS), (), ends=S.UNJOINED),
+        Step(Subscribe(("t",))),
+        # the join loop goes round again at once
+        Step(Poll(1), (join(EAGER, ("t",), reason=failed("RebalanceInProgressException")),),
+             ends=S.PREPARING_REBALANCE),
     )),
 )
 
