@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     stop = add("stop", help="stop the node started in --dir")
     status = add("status", help="whether the node in --dir runs, its address and memory")
     workload = add("workload", help="run real clients (confluent-kafka) on the node in --dir; "
-                              "print what the broker reported")
+                   "print what the broker reported")
     for p in (start, stop, status, workload):
         p.add_argument("--dir", type=Path, default=None, metavar="DIR",
                        help="the node's directory: state file, data/, logs/ (default: "
