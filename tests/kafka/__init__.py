@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from groupspec.conformance import runner, targets
 from groupspec.conformance import vector_format as vf
+
+#: Every check that builds or runs the Kafka adapter: the README's set-up gives both tools, so
+#: this skips only outside it.
+needs_java_and_maven = pytest.mark.skipif(
+    shutil.which("java") is None or shutil.which("mvn") is None,
+    reason="needs Java 17 and Maven (the README's set-up has both)")
 
 
 def run_on_kafka(vectors: Sequence[vf.Vector], root: Path, flavour: str = "kafka",

@@ -10,7 +10,6 @@ in the emulation shows here. (Measured once at 600 groups, seed 7: no difference
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -18,10 +17,10 @@ import pytest
 from groupspec.conformance import classic_assignors as form
 from groupspec.conformance import targets
 from groupspec.impl.classic_assignors import assign
+from tests.kafka import needs_java_and_maven
 from tests.scenarios.classic_assignors.cases import random_group
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 GROUPS, SEED = 150, 7
 

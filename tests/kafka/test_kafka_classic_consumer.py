@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -31,10 +30,9 @@ import pytest
 from groupspec.conformance import targets
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.classic_consumer import JUDGE
-from tests.kafka import run_on_kafka
+from tests.kafka import needs_java_and_maven, run_on_kafka
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 MACHINE = "classic_consumer"
 

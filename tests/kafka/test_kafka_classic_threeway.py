@@ -27,7 +27,6 @@ HYPOTHESIS_PROFILE=deep, 5000 of up to 100.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -50,10 +49,10 @@ from groupspec.types.classic_group import (
     OffsetCommit,
     OffsetFetch,
 )
+from tests.kafka import needs_java_and_maven
 from tests.stateful import test_classic_stateful as stateful
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 _TARGET: list[targets.Target] = []
 #: Examples run on Kafka by outcome, and the requests they held (printed at the end; see them with -s).

@@ -18,17 +18,13 @@ retry.backoff.ms after the coordinator was lost. Two runs:
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-
-import pytest
 
 from groupspec.conformance import runner
 from groupspec.conformance import vector_format as vf
-from tests.kafka import run_on_kafka
+from tests.kafka import needs_java_and_maven, run_on_kafka
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 MACHINE = "share_consumer"
 

@@ -27,12 +27,10 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import settings
 
 from groupspec.conformance import runner, targets
@@ -66,10 +64,9 @@ from groupspec.types.share_delivery import (
     Request,
     RequestFailed,
 )
-from tests.kafka import run_on_kafka
+from tests.kafka import needs_java_and_maven, run_on_kafka
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 MACHINE = "share_delivery"
 

@@ -61,7 +61,6 @@ import copy
 import dataclasses
 import json
 import os
-import shutil
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -91,10 +90,10 @@ from groupspec.types.share_group import (
     ShareGroupHeartbeat,
     UpdateMetadata,
 )
+from tests.kafka import needs_java_and_maven
 from tests.stateful.test_share_group_stateful import CONFIG, START, ShareGroupAgreement
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 #: The agreement test's client hosts, as addresses the adapter can resolve without a lookup.
 HOSTS = {"/h1": "/10.0.0.1", "/h2": "/10.0.0.2"}

@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,11 +33,10 @@ from groupspec.types.share_partition import (
     SharePartitionEvent,
     SharePartitionView,
 )
-from tests.kafka import run_on_kafka
+from tests.kafka import needs_java_and_maven, run_on_kafka
 from tests.stateful.test_share_partition_stateful import CONFIG, START, ShareAgreement
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 #: Vectors that diverge on Kafka 4.2.1's code (the runner lists them apart from failures): the
 #: docs/divergences.md entry each one is marked with (``source.kind`` "divergence",

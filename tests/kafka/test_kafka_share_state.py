@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from groupspec.conformance import targets
 from groupspec.conformance import vector_format as vf
@@ -49,10 +46,9 @@ from groupspec.types.share_state import (
     TopicMetadata,
     WriteShareGroupState,
 )
-from tests.kafka import run_on_kafka
+from tests.kafka import needs_java_and_maven, run_on_kafka
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 MACHINE = "share_state"
 

@@ -10,7 +10,6 @@ HashMap and HashSet shows here as a different assignment.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -19,10 +18,10 @@ from hypothesis import given
 from groupspec.conformance import targets
 from groupspec.group_json import group_to_json
 from groupspec.types import AssignorInput
+from tests.kafka import needs_java_and_maven
 from tests.strategies import groups
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 
 @pytest.fixture(scope="module")

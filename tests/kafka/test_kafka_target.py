@@ -21,10 +21,9 @@ from groupspec.conformance import kafka_target, runner, targets
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.records_batch import compare_batch
 from groupspec.types import InputError
-from tests.kafka import run_on_kafka
+from tests.kafka import needs_java_and_maven, run_on_kafka
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                                reason="needs Java 17 and Maven (the README's set-up has both)")
+pytestmark = needs_java_and_maven
 
 
 #: Per machine of the adapter, what each handler's vectors come to on Kafka's code: every vector

@@ -6,7 +6,6 @@ are refused before any JVM starts."""
 from __future__ import annotations
 
 import json
-import shutil
 from typing import Any
 
 import pytest
@@ -16,6 +15,7 @@ from groupspec.conformance import runner, vector_format
 from groupspec.conformance.targets import InProcessTarget
 from groupspec.pipeline import fuzz
 from groupspec.pipeline.fuzz_gen import FUZZ_MACHINES, generate
+from tests.kafka import needs_java_and_maven
 
 
 def _pruned_off_by_one(batches, start):
@@ -196,8 +196,7 @@ def test_an_error_answer_is_compared_by_kind_and_message():
     assert fuzz.differences("share_state", same, fuzz.Answer(output={}))
 
 
-@pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                    reason="needs Java 17 and Maven (the README's set-up has both)")
+@needs_java_and_maven
 def test_runs_reach_kafkas_own_share_coordinator():
     """Through the adapter, as ``--target-b kafka`` does on each executor. share_state's
     answers are Kafka's own, so most runs agree exactly; the rest differ only in the order of
@@ -220,8 +219,7 @@ def test_runs_reach_kafkas_own_share_coordinator():
 KAFKA_FLOOR = 0.8
 
 
-@pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                    reason="needs Java 17 and Maven (the README's set-up has both)")
+@needs_java_and_maven
 def test_kafkas_classic_consumer_takes_most_generated_runs():
     """Kafka's ConsumerCoordinator, through the adapter, answers *unsupported* to a run no
     broker could send it (an OffsetFetch answer while no partition awaits a position, a commit
@@ -290,8 +288,7 @@ FATAL_WHILE_HOLDING = {
 }
 
 
-@pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
-                    reason="needs Java 17 and Maven (the README's set-up has both)")
+@needs_java_and_maven
 def test_kafkas_share_consumer_releases_its_assignment_on_a_fatal_error():
     """docs/divergences.md, share_consumer_fatal_keeps_assignment (fixed): the fuzz found that
     Kafka's client releases what it holds when a heartbeat fails fatally where groupspec's
