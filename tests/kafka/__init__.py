@@ -27,3 +27,15 @@ def run_on_kafka(vectors: Sequence[vf.Vector], root: Path, flavour: str = "kafka
         return runner.run(vectors, target, flavour, None, root=root)
     finally:
         target.close()
+
+
+def machine_vectors(machine: str) -> tuple[list[vf.Vector], Path]:
+    """The shipped vectors of one machine, and the root they were loaded from."""
+    root = vf.default_root()
+    return [v for v in vf.load(root) if v.machine == machine], root
+
+
+def case_name(outcome_id: str) -> str:
+    """An outcome's case, the last part of machine/handler/case: the key of the test files'
+    DIFFER and UNSUPPORTED tables."""
+    return outcome_id.rsplit("/", 1)[-1]

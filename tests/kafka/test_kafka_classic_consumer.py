@@ -30,7 +30,7 @@ import pytest
 from groupspec.conformance import targets
 from groupspec.conformance import vector_format as vf
 from groupspec.conformance.classic_consumer import JUDGE
-from tests.kafka import needs_java_and_maven, run_on_kafka
+from tests.kafka import machine_vectors, needs_java_and_maven, run_on_kafka
 
 pytestmark = needs_java_and_maven
 
@@ -69,11 +69,6 @@ NEWER_EVENTS = {
 }
 
 
-def _vectors() -> tuple[list[vf.Vector], Path]:
-    root = vf.default_root()
-    return [v for v in vf.load(root) if v.machine == MACHINE], root
-
-
 def _explained(case: str, line: str) -> str | None:
     for cause, (cases, form) in CAUSES.items():
         if (cases is None or case in cases) and re.fullmatch(form, line):
@@ -82,7 +77,7 @@ def _explained(case: str, line: str) -> str | None:
 
 
 def test_every_vector_passes_on_kafka_but_the_divergence() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "kafka")
     assert [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"] == []
     assert [(o.id, o.reason) for o in report.outcomes if o.status == "unsupported"] == []
@@ -114,7 +109,7 @@ def test_the_newer_events_reach_kafkas_classes(kind: str) -> None:
 
 def test_every_difference_from_groupspecs_expectations_has_a_listed_cause() -> None:
     """Each vector's whole difference (the judge's lines, unclipped) on Kafka's answer."""
-    vectors, _ = _vectors()
+    vectors, _ = machine_vectors(MACHINE)
     target = targets.make_target("kafka", 60.0)
     unexplained: list[tuple[str, str]] = []
     seen: set[str] = set()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from groupspec.conformance import vector_format as vf
-from tests.kafka import needs_java_and_maven, run_on_kafka
+from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka
 
 pytestmark = needs_java_and_maven
 
@@ -50,30 +50,21 @@ MAY_DIFFER = {
 }
 
 
-def _vectors() -> tuple[list[vf.Vector], Path]:
-    root = vf.default_root()
-    return [v for v in vf.load(root) if v.machine == MACHINE], root
-
-
-def _case(outcome_id: str) -> str:
-    return outcome_id.rsplit("/", 1)[-1]
-
-
 def test_every_vector_passes_on_kafka_or_is_unsupported_with_its_reason() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "kafka")
     failed = [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"]
     assert failed == []
-    unsupported = {_case(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
+    unsupported = {case_name(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
     assert set(unsupported) == set(UNSUPPORTED)
     for case, phrase in UNSUPPORTED.items():
         assert phrase in unsupported[case], (case, unsupported[case])
 
 
 def test_groupspecs_exact_expectations_hold_on_kafka_but_the_listed() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "groupspec")
-    failed = {_case(o.id): o.diff for o in report.outcomes if o.status == "failed"}
+    failed = {case_name(o.id): o.diff for o in report.outcomes if o.status == "failed"}
     listed = set(DIFFER) | set(MAY_DIFFER)
     unexpected = {case: diff for case, diff in failed.items() if case not in listed}
     assert unexpected == {}
@@ -87,7 +78,7 @@ def test_members_back_from_a_reload_are_listed_in_the_records_order_on_every_run
     them in groupspec's order. Members that left after the last GroupMetadata record and come
     back with a reload were once listed in hash order, so this vector passed or failed by run
     (about half the runs): eight runs in a row must all pass."""
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     vector = [v for v in vectors if v.case == "restart_brings_back_expired_members"]
     assert len(vector) == 1
     report = run_on_kafka(vector * 8, root, "groupspec")

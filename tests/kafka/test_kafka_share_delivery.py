@@ -64,7 +64,7 @@ from groupspec.types.share_delivery import (
     Request,
     RequestFailed,
 )
-from tests.kafka import needs_java_and_maven, run_on_kafka
+from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka
 
 pytestmark = needs_java_and_maven
 
@@ -77,22 +77,13 @@ DIFFER: dict[str, str] = {}
 UNSUPPORTED: dict[str, str] = {}
 
 
-def _vectors() -> tuple[list[vf.Vector], Path]:
-    root = vf.default_root()
-    return [v for v in vf.load(root) if v.machine == MACHINE], root
-
-
-def _case(outcome_id: str) -> str:
-    return outcome_id.rsplit("/", 1)[-1]
-
-
 def _unsupported_as_listed(report: runner.Report) -> None:
-    unsupported = {_case(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
+    unsupported = {case_name(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
     assert set(unsupported) == set(UNSUPPORTED)
 
 
 def test_every_vector_passes_on_kafka() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     assert len(vectors) >= 36
     report = run_on_kafka(vectors, root, "kafka")
     assert [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"] == []
@@ -101,10 +92,10 @@ def test_every_vector_passes_on_kafka() -> None:
 
 
 def test_groupspecs_exact_expectations_hold_on_kafka() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "groupspec")
     _unsupported_as_listed(report)
-    failed = {_case(o.id): o.diff for o in report.outcomes if o.status == "failed"}
+    failed = {case_name(o.id): o.diff for o in report.outcomes if o.status == "failed"}
     assert {case: diff for case, diff in failed.items() if case not in DIFFER} == {}
     assert set(DIFFER) <= set(failed), f"now passing on Kafka: {sorted(set(DIFFER) - set(failed))}"
     passed = sum(o.status == "passed" for o in report.outcomes)

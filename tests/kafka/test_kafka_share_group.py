@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from groupspec.conformance import vector_format as vf
-from tests.kafka import needs_java_and_maven, run_on_kafka
+from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka
 
 pytestmark = needs_java_and_maven
 
@@ -58,27 +58,18 @@ DIFFER = {
 }
 
 
-def _vectors() -> tuple[list[vf.Vector], Path]:
-    root = vf.default_root()
-    return [v for v in vf.load(root) if v.machine == MACHINE], root
-
-
-def _case(outcome_id: str) -> str:
-    return outcome_id.rsplit("/", 1)[-1]
-
-
 def test_every_vector_passes_on_kafka() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "kafka")
     assert [(o.id, o.status, o.reason) for o in report.outcomes if o.status != "passed"] == []
     assert len(report.outcomes) == len(vectors)
 
 
 def test_groupspecs_exact_expectations_hold_on_kafka_but_the_listed() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "groupspec")
     assert [o.id for o in report.outcomes if o.status == "unsupported"] == []
-    failed = {_case(o.id): o.diff for o in report.outcomes if o.status == "failed"}
+    failed = {case_name(o.id): o.diff for o in report.outcomes if o.status == "failed"}
     unexpected = {case: diff for case, diff in failed.items() if case not in DIFFER}
     assert unexpected == {}
     assert set(DIFFER) <= set(failed), f"now passing on Kafka: {sorted(set(DIFFER) - set(failed))}"

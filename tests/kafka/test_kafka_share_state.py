@@ -46,7 +46,7 @@ from groupspec.types.share_state import (
     TopicMetadata,
     WriteShareGroupState,
 )
-from tests.kafka import needs_java_and_maven, run_on_kafka
+from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka
 
 pytestmark = needs_java_and_maven
 
@@ -63,23 +63,14 @@ DIVERGE = {
 }
 
 
-def _vectors() -> tuple[list[vf.Vector], Path]:
-    root = vf.default_root()
-    return [v for v in vf.load(root) if v.machine == MACHINE], root
-
-
-def _case(outcome_id: str) -> str:
-    return outcome_id.rsplit("/", 1)[-1]
-
-
 def test_every_vector_passes_on_kafka_but_the_listed_divergences() -> None:
-    vectors, root = _vectors()
+    vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "kafka")
     assert len(report.outcomes) == len(vectors)
     others = [(o.id, o.status, o.reason, o.diff) for o in report.outcomes
-              if o.status != "passed" and _case(o.id) not in DIVERGE]
+              if o.status != "passed" and case_name(o.id) not in DIVERGE]
     assert others == []
-    diverged = {_case(o.id): o.diverged for o in report.outcomes if o.status == "diverged"}
+    diverged = {case_name(o.id): o.diverged for o in report.outcomes if o.status == "diverged"}
     assert diverged == {case: name for case, (name, _) in DIVERGE.items()}, \
         "a listed vector passes on Kafka now, or diverges under another name"
 
@@ -91,7 +82,7 @@ def _canonical(record: Any) -> str:
 def test_the_divergences_are_only_the_order_of_one_events_records() -> None:
     """Kafka's answers, view and every event's records equal the vector's, except that one
     event's records come in another order (the same records, as a multiset)."""
-    vectors, _ = _vectors()
+    vectors, _ = machine_vectors(MACHINE)
     listed = [v for v in vectors if v.case in DIVERGE]
     assert {v.case for v in listed} == set(DIVERGE)
     target = targets.make_target("kafka", 60.0)
