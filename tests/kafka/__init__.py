@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -39,3 +39,11 @@ def case_name(outcome_id: str) -> str:
     """An outcome's case, the last part of machine/handler/case: the key of the test files'
     DIFFER and UNSUPPORTED tables."""
     return outcome_id.rsplit("/", 1)[-1]
+
+
+def unsupported_as_listed(report: runner.Report, listed: Mapping[str, str]) -> None:
+    """Exactly the listed cases were unsupported on Kafka, each for a reason holding its entry."""
+    unsupported = {case_name(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
+    assert set(unsupported) == set(listed)
+    for case, reason in listed.items():
+        assert reason in unsupported[case], (case, unsupported[case])

@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from groupspec.conformance import runner
 from groupspec.conformance import vector_format as vf
-from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka
+from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka, unsupported_as_listed
 
 pytestmark = needs_java_and_maven
 
@@ -51,25 +50,18 @@ DIFFER = {
 UNSUPPORTED: dict[str, str] = {}
 
 
-def _unsupported_as_listed(report: runner.Report) -> None:
-    unsupported = {case_name(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
-    assert set(unsupported) == set(UNSUPPORTED)
-    for case, reason in UNSUPPORTED.items():
-        assert reason in unsupported[case], (case, unsupported[case])
-
-
 def test_every_vector_passes_on_kafka_but_the_unsupported() -> None:
     vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "kafka")
     assert [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"] == []
-    _unsupported_as_listed(report)
+    unsupported_as_listed(report, UNSUPPORTED)
     assert sum(o.status == "passed" for o in report.outcomes) == len(vectors) - len(UNSUPPORTED)
 
 
 def test_groupspecs_exact_expectations_hold_on_kafka_but_the_listed() -> None:
     vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "groupspec")
-    _unsupported_as_listed(report)
+    unsupported_as_listed(report, UNSUPPORTED)
     failed = {case_name(o.id): o.diff for o in report.outcomes if o.status == "failed"}
     assert {case: diff for case, diff in failed.items() if case not in DIFFER} == {}
     assert set(DIFFER) <= set(failed), f"now passing on Kafka: {sorted(set(DIFFER) - set(failed))}"

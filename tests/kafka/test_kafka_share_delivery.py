@@ -64,7 +64,7 @@ from groupspec.types.share_delivery import (
     Request,
     RequestFailed,
 )
-from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka
+from tests.kafka import case_name, machine_vectors, needs_java_and_maven, run_on_kafka, unsupported_as_listed
 
 pytestmark = needs_java_and_maven
 
@@ -77,24 +77,19 @@ DIFFER: dict[str, str] = {}
 UNSUPPORTED: dict[str, str] = {}
 
 
-def _unsupported_as_listed(report: runner.Report) -> None:
-    unsupported = {case_name(o.id): o.reason for o in report.outcomes if o.status == "unsupported"}
-    assert set(unsupported) == set(UNSUPPORTED)
-
-
 def test_every_vector_passes_on_kafka() -> None:
     vectors, root = machine_vectors(MACHINE)
     assert len(vectors) >= 36
     report = run_on_kafka(vectors, root, "kafka")
     assert [(o.id, o.reason, o.diff) for o in report.outcomes if o.status == "failed"] == []
-    _unsupported_as_listed(report)
+    unsupported_as_listed(report, UNSUPPORTED)
     assert sum(o.status == "passed" for o in report.outcomes) == len(vectors) - len(UNSUPPORTED)
 
 
 def test_groupspecs_exact_expectations_hold_on_kafka() -> None:
     vectors, root = machine_vectors(MACHINE)
     report = run_on_kafka(vectors, root, "groupspec")
-    _unsupported_as_listed(report)
+    unsupported_as_listed(report, UNSUPPORTED)
     failed = {case_name(o.id): o.diff for o in report.outcomes if o.status == "failed"}
     assert {case: diff for case, diff in failed.items() if case not in DIFFER} == {}
     assert set(DIFFER) <= set(failed), f"now passing on Kafka: {sorted(set(DIFFER) - set(failed))}"
